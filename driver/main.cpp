@@ -1,0 +1,99 @@
+// The `shapelab` command-line driver: `shapelab COMMAND [ARGS]`, `shapelab --help`.
+#include <cstdio>
+#include <iostream>
+
+#include "driver/Command.h"
+#include "symbolic/Errors.h"
+
+namespace shapelab::driver {
+
+Arguments scanArguments(const std::vector<std::string> &args, const std::vector<std::string> &allowed) {
+  Arguments out;
+  auto accepts = [&](const std::string &o) {
+    for (auto &a : allowed)
+      if (a == o) return true;
+    return false;
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](const std::string &name) -> std::string {
+      if (i + 1 >= args.size()) throw UsageError{"option " + name + " needs a value"};
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      out.help = true;
+    } else if (a == "--json" && accepts(a)) {
+      out.json = true;
+    } else if (a == "--assume" && accepts(a)) {
+      out.assumptions.push_back(value(a));
+    } else if (a.rfind("--assume=", 0) == 0 && accepts("--assume")) {
+      out.assumptions.push_back(a.substr(9));
+    } else if (a == "--mode" && accepts(a)) {
+      out.mode = value(a);
+    } else if (a.rfind("--mode=", 0) == 0 && accepts("--mode")) {
+      out.mode = a.substr(7);
+    } else if (a == "--size" && accepts(a)) {
+      out.size = value(a);
+      out.hasSize = true;
+    } else if (a.rfind("--size=", 0) == 0 && accepts("--size")) {
+      out.size = a.substr(7);
+      out.hasSize = true;
+    } else if (a == "--") {
+      for (++i; i < args.size(); ++i) out.positional.push_back(args[i]);
+    } else if (a.size() > 1 && a[0] == '-' && a[1] == '-') {
+      throw UsageError{"unknown option '" + a + "'"};
+    } else {
+      out.positional.push_back(a);
+    }
+  }
+  if (out.mode != "numpy" && out.mode != "static")
+    throw UsageError{"--mode must be 'numpy' or 'static', not '" + out.mode + "'"};
+  return out;
+}
+
+int reportErrors(const std::string &command, const std::function<int()> &body) {
+  try {
+    return body();
+  } catch (const UsageError &e) {
+    std::cerr << "shapelab " << command << ": " << e.message << "\n"
+              << "run 'shapelab " << command << " --help' for usage\n";
+  } catch (const SyntaxError &e) {
+    std::cerr << "shapelab " << command << ": syntax error: " << e.render() << "\n";
+  } catch (const InconsistentAssumptions &e) {
+    std::cerr << "shapelab " << command << ": inconsistent assumptions: " << e.what() << "\n";
+  } catch (const UserError &e) {
+    std::cerr << "shapelab " << command << ": error: " << e.what() << "\n";
+  }
+  return kExitBadInput;
+}
+
+} // namespace shapelab::driver
+
+using namespace shapelab::driver;
+
+static void printHelp() {
+  std::cout << "shapelab — exact tensor shape and broadcasting semantics\n\n"
+               "usage: shapelab COMMAND [ARGS...]    (each command has --help)\n\n"
+               "commands:\n";
+  for (const CommandInfo &c : commands()) std::printf("  %-13s %s\n", c.name.c_str(), c.summary.c_str());
+  std::cout << "\nexit codes: 0 answered, 1 shape error, 2 bad input\n";
+}
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    printHelp();
+    return args.empty() ? kExitBadInput : kExitOk;
+  }
+  for (const CommandInfo &c : commands())
+    if (c.name == args[0]) {
+      try {
+        return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+      } catch (const std::exception &e) {
+        std::cerr << "shapelab " << c.name << ": internal error: " << e.what() << "\n";
+        return 3;
+      }
+    }
+  std::cerr << "shapelab: unknown command '" << args[0] << "'; run 'shapelab --help'\n";
+  return kExitBadInput;
+}

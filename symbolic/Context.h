@@ -1,0 +1,55 @@
+// Context — the assumptions a question is asked under.
+//
+// Model: a conjunction of predicates over size parameters, each parameter implicitly >= 0
+// (DESIGN §3.1). As a set it is an isl parameter set; the solver builds that set when asked.
+// Example: Context built from {"n >= 1", "n % 2 == 0", "m == n + 1"}.
+// Invariant: a Context is only made by Solver::makeContext, which proves it satisfiable and
+// stores one point of it (`samplePoint`), so no question is ever answered vacuously.
+// Identity: two contexts with the same assumptions (same hash-consed predicate) are the same
+// key for the solver's memo.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "symbolic/Evaluate.h"
+#include "symbolic/Expr.h"
+
+namespace shapelab {
+
+class Context {
+public:
+  /// No assumptions beyond parameters being >= 0.
+  Context();
+
+  const Pred &assumptions() const { return data_->assumptions; }
+  const std::vector<Pred> &parts() const { return data_->parts; }
+  /// The parameters the assumptions mention, sorted by name.
+  const std::vector<Expr> &parameters() const { return data_->parameters; }
+  /// A point where the assumptions hold (parameters not mentioned are 0).
+  const Assignment &samplePoint() const { return data_->sample; }
+  /// Simple interval bounds per parameter, from assumptions such as `n >= 1` or `n == 3`.
+  /// A relaxation of the context: every point of it lies in the box.
+  struct Interval {
+    Integer low = 0;
+    std::optional<Integer> high; // nullopt: unbounded
+  };
+  Interval boundsOf(const std::string &name) const;
+  std::string toString() const;
+
+private:
+  friend class Solver;
+  struct Data {
+    Pred assumptions;
+    std::vector<Pred> parts;
+    std::vector<Expr> parameters;
+    Assignment sample;
+    std::map<std::string, Interval> bounds;
+  };
+  explicit Context(std::shared_ptr<const Data> d) : data_(std::move(d)) {}
+  std::shared_ptr<const Data> data_;
+};
+
+} // namespace shapelab

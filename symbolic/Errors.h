@@ -1,0 +1,62 @@
+// Errors — the typed exceptions every shapelab layer raises.
+//
+// User errors (bad text, reserved names, inconsistent assumptions, impossible shapes) derive
+// from UserError; the driver turns them into a message and exit code 2 (or 1 for a shape
+// error). InternalError marks a bug in shapelab itself and is never expected by a test.
+// Invariant: a SyntaxError always knows the text it refers to and a 0-based byte offset into
+// it, so every message can point at the problem with a caret.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace shapelab {
+
+/// Anything the caller did wrong. Catch this to report to a person.
+class UserError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Malformed text. `what()` is the one-line message; `render()` adds the text and a caret.
+class SyntaxError : public UserError {
+public:
+  SyntaxError(std::string message, std::string text, std::size_t position);
+  const std::string &message() const { return message_; }
+  const std::string &text() const { return text_; }
+  std::size_t position() const { return position_; }
+  /// "message\n  text\n  ^" — the caret sits under byte `position`.
+  std::string render() const;
+
+private:
+  std::string message_;
+  std::string text_;
+  std::size_t position_;
+};
+
+/// A user name that starts with the reserved prefix `_`, or a clash of names.
+class NameError : public UserError {
+public:
+  using UserError::UserError;
+};
+
+/// Assumptions that no assignment of sizes satisfies.
+class InconsistentAssumptions : public UserError {
+public:
+  using UserError::UserError;
+};
+
+/// An exact value that does not fit where it has to go (a machine integer, an element count).
+class OverflowError : public UserError {
+public:
+  using UserError::UserError;
+};
+
+/// A bug in shapelab. Never thrown for anything a user can type.
+class InternalError : public std::logic_error {
+public:
+  using std::logic_error::logic_error;
+};
+
+} // namespace shapelab

@@ -1,0 +1,45 @@
+// Evaluate — concrete values of expressions and predicates at a point.
+//
+// Model: an Assignment maps parameter names to exact integers. evaluate(e, a) is the value of
+// e at a, or nullopt where e is undefined (an exact division that does not divide).
+// Example: evaluate(parseExpr("(n*(n-1))/2"), {{"n", 4}}) == 6; at n = 5 it is 10; and
+// evaluate(parseExpr("n/2"), {{"n", 3}}) is nullopt.
+// A predicate over an undefined expression does not hold (it is an error, not a truth value):
+// evaluate(pred) returns nullopt there, and holds() returns false.
+// Invariant: arithmetic is exact (Integer); nothing here can overflow or round.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "symbolic/Expr.h"
+
+namespace shapelab {
+
+/// Parameter values, kept sorted by name.
+class Assignment {
+public:
+  Assignment() = default;
+  Assignment(std::initializer_list<std::pair<std::string, Integer>> values);
+  void set(const std::string &name, const Integer &value);
+  const Integer *find(const std::string &name) const;
+  const std::vector<std::pair<std::string, Integer>> &values() const { return values_; }
+  bool empty() const { return values_.empty(); }
+  /// "n = 3, m = 0"
+  std::string toString() const;
+  friend bool operator==(const Assignment &a, const Assignment &b) { return a.values_ == b.values_; }
+
+private:
+  std::vector<std::pair<std::string, Integer>> values_;
+};
+
+/// Value of `e`; nullopt where undefined. Throws NameError for an unassigned parameter.
+std::optional<Integer> evaluate(Expr e, const Assignment &at);
+/// Truth of `p`; nullopt where an expression in it is undefined.
+std::optional<bool> evaluate(const Pred &p, const Assignment &at);
+/// True only where `p` is defined and true.
+inline bool holds(const Pred &p, const Assignment &at) { return evaluate(p, at) == true; }
+
+} // namespace shapelab

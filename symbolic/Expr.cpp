@@ -1,0 +1,867 @@
+#include "symbolic/Expr.h"
+
+#include <algorithm>
+#include <deque>
+#include <mutex>
+#include <unordered_set>
+
+#include "symbolic/Errors.h"
+
+namespace shapelab {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Interning. Nodes live for the whole process; the tables only grow.
+
+std::size_t mix(std::size_t h, std::size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
+bool shallowEqual(const ExprNode &a, const ExprNode &b) {
+  if (a.kind != b.kind || a.value != b.value || a.name != b.name ||
+      a.constantTerm != b.constantTerm || a.operands != b.operands ||
+      a.condition != b.condition || a.terms.size() != b.terms.size() || a.reserved != b.reserved)
+    return false;
+  for (std::size_t i = 0; i < a.terms.size(); ++i)
+    if (a.terms[i].coefficient != b.terms[i].coefficient ||
+        a.terms[i].monomial != b.terms[i].monomial)
+      return false;
+  return true;
+}
+
+bool shallowEqual(const PredNode &a, const PredNode &b) {
+  return a.kind == b.kind && a.op == b.op && a.lhs == b.lhs && a.rhs == b.rhs &&
+         a.children == b.children;
+}
+
+template <class Node> struct NodeHash {
+  std::size_t operator()(const Node *n) const { return n->structuralHash; }
+};
+template <class Node> struct NodeEq {
+  bool operator()(const Node *a, const Node *b) const { return shallowEqual(*a, *b); }
+};
+
+template <class Node> class InternTable {
+public:
+  const Node *intern(Node &&candidate) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = table_.find(&candidate);
+    if (it != table_.end()) return *it;
+    storage_.push_back(std::move(candidate));
+    const Node *stored = &storage_.back();
+    table_.insert(stored);
+    return stored;
+  }
+
+private:
+  std::mutex mutex_;
+  std::deque<Node> storage_;
+  std::unordered_set<const Node *, NodeHash<Node>, NodeEq<Node>> table_;
+};
+
+InternTable<ExprNode> &exprTable() {
+  static auto *t = new InternTable<ExprNode>(); // never destroyed: nodes outlive static dtors
+  return *t;
+}
+InternTable<PredNode> &predTable() {
+  static auto *t = new InternTable<PredNode>();
+  return *t;
+}
+
+std::size_t hashOf(const ExprNode &n) {
+  std::size_t h = std::size_t(n.kind) * 0x51ed27;
+  h = mix(h, n.value.hash());
+  h = mix(h, std::hash<std::string>()(n.name));
+  for (const Term &t : n.terms) {
+    h = mix(h, t.coefficient.hash());
+    for (auto &[atom, e] : t.monomial) h = mix(mix(h, atom->structuralHash), e);
+  }
+  h = mix(h, n.constantTerm.hash());
+  for (auto *o : n.operands) h = mix(h, o->structuralHash);
+  if (n.condition) h = mix(h, n.condition->structuralHash);
+  return h;
+}
+
+std::size_t hashOf(const PredNode &n) {
+  std::size_t h = std::size_t(n.kind) * 0x2545f491;
+  h = mix(h, std::size_t(n.op));
+  if (n.lhs) h = mix(h, n.lhs->structuralHash);
+  if (n.rhs) h = mix(h, n.rhs->structuralHash);
+  for (auto *c : n.children) h = mix(h, c->structuralHash);
+  return h;
+}
+
+const ExprNode *internExpr(ExprNode &&n) {
+  n.total = n.kind != ExprKind::ExactDiv;
+  n.quasiAffine = true;
+  for (const Term &t : n.terms) {
+    uint32_t degree = 0;
+    for (auto &[atom, e] : t.monomial) {
+      degree += e;
+      n.total = n.total && atom->total;
+      n.quasiAffine = n.quasiAffine && atom->quasiAffine;
+    }
+    if (degree > 1) n.quasiAffine = false;
+  }
+  for (auto *o : n.operands) {
+    n.total = n.total && o->total;
+    n.quasiAffine = n.quasiAffine && o->quasiAffine;
+  }
+  if (n.condition) n.total = n.total && n.condition->total;
+  n.structuralHash = hashOf(n);
+  return exprTable().intern(std::move(n));
+}
+
+const PredNode *internPred(PredNode &&n) {
+  n.total = true;
+  if (n.lhs) n.total = n.lhs->total && n.rhs->total;
+  for (auto *c : n.children) n.total = n.total && c->total;
+  n.structuralHash = hashOf(n);
+  return predTable().intern(std::move(n));
+}
+
+const ExprNode *constantNode(const Integer &v) {
+  ExprNode n;
+  n.kind = ExprKind::Constant;
+  n.value = v;
+  return internExpr(std::move(n));
+}
+
+const ExprNode *zeroNode() {
+  static const ExprNode *zero = constantNode(0);
+  return zero;
+}
+
+const PredNode *truthNode(bool v) {
+  static const PredNode *t = [] {
+    PredNode n;
+    n.kind = PredKind::True;
+    return internPred(std::move(n));
+  }();
+  static const PredNode *f = [] {
+    PredNode n;
+    n.kind = PredKind::False;
+    return internPred(std::move(n));
+  }();
+  return v ? t : f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structural order.
+
+int cmpInt(const Integer &a, const Integer &b) { return compare(a, b); }
+
+int monomialCompare(const Monomial &a, const Monomial &b) {
+  uint32_t da = 0, db = 0;
+  for (auto &p : a) da += p.second;
+  for (auto &p : b) db += p.second;
+  if (da != db) return da > db ? -1 : 1; // higher degree first
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (int c = structuralCompare(a[i].first, b[i].first)) return c;
+    if (a[i].second != b[i].second) return a[i].second > b[i].second ? -1 : 1;
+  }
+  return (a.size() > b.size()) - (a.size() < b.size());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Polynomials.
+
+void normalise(std::vector<Term> &terms) {
+  std::sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) {
+    return monomialCompare(a.monomial, b.monomial) < 0;
+  });
+  std::vector<Term> out;
+  for (Term &t : terms) {
+    if (!out.empty() && out.back().monomial == t.monomial)
+      out.back().coefficient += t.coefficient;
+    else
+      out.push_back(std::move(t));
+    if (out.back().coefficient.isZero()) out.pop_back();
+  }
+  terms = std::move(out);
+}
+
+Monomial multiplyMonomials(const Monomial &a, const Monomial &b) {
+  Monomial out;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    int c = i == a.size() ? 1 : j == b.size() ? -1 : structuralCompare(a[i].first, b[j].first);
+    if (c == 0) {
+      out.push_back({a[i].first, a[i].second + b[j].second});
+      ++i, ++j;
+    } else if (c < 0) {
+      out.push_back(a[i++]);
+    } else {
+      out.push_back(b[j++]);
+    }
+  }
+  return out;
+}
+
+constexpr std::size_t kMaxTerms = 4096;
+constexpr uint32_t kMaxDegree = 64;
+
+Integer truncDiv(const Integer &a, const Integer &c) {
+  Integer q = Integer::floorDiv(Integer::abs(a), c);
+  return a.sign() < 0 ? -q : q;
+}
+
+// Splits e = c*q + r where every coefficient of r has |coef| < c and the sign of the original
+// (truncating split), so "(n - 1) // 2" stays as written and "(2*n + 3) // 2" becomes n + 1.
+void splitByDivisor(Expr e, const Integer &c, std::vector<Term> &q, Integer &q0,
+                    std::vector<Term> &r, Integer &r0) {
+  auto [terms, constant] = asPolynomial(e);
+  for (Term &t : terms) {
+    Integer qt = truncDiv(t.coefficient, c);
+    Integer rt = t.coefficient - qt * c;
+    if (!qt.isZero()) q.push_back({qt, t.monomial});
+    if (!rt.isZero()) r.push_back({rt, t.monomial});
+  }
+  q0 = truncDiv(constant, c);
+  r0 = constant - q0 * c;
+}
+
+Integer contentOf(const std::vector<Term> &terms, const Integer &constant) {
+  Integer g = Integer::abs(constant);
+  for (const Term &t : terms) g = Integer::gcd(g, t.coefficient);
+  return g;
+}
+
+void checkDivisor(const Integer &d, const char *op) {
+  if (d.sign() <= 0)
+    throw UserError(std::string("the divisor of '") + op + "' must be a positive constant, not " +
+                    d.toString());
+}
+
+Expr makeDivisionAtom(ExprKind kind, Expr e, const Integer &c) {
+  ExprNode n;
+  n.kind = kind;
+  n.value = c;
+  n.operands = {e.node()};
+  return Expr(internExpr(std::move(n)));
+}
+
+bool validName(const std::string &s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+  for (char ch : s)
+    if (!(std::isalnum((unsigned char)ch) || ch == '_')) return false;
+  return true;
+}
+
+Expr makeParam(const std::string &name, bool reserved) {
+  if (!validName(name)) throw NameError("'" + name + "' is not a valid parameter name");
+  if (!reserved && name[0] == '_')
+    throw NameError("parameter name '" + name +
+                    "' is reserved: names starting with '_' belong to shapelab");
+  ExprNode n;
+  n.kind = ExprKind::Param;
+  n.name = name;
+  n.reserved = name[0] == '_';
+  return Expr(internExpr(std::move(n)));
+}
+
+Expr minMax(ExprKind kind, std::vector<Expr> args) {
+  if (args.empty()) throw UserError(kind == ExprKind::Min ? "min() needs an argument" : "max() needs an argument");
+  bool isMin = kind == ExprKind::Min;
+  std::vector<Expr> flat;
+  for (Expr a : args) {
+    if (a.kind() == kind)
+      for (auto *o : a.node()->operands) flat.push_back(Expr(o));
+    else
+      flat.push_back(a);
+  }
+  // Drop any argument that another argument dominates by a constant (min(n, n + 1) = n).
+  std::vector<Expr> kept;
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    bool dominated = false;
+    for (std::size_t j = 0; j < flat.size() && !dominated; ++j) {
+      if (i == j || !flat[i].isTotal() || !flat[j].isTotal()) continue;
+      auto d = (flat[i] - flat[j]).constantValue();
+      if (!d) continue;
+      // flat[i] - flat[j] = d: for min, i is dominated when d > 0 (or d == 0 and j < i).
+      int s = d->sign();
+      if (isMin ? (s > 0 || (s == 0 && j < i)) : (s < 0 || (s == 0 && j < i))) dominated = true;
+    }
+    if (!dominated) kept.push_back(flat[i]);
+  }
+  if (kept.size() == 1) return kept[0];
+  std::sort(kept.begin(), kept.end(),
+            [](Expr a, Expr b) { return structuralCompare(a.node(), b.node()) < 0; });
+  ExprNode n;
+  n.kind = kind;
+  for (Expr k : kept) n.operands.push_back(k.node());
+  return Expr(internExpr(std::move(n)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing. Precedence levels, loosest first.
+enum Level { kTernary = 0, kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
+enum PLevel { kOr = 0, kAnd = 1, kNot = 2, kCompare = 3 };
+
+void printExpr(const ExprNode *n, int context, std::string &out);
+void printPred(const PredNode *n, int context, std::string &out);
+
+int levelOfTerm(const Term &t) {
+  bool single = t.monomial.size() == 1 && t.monomial[0].second == 1;
+  if (t.coefficient.isOne()) return single ? kAtom : (t.monomial.size() == 1 ? kPower : kProduct);
+  if (t.coefficient == Integer(-1)) return kUnary;
+  return kProduct;
+}
+
+int levelOf(const ExprNode *n) {
+  switch (n->kind) {
+  case ExprKind::Constant: return n->value.sign() < 0 ? kUnary : kAtom;
+  case ExprKind::Param: case ExprKind::Min: case ExprKind::Max: return kAtom;
+  case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::ExactDiv: return kProduct;
+  case ExprKind::Select: return kTernary;
+  case ExprKind::Sum:
+    if (n->terms.size() == 1 && n->constantTerm.isZero()) return levelOfTerm(n->terms[0]);
+    return kSum;
+  }
+  return kAtom;
+}
+
+void printMonomial(const Monomial &m, std::string &out) {
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (i) out += "*";
+    printExpr(m[i].first, kAtom, out);
+    if (m[i].second != 1) out += "**" + std::to_string(m[i].second);
+  }
+}
+
+void printExpr(const ExprNode *n, int context, std::string &out) {
+  bool parens = levelOf(n) < context;
+  if (parens) out += "(";
+  switch (n->kind) {
+  case ExprKind::Constant: out += n->value.toString(); break;
+  case ExprKind::Param: out += n->name; break;
+  case ExprKind::Sum: {
+    bool first = true;
+    for (const Term &t : n->terms) {
+      Integer c = t.coefficient;
+      if (first) {
+        if (c.sign() < 0) out += "-";
+      } else {
+        out += c.sign() < 0 ? " - " : " + ";
+      }
+      Integer a = Integer::abs(c);
+      if (!a.isOne()) out += a.toString() + "*";
+      printMonomial(t.monomial, out);
+      first = false;
+    }
+    if (!n->constantTerm.isZero()) {
+      if (first)
+        out += n->constantTerm.toString();
+      else
+        out += (n->constantTerm.sign() < 0 ? " - " : " + ") + Integer::abs(n->constantTerm).toString();
+    }
+    break;
+  }
+  case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::ExactDiv: {
+    printExpr(n->operands[0], kProduct, out);
+    out += n->kind == ExprKind::FloorDiv ? " // " : n->kind == ExprKind::Mod ? " % " : " / ";
+    out += n->value.toString();
+    break;
+  }
+  case ExprKind::Min: case ExprKind::Max: {
+    out += n->kind == ExprKind::Min ? "min(" : "max(";
+    for (std::size_t i = 0; i < n->operands.size(); ++i) {
+      if (i) out += ", ";
+      printExpr(n->operands[i], kTernary, out);
+    }
+    out += ")";
+    break;
+  }
+  case ExprKind::Select:
+    printExpr(n->operands[0], kSum, out);
+    out += " if ";
+    printPred(n->condition, kOr, out);
+    out += " else ";
+    printExpr(n->operands[1], kTernary, out);
+    break;
+  }
+  if (parens) out += ")";
+}
+
+int levelOf(const PredNode *n) {
+  switch (n->kind) {
+  case PredKind::Or: return kOr;
+  case PredKind::And: return kAnd;
+  case PredKind::Not: return kNot;
+  default: return kCompare;
+  }
+}
+
+void printPred(const PredNode *n, int context, std::string &out) {
+  bool parens = levelOf(n) < context;
+  if (parens) out += "(";
+  switch (n->kind) {
+  case PredKind::True: out += "True"; break;
+  case PredKind::False: out += "False"; break;
+  case PredKind::Compare:
+    printExpr(n->lhs, kSum, out);
+    out += std::string(" ") + spelling(n->op) + " ";
+    printExpr(n->rhs, kSum, out);
+    break;
+  case PredKind::And: case PredKind::Or:
+    for (std::size_t i = 0; i < n->children.size(); ++i) {
+      if (i) out += n->kind == PredKind::And ? " and " : " or ";
+      printPred(n->children[i], n->kind == PredKind::And ? kNot : kAnd, out);
+    }
+    break;
+  case PredKind::Not:
+    out += "not ";
+    // A comparison under `not` is parenthesised for the reader; the parser accepts both.
+    printPred(n->children[0], kCompare + 1, out);
+    break;
+  }
+  if (parens) out += ")";
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+const char *spelling(CompareOp op) {
+  switch (op) {
+  case CompareOp::EQ: return "==";
+  case CompareOp::NE: return "!=";
+  case CompareOp::LT: return "<";
+  case CompareOp::LE: return "<=";
+  case CompareOp::GT: return ">";
+  case CompareOp::GE: return ">=";
+  }
+  return "?";
+}
+
+CompareOp negated(CompareOp op) {
+  switch (op) {
+  case CompareOp::EQ: return CompareOp::NE;
+  case CompareOp::NE: return CompareOp::EQ;
+  case CompareOp::LT: return CompareOp::GE;
+  case CompareOp::LE: return CompareOp::GT;
+  case CompareOp::GT: return CompareOp::LE;
+  case CompareOp::GE: return CompareOp::LT;
+  }
+  return op;
+}
+
+int structuralCompare(const ExprNode *a, const ExprNode *b) {
+  if (a == b) return 0;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  switch (a->kind) {
+  case ExprKind::Constant: return cmpInt(a->value, b->value);
+  case ExprKind::Param: return a->name.compare(b->name) < 0 ? -1 : a->name == b->name ? 0 : 1;
+  case ExprKind::Sum: {
+    for (std::size_t i = 0; i < a->terms.size() && i < b->terms.size(); ++i) {
+      if (int c = monomialCompare(a->terms[i].monomial, b->terms[i].monomial)) return c;
+      if (int c = cmpInt(a->terms[i].coefficient, b->terms[i].coefficient)) return c;
+    }
+    if (a->terms.size() != b->terms.size()) return a->terms.size() < b->terms.size() ? -1 : 1;
+    return cmpInt(a->constantTerm, b->constantTerm);
+  }
+  default: break;
+  }
+  if (int c = cmpInt(a->value, b->value)) return c;
+  for (std::size_t i = 0; i < a->operands.size() && i < b->operands.size(); ++i)
+    if (int c = structuralCompare(a->operands[i], b->operands[i])) return c;
+  if (a->operands.size() != b->operands.size()) return a->operands.size() < b->operands.size() ? -1 : 1;
+  if (a->condition && b->condition) return structuralCompare(a->condition, b->condition);
+  return 0;
+}
+
+int structuralCompare(const PredNode *a, const PredNode *b) {
+  if (a == b) return 0;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  if (a->op != b->op) return a->op < b->op ? -1 : 1;
+  if (a->lhs) {
+    if (int c = structuralCompare(a->lhs, b->lhs)) return c;
+    if (int c = structuralCompare(a->rhs, b->rhs)) return c;
+  }
+  for (std::size_t i = 0; i < a->children.size() && i < b->children.size(); ++i)
+    if (int c = structuralCompare(a->children[i], b->children[i])) return c;
+  return (a->children.size() > b->children.size()) - (a->children.size() < b->children.size());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expr
+
+Expr::Expr() : node_(zeroNode()) {}
+Expr::Expr(int64_t value) : node_(constantNode(Integer(value))) {}
+Expr::Expr(const Integer &value) : node_(constantNode(value)) {}
+
+Expr Expr::param(const std::string &name) { return makeParam(name, false); }
+Expr Expr::reservedParam(const std::string &name) {
+  if (name.empty() || name[0] != '_') throw InternalError("reserved names start with '_'");
+  return makeParam(name, true);
+}
+
+const ExprNode *Expr::node() const { return node_; }
+ExprKind Expr::kind() const { return node_->kind; }
+std::optional<Integer> Expr::constantValue() const {
+  if (node_->kind == ExprKind::Constant) return node_->value;
+  return std::nullopt;
+}
+bool Expr::isTotal() const { return node_->total; }
+bool Expr::isQuasiAffine() const { return node_->quasiAffine; }
+
+std::string Expr::toString() const {
+  std::string out;
+  printExpr(node_, kTernary, out);
+  return out;
+}
+
+std::pair<std::vector<Term>, Integer> asPolynomial(Expr e) {
+  const ExprNode *n = e.node();
+  if (n->kind == ExprKind::Constant) return {{}, n->value};
+  if (n->kind == ExprKind::Sum) return {n->terms, n->constantTerm};
+  return {{Term{Integer(1), Monomial{{n, 1}}}}, Integer(0)};
+}
+
+Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
+  normalise(terms);
+  if (terms.size() > kMaxTerms)
+    throw UserError("expression too large: more than " + std::to_string(kMaxTerms) + " terms");
+  if (terms.empty()) return Expr(constant);
+  if (terms.size() == 1 && constant.isZero() && terms[0].coefficient.isOne() &&
+      terms[0].monomial.size() == 1 && terms[0].monomial[0].second == 1)
+    return Expr(terms[0].monomial[0].first);
+  ExprNode n;
+  n.kind = ExprKind::Sum;
+  n.terms = std::move(terms);
+  n.constantTerm = std::move(constant);
+  return Expr(internExpr(std::move(n)));
+}
+
+Expr operator+(Expr a, Expr b) {
+  if (a.isConstant() && b.isConstant()) return Expr(*a.constantValue() + *b.constantValue());
+  auto [ta, ca] = asPolynomial(a);
+  auto [tb, cb] = asPolynomial(b);
+  ta.insert(ta.end(), tb.begin(), tb.end());
+  return fromPolynomial(std::move(ta), ca + cb);
+}
+
+Expr Expr::operator-() const {
+  auto [t, c] = asPolynomial(*this);
+  for (Term &x : t) x.coefficient = -x.coefficient;
+  return fromPolynomial(std::move(t), -c);
+}
+
+Expr operator-(Expr a, Expr b) { return a + (-b); }
+
+Expr operator*(Expr a, Expr b) {
+  auto [ta, ca] = asPolynomial(a);
+  auto [tb, cb] = asPolynomial(b);
+  if (ta.size() * tb.size() > kMaxTerms)
+    throw UserError("expression too large: product has more than " + std::to_string(kMaxTerms) +
+                    " terms");
+  std::vector<Term> out;
+  for (const Term &x : ta) {
+    for (const Term &y : tb) {
+      Monomial m = multiplyMonomials(x.monomial, y.monomial);
+      uint32_t degree = 0;
+      for (auto &p : m) degree += p.second;
+      if (degree > kMaxDegree)
+        throw UserError("expression too large: degree above " + std::to_string(kMaxDegree));
+      out.push_back({x.coefficient * y.coefficient, std::move(m)});
+    }
+    if (!cb.isZero()) out.push_back({x.coefficient * cb, x.monomial});
+  }
+  if (!ca.isZero())
+    for (const Term &y : tb) out.push_back({ca * y.coefficient, y.monomial});
+  return fromPolynomial(std::move(out), ca * cb);
+}
+
+Expr pow(Expr e, uint32_t exponent) {
+  if (exponent > kMaxDegree)
+    throw UserError("exponent " + std::to_string(exponent) + " is above the limit of " +
+                    std::to_string(kMaxDegree));
+  Expr r(1);
+  for (uint32_t i = 0; i < exponent; ++i) r = r * e;
+  return r;
+}
+
+Expr floorDiv(Expr e, const Integer &c) {
+  checkDivisor(c, "//");
+  if (c.isOne()) return e;
+  std::vector<Term> q, r;
+  Integer q0, r0;
+  splitByDivisor(e, c, q, q0, r, r0);
+  Expr quotient = fromPolynomial(std::move(q), q0);
+  if (r.empty()) return quotient + Expr(Integer::floorDiv(r0, c));
+  Integer g = Integer::gcd(contentOf(r, r0), c);
+  for (Term &t : r) t.coefficient = Integer::floorDiv(t.coefficient, g);
+  Expr rest = fromPolynomial(std::move(r), Integer::floorDiv(r0, g));
+  Integer cg = Integer::floorDiv(c, g);
+  if (cg.isOne()) return quotient + rest;
+  return quotient + makeDivisionAtom(ExprKind::FloorDiv, rest, cg);
+}
+
+Expr mod(Expr e, const Integer &c) {
+  checkDivisor(c, "%");
+  if (c.isOne()) return Expr(0);
+  std::vector<Term> q, r;
+  Integer q0, r0;
+  splitByDivisor(e, c, q, q0, r, r0);
+  if (r.empty()) return Expr(Integer::floorMod(r0, c));
+  Integer g = Integer::gcd(contentOf(r, r0), c);
+  for (Term &t : r) t.coefficient = Integer::floorDiv(t.coefficient, g);
+  Expr rest = fromPolynomial(std::move(r), Integer::floorDiv(r0, g));
+  Integer cg = Integer::floorDiv(c, g);
+  if (cg.isOne()) return Expr(0);
+  return Expr(g) * makeDivisionAtom(ExprKind::Mod, rest, cg);
+}
+
+Expr exactDiv(Expr e, const Integer &c) {
+  checkDivisor(c, "/");
+  if (c.isOne()) return e;
+  std::vector<Term> q, r;
+  Integer q0, r0;
+  splitByDivisor(e, c, q, q0, r, r0);
+  Expr quotient = fromPolynomial(std::move(q), q0);
+  if (r.empty() && r0.isZero()) return quotient;
+  Integer g = Integer::gcd(contentOf(r, r0), c);
+  for (Term &t : r) t.coefficient = Integer::floorDiv(t.coefficient, g);
+  Expr rest = fromPolynomial(std::move(r), Integer::floorDiv(r0, g));
+  Integer cg = Integer::floorDiv(c, g);
+  if (cg.isOne()) return quotient + rest;
+  return quotient + makeDivisionAtom(ExprKind::ExactDiv, rest, cg);
+}
+
+Expr min(std::vector<Expr> args) { return minMax(ExprKind::Min, std::move(args)); }
+Expr max(std::vector<Expr> args) { return minMax(ExprKind::Max, std::move(args)); }
+
+Expr select(const Pred &cond, Expr a, Expr b) {
+  if (cond.isTrue()) return a;
+  if (cond.isFalse()) return b;
+  if (a == b) return a;
+  ExprNode n;
+  n.kind = ExprKind::Select;
+  n.operands = {a.node(), b.node()};
+  n.condition = cond.node();
+  return Expr(internExpr(std::move(n)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pred
+
+Pred::Pred() : node_(truthNode(true)) {}
+Pred Pred::truth(bool value) { return Pred(truthNode(value)); }
+PredKind Pred::kind() const { return node_->kind; }
+
+std::optional<bool> Pred::constantValue() const {
+  if (node_->kind == PredKind::True) return true;
+  if (node_->kind == PredKind::False) return false;
+  return std::nullopt;
+}
+
+Pred Pred::compare(CompareOp op, Expr lhs, Expr rhs) {
+  // Fold a comparison whose two sides differ by a constant (n + 1 > n), unless an exact
+  // division makes it undefined somewhere: then its truth still depends on the parameters.
+  if (lhs.isTotal() && rhs.isTotal()) {
+    if (auto d = (lhs - rhs).constantValue()) {
+      int s = d->sign();
+      bool v = false;
+      switch (op) {
+      case CompareOp::EQ: v = s == 0; break;
+      case CompareOp::NE: v = s != 0; break;
+      case CompareOp::LT: v = s < 0; break;
+      case CompareOp::LE: v = s <= 0; break;
+      case CompareOp::GT: v = s > 0; break;
+      case CompareOp::GE: v = s >= 0; break;
+      }
+      return truth(v);
+    }
+  }
+  PredNode n;
+  n.kind = PredKind::Compare;
+  n.op = op;
+  n.lhs = lhs.node();
+  n.rhs = rhs.node();
+  return Pred(internPred(std::move(n)));
+}
+
+namespace {
+Pred junction(PredKind kind, const std::vector<Pred> &parts) {
+  bool isAnd = kind == PredKind::And;
+  std::vector<const PredNode *> flat;
+  for (const Pred &p : parts) {
+    if (p.constantValue() == isAnd) continue;          // neutral element
+    if (p.constantValue() == !isAnd) return Pred::truth(!isAnd); // absorbing element
+    auto add = [&](const PredNode *c) {
+      if (std::find(flat.begin(), flat.end(), c) == flat.end()) flat.push_back(c);
+    };
+    if (p.kind() == kind)
+      for (auto *c : p.node()->children) add(c);
+    else
+      add(p.node());
+  }
+  if (flat.empty()) return Pred::truth(isAnd);
+  if (flat.size() == 1) return Pred(flat[0]);
+  PredNode n;
+  n.kind = kind;
+  n.children = std::move(flat);
+  return Pred(internPred(std::move(n)));
+}
+} // namespace
+
+Pred Pred::conjunction(const std::vector<Pred> &parts) { return junction(PredKind::And, parts); }
+Pred Pred::disjunction(const std::vector<Pred> &parts) { return junction(PredKind::Or, parts); }
+
+Pred Pred::negation(const Pred &p) {
+  if (auto v = p.constantValue()) return truth(!*v);
+  if (p.kind() == PredKind::Not) return Pred(p.node()->children[0]);
+  PredNode n;
+  n.kind = PredKind::Not;
+  n.children = {p.node()};
+  return Pred(internPred(std::move(n)));
+}
+
+std::string Pred::toString() const {
+  std::string out;
+  printPred(node_, kOr, out);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traversals
+
+namespace {
+void collect(const ExprNode *n, std::vector<const ExprNode *> &out);
+void collect(const PredNode *n, std::vector<const ExprNode *> &out) {
+  if (n->lhs) {
+    collect(n->lhs, out);
+    collect(n->rhs, out);
+  }
+  for (auto *c : n->children) collect(c, out);
+}
+void collect(const ExprNode *n, std::vector<const ExprNode *> &out) {
+  if (n->kind == ExprKind::Param) {
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    return;
+  }
+  for (const Term &t : n->terms)
+    for (auto &p : t.monomial) collect(p.first, out);
+  for (auto *o : n->operands) collect(o, out);
+  if (n->condition) collect(n->condition, out);
+}
+std::vector<Expr> sortedParams(std::vector<const ExprNode *> &nodes) {
+  std::sort(nodes.begin(), nodes.end(),
+            [](const ExprNode *a, const ExprNode *b) { return a->name < b->name; });
+  std::vector<Expr> out;
+  for (auto *n : nodes) out.push_back(Expr(n));
+  return out;
+}
+} // namespace
+
+void collectParameters(Expr e, std::vector<Expr> &out) {
+  std::vector<const ExprNode *> nodes;
+  for (Expr x : out) nodes.push_back(x.node());
+  collect(e.node(), nodes);
+  out = sortedParams(nodes);
+}
+void collectParameters(const Pred &p, std::vector<Expr> &out) {
+  std::vector<const ExprNode *> nodes;
+  for (Expr x : out) nodes.push_back(x.node());
+  collect(p.node(), nodes);
+  out = sortedParams(nodes);
+}
+std::vector<Expr> parametersOf(Expr e) {
+  std::vector<Expr> out;
+  collectParameters(e, out);
+  return out;
+}
+std::vector<Expr> parametersOf(const Pred &p) {
+  std::vector<Expr> out;
+  collectParameters(p, out);
+  return out;
+}
+
+Pred definedness(Expr e) {
+  const ExprNode *n = e.node();
+  if (n->total) return Pred::truth(true);
+  std::vector<Pred> parts;
+  for (const Term &t : n->terms)
+    for (auto &p : t.monomial) parts.push_back(definedness(Expr(p.first)));
+  switch (n->kind) {
+  case ExprKind::ExactDiv:
+    parts.push_back(definedness(Expr(n->operands[0])));
+    parts.push_back(eq(mod(Expr(n->operands[0]), n->value), Expr(0)));
+    break;
+  case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::Min: case ExprKind::Max:
+    for (auto *o : n->operands) parts.push_back(definedness(Expr(o)));
+    break;
+  case ExprKind::Select: {
+    Pred c(n->condition);
+    parts.push_back(definedness(c));
+    parts.push_back(!c || definedness(Expr(n->operands[0])));
+    parts.push_back(c || definedness(Expr(n->operands[1])));
+    break;
+  }
+  default: break;
+  }
+  return Pred::conjunction(parts);
+}
+
+Pred definedness(const Pred &p) {
+  const PredNode *n = p.node();
+  if (n->total) return Pred::truth(true);
+  std::vector<Pred> parts;
+  if (n->lhs) {
+    parts.push_back(definedness(Expr(n->lhs)));
+    parts.push_back(definedness(Expr(n->rhs)));
+  }
+  for (auto *c : n->children) parts.push_back(definedness(Pred(c)));
+  return Pred::conjunction(parts);
+}
+
+Expr substitute(Expr e, const std::map<std::string, Expr> &b) {
+  const ExprNode *n = e.node();
+  switch (n->kind) {
+  case ExprKind::Constant: return e;
+  case ExprKind::Param: {
+    auto it = b.find(n->name);
+    return it == b.end() ? e : it->second;
+  }
+  case ExprKind::Sum: {
+    Expr r(n->constantTerm);
+    for (const Term &t : n->terms) {
+      Expr m(t.coefficient);
+      for (auto &[atom, k] : t.monomial) m = m * pow(substitute(Expr(atom), b), k);
+      r = r + m;
+    }
+    return r;
+  }
+  case ExprKind::FloorDiv: return floorDiv(substitute(Expr(n->operands[0]), b), n->value);
+  case ExprKind::Mod: return mod(substitute(Expr(n->operands[0]), b), n->value);
+  case ExprKind::ExactDiv: return exactDiv(substitute(Expr(n->operands[0]), b), n->value);
+  case ExprKind::Min: case ExprKind::Max: {
+    std::vector<Expr> args;
+    for (auto *o : n->operands) args.push_back(substitute(Expr(o), b));
+    return n->kind == ExprKind::Min ? min(args) : max(args);
+  }
+  case ExprKind::Select:
+    return select(substitute(Pred(n->condition), b), substitute(Expr(n->operands[0]), b),
+                  substitute(Expr(n->operands[1]), b));
+  }
+  return e;
+}
+
+Pred substitute(const Pred &p, const std::map<std::string, Expr> &b) {
+  const PredNode *n = p.node();
+  switch (n->kind) {
+  case PredKind::True: case PredKind::False: return p;
+  case PredKind::Compare:
+    return Pred::compare(n->op, substitute(Expr(n->lhs), b), substitute(Expr(n->rhs), b));
+  case PredKind::Not: return !substitute(Pred(n->children[0]), b);
+  case PredKind::And: case PredKind::Or: {
+    std::vector<Pred> parts;
+    for (auto *c : n->children) parts.push_back(substitute(Pred(c), b));
+    return n->kind == PredKind::And ? Pred::conjunction(parts) : Pred::disjunction(parts);
+  }
+  }
+  return p;
+}
+
+} // namespace shapelab

@@ -1,0 +1,200 @@
+// Expr and Pred — hash-consed dimension expressions and the predicates over them.
+//
+// Model: a dimension expression is an integer-valued function of named size parameters
+// (each >= 0). The decidable core is piecewise quasi-affine (DESIGN §3.2): integer linear
+// combinations, `e // c`, `e % c` and `e / c` (exact division, defined only where c divides e)
+// for positive constants c, `min`, `max`, and `a if cond else b`. Products of parameters are
+// kept as canonical monomials (`n*m`, `n**2`).
+//
+// Example: parse("n + n") and parse("2*n") are the same node; so are "(2*n + 3) // 2" and
+// "n + 1", and "min(n, n + 1)" and "n".
+//
+// Invariant: every node is built by a canonicalising factory and interned before it is
+// returned, so structurally equal expressions are the same pointer: equality and hashing are
+// O(1). At the top level an expression is a polynomial Σ coefficient·monomial + constant over
+// *atoms* (parameters and the non-polynomial nodes); a polynomial that is a single atom is that
+// atom's node, and a constant polynomial is a Constant node. Terms are sorted by a structural
+// order that does not depend on creation order, so printing is deterministic.
+//
+// Cost: building a node canonicalises (a polynomial merge, linear in the number of terms) and
+// takes one lock on the global intern table. Nodes are never freed (the table only grows),
+// which keeps handles trivially copyable.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "symbolic/Integer.h"
+
+namespace shapelab {
+
+class ExprNode;
+class PredNode;
+
+enum class ExprKind : uint8_t { Constant, Param, Sum, FloorDiv, Mod, ExactDiv, Min, Max, Select };
+enum class PredKind : uint8_t { True, False, Compare, And, Or, Not };
+enum class CompareOp : uint8_t { EQ, NE, LT, LE, GT, GE };
+
+const char *spelling(CompareOp op);
+/// The operator that holds exactly where `op` does not (EQ<->NE, LT<->GE, ...).
+CompareOp negated(CompareOp op);
+
+class Pred;
+
+/// A handle to an interned expression node; cheap to copy, compared by identity.
+class Expr {
+public:
+  Expr(); // the constant 0
+  explicit Expr(const ExprNode *node) : node_(node) {}
+  Expr(int64_t value); // NOLINT: constants read naturally
+  Expr(int value) : Expr(int64_t(value)) {} // NOLINT
+  Expr(const Integer &value);                // NOLINT
+
+  /// A user size parameter. Throws NameError for reserved (`_`-prefixed) or invalid names.
+  static Expr param(const std::string &name);
+  /// A parameter in the reserved namespace (data-dependent sizes, solver atoms).
+  static Expr reservedParam(const std::string &name);
+
+  const ExprNode *node() const;
+  ExprKind kind() const;
+  bool isConstant() const { return kind() == ExprKind::Constant; }
+  /// The value when this is a constant.
+  std::optional<Integer> constantValue() const;
+  /// True when no exact division appears, so the expression is defined everywhere.
+  bool isTotal() const;
+  /// True when the expression is quasi-affine (no monomial of degree > 1 anywhere).
+  bool isQuasiAffine() const;
+  std::string toString() const;
+  std::size_t hash() const { return std::hash<const void *>()(node()); }
+
+  friend bool operator==(Expr a, Expr b) { return a.node() == b.node(); }
+  friend bool operator!=(Expr a, Expr b) { return a.node() != b.node(); }
+  friend Expr operator+(Expr a, Expr b);
+  friend Expr operator-(Expr a, Expr b);
+  friend Expr operator*(Expr a, Expr b);
+  Expr operator-() const;
+
+private:
+  const ExprNode *node_;
+};
+
+/// Floor division by a positive constant; throws UserError for divisor <= 0.
+Expr floorDiv(Expr e, const Integer &divisor);
+/// Python-style modulo by a positive constant (result in [0, divisor)).
+Expr mod(Expr e, const Integer &divisor);
+/// Exact division by a positive constant: defined only where divisor | e.
+Expr exactDiv(Expr e, const Integer &divisor);
+Expr min(std::vector<Expr> args);
+Expr max(std::vector<Expr> args);
+inline Expr min(Expr a, Expr b) { return min(std::vector<Expr>{a, b}); }
+inline Expr max(Expr a, Expr b) { return max(std::vector<Expr>{a, b}); }
+Expr select(const Pred &cond, Expr ifTrue, Expr ifFalse);
+/// e**exponent, expanded into a polynomial. Throws UserError when the result would be huge.
+Expr pow(Expr e, uint32_t exponent);
+
+/// A handle to an interned predicate node.
+class Pred {
+public:
+  Pred(); // True
+  explicit Pred(const PredNode *node) : node_(node) {}
+  static Pred truth(bool value);
+  static Pred compare(CompareOp op, Expr lhs, Expr rhs);
+  static Pred conjunction(const std::vector<Pred> &parts);
+  static Pred disjunction(const std::vector<Pred> &parts);
+  static Pred negation(const Pred &p);
+
+  const PredNode *node() const { return node_; }
+  PredKind kind() const;
+  bool isTrue() const { return kind() == PredKind::True; }
+  bool isFalse() const { return kind() == PredKind::False; }
+  /// Truth value when it does not depend on any parameter, as far as construction can tell.
+  std::optional<bool> constantValue() const;
+  std::string toString() const;
+  std::size_t hash() const { return std::hash<const void *>()(node_); }
+  friend bool operator==(const Pred &a, const Pred &b) { return a.node_ == b.node_; }
+  friend bool operator!=(const Pred &a, const Pred &b) { return a.node_ != b.node_; }
+
+private:
+  const PredNode *node_;
+};
+
+inline Pred eq(Expr a, Expr b) { return Pred::compare(CompareOp::EQ, a, b); }
+inline Pred ne(Expr a, Expr b) { return Pred::compare(CompareOp::NE, a, b); }
+inline Pred lt(Expr a, Expr b) { return Pred::compare(CompareOp::LT, a, b); }
+inline Pred le(Expr a, Expr b) { return Pred::compare(CompareOp::LE, a, b); }
+inline Pred gt(Expr a, Expr b) { return Pred::compare(CompareOp::GT, a, b); }
+inline Pred ge(Expr a, Expr b) { return Pred::compare(CompareOp::GE, a, b); }
+inline Pred operator&&(const Pred &a, const Pred &b) { return Pred::conjunction({a, b}); }
+inline Pred operator||(const Pred &a, const Pred &b) { return Pred::disjunction({a, b}); }
+inline Pred operator!(const Pred &a) { return Pred::negation(a); }
+
+/// A monomial: atoms with positive exponents, sorted by the structural order.
+using Monomial = std::vector<std::pair<const ExprNode *, uint32_t>>;
+struct Term {
+  Integer coefficient;
+  Monomial monomial;
+};
+
+/// The read-only node behind an Expr. Fields used depend on `kind`.
+class ExprNode {
+public:
+  ExprKind kind;
+  Integer value;                         // Constant: the value; FloorDiv/Mod/ExactDiv: divisor
+  std::string name;                      // Param
+  std::vector<Term> terms;               // Sum: non-constant terms, sorted, non-zero coefficients
+  Integer constantTerm;                  // Sum
+  std::vector<const ExprNode *> operands; // FloorDiv/Mod/ExactDiv: {e}; Min/Max: args; Select: {a, b}
+  const PredNode *condition = nullptr;   // Select
+  // Derived once at construction.
+  std::size_t structuralHash = 0;
+  bool total = true;       // no ExactDiv inside
+  bool quasiAffine = true; // no monomial of degree > 1 inside
+  bool reserved = false;   // Param in the reserved namespace
+};
+
+class PredNode {
+public:
+  PredKind kind;
+  CompareOp op = CompareOp::EQ;          // Compare
+  const ExprNode *lhs = nullptr, *rhs = nullptr; // Compare
+  std::vector<const PredNode *> children; // And/Or: >= 2; Not: 1
+  std::size_t structuralHash = 0;
+  bool total = true;
+};
+
+/// Total order on nodes that depends only on structure (never on creation order).
+int structuralCompare(const ExprNode *a, const ExprNode *b);
+int structuralCompare(const PredNode *a, const PredNode *b);
+
+/// The parameters an expression or predicate mentions, sorted by name.
+std::vector<Expr> parametersOf(Expr e);
+std::vector<Expr> parametersOf(const Pred &p);
+void collectParameters(Expr e, std::vector<Expr> &out);
+void collectParameters(const Pred &p, std::vector<Expr> &out);
+
+/// The condition under which every exact division in `e` (or `p`) divides evenly.
+Pred definedness(Expr e);
+Pred definedness(const Pred &p);
+
+/// Replaces parameters by expressions (absent ones stay).
+Expr substitute(Expr e, const std::map<std::string, Expr> &bindings);
+Pred substitute(const Pred &p, const std::map<std::string, Expr> &bindings);
+
+/// The expression as a polynomial over atoms: (terms, constant).
+std::pair<std::vector<Term>, Integer> asPolynomial(Expr e);
+/// Builds the canonical expression of a polynomial (terms may be unsorted / repeated).
+Expr fromPolynomial(std::vector<Term> terms, Integer constant);
+
+} // namespace shapelab
+
+template <> struct std::hash<shapelab::Expr> {
+  std::size_t operator()(shapelab::Expr e) const { return e.hash(); }
+};
+template <> struct std::hash<shapelab::Pred> {
+  std::size_t operator()(const shapelab::Pred &p) const { return p.hash(); }
+};

@@ -1,0 +1,187 @@
+#include "symbolic/Integer.h"
+
+#include <cmath>
+#include <functional>
+
+#include "symbolic/Errors.h"
+#include "symbolic/IntegerGmp.h"
+
+namespace shapelab {
+
+void toMpz(const Integer &i, mpz_t out) {
+  if (const Integer::Big *b = i.bigStorage()) {
+    mpz_set(out, b->value);
+    return;
+  }
+  // mpz_set_si takes a long; on LP64 that is int64_t, checked at compile time.
+  static_assert(sizeof(long) == sizeof(int64_t), "shapelab assumes LP64");
+  mpz_set_si(out, static_cast<long>(*i.tryToInt64()));
+}
+
+Integer fromMpz(const mpz_t in) {
+  if (mpz_fits_slong_p(in)) return Integer(static_cast<int64_t>(mpz_get_si(in)));
+  auto big = std::make_shared<Integer::Big>();
+  mpz_set(big->value, in);
+  return Integer::fromBig(std::move(big));
+}
+
+Integer Integer::fromBig(std::shared_ptr<const Big> big) {
+  if (mpz_fits_slong_p(big->value)) return Integer(static_cast<int64_t>(mpz_get_si(big->value)));
+  Integer r;
+  r.big_ = std::move(big);
+  return r;
+}
+
+namespace {
+
+struct Mpz {
+  mpz_t v;
+  Mpz() { mpz_init(v); }
+  explicit Mpz(const Integer &i) {
+    mpz_init(v);
+    toMpz(i, v);
+  }
+  ~Mpz() { mpz_clear(v); }
+  Mpz(const Mpz &) = delete;
+  Mpz &operator=(const Mpz &) = delete;
+};
+
+bool isDecimal(const std::string &s) {
+  std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
+
+} // namespace
+
+std::optional<Integer> Integer::tryParse(const std::string &decimal) {
+  if (!isDecimal(decimal)) return std::nullopt;
+  Mpz m;
+  if (mpz_set_str(m.v, decimal.c_str(), 10) != 0) return std::nullopt;
+  return fromMpz(m.v);
+}
+
+Integer Integer::parse(const std::string &decimal) {
+  if (auto r = tryParse(decimal)) return *r;
+  throw UserError("not a decimal integer: '" + decimal + "'");
+}
+
+std::optional<int64_t> Integer::tryToInt64() const {
+  if (big_) return std::nullopt;
+  return small_;
+}
+
+int64_t Integer::toInt64Checked(const char *what) const {
+  if (big_)
+    throw OverflowError(std::string(what) + " " + toString() +
+                        " does not fit in a signed 64-bit integer");
+  return small_;
+}
+
+double Integer::toDoubleLossy() const {
+  if (!big_) return static_cast<double>(small_);
+  return mpz_get_d(big_->value);
+}
+
+std::string Integer::toString() const {
+  if (!big_) return std::to_string(small_);
+  std::string s(mpz_sizeinbase(big_->value, 10) + 2, '\0');
+  mpz_get_str(s.data(), 10, big_->value);
+  s.resize(std::char_traits<char>::length(s.c_str()));
+  return s;
+}
+
+int Integer::sign() const {
+  if (!big_) return (small_ > 0) - (small_ < 0);
+  return mpz_sgn(big_->value);
+}
+
+Integer Integer::operator-() const {
+  if (!big_ && small_ != INT64_MIN) return Integer(-small_);
+  Mpz m(*this);
+  mpz_neg(m.v, m.v);
+  return fromMpz(m.v);
+}
+
+Integer operator+(const Integer &a, const Integer &b) {
+  int64_t r;
+  if (!a.big_ && !b.big_ && !__builtin_add_overflow(a.small_, b.small_, &r)) return Integer(r);
+  Mpz x(a), y(b);
+  mpz_add(x.v, x.v, y.v);
+  return fromMpz(x.v);
+}
+
+Integer operator-(const Integer &a, const Integer &b) {
+  int64_t r;
+  if (!a.big_ && !b.big_ && !__builtin_sub_overflow(a.small_, b.small_, &r)) return Integer(r);
+  Mpz x(a), y(b);
+  mpz_sub(x.v, x.v, y.v);
+  return fromMpz(x.v);
+}
+
+Integer operator*(const Integer &a, const Integer &b) {
+  int64_t r;
+  if (!a.big_ && !b.big_ && !__builtin_mul_overflow(a.small_, b.small_, &r)) return Integer(r);
+  Mpz x(a), y(b);
+  mpz_mul(x.v, x.v, y.v);
+  return fromMpz(x.v);
+}
+
+Integer Integer::floorDiv(const Integer &a, const Integer &d) {
+  if (d.isZero()) throw UserError("integer division by zero");
+  if (!a.big_ && !d.big_ && !(a.small_ == INT64_MIN && d.small_ == -1)) {
+    int64_t q = a.small_ / d.small_;
+    if ((a.small_ % d.small_ != 0) && ((a.small_ < 0) != (d.small_ < 0))) --q;
+    return Integer(q);
+  }
+  Mpz x(a), y(d);
+  mpz_fdiv_q(x.v, x.v, y.v);
+  return fromMpz(x.v);
+}
+
+Integer Integer::floorMod(const Integer &a, const Integer &d) {
+  if (d.isZero()) throw UserError("integer modulo by zero");
+  if (!a.big_ && !d.big_) {
+    if (d.small_ == -1) return Integer(0);
+    int64_t r = a.small_ % d.small_;
+    if (r != 0 && ((r < 0) != (d.small_ < 0))) r += d.small_;
+    return Integer(r);
+  }
+  Mpz x(a), y(d);
+  mpz_fdiv_r(x.v, x.v, y.v);
+  return fromMpz(x.v);
+}
+
+Integer Integer::gcd(const Integer &a, const Integer &b) {
+  Mpz x(a), y(b);
+  mpz_gcd(x.v, x.v, y.v);
+  return fromMpz(x.v);
+}
+
+Integer Integer::pow(const Integer &a, uint32_t exponent) {
+  Mpz x(a);
+  mpz_pow_ui(x.v, x.v, exponent);
+  return fromMpz(x.v);
+}
+
+int compare(const Integer &a, const Integer &b) {
+  if (!a.big_ && !b.big_) return (a.small_ > b.small_) - (a.small_ < b.small_);
+  // Invariant: a big value lies outside the int64 range, so its sign decides against a small one.
+  if (!b.big_) return mpz_sgn(a.big_->value);
+  if (!a.big_) return -mpz_sgn(b.big_->value);
+  int c = mpz_cmp(a.big_->value, b.big_->value);
+  return (c > 0) - (c < 0);
+}
+
+std::size_t Integer::hash() const {
+  if (!big_) return std::hash<int64_t>()(small_);
+  std::size_t h = static_cast<std::size_t>(mpz_sgn(big_->value)) * 0x9e3779b97f4a7c15ULL;
+  std::size_t n = mpz_size(big_->value);
+  for (std::size_t i = 0; i < n; ++i)
+    h = (h ^ static_cast<std::size_t>(mpz_getlimbn(big_->value, i))) * 0x100000001b3ULL;
+  return h;
+}
+
+} // namespace shapelab

@@ -1,0 +1,85 @@
+// Integer — an exact integer of any size with an int64_t fast path.
+//
+// Model: the mathematical integers Z. Example: Integer(INT64_MAX) + 1 == 2^63 exactly, and
+// Integer::parse("-170141183460469231731687303715884105728") round-trips.
+// Invariant: a value that fits in int64_t is always stored inline (`big_` is null), and a
+// value stored in `big_` never fits in int64_t. Equality and hashing therefore never have to
+// look at both forms. The big form is immutable and shared, so copies are cheap.
+// Cost: small-by-small arithmetic is a checked machine operation; only overflow allocates
+// (GMP). Division and remainder are floor division and the matching non-negative-divisor
+// modulo, as in Python (`-7 // 2 == -4`, `-7 % 2 == 1`).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace shapelab {
+
+class Integer {
+public:
+  Integer() = default;
+  Integer(int64_t value) : small_(value) {} // NOLINT: implicit on purpose, like a literal
+  Integer(int value) : small_(value) {}     // NOLINT
+
+  /// Decimal text, optional leading '-'. Throws UserError on anything else.
+  static Integer parse(const std::string &decimal);
+  /// Decimal text; returns nullopt instead of throwing.
+  static std::optional<Integer> tryParse(const std::string &decimal);
+
+  bool fitsInt64() const { return !big_; }
+  /// The value as int64_t, or nullopt when it does not fit.
+  std::optional<int64_t> tryToInt64() const;
+  /// The value as int64_t; throws OverflowError naming `what` when it does not fit.
+  int64_t toInt64Checked(const char *what = "integer") const;
+  /// Nearest double; lossy by name, for display and statistics only — never for shapes.
+  double toDoubleLossy() const;
+  std::string toString() const;
+
+  int sign() const;
+  bool isZero() const { return !big_ && small_ == 0; }
+  bool isOne() const { return !big_ && small_ == 1; }
+
+  Integer operator-() const;
+  friend Integer operator+(const Integer &a, const Integer &b);
+  friend Integer operator-(const Integer &a, const Integer &b);
+  friend Integer operator*(const Integer &a, const Integer &b);
+  Integer &operator+=(const Integer &o) { return *this = *this + o; }
+  Integer &operator-=(const Integer &o) { return *this = *this - o; }
+  Integer &operator*=(const Integer &o) { return *this = *this * o; }
+
+  /// Floor division; `divisor` must be non-zero (throws UserError otherwise).
+  static Integer floorDiv(const Integer &a, const Integer &divisor);
+  /// Remainder with the sign of the divisor (Python's %); divisor non-zero.
+  static Integer floorMod(const Integer &a, const Integer &divisor);
+  static Integer abs(const Integer &a) { return a.sign() < 0 ? -a : a; }
+  static Integer gcd(const Integer &a, const Integer &b);
+  /// a**exponent for a small non-negative exponent.
+  static Integer pow(const Integer &a, uint32_t exponent);
+
+  friend int compare(const Integer &a, const Integer &b);
+  friend bool operator==(const Integer &a, const Integer &b) { return compare(a, b) == 0; }
+  friend bool operator!=(const Integer &a, const Integer &b) { return compare(a, b) != 0; }
+  friend bool operator<(const Integer &a, const Integer &b) { return compare(a, b) < 0; }
+  friend bool operator<=(const Integer &a, const Integer &b) { return compare(a, b) <= 0; }
+  friend bool operator>(const Integer &a, const Integer &b) { return compare(a, b) > 0; }
+  friend bool operator>=(const Integer &a, const Integer &b) { return compare(a, b) >= 0; }
+
+  std::size_t hash() const;
+
+  /// Opaque arbitrary-precision storage, defined in Integer.cpp (the only place that sees GMP).
+  struct Big;
+  const Big *bigStorage() const { return big_.get(); }
+  static Integer fromBig(std::shared_ptr<const Big> big);
+
+private:
+  int64_t small_ = 0;
+  std::shared_ptr<const Big> big_;
+};
+
+} // namespace shapelab
+
+template <> struct std::hash<shapelab::Integer> {
+  std::size_t operator()(const shapelab::Integer &i) const { return i.hash(); }
+};

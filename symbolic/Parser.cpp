@@ -1,0 +1,377 @@
+#include "symbolic/Parser.h"
+
+#include <cctype>
+#include <vector>
+
+#include "symbolic/Errors.h"
+
+namespace shapelab {
+
+namespace {
+
+enum class Tok {
+  End, Integer, Name, Plus, Minus, Star, StarStar, SlashSlash, Slash, Percent, LParen, RParen,
+  Comma, EqEq, NotEq, Lt, Le, Gt, Ge, And, Or, Not, If, Else, True, False, Min, Max, Other
+};
+
+struct Token {
+  Tok kind;
+  std::size_t position;
+  std::string text;
+};
+
+/// A parsed value: either an integer expression or a predicate, with where it started.
+struct Value {
+  bool isPred = false;
+  Expr expr;
+  Pred pred;
+  std::size_t position = 0;
+};
+
+class Parser {
+public:
+  Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison)
+      : text_(text), pos_(start), options_(options), stopAtComparison_(stopAtComparison) {
+    advance();
+  }
+
+  Value parseTernary() {
+    Value a = parseDisjunction();
+    if (cur_.kind != Tok::If) return a;
+    std::size_t ifPos = cur_.position;
+    advance();
+    Value cond = parseDisjunction();
+    expect(Tok::Else, "expected 'else' to complete the conditional");
+    Value b = parseTernary();
+    requireExpr(a, "the value before 'if'");
+    requirePred(cond, "the condition of 'if'");
+    requireExpr(b, "the value after 'else'");
+    (void)ifPos;
+    return exprValue(select(cond.pred, a.expr, b.expr), a.position);
+  }
+
+  void expectEnd() {
+    if (cur_.kind != Tok::End) fail("unexpected '" + cur_.text + "' after the end of the expression", cur_.position);
+  }
+  std::size_t tokenStart() const { return cur_.position; }
+  [[noreturn]] void fail(const std::string &message, std::size_t position) const {
+    throw SyntaxError(message, text_, position);
+  }
+  void requireExpr(const Value &v, const std::string &what) const {
+    if (v.isPred) fail(what + " must be an integer expression, not a condition", v.position);
+  }
+  void requirePred(const Value &v, const std::string &what) const {
+    if (!v.isPred) fail(what + " must be a condition (a comparison), not an integer expression", v.position);
+  }
+
+private:
+  static Value exprValue(Expr e, std::size_t p) { return Value{false, e, Pred(), p}; }
+  static Value predValue(Pred q, std::size_t p) { return Value{true, Expr(), q, p}; }
+
+  Value parseDisjunction() {
+    Value a = parseConjunction();
+    if (cur_.kind != Tok::Or) return a;
+    std::vector<Pred> parts;
+    requirePred(a, "the left operand of 'or'");
+    parts.push_back(a.pred);
+    while (cur_.kind == Tok::Or) {
+      advance();
+      Value b = parseConjunction();
+      requirePred(b, "the right operand of 'or'");
+      parts.push_back(b.pred);
+    }
+    return predValue(Pred::disjunction(parts), a.position);
+  }
+
+  Value parseConjunction() {
+    Value a = parseInversion();
+    if (cur_.kind != Tok::And) return a;
+    std::vector<Pred> parts;
+    requirePred(a, "the left operand of 'and'");
+    parts.push_back(a.pred);
+    while (cur_.kind == Tok::And) {
+      advance();
+      Value b = parseInversion();
+      requirePred(b, "the right operand of 'and'");
+      parts.push_back(b.pred);
+    }
+    return predValue(Pred::conjunction(parts), a.position);
+  }
+
+  Value parseInversion() {
+    if (cur_.kind == Tok::Not) {
+      std::size_t p = cur_.position;
+      advance();
+      Value v = parseInversion();
+      requirePred(v, "the operand of 'not'");
+      return predValue(!v.pred, p);
+    }
+    return parseComparison();
+  }
+
+  static bool isComparison(Tok t) {
+    return t == Tok::EqEq || t == Tok::NotEq || t == Tok::Lt || t == Tok::Le || t == Tok::Gt ||
+           t == Tok::Ge;
+  }
+  static CompareOp opOf(Tok t) {
+    switch (t) {
+    case Tok::EqEq: return CompareOp::EQ;
+    case Tok::NotEq: return CompareOp::NE;
+    case Tok::Lt: return CompareOp::LT;
+    case Tok::Le: return CompareOp::LE;
+    case Tok::Gt: return CompareOp::GT;
+    default: return CompareOp::GE;
+    }
+  }
+
+  Value parseComparison() {
+    Value a = parseSum();
+    if (!isComparison(cur_.kind) || (stopAtComparison_ && (cur_.kind == Tok::Gt || cur_.kind == Tok::Lt)))
+      return a;
+    std::vector<Pred> parts;
+    Value left = a;
+    while (isComparison(cur_.kind)) {
+      Token op = cur_;
+      requireExpr(left, "the left side of '" + op.text + "'");
+      advance();
+      Value right = parseSum();
+      requireExpr(right, "the right side of '" + op.text + "'");
+      parts.push_back(Pred::compare(opOf(op.kind), left.expr, right.expr));
+      left = right;
+    }
+    return predValue(Pred::conjunction(parts), a.position);
+  }
+
+  Value parseSum() {
+    Value a = parseProduct();
+    while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
+      Token op = cur_;
+      requireExpr(a, "the left operand of '" + op.text + "'");
+      advance();
+      Value b = parseProduct();
+      requireExpr(b, "the right operand of '" + op.text + "'");
+      a = exprValue(op.kind == Tok::Plus ? a.expr + b.expr : a.expr - b.expr, a.position);
+    }
+    return a;
+  }
+
+  Integer positiveConstant(const Value &v, const std::string &op) const {
+    requireExpr(v, "the divisor of '" + op + "'");
+    auto c = v.expr.constantValue();
+    if (!c)
+      fail("the divisor of '" + op + "' must be a positive integer constant, not '" +
+               v.expr.toString() + "'",
+           v.position);
+    if (c->sign() <= 0)
+      fail("the divisor of '" + op + "' must be a positive integer constant, not " + c->toString(),
+           v.position);
+    return *c;
+  }
+
+  Value parseProduct() {
+    Value a = parseUnary();
+    while (cur_.kind == Tok::Star || cur_.kind == Tok::SlashSlash || cur_.kind == Tok::Slash ||
+           cur_.kind == Tok::Percent) {
+      Token op = cur_;
+      requireExpr(a, "the left operand of '" + op.text + "'");
+      advance();
+      Value b = parseUnary();
+      if (op.kind == Tok::Star) {
+        requireExpr(b, "the right operand of '*'");
+        a = exprValue(guard([&] { return a.expr * b.expr; }, op.position), a.position);
+        continue;
+      }
+      Integer c = positiveConstant(b, op.text);
+      Expr r = op.kind == Tok::SlashSlash ? floorDiv(a.expr, c)
+               : op.kind == Tok::Percent  ? mod(a.expr, c)
+                                          : exactDiv(a.expr, c);
+      a = exprValue(r, a.position);
+    }
+    return a;
+  }
+
+  Value parseUnary() {
+    if (cur_.kind == Tok::Minus || cur_.kind == Tok::Plus) {
+      Token op = cur_;
+      advance();
+      Value v = parseUnary();
+      requireExpr(v, "the operand of unary '" + op.text + "'");
+      return exprValue(op.kind == Tok::Minus ? -v.expr : v.expr, op.position);
+    }
+    return parsePower();
+  }
+
+  Value parsePower() {
+    Value a = parsePrimary();
+    if (cur_.kind != Tok::StarStar) return a;
+    Token op = cur_;
+    requireExpr(a, "the base of '**'");
+    advance();
+    Value b = parseUnary();
+    requireExpr(b, "the exponent of '**'");
+    auto c = b.expr.constantValue();
+    if (!c || c->sign() < 0)
+      fail("the exponent of '**' must be a non-negative integer constant", b.position);
+    if (*c > Integer(64)) fail("the exponent of '**' must be at most 64", b.position);
+    uint32_t k = static_cast<uint32_t>(c->toInt64Checked());
+    return exprValue(guard([&] { return pow(a.expr, k); }, op.position), a.position);
+  }
+
+  template <class F> Expr guard(F f, std::size_t position) const {
+    try {
+      return f();
+    } catch (const SyntaxError &) {
+      throw;
+    } catch (const UserError &e) {
+      fail(e.what(), position);
+    }
+  }
+
+  Value parsePrimary() {
+    Token t = cur_;
+    switch (t.kind) {
+    case Tok::Integer: {
+      advance();
+      return exprValue(Expr(Integer::parse(t.text)), t.position);
+    }
+    case Tok::Name: {
+      advance();
+      if (t.text[0] == '_' && !options_.allowReservedNames)
+        fail("name '" + t.text + "' is reserved: names starting with '_' belong to shapelab",
+             t.position);
+      return exprValue(t.text[0] == '_' ? Expr::reservedParam(t.text) : Expr::param(t.text),
+                       t.position);
+    }
+    case Tok::True: case Tok::False:
+      advance();
+      return predValue(Pred::truth(t.kind == Tok::True), t.position);
+    case Tok::Min: case Tok::Max: {
+      advance();
+      expect(Tok::LParen, "expected '(' after '" + t.text + "'");
+      std::vector<Expr> args;
+      while (true) {
+        Value v = parseTernary();
+        requireExpr(v, "an argument of " + t.text + "()");
+        args.push_back(v.expr);
+        if (cur_.kind == Tok::Comma) {
+          advance();
+          continue;
+        }
+        expect(Tok::RParen, "expected ',' or ')' in the arguments of " + t.text + "()");
+        break;
+      }
+      return exprValue(t.kind == Tok::Min ? min(args) : max(args), t.position);
+    }
+    case Tok::LParen: {
+      advance();
+      Value v = parseTernary();
+      expect(Tok::RParen, "expected ')' to close the '(' at position " + std::to_string(t.position));
+      v.position = t.position;
+      return v;
+    }
+    case Tok::End: fail("expected an expression, found the end of the text", t.position);
+    case Tok::Other: fail("unexpected character '" + t.text + "'", t.position);
+    default: fail("expected an expression, found '" + t.text + "'", t.position);
+    }
+  }
+
+  void expect(Tok kind, const std::string &message) {
+    if (cur_.kind != kind) fail(message + (cur_.kind == Tok::End ? ", found the end of the text" : ", found '" + cur_.text + "'"), cur_.position);
+    advance();
+  }
+
+  void advance() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+    cur_.position = pos_;
+    if (pos_ >= text_.size()) {
+      cur_ = Token{Tok::End, pos_, ""};
+      return;
+    }
+    char c = text_[pos_];
+    if (std::isdigit((unsigned char)c)) {
+      std::size_t s = pos_;
+      while (pos_ < text_.size() && std::isdigit((unsigned char)text_[pos_])) ++pos_;
+      if (pos_ < text_.size() && (std::isalpha((unsigned char)text_[pos_]) || text_[pos_] == '_'))
+        fail("a name cannot start with a digit; write '*' for a product", s);
+      cur_ = Token{Tok::Integer, s, text_.substr(s, pos_ - s)};
+      return;
+    }
+    if (std::isalpha((unsigned char)c) || c == '_') {
+      std::size_t s = pos_;
+      while (pos_ < text_.size() && (std::isalnum((unsigned char)text_[pos_]) || text_[pos_] == '_')) ++pos_;
+      std::string w = text_.substr(s, pos_ - s);
+      Tok k = w == "and" ? Tok::And : w == "or" ? Tok::Or : w == "not" ? Tok::Not
+            : w == "if" ? Tok::If : w == "else" ? Tok::Else : w == "True" ? Tok::True
+            : w == "False" ? Tok::False : w == "min" ? Tok::Min : w == "max" ? Tok::Max : Tok::Name;
+      cur_ = Token{k, s, w};
+      return;
+    }
+    auto two = [&](const char *s) { return text_.compare(pos_, 2, s) == 0; };
+    struct Op { const char *s; Tok k; };
+    static const Op ops[] = {{"**", Tok::StarStar}, {"//", Tok::SlashSlash}, {"==", Tok::EqEq},
+                             {"!=", Tok::NotEq}, {"<=", Tok::Le}, {">=", Tok::Ge}};
+    for (const Op &o : ops)
+      if (two(o.s)) {
+        cur_ = Token{o.k, pos_, o.s};
+        pos_ += 2;
+        return;
+      }
+    Tok k = Tok::Other;
+    switch (c) {
+    case '+': k = Tok::Plus; break;
+    case '-': k = Tok::Minus; break;
+    case '*': k = Tok::Star; break;
+    case '/': k = Tok::Slash; break;
+    case '%': k = Tok::Percent; break;
+    case '(': k = Tok::LParen; break;
+    case ')': k = Tok::RParen; break;
+    case ',': k = Tok::Comma; break;
+    case '<': k = Tok::Lt; break;
+    case '>': k = Tok::Gt; break;
+    case '=':
+      fail("'=' is not a comparison; write '==' for equality", pos_);
+    default: break;
+    }
+    // A stray byte of a multi-byte character is reported whole, not as a broken byte.
+    std::size_t len = 1;
+    if ((unsigned char)c >= 0x80)
+      while (pos_ + len < text_.size() && ((unsigned char)text_[pos_ + len] & 0xC0) == 0x80) ++len;
+    cur_ = Token{k, pos_, text_.substr(pos_, len)};
+    pos_ += len;
+  }
+
+  const std::string &text_;
+  std::size_t pos_;
+  ParseOptions options_;
+  bool stopAtComparison_;
+  Token cur_{Tok::End, 0, ""};
+};
+
+} // namespace
+
+Expr parseExpr(const std::string &text, ParseOptions options) {
+  Parser p(text, 0, options, false);
+  Value v = p.parseTernary();
+  p.expectEnd();
+  p.requireExpr(v, "this");
+  return v.expr;
+}
+
+Pred parsePred(const std::string &text, ParseOptions options) {
+  Parser p(text, 0, options, false);
+  Value v = p.parseTernary();
+  p.expectEnd();
+  p.requirePred(v, "this");
+  return v.pred;
+}
+
+Expr parseExprPrefix(const std::string &text, std::size_t &position, ParseOptions options,
+                     bool stopAtComparison) {
+  Parser p(text, position, options, stopAtComparison);
+  Value v = p.parseTernary();
+  p.requireExpr(v, "a dimension");
+  position = p.tokenStart();
+  return v.expr;
+}
+
+} // namespace shapelab

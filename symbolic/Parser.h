@@ -1,0 +1,44 @@
+// Parser — the Python-like text syntax of dimension expressions and predicates.
+//
+// Grammar (loosest binding first; as in Python, `x if c else y` is loosest, `not` binds
+// looser than comparisons, and comparisons chain: `0 <= n < 10` means `0 <= n and n < 10`):
+//
+//   ternary     := disjunction ['if' disjunction 'else' ternary]
+//   disjunction := conjunction ('or' conjunction)*
+//   conjunction := inversion ('and' inversion)*
+//   inversion   := 'not' inversion | comparison
+//   comparison  := sum (('=='|'!='|'<'|'<='|'>'|'>=') sum)*
+//   sum         := product (('+'|'-') product)*
+//   product     := unary (('*'|'//'|'/'|'%') unary)*
+//   unary       := ('-'|'+') unary | power
+//   power       := primary ['**' unary]
+//   primary     := INTEGER | NAME | 'True' | 'False' | ('min'|'max') '(' args ')' | '(' ternary ')'
+//
+// Divisors of `//`, `%`, `/` must be positive integer constants and exponents non-negative
+// constants (anything else leaves the decidable fragment and is refused with a caret).
+// Example: parseExpr("(n*(n-1))/2") is the exact half of n² − n, defined where it is even.
+// Invariant: parse(print(x)) is x, for every expression and predicate (tests check it).
+// Every error is a SyntaxError carrying the text and the byte offset of the problem.
+#pragma once
+
+#include <string>
+
+#include "symbolic/Expr.h"
+
+namespace shapelab {
+
+struct ParseOptions {
+  /// Accept names in the reserved `_` namespace (for shapelab's own round trips).
+  bool allowReservedNames = false;
+};
+
+Expr parseExpr(const std::string &text, ParseOptions options = {});
+Pred parsePred(const std::string &text, ParseOptions options = {});
+
+/// Parses one expression starting at `position` inside a larger text (shapes, signatures)
+/// and stops before the first token that cannot continue it; updates `position`. Errors point
+/// into `text`. `stopAtComparison` stops before `<`, `>` (for `<n>` shape-only lists).
+Expr parseExprPrefix(const std::string &text, std::size_t &position, ParseOptions options = {},
+                     bool stopAtComparison = false);
+
+} // namespace shapelab

@@ -1,0 +1,816 @@
+#include "symbolic/Solver.h"
+
+#include <isl/aff.h>
+#include <isl/ast.h>
+#include <isl/ast_build.h>
+#include <isl/constraint.h>
+#include <isl/ctx.h>
+#include <isl/id.h>
+#include <isl/local_space.h>
+#include <isl/options.h>
+#include <isl/point.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/val.h>
+#include <isl/val_gmp.h>
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "symbolic/Errors.h"
+#include "symbolic/IntegerGmp.h"
+
+namespace shapelab {
+
+const char *spelling(Answer a) {
+  switch (a) {
+  case Answer::Proven: return "proven";
+  case Answer::Refuted: return "refuted";
+  case Answer::Depends: return "depends";
+  case Answer::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+std::string Decision::toString() const {
+  std::string out = spelling(answer);
+  if (answer == Answer::Depends) out += "\n  holds when: " + condition.toString();
+  if (satisfying) out += "\n  satisfied at: " + (satisfying->empty() ? std::string("(no parameters)") : satisfying->toString());
+  if (violating) out += "\n  violated at: " + (violating->empty() ? std::string("(no parameters)") : violating->toString());
+  if (answer == Answer::Unknown) {
+    out += "\n  reason: " + reason;
+    out += "\n  check at run time: " + residual.toString();
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context
+
+Context::Context() {
+  auto d = std::make_shared<Data>();
+  data_ = d;
+}
+
+Context::Interval Context::boundsOf(const std::string &name) const {
+  auto it = data_->bounds.find(name);
+  return it == data_->bounds.end() ? Interval{} : it->second;
+}
+
+std::string Context::toString() const {
+  return data_->parts.empty() ? std::string("(no assumptions)") : data_->assumptions.toString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// isl plumbing. Raw pointers stay inside this file; every object is owned by a unique_ptr.
+
+namespace {
+
+struct IslFailure {}; // an isl call returned an error; the ctx says which
+
+struct SetDel { void operator()(isl_set *p) const { isl_set_free(p); } };
+struct PwAffDel { void operator()(isl_pw_aff *p) const { isl_pw_aff_free(p); } };
+struct PointDel { void operator()(isl_point *p) const { isl_point_free(p); } };
+struct ValDel { void operator()(isl_val *p) const { isl_val_free(p); } };
+struct AstExprDel { void operator()(isl_ast_expr *p) const { isl_ast_expr_free(p); } };
+struct AstBuildDel { void operator()(isl_ast_build *p) const { isl_ast_build_free(p); } };
+struct SpaceDel { void operator()(isl_space *p) const { isl_space_free(p); } };
+using SetPtr = std::unique_ptr<isl_set, SetDel>;
+using PwAffPtr = std::unique_ptr<isl_pw_aff, PwAffDel>;
+using PointPtr = std::unique_ptr<isl_point, PointDel>;
+using ValPtr = std::unique_ptr<isl_val, ValDel>;
+using AstExprPtr = std::unique_ptr<isl_ast_expr, AstExprDel>;
+using AstBuildPtr = std::unique_ptr<isl_ast_build, AstBuildDel>;
+using SpacePtr = std::unique_ptr<isl_space, SpaceDel>;
+
+template <class T> T *check(T *p) {
+  if (!p) throw IslFailure{};
+  return p;
+}
+bool checkBool(isl_bool b) {
+  if (b == isl_bool_error) throw IslFailure{};
+  return b == isl_bool_true;
+}
+
+ValPtr toVal(isl_ctx *ctx, const Integer &i) {
+  if (auto s = i.tryToInt64()) return ValPtr(check(isl_val_int_from_si(ctx, *s)));
+  mpz_t z;
+  mpz_init(z);
+  toMpz(i, z);
+  isl_val *v = isl_val_int_from_gmp(ctx, z);
+  mpz_clear(z);
+  return ValPtr(check(v));
+}
+
+Integer fromVal(isl_val *v) {
+  if (!checkBool(isl_val_is_int(v))) throw InternalError("isl returned a non-integer value");
+  mpz_t z;
+  mpz_init(z);
+  isl_val_get_num_gmp(v, z);
+  Integer r = fromMpz(z);
+  mpz_clear(z);
+  return r;
+}
+
+/// One question's translation: a parameter space and the meaning of each isl parameter.
+struct Translation {
+  isl_ctx *ctx;
+  SpacePtr space;
+  std::vector<std::string> names;            // isl parameter names, in position order
+  std::vector<Expr> meaning;                 // what each parameter stands for
+  std::unordered_map<const ExprNode *, int> paramIndex;   // Param node -> position
+  std::vector<std::pair<Monomial, int>> monomials;         // opaque monomial -> position
+  std::unordered_map<const ExprNode *, isl_pw_aff *> memo; // borrowed, freed in dtor
+
+  ~Translation() {
+    for (auto &[k, v] : memo) isl_pw_aff_free(v);
+  }
+
+  bool hasOpaqueAtoms() const { return !monomials.empty(); }
+
+  // Registers every parameter and opaque monomial appearing in a node.
+  void scan(const ExprNode *n, std::vector<const ExprNode *> &params, std::vector<Monomial> &monos) {
+    if (n->kind == ExprKind::Param) {
+      if (std::find(params.begin(), params.end(), n) == params.end()) params.push_back(n);
+      return;
+    }
+    for (const Term &t : n->terms) {
+      uint32_t degree = 0;
+      for (auto &[a, k] : t.monomial) degree += k;
+      if (degree > 1 && std::find(monos.begin(), monos.end(), t.monomial) == monos.end())
+        monos.push_back(t.monomial);
+      for (auto &[a, k] : t.monomial) scan(a, params, monos);
+    }
+    for (auto *o : n->operands) scan(o, params, monos);
+    if (n->condition) scan(n->condition, params, monos);
+  }
+  void scan(const PredNode *n, std::vector<const ExprNode *> &params, std::vector<Monomial> &monos) {
+    if (n->lhs) {
+      scan(n->lhs, params, monos);
+      scan(n->rhs, params, monos);
+    }
+    for (auto *c : n->children) scan(c, params, monos);
+  }
+
+  void build(isl_ctx *c, const std::vector<const PredNode *> &roots) {
+    ctx = c;
+    std::vector<const ExprNode *> params;
+    std::vector<Monomial> monos;
+    for (auto *r : roots) scan(r, params, monos);
+    std::sort(params.begin(), params.end(),
+              [](const ExprNode *a, const ExprNode *b) { return a->name < b->name; });
+    space.reset(check(isl_space_params_alloc(ctx, params.size() + monos.size())));
+    int pos = 0;
+    for (auto *p : params) {
+      paramIndex[p] = pos;
+      names.push_back(p->name);
+      meaning.push_back(Expr(p));
+      space.reset(check(isl_space_set_dim_id(space.release(), isl_dim_param, pos,
+                                             check(isl_id_alloc(ctx, p->name.c_str(), nullptr)))));
+      ++pos;
+    }
+    for (std::size_t i = 0; i < monos.size(); ++i) {
+      // '$' cannot appear in a user or reserved name, so these never clash.
+      std::string name = "$mono" + std::to_string(i);
+      Expr m(1);
+      for (auto &[a, k] : monos[i]) m = m * pow(Expr(a), k);
+      monomials.push_back({monos[i], pos});
+      names.push_back(name);
+      meaning.push_back(m);
+      space.reset(check(isl_space_set_dim_id(space.release(), isl_dim_param, pos,
+                                             check(isl_id_alloc(ctx, name.c_str(), nullptr)))));
+      ++pos;
+    }
+  }
+
+  isl_local_space *localSpace() const {
+    return check(isl_local_space_from_space(check(isl_space_copy(space.get()))));
+  }
+  SetPtr universe() const { return SetPtr(check(isl_set_universe(check(isl_space_copy(space.get()))))); }
+
+  PwAffPtr constant(const Integer &v) const {
+    isl_aff *a = check(isl_aff_val_on_domain(localSpace(), toVal(ctx, v).release()));
+    return PwAffPtr(check(isl_pw_aff_from_aff(a)));
+  }
+  PwAffPtr variable(int pos) const {
+    isl_aff *a = check(isl_aff_var_on_domain(localSpace(), isl_dim_param, pos));
+    return PwAffPtr(check(isl_pw_aff_from_aff(a)));
+  }
+
+  /// The "all parameters >= 0, non-negative monomials >= 0" set.
+  SetPtr domain() const {
+    isl_set *s = universe().release();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      bool nonNegative = true;
+      if (i >= paramIndex.size()) {
+        const Monomial &m = monomials[i - paramIndex.size()].first;
+        for (auto &[a, k] : m)
+          if (k % 2 == 1 && a->kind != ExprKind::Param) nonNegative = false;
+      }
+      if (!nonNegative) continue;
+      s = check(isl_set_intersect(
+          s, check(isl_pw_aff_ge_set(variable(int(i)).release(), constant(0).release()))));
+    }
+    return SetPtr(s);
+  }
+
+  int monomialPosition(const Monomial &m) const {
+    for (auto &[mm, p] : monomials)
+      if (mm == m) return p;
+    throw InternalError("monomial was not scanned");
+  }
+
+  /// Borrowed result: owned by the memo.
+  isl_pw_aff *pwAff(const ExprNode *n) {
+    auto it = memo.find(n);
+    if (it != memo.end()) return it->second;
+    PwAffPtr r = translate(n);
+    memo[n] = r.get();
+    return r.release();
+  }
+  PwAffPtr pwAffCopy(const ExprNode *n) { return PwAffPtr(check(isl_pw_aff_copy(pwAff(n)))); }
+
+  PwAffPtr translate(const ExprNode *n) {
+    switch (n->kind) {
+    case ExprKind::Constant: return constant(n->value);
+    case ExprKind::Param: return variable(paramIndex.at(n));
+    case ExprKind::Sum: {
+      // The affine part is built as one isl_aff; other atoms are added as pieces.
+      isl_aff *a = check(isl_aff_val_on_domain(localSpace(), toVal(ctx, n->constantTerm).release()));
+      std::vector<std::pair<Integer, const ExprNode *>> others;
+      for (const Term &t : n->terms) {
+        uint32_t degree = 0;
+        for (auto &[x, k] : t.monomial) degree += k;
+        int pos = -1;
+        if (degree > 1)
+          pos = monomialPosition(t.monomial);
+        else if (t.monomial[0].first->kind == ExprKind::Param)
+          pos = paramIndex.at(t.monomial[0].first);
+        if (pos >= 0)
+          a = check(isl_aff_set_coefficient_val(a, isl_dim_param, pos,
+                                                toVal(ctx, t.coefficient).release()));
+        else
+          others.push_back({t.coefficient, t.monomial[0].first});
+      }
+      isl_pw_aff *r = check(isl_pw_aff_from_aff(a));
+      for (auto &[c, atom] : others) {
+        isl_pw_aff *piece = check(isl_pw_aff_scale_val(pwAffCopy(atom).release(), toVal(ctx, c).release()));
+        r = check(isl_pw_aff_add(r, piece));
+      }
+      return PwAffPtr(r);
+    }
+    case ExprKind::FloorDiv: case ExprKind::ExactDiv: {
+      // Exact division is floor division here; where it does not divide, definedness() has
+      // already excluded the point.
+      isl_pw_aff *e = pwAffCopy(n->operands[0]).release();
+      e = check(isl_pw_aff_scale_down_val(e, toVal(ctx, n->value).release()));
+      return PwAffPtr(check(isl_pw_aff_floor(e)));
+    }
+    case ExprKind::Mod:
+      return PwAffPtr(check(isl_pw_aff_mod_val(pwAffCopy(n->operands[0]).release(),
+                                               toVal(ctx, n->value).release())));
+    case ExprKind::Min: case ExprKind::Max: {
+      isl_pw_aff *r = pwAffCopy(n->operands[0]).release();
+      for (std::size_t i = 1; i < n->operands.size(); ++i) {
+        isl_pw_aff *o = pwAffCopy(n->operands[i]).release();
+        r = check(n->kind == ExprKind::Min ? isl_pw_aff_min(r, o) : isl_pw_aff_max(r, o));
+      }
+      return PwAffPtr(r);
+    }
+    case ExprKind::Select: {
+      SetPtr c = set(n->condition);
+      SetPtr notC(check(isl_set_complement(check(isl_set_copy(c.get())))));
+      isl_pw_aff *a = check(isl_pw_aff_intersect_params(pwAffCopy(n->operands[0]).release(), c.release()));
+      isl_pw_aff *b = check(isl_pw_aff_intersect_params(pwAffCopy(n->operands[1]).release(), notC.release()));
+      return PwAffPtr(check(isl_pw_aff_union_add(a, b)));
+    }
+    }
+    throw InternalError("unhandled expression kind");
+  }
+
+  /// The set where `n` holds, reading exact division as floor division (see definedness()).
+  SetPtr set(const PredNode *n) {
+    switch (n->kind) {
+    case PredKind::True: return universe();
+    case PredKind::False: return SetPtr(check(isl_set_empty(check(isl_space_copy(space.get())))));
+    case PredKind::Compare: {
+      isl_pw_aff *a = pwAffCopy(n->lhs).release(), *b = pwAffCopy(n->rhs).release();
+      switch (n->op) {
+      case CompareOp::EQ: return SetPtr(check(isl_pw_aff_eq_set(a, b)));
+      case CompareOp::NE: return SetPtr(check(isl_pw_aff_ne_set(a, b)));
+      case CompareOp::LT: return SetPtr(check(isl_pw_aff_lt_set(a, b)));
+      case CompareOp::LE: return SetPtr(check(isl_pw_aff_le_set(a, b)));
+      case CompareOp::GT: return SetPtr(check(isl_pw_aff_gt_set(a, b)));
+      case CompareOp::GE: return SetPtr(check(isl_pw_aff_ge_set(a, b)));
+      }
+      break;
+    }
+    case PredKind::Not:
+      return SetPtr(check(isl_set_complement(set(n->children[0]).release())));
+    case PredKind::And: case PredKind::Or: {
+      isl_set *r = set(n->children[0]).release();
+      for (std::size_t i = 1; i < n->children.size(); ++i) {
+        isl_set *c = set(n->children[i]).release();
+        r = check(n->kind == PredKind::And ? isl_set_intersect(r, c) : isl_set_union(r, c));
+      }
+      return SetPtr(r);
+    }
+    }
+    throw InternalError("unhandled predicate kind");
+  }
+
+  /// holds(P) = definedness(P) and P.
+  SetPtr holds(const Pred &p) {
+    SetPtr s = set(p.node());
+    Pred def = definedness(p);
+    if (!def.isTrue()) s.reset(check(isl_set_intersect(s.release(), set(def.node()).release())));
+    return s;
+  }
+
+  /// A point's values for the real parameters, or nullopt when an opaque monomial's
+  /// coordinate disagrees with the product of its factors there.
+  Assignment pointToAssignment(isl_point *pt, bool &consistent) const {
+    Assignment a;
+    for (auto &[node, pos] : paramIndex) {
+      ValPtr v(check(isl_point_get_coordinate_val(pt, isl_dim_param, pos)));
+      a.set(node->name, fromVal(v.get()));
+    }
+    consistent = true;
+    for (auto &[m, pos] : monomials) {
+      ValPtr v(check(isl_point_get_coordinate_val(pt, isl_dim_param, pos)));
+      auto real = evaluate(meaning[pos], a);
+      if (!real || *real != fromVal(v.get())) consistent = false;
+    }
+    return a;
+  }
+
+  // --- back from isl ---------------------------------------------------------------------
+
+  Expr nameToExpr(const char *name) const {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return meaning[i];
+    throw InternalError(std::string("isl returned an unknown parameter ") + name);
+  }
+
+  Expr astToExpr(isl_ast_expr *e) const {
+    switch (isl_ast_expr_get_type(e)) {
+    case isl_ast_expr_int: {
+      ValPtr v(check(isl_ast_expr_int_get_val(e)));
+      return Expr(fromVal(v.get()));
+    }
+    case isl_ast_expr_id: {
+      isl_id *id = check(isl_ast_expr_id_get_id(e));
+      Expr r = nameToExpr(isl_id_get_name(id));
+      isl_id_free(id);
+      return r;
+    }
+    case isl_ast_expr_op: break;
+    default: throw InternalError("unexpected isl AST expression");
+    }
+    auto arg = [&](int i) { return AstExprPtr(check(isl_ast_expr_op_get_arg(e, i))); };
+    int n = isl_ast_expr_op_get_n_arg(e);
+    auto constantArg = [&](int i) {
+      Expr c = astToExpr(arg(i).get());
+      if (!c.isConstant() || c.constantValue()->sign() <= 0)
+        throw InternalError("isl divided by a non-constant");
+      return *c.constantValue();
+    };
+    switch (isl_ast_expr_op_get_type(e)) {
+    case isl_ast_expr_op_minus: return -astToExpr(arg(0).get());
+    case isl_ast_expr_op_add: return astToExpr(arg(0).get()) + astToExpr(arg(1).get());
+    case isl_ast_expr_op_sub: return astToExpr(arg(0).get()) - astToExpr(arg(1).get());
+    case isl_ast_expr_op_mul: return astToExpr(arg(0).get()) * astToExpr(arg(1).get());
+    // `div` is known to be exact and the p-variants have a non-negative dividend: floor
+    // division gives the same value and stays total.
+    case isl_ast_expr_op_div: case isl_ast_expr_op_fdiv_q: case isl_ast_expr_op_pdiv_q:
+      return floorDiv(astToExpr(arg(0).get()), constantArg(1));
+    // zdiv_r is only ever compared with zero, where C's remainder and floor modulo agree.
+    case isl_ast_expr_op_pdiv_r: case isl_ast_expr_op_zdiv_r:
+      return mod(astToExpr(arg(0).get()), constantArg(1));
+    case isl_ast_expr_op_min: case isl_ast_expr_op_max: {
+      std::vector<Expr> args;
+      for (int i = 0; i < n; ++i) args.push_back(astToExpr(arg(i).get()));
+      return isl_ast_expr_op_get_type(e) == isl_ast_expr_op_min ? min(args) : max(args);
+    }
+    case isl_ast_expr_op_cond: case isl_ast_expr_op_select:
+      return select(astToPred(arg(0).get()), astToExpr(arg(1).get()), astToExpr(arg(2).get()));
+    default: throw InternalError("unexpected isl AST operator in an expression");
+    }
+  }
+
+  Pred astToPred(isl_ast_expr *e) const {
+    if (isl_ast_expr_get_type(e) == isl_ast_expr_int) {
+      ValPtr v(check(isl_ast_expr_int_get_val(e)));
+      return Pred::truth(!fromVal(v.get()).isZero());
+    }
+    if (isl_ast_expr_get_type(e) != isl_ast_expr_op) throw InternalError("unexpected isl AST condition");
+    auto arg = [&](int i) { return AstExprPtr(check(isl_ast_expr_op_get_arg(e, i))); };
+    int n = isl_ast_expr_op_get_n_arg(e);
+    auto cmp = [&](CompareOp op) {
+      return Pred::compare(op, astToExpr(arg(0).get()), astToExpr(arg(1).get()));
+    };
+    switch (isl_ast_expr_op_get_type(e)) {
+    case isl_ast_expr_op_and: case isl_ast_expr_op_and_then: case isl_ast_expr_op_or:
+    case isl_ast_expr_op_or_else: {
+      std::vector<Pred> parts;
+      for (int i = 0; i < n; ++i) parts.push_back(astToPred(arg(i).get()));
+      auto t = isl_ast_expr_op_get_type(e);
+      return (t == isl_ast_expr_op_and || t == isl_ast_expr_op_and_then) ? Pred::conjunction(parts)
+                                                                         : Pred::disjunction(parts);
+    }
+    case isl_ast_expr_op_eq: return cmp(CompareOp::EQ);
+    case isl_ast_expr_op_le: return cmp(CompareOp::LE);
+    case isl_ast_expr_op_lt: return cmp(CompareOp::LT);
+    case isl_ast_expr_op_ge: return cmp(CompareOp::GE);
+    case isl_ast_expr_op_gt: return cmp(CompareOp::GT);
+    default: throw InternalError("unexpected isl AST operator in a condition");
+    }
+  }
+
+  /// Σ coefficient·parameter + constant of one constraint, as "positive side OP negative side".
+  Pred constraintToPred(isl_constraint *c) const {
+    Expr lhs(0), rhs(0);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      ValPtr v(check(isl_constraint_get_coefficient_val(c, isl_dim_param, int(i))));
+      Integer k = fromVal(v.get());
+      if (k.sign() > 0) lhs = lhs + Expr(k) * meaning[i];
+      if (k.sign() < 0) rhs = rhs + Expr(-k) * meaning[i];
+    }
+    ValPtr v(check(isl_constraint_get_constant_val(c)));
+    Integer k = fromVal(v.get());
+    if (k.sign() > 0) lhs = lhs + Expr(k);
+    if (k.sign() < 0) rhs = rhs + Expr(-k);
+    bool equality = isl_constraint_is_equality(c) == isl_bool_true;
+    if (lhs.isConstant() && !rhs.isConstant()) // "0 >= n - 3" reads better as "n <= 3"
+      return Pred::compare(equality ? CompareOp::EQ : CompareOp::LE, rhs, lhs);
+    return Pred::compare(equality ? CompareOp::EQ : CompareOp::GE, lhs, rhs);
+  }
+
+  /// The set as a predicate, simplified under `context` (gist).
+  Pred toPred(isl_set *s, isl_set *context) {
+    SetPtr g(check(isl_set_gist_params(check(isl_set_copy(s)), check(isl_set_copy(context)))));
+    g.reset(check(isl_set_coalesce(g.release())));
+    // Without integer divisions the constraints read back directly; otherwise isl's AST
+    // generator expresses the divisions as // and %.
+    bool hasDivs = false;
+    isl_set_foreach_basic_set(g.get(), [](isl_basic_set *b, void *user) -> isl_stat {
+      if (isl_basic_set_dim(b, isl_dim_div) > 0) *static_cast<bool *>(user) = true;
+      isl_basic_set_free(b);
+      return isl_stat_ok;
+    }, &hasDivs);
+    if (hasDivs) {
+      AstBuildPtr build(check(isl_ast_build_from_context(check(isl_set_copy(context)))));
+      AstExprPtr e(check(isl_ast_build_expr_from_set(build.get(), g.release())));
+      return astToPred(e.get());
+    }
+    struct Acc {
+      const Translation *self;
+      std::vector<Pred> disjuncts;
+      bool failed = false;
+    } acc{this, {}, false};
+    isl_set_foreach_basic_set(g.get(), [](isl_basic_set *b, void *user) -> isl_stat {
+      auto *acc = static_cast<Acc *>(user);
+      std::vector<Pred> conj;
+      struct Inner {
+        const Translation *self;
+        std::vector<Pred> *conj;
+      } inner{acc->self, &conj};
+      isl_basic_set_foreach_constraint(b, [](isl_constraint *c, void *u) -> isl_stat {
+        auto *in = static_cast<Inner *>(u);
+        in->conj->push_back(in->self->constraintToPred(c));
+        isl_constraint_free(c);
+        return isl_stat_ok;
+      }, &inner);
+      acc->disjuncts.push_back(Pred::conjunction(conj));
+      isl_basic_set_free(b);
+      return isl_stat_ok;
+    }, &acc);
+    return Pred::disjunction(acc.disjuncts);
+  }
+};
+
+struct MemoKey {
+  const PredNode *context;
+  const PredNode *predicate;
+  bool operator==(const MemoKey &o) const { return context == o.context && predicate == o.predicate; }
+};
+struct MemoHash {
+  std::size_t operator()(const MemoKey &k) const {
+    return std::hash<const void *>()(k.context) * 31 + std::hash<const void *>()(k.predicate);
+  }
+};
+
+/// Every parameter mentioned by `p` that `a` does not assign gets 0 (unconstrained by C).
+Assignment extended(Assignment a, const Pred &p) {
+  for (Expr x : parametersOf(p))
+    if (!a.find(x.node()->name)) a.set(x.node()->name, 0);
+  return a;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+struct Solver::Impl {
+  SolverOptions options;
+  isl_ctx *ctx;
+  SolverStats stats;
+  std::unordered_map<MemoKey, Decision, MemoHash> memo;
+
+  explicit Impl(SolverOptions o) : options(o) {
+    ctx = isl_ctx_alloc();
+    if (!ctx) throw InternalError("isl_ctx_alloc failed");
+    isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+    isl_ctx_set_max_operations(ctx, options.maxOperations);
+  }
+  ~Impl() {
+    memo.clear();
+    isl_ctx_free(ctx);
+  }
+
+  void startQuestion() {
+    isl_ctx_reset_error(ctx);
+    isl_ctx_reset_operations(ctx);
+  }
+  bool quotaHit() const { return isl_ctx_last_error(ctx) == isl_error_quota; }
+
+  /// Searches a small box for a real point where `c` holds and `p` has truth `want`.
+  std::optional<Assignment> searchBox(const std::vector<Expr> &params, const Pred &c,
+                                      const Pred &p, bool want) const {
+    if (params.empty()) {
+      Assignment a;
+      if (holds(c, a) && evaluate(p, a) == std::optional<bool>(want)) return a;
+      if (!want && holds(c, a) && !evaluate(p, a)) return a; // undefined counts as violated
+      return std::nullopt;
+    }
+    uint64_t side = 1;
+    while (true) {
+      uint64_t total = 1;
+      bool over = false;
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        total *= (side + 1);
+        if (total > options.witnessSearchPoints) over = true;
+      }
+      if (over) break;
+      ++side;
+    }
+    std::vector<int64_t> v(params.size(), 0);
+    while (true) {
+      Assignment a;
+      for (std::size_t i = 0; i < params.size(); ++i) a.set(params[i].node()->name, v[i]);
+      if (holds(c, a)) {
+        auto t = evaluate(p, a);
+        if (want ? t == std::optional<bool>(true) : t != std::optional<bool>(true)) return a;
+      }
+      std::size_t i = 0;
+      while (i < v.size() && ++v[i] > int64_t(side - 1)) v[i++] = 0;
+      if (i == v.size()) return std::nullopt;
+    }
+  }
+
+  /// A real point of `set` (in translation `t`) where `c` holds and `p` has truth `want`.
+  std::optional<Assignment> witness(Translation &t, isl_set *set, const Pred &c, const Pred &p,
+                                    bool want) {
+    PointPtr pt(check(isl_set_sample_point(check(isl_set_copy(set)))));
+    if (checkBool(isl_point_is_void(pt.get()))) return std::nullopt;
+    bool consistent = true;
+    Assignment a = t.pointToAssignment(pt.get(), consistent);
+    if (consistent) return a;
+    // The point was found on the relaxation (opaque monomials): re-check it, then search.
+    if (holds(c, a)) {
+      auto v = evaluate(p, a);
+      if (want ? v == std::optional<bool>(true) : v != std::optional<bool>(true)) return a;
+    }
+    std::vector<Expr> params = parametersOf(c);
+    collectParameters(p, params);
+    return searchBox(params, c, p, want);
+  }
+
+  Decision unknown(const Pred &p, std::string reason) {
+    Decision d;
+    d.answer = Answer::Unknown;
+    d.residual = p;
+    d.reason = std::move(reason);
+    return d;
+  }
+
+  std::optional<Decision> fastPath(const Context &c, const Pred &p) {
+    if (auto v = p.constantValue()) {
+      Decision d;
+      d.answer = *v ? Answer::Proven : Answer::Refuted;
+      d.condition = p;
+      if (!*v) d.violating = extended(c.samplePoint(), p);
+      return d;
+    }
+    // Interval bounds of a single affine comparison over parameters.
+    const PredNode *n = p.node();
+    if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total) return std::nullopt;
+    Expr diff = Expr(n->lhs) - Expr(n->rhs);
+    auto [terms, constant] = asPolynomial(diff);
+    Integer low = constant;
+    std::optional<Integer> high = constant;
+    for (const Term &t : terms) {
+      if (t.monomial.size() != 1 || t.monomial[0].second != 1 ||
+          t.monomial[0].first->kind != ExprKind::Param)
+        return std::nullopt;
+      Context::Interval b = c.boundsOf(t.monomial[0].first->name);
+      bool positive = t.coefficient.sign() > 0;
+      // low += coefficient * (positive ? b.low : b.high), and symmetrically for high.
+      if (positive) {
+        low += t.coefficient * b.low;
+        if (high && b.high) *high += t.coefficient * *b.high;
+        else high.reset();
+      } else {
+        if (b.high) low += t.coefficient * *b.high;
+        else return std::nullopt; // unbounded below; no interval answer
+        if (high) *high += t.coefficient * b.low;
+      }
+    }
+    // diff lies in [low, high]; decide `diff OP 0` when the whole interval agrees.
+    auto decideAll = [&](auto holdsAt) -> std::optional<bool> {
+      return holdsAt(low, high);
+    };
+    std::optional<bool> verdict;
+    switch (n->op) {
+    case CompareOp::GE: if (low.sign() >= 0) verdict = true; else if (high && high->sign() < 0) verdict = false; break;
+    case CompareOp::GT: if (low.sign() > 0) verdict = true; else if (high && high->sign() <= 0) verdict = false; break;
+    case CompareOp::LE: if (high && high->sign() <= 0) verdict = true; else if (low.sign() > 0) verdict = false; break;
+    case CompareOp::LT: if (high && high->sign() < 0) verdict = true; else if (low.sign() >= 0) verdict = false; break;
+    case CompareOp::EQ: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = false; else if (low.isZero() && high && high->isZero()) verdict = true; break;
+    case CompareOp::NE: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = true; else if (low.isZero() && high && high->isZero()) verdict = false; break;
+    }
+    (void)decideAll;
+    if (!verdict) return std::nullopt;
+    Decision d;
+    d.answer = *verdict ? Answer::Proven : Answer::Refuted;
+    d.condition = Pred::truth(*verdict);
+    if (!*verdict) d.violating = extended(c.samplePoint(), p);
+    return d;
+  }
+
+  Decision decideWithIsl(const Context &c, const Pred &p) {
+    ++stats.islQuestions;
+    startQuestion();
+    try {
+      Translation t;
+      t.build(ctx, {c.assumptions().node(), p.node(), definedness(p).node(),
+                    definedness(c.assumptions()).node()});
+      SetPtr C = t.holds(c.assumptions());
+      C.reset(check(isl_set_intersect(C.release(), t.domain().release())));
+      SetPtr H = t.holds(p);
+      SetPtr V(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
+      bool opaque = t.hasOpaqueAtoms();
+      Decision d;
+      if (checkBool(isl_set_is_empty(V.get()))) {
+        d.answer = Answer::Proven;
+        d.condition = Pred::truth(true);
+        return d;
+      }
+      SetPtr S(check(isl_set_intersect(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
+      if (checkBool(isl_set_is_empty(S.get()))) {
+        auto w = witness(t, V.get(), c.assumptions(), p, false);
+        if (!w) return unknown(p, "no real point of the assumptions was found to witness the refutation");
+        d.answer = Answer::Refuted;
+        d.condition = Pred::truth(false);
+        d.violating = extended(*w, p);
+        return d;
+      }
+      auto yes = witness(t, S.get(), c.assumptions(), p, true);
+      auto no = witness(t, V.get(), c.assumptions(), p, false);
+      if (!yes || !no) {
+        if (opaque)
+          return unknown(p, "the answer depends on products of parameters beyond what the solver decides");
+        throw InternalError("isl found points on both sides but no witness was read");
+      }
+      d.answer = Answer::Depends;
+      d.satisfying = extended(*yes, p);
+      d.violating = extended(*no, p);
+      d.condition = t.toPred(H.get(), C.get());
+      return d;
+    } catch (const IslFailure &) {
+      bool quota = quotaHit();
+      std::string msg = isl_ctx_last_error_msg(ctx) ? isl_ctx_last_error_msg(ctx) : "unknown isl error";
+      isl_ctx_reset_error(ctx);
+      if (quota) {
+        ++stats.quotaHits;
+        return unknown(p, "the solver's work bound (" + std::to_string(options.maxOperations) +
+                              " isl operations) was reached");
+      }
+      return unknown(p, "the solver failed: " + msg);
+    }
+  }
+};
+
+Solver::Solver(SolverOptions options) : impl_(std::make_unique<Impl>(options)) {}
+Solver::~Solver() = default;
+
+const SolverStats &Solver::stats() const { return impl_->stats; }
+void Solver::clearMemo() { impl_->memo.clear(); }
+
+Decision Solver::decide(const Context &context, const Pred &predicate) {
+  Impl &im = *impl_;
+  ++im.stats.questions;
+  if (auto d = im.fastPath(context, predicate)) {
+    ++im.stats.fastPaths;
+    return *d;
+  }
+  MemoKey key{context.assumptions().node(), predicate.node()};
+  if (im.options.memoize) {
+    auto it = im.memo.find(key);
+    if (it != im.memo.end()) {
+      ++im.stats.memoHits;
+      return it->second;
+    }
+  }
+  Decision d = im.decideWithIsl(context, predicate);
+  if (im.options.memoize) im.memo.emplace(key, d);
+  return d;
+}
+
+Context Solver::makeContext(const std::vector<Pred> &assumptions) {
+  auto data = std::make_shared<Context::Data>();
+  data->parts = assumptions;
+  data->assumptions = Pred::conjunction(assumptions);
+  data->parameters = parametersOf(data->assumptions);
+  // Interval bounds from single-parameter comparisons with a constant.
+  for (const Pred &part : assumptions) {
+    std::vector<Pred> atoms;
+    if (part.kind() == PredKind::And)
+      for (auto *ch : part.node()->children) atoms.push_back(Pred(ch));
+    else
+      atoms.push_back(part);
+    for (const Pred &atom : atoms) {
+      const PredNode *n = atom.node();
+      if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total) continue;
+      auto [terms, k] = asPolynomial(Expr(n->lhs) - Expr(n->rhs));
+      if (terms.size() != 1 || terms[0].monomial.size() != 1 || terms[0].monomial[0].second != 1 ||
+          terms[0].monomial[0].first->kind != ExprKind::Param)
+        continue;
+      // coefficient * x + k OP 0
+      const Integer &co = terms[0].coefficient;
+      const std::string &name = terms[0].monomial[0].first->name;
+      Context::Interval &iv = data->bounds[name];
+      CompareOp op = n->op;
+      if (co.sign() < 0) { // flip to a positive coefficient
+        switch (op) {
+        case CompareOp::LT: op = CompareOp::GT; break;
+        case CompareOp::LE: op = CompareOp::GE; break;
+        case CompareOp::GT: op = CompareOp::LT; break;
+        case CompareOp::GE: op = CompareOp::LE; break;
+        default: break;
+        }
+      }
+      Integer a = Integer::abs(co);
+      Integer kk = co.sign() < 0 ? -k : k; // a*x + kk OP 0
+      auto ceilDiv = [](const Integer &x, const Integer &y) { return -Integer::floorDiv(-x, y); };
+      auto raiseLow = [&](const Integer &v) { if (v > iv.low) iv.low = v; };
+      auto lowerHigh = [&](const Integer &v) { if (!iv.high || v < *iv.high) iv.high = v; };
+      switch (op) {
+      case CompareOp::GE: raiseLow(ceilDiv(-kk, a)); break;                 // x >= -kk/a
+      case CompareOp::GT: raiseLow(Integer::floorDiv(-kk, a) + 1); break;    // x > -kk/a
+      case CompareOp::LE: lowerHigh(Integer::floorDiv(-kk, a)); break;
+      case CompareOp::LT: lowerHigh(ceilDiv(-kk, a) - 1); break;
+      case CompareOp::EQ:
+        if (Integer::floorMod(-kk, a).isZero()) {
+          raiseLow(Integer::floorDiv(-kk, a));
+          lowerHigh(Integer::floorDiv(-kk, a));
+        }
+        break;
+      case CompareOp::NE: break;
+      }
+    }
+  }
+  // Satisfiability, and a real point of the context.
+  if (data->assumptions.isFalse())
+    throw InconsistentAssumptions("the assumptions are contradictory: " +
+                                  (assumptions.empty() ? std::string("False") : Pred::conjunction(assumptions).toString()));
+  Context probe(data);
+  if (!data->assumptions.isTrue()) {
+    Impl &im = *impl_;
+    im.startQuestion();
+    try {
+      Translation t;
+      t.build(im.ctx, {data->assumptions.node(), definedness(data->assumptions).node()});
+      SetPtr C = t.holds(data->assumptions);
+      C.reset(check(isl_set_intersect(C.release(), t.domain().release())));
+      if (checkBool(isl_set_is_empty(C.get())))
+        throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
+                                      data->assumptions.toString());
+      auto w = im.witness(t, C.get(), data->assumptions, Pred::truth(true), true);
+      if (!w)
+        throw UserError("could not find sizes that satisfy the assumptions " +
+                        data->assumptions.toString() + " (they involve products of parameters)");
+      data->sample = *w;
+    } catch (const IslFailure &) {
+      isl_ctx_reset_error(im.ctx);
+      throw UserError("could not decide whether the assumptions are consistent within the "
+                      "solver's work bound: " + data->assumptions.toString());
+    }
+  }
+  for (Expr x : data->parameters)
+    if (!data->sample.find(x.node()->name)) data->sample.set(x.node()->name, 0);
+  return Context(data);
+}
+
+} // namespace shapelab

@@ -1,0 +1,94 @@
+// Solver — decides predicates over size parameters under a context, exactly (DESIGN §3.3).
+//
+// Model: decide(C, P) answers one of
+//   Proven  — every point of C satisfies P;
+//   Refuted — no point of C satisfies P (carries a violating point of C);
+//   Depends — some do and some don't (carries a point of each side and the exact condition,
+//             simplified under C with isl's gist);
+//   Unknown — outside the decidable fragment, or isl's work bound was hit (carries the residual
+//             predicate to be checked at run time, and the reason).
+// Example: under {n >= 1}, "n % 2 == 0 or n == m" Depends, with condition
+// "m == n or n % 2 == 0", a satisfying point {m = 0, n = 0}... and a violating one.
+//
+// How: P and C are translated to isl parameter sets, one parameter per size parameter (all
+// >= 0). A monomial of degree > 1 (n*m) becomes one opaque extra parameter, non-negative when
+// its odd-power factors are parameters. Proven and Refuted proved on that relaxation are true
+// of the real question (the real points are among the relaxed ones). Witnesses are always
+// *real* points: when opaque atoms are present each witness is re-checked by exact evaluation,
+// and Depends is only reported with real points on both sides — otherwise Unknown.
+// A predicate over an expression that is undefined somewhere (exact division) holds only where
+// it is defined: holds(P) = definedness(P) and P.
+//
+// Fast paths answer before isl is asked: constant predicates, comparisons whose sides differ
+// by a constant (folded when the predicate is built), and interval bounds of single
+// comparisons. Results are memoized per (context, predicate); both are hash-consed, so the key
+// is two pointers. Each isl call runs under an operation quota reset per question
+// (isl_ctx_set_max_operations / isl_ctx_reset_operations, see shared/reference/isl-notes.md §1.2).
+//
+// Cost: ~tens of µs for an uncached affine question, well under a µs for a fast path or a memo
+// hit (bench/bench_decide.cpp). Not thread-safe: one Solver (one isl_ctx) per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symbolic/Context.h"
+#include "symbolic/Evaluate.h"
+#include "symbolic/Expr.h"
+
+namespace shapelab {
+
+enum class Answer : uint8_t { Proven, Refuted, Depends, Unknown };
+const char *spelling(Answer a); // "proven", "refuted", "depends", "unknown"
+
+struct Decision {
+  Answer answer = Answer::Unknown;
+  std::optional<Assignment> satisfying; // Depends
+  std::optional<Assignment> violating;  // Refuted, Depends
+  Pred condition;                       // Depends: exact condition under C; Proven: True; Refuted: False
+  Pred residual;                        // Unknown: what to check at run time
+  std::string reason;                   // Unknown: why it is unknown
+  /// Several lines for a person.
+  std::string toString() const;
+};
+
+struct SolverOptions {
+  /// isl operations allowed per question (allocations and pivots); 0 means unbounded.
+  unsigned long maxOperations = 400000;
+  bool memoize = true;
+  /// Largest box searched for a real witness when opaque monomials make isl's point unusable.
+  uint64_t witnessSearchPoints = 20000;
+};
+
+struct SolverStats {
+  uint64_t questions = 0, memoHits = 0, fastPaths = 0, islQuestions = 0, quotaHits = 0;
+};
+
+class Solver {
+public:
+  explicit Solver(SolverOptions options = {});
+  ~Solver();
+  Solver(const Solver &) = delete;
+  Solver &operator=(const Solver &) = delete;
+
+  /// Builds a context; throws InconsistentAssumptions when no point satisfies them (or
+  /// UserError when their consistency cannot be decided within the work bound).
+  Context makeContext(const std::vector<Pred> &assumptions);
+  Decision decide(const Context &context, const Pred &predicate);
+
+  /// Shorthands used by the shape layer.
+  bool proves(const Context &c, const Pred &p) { return decide(c, p).answer == Answer::Proven; }
+  bool provablyEqual(const Context &c, Expr a, Expr b) { return proves(c, eq(a, b)); }
+
+  const SolverStats &stats() const;
+  void clearMemo();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace shapelab
