@@ -51,6 +51,7 @@ public:
   }
 
   void expectEnd() {
+    if (cur_.kind == Tok::Other) fail("unexpected character '" + cur_.text + "'", cur_.position);
     if (cur_.kind != Tok::End) fail("unexpected '" + cur_.text + "' after the end of the expression", cur_.position);
   }
   std::size_t tokenStart() const { return cur_.position; }
@@ -212,6 +213,18 @@ private:
     auto c = b.expr.constantValue();
     if (!c || c->sign() < 0)
       fail("the exponent of '**' must be a non-negative integer constant", b.position);
+    if (auto base = a.expr.constantValue()) {
+      // A constant power is just a number; refuse only numbers too large to be a size.
+      Integer mag = Integer::abs(*base);
+      if (mag <= Integer(1)) {
+        bool odd = !Integer::floorMod(*c, 2).isZero();
+        return exprValue(Expr(c->isZero() ? Integer(1) : (base->sign() < 0 && odd) ? Integer(-1) : mag), a.position);
+      }
+      std::size_t bits = mag.toString().size() * 4; // >= log2(mag), a safe over-estimate
+      if (*c > Integer(int64_t(65536 / bits)))
+        fail("the power is too large (more than 65536 bits)", b.position);
+      return exprValue(Expr(Integer::pow(*base, uint32_t(c->toInt64Checked()))), a.position);
+    }
     if (*c > Integer(64)) fail("the exponent of '**' must be at most 64", b.position);
     uint32_t k = static_cast<uint32_t>(c->toInt64Checked());
     return exprValue(guard([&] { return pow(a.expr, k); }, op.position), a.position);

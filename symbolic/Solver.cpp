@@ -76,6 +76,8 @@ struct ValDel { void operator()(isl_val *p) const { isl_val_free(p); } };
 struct AstExprDel { void operator()(isl_ast_expr *p) const { isl_ast_expr_free(p); } };
 struct AstBuildDel { void operator()(isl_ast_build *p) const { isl_ast_build_free(p); } };
 struct SpaceDel { void operator()(isl_space *p) const { isl_space_free(p); } };
+struct AffDel { void operator()(isl_aff *p) const { isl_aff_free(p); } };
+using AffPtr = std::unique_ptr<isl_aff, AffDel>;
 using SetPtr = std::unique_ptr<isl_set, SetDel>;
 using PwAffPtr = std::unique_ptr<isl_pw_aff, PwAffDel>;
 using PointPtr = std::unique_ptr<isl_point, PointDel>;
@@ -200,7 +202,7 @@ struct Translation {
 
   /// The "all parameters >= 0, non-negative monomials >= 0" set.
   SetPtr domain() const {
-    isl_set *s = universe().release();
+    SetPtr s = universe();
     for (std::size_t i = 0; i < names.size(); ++i) {
       bool nonNegative = true;
       if (i >= paramIndex.size()) {
@@ -209,10 +211,19 @@ struct Translation {
           if (k % 2 == 1 && a->kind != ExprKind::Param) nonNegative = false;
       }
       if (!nonNegative) continue;
-      s = check(isl_set_intersect(
-          s, check(isl_pw_aff_ge_set(variable(int(i)).release(), constant(0).release()))));
+      SetPtr atLeastZero(check(isl_pw_aff_ge_set(variable(int(i)).release(), constant(0).release())));
+      s.reset(check(isl_set_intersect(s.release(), atLeastZero.release())));
+      // A power p**k (k >= 1) of one parameter p >= 0 is at least p, over the integers.
+      if (i >= paramIndex.size()) {
+        const Monomial &m = monomials[i - paramIndex.size()].first;
+        if (m.size() == 1 && m[0].first->kind == ExprKind::Param) {
+          SetPtr atLeastBase(check(isl_pw_aff_ge_set(
+              variable(int(i)).release(), variable(paramIndex.at(m[0].first)).release())));
+          s.reset(check(isl_set_intersect(s.release(), atLeastBase.release())));
+        }
+      }
     }
-    return SetPtr(s);
+    return s;
   }
 
   int monomialPosition(const Monomial &m) const {
@@ -237,7 +248,7 @@ struct Translation {
     case ExprKind::Param: return variable(paramIndex.at(n));
     case ExprKind::Sum: {
       // The affine part is built as one isl_aff; other atoms are added as pieces.
-      isl_aff *a = check(isl_aff_val_on_domain(localSpace(), toVal(ctx, n->constantTerm).release()));
+      AffPtr a(check(isl_aff_val_on_domain(localSpace(), toVal(ctx, n->constantTerm).release())));
       std::vector<std::pair<Integer, const ExprNode *>> others;
       for (const Term &t : n->terms) {
         uint32_t degree = 0;
@@ -247,18 +258,22 @@ struct Translation {
           pos = monomialPosition(t.monomial);
         else if (t.monomial[0].first->kind == ExprKind::Param)
           pos = paramIndex.at(t.monomial[0].first);
-        if (pos >= 0)
-          a = check(isl_aff_set_coefficient_val(a, isl_dim_param, pos,
-                                                toVal(ctx, t.coefficient).release()));
+        if (pos >= 0) {
+          ValPtr coefficient = toVal(ctx, t.coefficient);
+          a.reset(check(isl_aff_set_coefficient_val(a.release(), isl_dim_param, pos,
+                                                    coefficient.release())));
+        }
         else
           others.push_back({t.coefficient, t.monomial[0].first});
       }
-      isl_pw_aff *r = check(isl_pw_aff_from_aff(a));
+      PwAffPtr r(check(isl_pw_aff_from_aff(a.release())));
       for (auto &[c, atom] : others) {
-        isl_pw_aff *piece = check(isl_pw_aff_scale_val(pwAffCopy(atom).release(), toVal(ctx, c).release()));
-        r = check(isl_pw_aff_add(r, piece));
+        PwAffPtr atomPiece = pwAffCopy(atom);
+        ValPtr factor = toVal(ctx, c);
+        PwAffPtr piece(check(isl_pw_aff_scale_val(atomPiece.release(), factor.release())));
+        r.reset(check(isl_pw_aff_add(r.release(), piece.release())));
       }
-      return PwAffPtr(r);
+      return r;
     }
     case ExprKind::FloorDiv: case ExprKind::ExactDiv: {
       // Exact division is floor division here; where it does not divide, definedness() has
@@ -271,19 +286,21 @@ struct Translation {
       return PwAffPtr(check(isl_pw_aff_mod_val(pwAffCopy(n->operands[0]).release(),
                                                toVal(ctx, n->value).release())));
     case ExprKind::Min: case ExprKind::Max: {
-      isl_pw_aff *r = pwAffCopy(n->operands[0]).release();
+      PwAffPtr r = pwAffCopy(n->operands[0]);
       for (std::size_t i = 1; i < n->operands.size(); ++i) {
-        isl_pw_aff *o = pwAffCopy(n->operands[i]).release();
-        r = check(n->kind == ExprKind::Min ? isl_pw_aff_min(r, o) : isl_pw_aff_max(r, o));
+        PwAffPtr o = pwAffCopy(n->operands[i]);
+        r.reset(check(n->kind == ExprKind::Min ? isl_pw_aff_min(r.release(), o.release())
+                                               : isl_pw_aff_max(r.release(), o.release())));
       }
-      return PwAffPtr(r);
+      return r;
     }
     case ExprKind::Select: {
       SetPtr c = set(n->condition);
       SetPtr notC(check(isl_set_complement(check(isl_set_copy(c.get())))));
-      isl_pw_aff *a = check(isl_pw_aff_intersect_params(pwAffCopy(n->operands[0]).release(), c.release()));
-      isl_pw_aff *b = check(isl_pw_aff_intersect_params(pwAffCopy(n->operands[1]).release(), notC.release()));
-      return PwAffPtr(check(isl_pw_aff_union_add(a, b)));
+      PwAffPtr ifTrue = pwAffCopy(n->operands[0]), ifFalse = pwAffCopy(n->operands[1]);
+      PwAffPtr a(check(isl_pw_aff_intersect_params(ifTrue.release(), c.release())));
+      PwAffPtr b(check(isl_pw_aff_intersect_params(ifFalse.release(), notC.release())));
+      return PwAffPtr(check(isl_pw_aff_union_add(a.release(), b.release())));
     }
     }
     throw InternalError("unhandled expression kind");
@@ -295,7 +312,8 @@ struct Translation {
     case PredKind::True: return universe();
     case PredKind::False: return SetPtr(check(isl_set_empty(check(isl_space_copy(space.get())))));
     case PredKind::Compare: {
-      isl_pw_aff *a = pwAffCopy(n->lhs).release(), *b = pwAffCopy(n->rhs).release();
+      PwAffPtr lhs = pwAffCopy(n->lhs), rhs = pwAffCopy(n->rhs);
+      isl_pw_aff *a = lhs.release(), *b = rhs.release();
       switch (n->op) {
       case CompareOp::EQ: return SetPtr(check(isl_pw_aff_eq_set(a, b)));
       case CompareOp::NE: return SetPtr(check(isl_pw_aff_ne_set(a, b)));
@@ -309,12 +327,13 @@ struct Translation {
     case PredKind::Not:
       return SetPtr(check(isl_set_complement(set(n->children[0]).release())));
     case PredKind::And: case PredKind::Or: {
-      isl_set *r = set(n->children[0]).release();
+      SetPtr r = set(n->children[0]);
       for (std::size_t i = 1; i < n->children.size(); ++i) {
-        isl_set *c = set(n->children[i]).release();
-        r = check(n->kind == PredKind::And ? isl_set_intersect(r, c) : isl_set_union(r, c));
+        SetPtr c = set(n->children[i]);
+        r.reset(check(n->kind == PredKind::And ? isl_set_intersect(r.release(), c.release())
+                                               : isl_set_union(r.release(), c.release())));
       }
-      return SetPtr(r);
+      return r;
     }
     }
     throw InternalError("unhandled predicate kind");
@@ -324,7 +343,10 @@ struct Translation {
   SetPtr holds(const Pred &p) {
     SetPtr s = set(p.node());
     Pred def = definedness(p);
-    if (!def.isTrue()) s.reset(check(isl_set_intersect(s.release(), set(def.node()).release())));
+    if (!def.isTrue()) {
+      SetPtr d = set(def.node());
+      s.reset(check(isl_set_intersect(s.release(), d.release())));
+    }
     return s;
   }
 
@@ -526,6 +548,7 @@ struct Solver::Impl {
   }
   ~Impl() {
     memo.clear();
+    contextCache.clear();
     isl_ctx_free(ctx);
   }
 
@@ -574,8 +597,14 @@ struct Solver::Impl {
                                     bool want) {
     PointPtr pt(check(isl_set_sample_point(check(isl_set_copy(set)))));
     if (checkBool(isl_point_is_void(pt.get()))) return std::nullopt;
+    return witness(t, set, pt.get(), c, p, want);
+  }
+  /// As above, from a point already sampled from `set`.
+  std::optional<Assignment> witness(Translation &t, isl_set *set, isl_point *pt, const Pred &c,
+                                    const Pred &p, bool want) {
+    (void)set;
     bool consistent = true;
-    Assignment a = t.pointToAssignment(pt.get(), consistent);
+    Assignment a = t.pointToAssignment(pt, consistent);
     if (consistent) return a;
     // The point was found on the relaxation (opaque monomials): re-check it, then search.
     if (holds(c, a)) {
@@ -585,6 +614,28 @@ struct Solver::Impl {
     std::vector<Expr> params = parametersOf(c);
     collectParameters(p, params);
     return searchBox(params, c, p, want);
+  }
+
+  /// The context's set in the question's parameter space, cached per (context, space):
+  /// successive questions over the same parameters reuse it.
+  struct CachedContext {
+    std::vector<Expr> meaning; // what each isl parameter stands for, in order
+    SetPtr set;
+  };
+  std::unordered_map<const PredNode *, CachedContext> contextCache;
+
+  SetPtr contextSet(Translation &t, const Context &c) {
+    auto it = contextCache.find(c.assumptions().node());
+    if (it != contextCache.end() && it->second.meaning == t.meaning)
+      return SetPtr(check(isl_set_copy(it->second.set.get())));
+    SetPtr C = t.holds(c.assumptions());
+    SetPtr dom = t.domain();
+    C.reset(check(isl_set_intersect(C.release(), dom.release())));
+    if (contextCache.size() > 4096) contextCache.clear();
+    CachedContext &slot = contextCache[c.assumptions().node()];
+    slot.meaning = t.meaning;
+    slot.set.reset(check(isl_set_copy(C.get())));
+    return C;
   }
 
   Decision unknown(const Pred &p, std::string reason) {
@@ -656,28 +707,30 @@ struct Solver::Impl {
       Translation t;
       t.build(ctx, {c.assumptions().node(), p.node(), definedness(p).node(),
                     definedness(c.assumptions()).node()});
-      SetPtr C = t.holds(c.assumptions());
-      C.reset(check(isl_set_intersect(C.release(), t.domain().release())));
+      SetPtr C = contextSet(t, c);
       SetPtr H = t.holds(p);
       SetPtr V(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
       bool opaque = t.hasOpaqueAtoms();
       Decision d;
-      if (checkBool(isl_set_is_empty(V.get()))) {
+      // A sample point answers emptiness and gives the witness in one isl call.
+      PointPtr noPoint(check(isl_set_sample_point(check(isl_set_copy(V.get())))));
+      if (checkBool(isl_point_is_void(noPoint.get()))) {
         d.answer = Answer::Proven;
         d.condition = Pred::truth(true);
         return d;
       }
       SetPtr S(check(isl_set_intersect(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
-      if (checkBool(isl_set_is_empty(S.get()))) {
-        auto w = witness(t, V.get(), c.assumptions(), p, false);
+      PointPtr yesPoint(check(isl_set_sample_point(check(isl_set_copy(S.get())))));
+      if (checkBool(isl_point_is_void(yesPoint.get()))) {
+        auto w = witness(t, V.get(), noPoint.get(), c.assumptions(), p, false);
         if (!w) return unknown(p, "no real point of the assumptions was found to witness the refutation");
         d.answer = Answer::Refuted;
         d.condition = Pred::truth(false);
         d.violating = extended(*w, p);
         return d;
       }
-      auto yes = witness(t, S.get(), c.assumptions(), p, true);
-      auto no = witness(t, V.get(), c.assumptions(), p, false);
+      auto yes = witness(t, S.get(), yesPoint.get(), c.assumptions(), p, true);
+      auto no = witness(t, V.get(), noPoint.get(), c.assumptions(), p, false);
       if (!yes || !no) {
         if (opaque)
           return unknown(p, "the answer depends on products of parameters beyond what the solver decides");
@@ -793,7 +846,8 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions) {
       Translation t;
       t.build(im.ctx, {data->assumptions.node(), definedness(data->assumptions).node()});
       SetPtr C = t.holds(data->assumptions);
-      C.reset(check(isl_set_intersect(C.release(), t.domain().release())));
+      SetPtr dom = t.domain();
+      C.reset(check(isl_set_intersect(C.release(), dom.release())));
       if (checkBool(isl_set_is_empty(C.get())))
         throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
                                       data->assumptions.toString());

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Golden checks of `shapelab decide`: output, JSON keys and exit codes (the CLI contract).
+set -u
+fail=0
+check() { # name expected-exit expected-stdout-substring command...
+  local name=$1 code=$2 want=$3; shift 3
+  local out rc
+  out=$("$@" 2>/tmp/decide_err.$$); rc=$?
+  if [ "$rc" != "$code" ]; then echo "FAIL $name: exit $rc, wanted $code"; cat /tmp/decide_err.$$; fail=1; return; fi
+  if [[ "$out$(cat /tmp/decide_err.$$)" != *"$want"* ]]; then echo "FAIL $name: output lacks '$want':"; echo "$out"; cat /tmp/decide_err.$$; fail=1; return; fi
+  echo "ok   $name"
+}
+S=$SHAPELAB
+check proven 0 '{"answer": "proven"}' $S decide --assume 'n >= 1' 'n != 0' --json
+check refuted 0 '{"answer": "refuted", "violating": {"n": 2}}' $S decide --assume 'n >= 2' --assume 'n <= 2' 'n == 1' --json
+check depends 0 '"condition": "n == 2*m"' $S decide --assume 'n >= 1' 'n == 2*m' --json
+check depends-sat 0 '"satisfying": {' $S decide 'n == 2*m' --json
+check big 0 '"satisfying": {"n": "1180591620717411303429"}' $S decide --assume 'n >= 2**70' 'n == 2**70 + 5' --json
+check human 0 'holds when: n == 2*m' $S decide 'n == 2*m'
+check syntax 2 '^' $S decide 'n + * 2'
+check syntax-msg 2 "expected an expression, found '*' at position 4" $S decide 'n + * 2' --json
+check reserved 2 'reserved' $S decide '_x > 1'
+check inconsistent 2 'inconsistent assumptions' $S decide --assume 'n < 0' 'n > 1'
+check usage 2 'missing PREDICATE' $S decide
+check unknown-option 2 "unknown option '--frobnicate'" $S decide --frobnicate 'n > 1'
+check help 0 'usage: shapelab decide' $S decide --help
+check top-help 0 'decide' $S --help
+rm -f /tmp/decide_err.$$
+exit $fail

@@ -1,0 +1,94 @@
+// Canonical forms: equal polynomials are one node, canonicalisation keeps the value.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "symbolic/Errors.h"
+#include "symbolic/Evaluate.h"
+#include "symbolic/Expr.h"
+#include "symbolic/Parser.h"
+#include "tests/symbolic/RandomAst.h"
+
+using namespace shapelab;
+
+namespace {
+Expr E(const char *s) { return parseExpr(s); }
+} // namespace
+
+TEST(Expr, EqualPolynomialsAreTheSameNode) {
+  EXPECT_EQ(E("n + n"), E("2*n"));
+  EXPECT_EQ(E("n*m"), E("m*n"));
+  EXPECT_EQ(E("(n+1)*(n-1)"), E("n**2 - 1"));
+  EXPECT_EQ(E("n - n"), Expr(0));
+  EXPECT_EQ(E("(2*n + 3) // 2"), E("n + 1"));
+  EXPECT_EQ(E("(4*n + 2) // 4"), E("(2*n + 1) // 2"));
+  EXPECT_EQ(E("(2*n + 3) % 2"), Expr(1));
+  EXPECT_EQ(E("(6*n) / 3"), E("2*n"));
+  EXPECT_EQ(E("min(n, n + 1)"), E("n"));
+  EXPECT_EQ(E("max(n, n + 1, 3, 5)"), E("max(n + 1, 5)"));
+  EXPECT_EQ(E("min(m, n)"), E("min(n, m)"));
+  EXPECT_EQ(E("n if 1 == 1 else m"), E("n"));
+  EXPECT_EQ(E("n if m > 0 else n"), E("n"));
+  EXPECT_EQ(Expr::param("n") + Expr::param("n"), Expr(2) * Expr::param("n"));
+}
+
+TEST(Expr, PrintsCanonically) {
+  EXPECT_EQ(E("n*(n-1)/2").toString(), "(n**2 - n) / 2");
+  EXPECT_EQ(E("-n + 1").toString(), "-n + 1");
+  EXPECT_EQ(E("1 - 2*m + 3*n*m").toString(), "3*m*n - 2*m + 1");
+  EXPECT_EQ(E("2 * (n // 3)").toString(), "2*(n // 3)");
+  EXPECT_EQ(E("(n - 1) // 2").toString(), "(n - 1) // 2");
+  EXPECT_EQ(E("m if n == 1 else n").toString(), "m if n == 1 else n");
+  EXPECT_EQ(E("1 + (m if n == 1 else n)").toString(), "(m if n == 1 else n) + 1");
+  EXPECT_EQ(parsePred("0 <= n < 10").toString(), "0 <= n and n < 10");
+  EXPECT_EQ(parsePred("not (n == 1 or m == 2) and k > 0").toString(), "not (n == 1 or m == 2) and k > 0");
+}
+
+TEST(Expr, FoldsComparisonsThatDoNotDependOnParameters) {
+  EXPECT_TRUE(parsePred("n + 1 > n").isTrue());
+  EXPECT_TRUE(parsePred("n == n").isTrue());
+  EXPECT_TRUE(parsePred("2*n != 2*n + 1").isTrue());
+  // An exact division makes the truth depend on n (it is undefined for odd n).
+  EXPECT_FALSE(parsePred("n / 2 == n / 2").constantValue().has_value());
+}
+
+TEST(Expr, ReservedAndInvalidNames) {
+  EXPECT_THROW(Expr::param("_shp0"), NameError);
+  EXPECT_THROW(Expr::param("3x"), NameError);
+  EXPECT_NO_THROW(Expr::reservedParam("_shp0"));
+}
+
+TEST(Expr, DefinednessOfExactDivision) {
+  Expr e = E("n*(n-1)/2");
+  EXPECT_FALSE(e.isTotal());
+  EXPECT_EQ(evaluate(e, {{"n", 4}}), Integer(6));
+  EXPECT_EQ(evaluate(E("n/2"), {{"n", 3}}), std::nullopt);
+  Pred d = definedness(E("n/2 + m"));
+  EXPECT_TRUE(holds(d, {{"n", 4}, {"m", 1}}));
+  EXPECT_FALSE(holds(d, {{"n", 3}, {"m", 1}}));
+}
+
+TEST(Expr, Substitute) {
+  Expr e = E("n*m + n // 2");
+  EXPECT_EQ(substitute(e, {{"n", E("k + 1")}}), E("(k + 1)*m + (k + 1) // 2"));
+}
+
+TEST(Expr, HugeExpressionsAreRefused) {
+  EXPECT_THROW(E("(a+b+c+d+e+f+g+h)**20"), UserError);
+}
+
+// Canonicalisation must keep the value: evaluate the parsed (canonical) expression against the
+// test's own evaluator of the same random tree.
+TEST(Expr, CanonicalFormKeepsTheValue) {
+  oracle::GenOptions o;
+  o.products = true;
+  bool ok = rc::check("canonical form evaluates like the source tree", [o] {
+    oracle::EP t = *oracle::genExpr(3, o);
+    Expr e = parseExpr(oracle::show(t));
+    std::vector<long> v = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 9));
+    auto expected = oracle::eval(t, v);
+    auto got = evaluate(e, {{"a", v[0]}, {"b", v[1]}, {"c", v[2]}});
+    RC_ASSERT(expected.has_value() == got.has_value());
+    if (expected) RC_ASSERT(Integer(int64_t(*expected)) == *got);
+  });
+  EXPECT_TRUE(ok);
+}

@@ -1,0 +1,95 @@
+// Parser: messages and caret positions for bad text; print -> parse is the identity.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
+#include "tests/symbolic/RandomAst.h"
+
+using namespace shapelab;
+
+namespace {
+struct Bad {
+  const char *text;
+  std::size_t position;
+  const char *messagePart;
+};
+
+void expectSyntaxError(const Bad &b, bool predicate) {
+  try {
+    if (predicate) parsePred(b.text); else parseExpr(b.text);
+    ADD_FAILURE() << "no error for '" << b.text << "'";
+  } catch (const SyntaxError &e) {
+    EXPECT_EQ(e.position(), b.position) << b.text << ": " << e.what();
+    EXPECT_NE(e.message().find(b.messagePart), std::string::npos) << b.text << ": " << e.what();
+    EXPECT_NE(e.render().find("^"), std::string::npos);
+  }
+}
+} // namespace
+
+TEST(Parser, ExpressionErrorsNameTheProblemAndPosition) {
+  const Bad cases[] = {
+      {"", 0, "expected an expression"},
+      {"n +", 3, "expected an expression"},
+      {"n + * 2", 4, "expected an expression, found '*'"},
+      {"(n + 1", 6, "expected ')'"},
+      {"n + 1)", 5, "unexpected ')'"},
+      {"n // m", 5, "divisor of '//' must be a positive integer constant"},
+      {"n % 0", 4, "divisor of '%' must be a positive integer constant, not 0"},
+      {"n / -2", 4, "positive integer constant"},
+      {"n ** m", 5, "exponent of '**'"},
+      {"n ** 65", 5, "at most 64"},
+      {"2n", 0, "cannot start with a digit"},
+      {"n & m", 2, "unexpected character '&'"},
+      {"_shp0 + 1", 0, "reserved"},
+      {"min()", 4, "expected an expression"},
+      {"min(n m)", 6, "expected ',' or ')'"},
+      {"n == 1", 0, "must be an integer expression"},
+      {"n if m else 2", 5, "must be a condition"},
+      {"n if m > 1", 10, "expected 'else'"},
+      {"n + (m > 1)", 4, "must be an integer expression"},
+      {"n = 1", 2, "write '=='"},
+      {"n \xc3\xa9", 2, "unexpected character"},
+  };
+  for (const Bad &b : cases) expectSyntaxError(b, false);
+}
+
+TEST(Parser, PredicateErrors) {
+  const Bad cases[] = {
+      {"n", 0, "must be a condition"},
+      {"n > 1 and m", 10, "must be a condition"},
+      {"not n", 4, "must be a condition"},
+      {"n > 1 or", 8, "expected an expression"},
+      {"(n > 1", 6, "expected ')'"},
+      {"n >< 1", 3, "expected an expression, found '<'"},
+  };
+  for (const Bad &b : cases) expectSyntaxError(b, true);
+}
+
+TEST(Parser, CaretRendering) {
+  try {
+    parseExpr("n + * 2");
+  } catch (const SyntaxError &e) {
+    EXPECT_EQ(e.render(), "expected an expression, found '*' at position 4\n  n + * 2\n      ^");
+  }
+}
+
+TEST(Parser, BigLiteralsAreExact) {
+  EXPECT_EQ(parseExpr("123456789012345678901234567890 + 1").toString(), "123456789012345678901234567891");
+  EXPECT_EQ(parseExpr("2**100").toString(), "1267650600228229401496703205376");
+}
+
+TEST(Parser, PrintThenParseIsTheIdentity) {
+  oracle::GenOptions o;
+  o.products = true;
+  bool ok = rc::check("parse(print(e)) == e", [o] {
+    Expr e = parseExpr(oracle::show(*oracle::genExpr(3, o)));
+    RC_ASSERT(parseExpr(e.toString()) == e);
+  });
+  EXPECT_TRUE(ok);
+  ok = rc::check("parse(print(p)) == p", [o] {
+    Pred p = parsePred(oracle::show(*oracle::genPred(2, o)));
+    RC_ASSERT(parsePred(p.toString()) == p);
+  });
+  EXPECT_TRUE(ok);
+}

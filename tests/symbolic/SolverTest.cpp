@@ -1,0 +1,179 @@
+// Solver: unit questions, and a property against brute-force enumeration of small boxes.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
+#include "symbolic/Solver.h"
+#include "tests/symbolic/RandomAst.h"
+
+using namespace shapelab;
+
+namespace {
+Context ctx(Solver &s, std::vector<const char *> assumptions) {
+  std::vector<Pred> ps;
+  for (auto *a : assumptions) ps.push_back(parsePred(a));
+  return s.makeContext(ps);
+}
+Decision ask(Solver &s, std::vector<const char *> assumptions, const char *p) {
+  return s.decide(ctx(s, assumptions), parsePred(p));
+}
+} // namespace
+
+TEST(Solver, ProvenRefutedDepends) {
+  Solver s;
+  EXPECT_EQ(ask(s, {"n >= 1"}, "n != 0").answer, Answer::Proven);
+  EXPECT_EQ(ask(s, {"n % 4 == 0"}, "n % 2 == 0").answer, Answer::Proven);
+  EXPECT_EQ(ask(s, {"n >= m"}, "max(n, m) == n").answer, Answer::Proven);
+  Decision r = ask(s, {"n >= 2"}, "n == 1");
+  EXPECT_EQ(r.answer, Answer::Refuted);
+  ASSERT_TRUE(r.violating);
+  EXPECT_GE(*r.violating->find("n"), Integer(2));
+  Decision d = ask(s, {"n >= 1"}, "n % 2 == 0 or n == m");
+  ASSERT_EQ(d.answer, Answer::Depends);
+  EXPECT_TRUE(holds(parsePred("n % 2 == 0 or n == m"), *d.satisfying));
+  EXPECT_FALSE(holds(parsePred("n % 2 == 0 or n == m"), *d.violating));
+  EXPECT_EQ(ask(s, {}, "n >= 0").answer, Answer::Proven); // parameters are sizes
+}
+
+TEST(Solver, ConditionIsSimplifiedUnderTheContext) {
+  Solver s;
+  Decision d = ask(s, {"n >= 1", "m >= 1"}, "n >= 1 and m == 1");
+  ASSERT_EQ(d.answer, Answer::Depends);
+  EXPECT_EQ(d.condition.toString(), "m == 1");
+}
+
+TEST(Solver, WitnessesBeyond64Bits) {
+  Solver s;
+  Decision d = ask(s, {"n >= 2**70"}, "n == 2**70 + 5");
+  ASSERT_EQ(d.answer, Answer::Depends);
+  EXPECT_EQ(d.satisfying->find("n")->toString(), "1180591620717411303429");
+  EXPECT_FALSE(d.violating->find("n")->fitsInt64());
+}
+
+TEST(Solver, InconsistentAssumptionsAreAnError) {
+  Solver s;
+  EXPECT_THROW(ctx(s, {"n < 0"}), InconsistentAssumptions);
+  EXPECT_THROW(ctx(s, {"n >= 3", "n <= 2"}), InconsistentAssumptions);
+  EXPECT_THROW(ctx(s, {"n % 2 == 0", "n % 2 == 1"}), InconsistentAssumptions);
+  EXPECT_THROW(ctx(s, {"n / 2 == 1", "n == 3"}), InconsistentAssumptions);
+}
+
+TEST(Solver, MonomialsAreOpaqueButSound) {
+  Solver s;
+  EXPECT_EQ(ask(s, {}, "n*m >= 0").answer, Answer::Proven);
+  EXPECT_EQ(ask(s, {}, "n*n >= n").answer, Answer::Proven);
+  EXPECT_EQ(ask(s, {}, "n*m == m*n + 1").answer, Answer::Refuted);
+  Decision d = ask(s, {}, "n*m == 6");
+  ASSERT_EQ(d.answer, Answer::Depends);
+  EXPECT_TRUE(holds(parsePred("n*m == 6"), *d.satisfying));
+  // (n - m)**2 >= 0 needs the algebra of products: never guessed.
+  Decision u = ask(s, {}, "n**2 + m**2 >= 2*n*m");
+  EXPECT_TRUE(u.answer == Answer::Unknown || u.answer == Answer::Proven);
+  EXPECT_NE(u.answer, Answer::Refuted);
+  Decision half = ask(s, {"n >= 2"}, "(n*(n-1))/2 >= 1");
+  EXPECT_NE(half.answer, Answer::Refuted);
+}
+
+TEST(Solver, QuotaHitIsUnknown) {
+  SolverOptions o;
+  o.maxOperations = 50;
+  Solver s(o);
+  Context c = s.makeContext({});
+  Decision d = s.decide(c, parsePred("(a + 2*b + 3*c) % 7 == (5*a + b) % 11 or a // 3 == c % 5"));
+  EXPECT_EQ(d.answer, Answer::Unknown);
+  EXPECT_NE(d.reason.find("work bound"), std::string::npos);
+  EXPECT_EQ(d.residual, parsePred("(a + 2*b + 3*c) % 7 == (5*a + b) % 11 or a // 3 == c % 5"));
+  EXPECT_GE(s.stats().quotaHits, 1u);
+}
+
+TEST(Solver, FastPathsAndMemo) {
+  Solver s;
+  Context c = ctx(s, {"n >= 1", "n <= 10"});
+  s.decide(c, parsePred("n + 1 > n"));
+  s.decide(c, parsePred("n >= 1"));
+  s.decide(c, parsePred("n >= 11"));
+  EXPECT_EQ(s.stats().fastPaths, 3u);
+  EXPECT_EQ(s.stats().islQuestions, 0u);
+  Decision r = s.decide(c, parsePred("n >= 11"));
+  EXPECT_EQ(r.answer, Answer::Refuted);
+  EXPECT_TRUE(holds(c.assumptions(), *r.violating));
+  s.decide(c, parsePred("n % 3 == 1"));
+  s.decide(c, parsePred("n % 3 == 1"));
+  EXPECT_EQ(s.stats().islQuestions, 1u);
+  EXPECT_EQ(s.stats().memoHits, 1u);
+}
+
+// The property the whole project leans on: on a small box the solver's answer, witnesses and
+// condition agree with enumerating every point.
+TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
+  Solver solver;
+  bool ok = rc::check("decide == enumeration", [&solver] {
+    oracle::GenOptions o;
+    std::vector<long> bound = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 5));
+    bool withExtra = *rc::gen::arbitrary<bool>();
+    oracle::PP assumption = *oracle::genPred(0, o);
+    oracle::PP pred = *oracle::genPred(2, o);
+
+    std::vector<Pred> assumptions;
+    for (int i = 0; i < 3; ++i)
+      assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+    if (withExtra) assumptions.push_back(parsePred(oracle::show(assumption)));
+    Pred p = parsePred(oracle::show(pred));
+
+    long sat = 0, viol = 0, inContext = 0;
+    std::vector<std::vector<long>> contextPoints;
+    for (long a = 0; a <= bound[0]; ++a)
+      for (long b = 0; b <= bound[1]; ++b)
+        for (long c = 0; c <= bound[2]; ++c) {
+          std::vector<long> v{a, b, c};
+          if (withExtra && oracle::eval(assumption, v) != std::optional<bool>(true)) continue;
+          ++inContext;
+          contextPoints.push_back(v);
+          (oracle::eval(pred, v) == std::optional<bool>(true) ? sat : viol)++;
+        }
+    if (inContext == 0) {
+      RC_ASSERT_THROWS_AS(solver.makeContext(assumptions), InconsistentAssumptions);
+      return;
+    }
+    Context c = solver.makeContext(assumptions);
+    Decision d = solver.decide(c, p);
+    RC_TAG(spelling(d.answer));
+    RC_ASSERT(d.answer != Answer::Unknown);
+    auto at = [](const Assignment &w) {
+      std::vector<long> v;
+      for (int i = 0; i < 3; ++i) {
+        const Integer *x = w.find(oracle::kNames[i]);
+        v.push_back(x ? long(x->toInt64Checked()) : 0);
+      }
+      return v;
+    };
+    auto inCtx = [&](const std::vector<long> &v) {
+      for (int i = 0; i < 3; ++i)
+        if (v[i] < 0 || v[i] > bound[i]) return false;
+      return !withExtra || oracle::eval(assumption, v) == std::optional<bool>(true);
+    };
+    if (viol == 0) {
+      RC_ASSERT(d.answer == Answer::Proven);
+    } else if (sat == 0) {
+      RC_ASSERT(d.answer == Answer::Refuted);
+      RC_ASSERT(d.violating.has_value());
+      auto v = at(*d.violating);
+      RC_ASSERT(inCtx(v));
+      RC_ASSERT(oracle::eval(pred, v) != std::optional<bool>(true));
+    } else {
+      RC_ASSERT(d.answer == Answer::Depends);
+      auto s = at(*d.satisfying), v = at(*d.violating);
+      RC_ASSERT(inCtx(s));
+      RC_ASSERT(inCtx(v));
+      RC_ASSERT(oracle::eval(pred, s) == std::optional<bool>(true));
+      RC_ASSERT(oracle::eval(pred, v) != std::optional<bool>(true));
+      // The condition is exact on the context.
+      for (auto &pt : contextPoints) {
+        Assignment asg{{"a", pt[0]}, {"b", pt[1]}, {"c", pt[2]}};
+        RC_ASSERT(holds(d.condition, asg) == (oracle::eval(pred, pt) == std::optional<bool>(true)));
+      }
+    }
+  });
+  EXPECT_TRUE(ok);
+}
