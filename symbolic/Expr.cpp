@@ -242,6 +242,11 @@ Expr makeDivisionAtom(ExprKind kind, Expr e, const Integer &c) {
   return Expr(internExpr(std::move(n)));
 }
 
+Expr undefinedEverywhere() {
+  static const Expr u = makeDivisionAtom(ExprKind::ExactDiv, Expr(1), Integer(2));
+  return u;
+}
+
 bool validName(const std::string &s) {
   if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
   for (char ch : s)
@@ -292,6 +297,61 @@ Expr minMax(ExprKind kind, std::vector<Expr> args) {
   n.kind = kind;
   for (Expr k : kept) n.operands.push_back(k.node());
   return Expr(internExpr(std::move(n)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keeping definedness. Canonicalisation may cancel or drop a sub-expression (x/2 - x/2 = 0,
+// (x/2) % 1 = 0, min(x/2, x/2 + 1) = x/2 keeps it, 0*(x/2) = 0). Where the dropped part was
+// undefined somewhere, the result must stay undefined there, or an error would be masked.
+// The result is then guarded: `result if definedness(dropped) else 1 / 2` (1 / 2 is undefined
+// everywhere), so evaluation and the solver see exactly the original domain.
+
+void atomsDeep(const ExprNode *n, std::vector<const ExprNode *> &out) {
+  auto add = [&](const ExprNode *a) {
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  };
+  if (n->kind == ExprKind::Sum) {
+    for (const Term &t : n->terms)
+      for (auto &p : t.monomial) atomsDeep(p.first, out);
+    return;
+  }
+  if (n->kind == ExprKind::Constant) return;
+  add(n);
+  if (n->kind != ExprKind::Select)
+    for (auto *o : n->operands) atomsDeep(o, out);
+}
+
+void topPartialAtoms(const ExprNode *n, std::vector<const ExprNode *> &out) {
+  if (n->total) return;
+  if (n->kind == ExprKind::Sum) {
+    for (const Term &t : n->terms)
+      for (auto &p : t.monomial) topPartialAtoms(p.first, out);
+    return;
+  }
+  if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+}
+
+Expr undefinedEverywhere();
+
+} // namespace
+
+Pred definedness(Expr e);
+
+namespace {
+
+Expr keepDefinedness(Expr result, std::initializer_list<Expr> inputs) {
+  bool allTotal = true;
+  for (Expr i : inputs) allTotal = allTotal && i.isTotal();
+  if (allTotal) return result;
+  std::vector<const ExprNode *> obligations, present;
+  for (Expr i : inputs) topPartialAtoms(i.node(), obligations);
+  atomsDeep(result.node(), present);
+  std::vector<Pred> missing;
+  for (auto *o : obligations)
+    if (std::find(present.begin(), present.end(), o) == present.end())
+      missing.push_back(definedness(Expr(o)));
+  if (missing.empty()) return result;
+  return select(Pred::conjunction(missing), result, undefinedEverywhere());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -539,7 +599,7 @@ Expr operator+(Expr a, Expr b) {
   auto [ta, ca] = asPolynomial(a);
   auto [tb, cb] = asPolynomial(b);
   ta.insert(ta.end(), tb.begin(), tb.end());
-  return fromPolynomial(std::move(ta), ca + cb);
+  return keepDefinedness(fromPolynomial(std::move(ta), ca + cb), {a, b});
 }
 
 Expr Expr::operator-() const {
@@ -570,7 +630,7 @@ Expr operator*(Expr a, Expr b) {
   }
   if (!ca.isZero())
     for (const Term &y : tb) out.push_back({ca * y.coefficient, y.monomial});
-  return fromPolynomial(std::move(out), ca * cb);
+  return keepDefinedness(fromPolynomial(std::move(out), ca * cb), {a, b});
 }
 
 Expr pow(Expr e, uint32_t exponent) {
@@ -579,10 +639,11 @@ Expr pow(Expr e, uint32_t exponent) {
                     std::to_string(kMaxDegree));
   Expr r(1);
   for (uint32_t i = 0; i < exponent; ++i) r = r * e;
-  return r;
+  return keepDefinedness(r, {e});
 }
 
-Expr floorDiv(Expr e, const Integer &c) {
+namespace {
+Expr floorDivImpl(Expr e, const Integer &c) {
   checkDivisor(c, "//");
   if (c.isOne()) return e;
   std::vector<Term> q, r;
@@ -598,7 +659,7 @@ Expr floorDiv(Expr e, const Integer &c) {
   return quotient + makeDivisionAtom(ExprKind::FloorDiv, rest, cg);
 }
 
-Expr mod(Expr e, const Integer &c) {
+Expr modImpl(Expr e, const Integer &c) {
   checkDivisor(c, "%");
   if (c.isOne()) return Expr(0);
   std::vector<Term> q, r;
@@ -613,7 +674,7 @@ Expr mod(Expr e, const Integer &c) {
   return Expr(g) * makeDivisionAtom(ExprKind::Mod, rest, cg);
 }
 
-Expr exactDiv(Expr e, const Integer &c) {
+Expr exactDivImpl(Expr e, const Integer &c) {
   checkDivisor(c, "/");
   if (c.isOne()) return e;
   std::vector<Term> q, r;
@@ -629,13 +690,27 @@ Expr exactDiv(Expr e, const Integer &c) {
   return quotient + makeDivisionAtom(ExprKind::ExactDiv, rest, cg);
 }
 
-Expr min(std::vector<Expr> args) { return minMax(ExprKind::Min, std::move(args)); }
-Expr max(std::vector<Expr> args) { return minMax(ExprKind::Max, std::move(args)); }
+} // namespace
+
+Expr floorDiv(Expr e, const Integer &c) { return keepDefinedness(floorDivImpl(e, c), {e}); }
+Expr mod(Expr e, const Integer &c) { return keepDefinedness(modImpl(e, c), {e}); }
+Expr exactDiv(Expr e, const Integer &c) { return keepDefinedness(exactDivImpl(e, c), {e}); }
+
+namespace {
+Expr minMaxKeeping(ExprKind kind, const std::vector<Expr> &args) {
+  Expr r = minMax(kind, args);
+  for (Expr a : args) r = keepDefinedness(r, {a});
+  return r;
+}
+} // namespace
+
+Expr min(std::vector<Expr> args) { return minMaxKeeping(ExprKind::Min, args); }
+Expr max(std::vector<Expr> args) { return minMaxKeeping(ExprKind::Max, args); }
 
 Expr select(const Pred &cond, Expr a, Expr b) {
   if (cond.isTrue()) return a;
   if (cond.isFalse()) return b;
-  if (a == b) return a;
+  if (a == b && cond.node()->total) return a; // a partial condition still guards
   ExprNode n;
   n.kind = ExprKind::Select;
   n.operands = {a.node(), b.node()};
@@ -685,10 +760,14 @@ Pred Pred::compare(CompareOp op, Expr lhs, Expr rhs) {
 namespace {
 Pred junction(PredKind kind, const std::vector<Pred> &parts) {
   bool isAnd = kind == PredKind::And;
+  // Undefinedness is strict (an undefined part makes the whole undefined, see Evaluate.h), so
+  // an absorbing constant decides the junction only when every other part is defined everywhere.
+  bool allTotal = true;
+  for (const Pred &p : parts) allTotal = allTotal && p.node()->total;
   std::vector<const PredNode *> flat;
   for (const Pred &p : parts) {
     if (p.constantValue() == isAnd) continue;          // neutral element
-    if (p.constantValue() == !isAnd) return Pred::truth(!isAnd); // absorbing element
+    if (p.constantValue() == !isAnd && allTotal) return Pred::truth(!isAnd); // absorbing element
     auto add = [&](const PredNode *c) {
       if (std::find(flat.begin(), flat.end(), c) == flat.end()) flat.push_back(c);
     };

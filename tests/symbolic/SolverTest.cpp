@@ -120,6 +120,9 @@ TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
       assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
     if (withExtra) assumptions.push_back(parsePred(oracle::show(assumption)));
     Pred p = parsePred(oracle::show(pred));
+    RC_LOG() << "bounds " << bound[0] << "," << bound[1] << "," << bound[2]
+             << (withExtra ? " extra: " + oracle::show(assumption) : std::string()) << "\n"
+             << "predicate: " << oracle::show(pred) << "\n";
 
     long sat = 0, viol = 0, inContext = 0;
     std::vector<std::vector<long>> contextPoints;
@@ -138,6 +141,7 @@ TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
     }
     Context c = solver.makeContext(assumptions);
     Decision d = solver.decide(c, p);
+    RC_LOG() << "decision: " << d.toString() << "\n";
     RC_TAG(spelling(d.answer));
     RC_ASSERT(d.answer != Answer::Unknown);
     auto at = [](const Assignment &w) {
