@@ -60,6 +60,10 @@ int decideCommand(const std::vector<std::string> &argv) {
 const std::vector<CommandInfo> &commands() {
   static const std::vector<CommandInfo> list = {
       {"decide", "decide a predicate over size parameters under assumptions", decideCommand},
+      {"broadcast", "broadcast shapes (numpy or static mode), decided per dimension", broadcastCommand},
+      {"broadcast-to", "NumPy's one-way broadcast_to", broadcastToCommand},
+      {"gufunc", "resolve a generalized-ufunc (Blockwise) call on symbolic shapes", gufuncCommand},
+      {"rv", "output shape of a random variable draw (PyTensor's catalogue)", rvCommand},
   };
   return list;
 }

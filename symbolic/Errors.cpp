@@ -12,6 +12,13 @@ SyntaxError::SyntaxError(std::string message, std::string text, std::size_t posi
     : UserError(withPosition(message, position)), message_(std::move(message)),
       text_(std::move(text)), position_(position) {}
 
+SyntaxError::SyntaxError(Verbatim, std::string message, std::string text, std::size_t position)
+    : UserError(message), message_(std::move(message)), text_(std::move(text)), position_(position) {}
+
+SyntaxError SyntaxError::verbatim(std::string message, std::string text, std::size_t position) {
+  return SyntaxError(Verbatim{}, std::move(message), std::move(text), position);
+}
+
 std::string SyntaxError::render() const {
   std::string out = what();
   out += "\n  ";

@@ -23,6 +23,8 @@ public:
 class SyntaxError : public UserError {
 public:
   SyntaxError(std::string message, std::string text, std::size_t position);
+  /// A message that already names its position (NumPy's "... at position 3 in \"sig\"").
+  static SyntaxError verbatim(std::string message, std::string text, std::size_t position);
   const std::string &message() const { return message_; }
   const std::string &text() const { return text_; }
   std::size_t position() const { return position_; }
@@ -30,6 +32,8 @@ public:
   std::string render() const;
 
 private:
+  struct Verbatim {};
+  SyntaxError(Verbatim, std::string message, std::string text, std::size_t position);
   std::string message_;
   std::string text_;
   std::size_t position_;

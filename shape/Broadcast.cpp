@@ -1,0 +1,213 @@
+#include "shape/Broadcast.h"
+
+#include <algorithm>
+
+#include "symbolic/Errors.h"
+
+namespace shapelab {
+
+BroadcastMode parseBroadcastMode(const std::string &name) {
+  if (name == "numpy") return BroadcastMode::Numpy;
+  if (name == "static") return BroadcastMode::Static;
+  throw UserError("broadcast mode must be 'numpy' or 'static', not '" + name + "'");
+}
+
+const char *spelling(BroadcastMode m) { return m == BroadcastMode::Numpy ? "numpy" : "static"; }
+
+namespace {
+
+const Integer kMaxElements = Integer(INT64_MAX);
+
+std::string concreteToString(const std::vector<Integer> &s) {
+  Shape e;
+  for (auto &i : s) e.push_back(Expr(i));
+  return toString(e);
+}
+
+std::string positionName(std::size_t i, std::size_t rank) {
+  return "dimension " + std::to_string(int64_t(i) - int64_t(rank)) + " (axis " + std::to_string(i) + ")";
+}
+
+/// An obligation that every non-constant input dim is a size (>= 0).
+Pred nonNegative(const std::vector<Expr> &dims) {
+  std::vector<Pred> parts;
+  for (Expr d : dims)
+    if (!d.isConstant()) parts.push_back(ge(d, Expr(0)));
+  return Pred::conjunction(parts);
+}
+
+bool provablyOne(Solver &solver, const Context &context, Expr d) {
+  if (auto v = d.constantValue()) return v->isOne();
+  return solver.decide(context, eq(d, Expr(1))).answer == Answer::Proven;
+}
+
+} // namespace
+
+std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vector<Integer>> &shapes,
+                                                      std::string &message) {
+  for (std::size_t j = 0; j < shapes.size(); ++j) {
+    for (const Integer &d : shapes[j])
+      if (d.sign() < 0) {
+        message = "negative dimensions are not allowed";
+        return std::nullopt;
+      }
+    if (elementCount(shapes[j]) > kMaxElements) {
+      message = "arg " + std::to_string(j) + " with shape " + concreteToString(shapes[j]) +
+                " has more than 2**63 - 1 elements";
+      return std::nullopt;
+    }
+  }
+  std::size_t rank = 0;
+  for (auto &s : shapes) rank = std::max(rank, s.size());
+  std::vector<Integer> out(rank, Integer(1));
+  // NumPy's PyArray_Broadcast: left to right over result axes; the first operand with a size
+  // other than 1 sets the axis, and the first disagreeing operand is named with it.
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::size_t source = 0;
+    for (std::size_t j = 0; j < shapes.size(); ++j) {
+      int64_t k = int64_t(i) + int64_t(shapes[j].size()) - int64_t(rank);
+      if (k < 0) continue;
+      const Integer &d = shapes[j][k];
+      if (d.isOne()) continue;
+      if (out[i].isOne()) {
+        out[i] = d;
+        source = j;
+      } else if (out[i] != d) {
+        message = "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                  "between arg " + std::to_string(source) + " with shape " +
+                  concreteToString(shapes[source]) + " and arg " + std::to_string(j) +
+                  " with shape " + concreteToString(shapes[j]) + ".";
+        return std::nullopt;
+      }
+    }
+  }
+  if (elementCount(out) > kMaxElements) {
+    message = "broadcast dimensions too large: the result shape " + concreteToString(out) +
+              " has more than 2**63 - 1 elements";
+    return std::nullopt;
+  }
+  return out;
+}
+
+BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
+                          BroadcastMode mode) {
+  BroadcastResult r{{}, Validity(solver, context), ""};
+  // Concrete shapes: NumPy's algorithm and messages, no solver. Both modes agree here, since a
+  // constant 1 is provably 1.
+  std::vector<std::vector<Integer>> concrete;
+  for (const Shape &s : shapes) {
+    auto v = concreteValues(s);
+    if (!v) break;
+    concrete.push_back(*v);
+  }
+  if (concrete.size() == shapes.size()) {
+    auto out = broadcastConcrete(concrete, r.message);
+    if (!out) {
+      r.validity.fail(r.message);
+      return r;
+    }
+    for (auto &i : *out) r.shape.push_back(Expr(i));
+    r.message = r.validity.message();
+    return r;
+  }
+
+  std::size_t rank = 0;
+  for (auto &s : shapes) rank = std::max(rank, s.size());
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::vector<Expr> dims;
+    for (const Shape &s : shapes) {
+      int64_t k = int64_t(i) + int64_t(s.size()) - int64_t(rank);
+      if (k >= 0) dims.push_back(s[k]);
+    }
+    Pred sizes = nonNegative(dims);
+    // Distinct sizes that may differ from 1; in static mode only provable 1s drop out.
+    std::vector<Expr> candidates;
+    for (Expr d : dims) {
+      bool one = mode == BroadcastMode::Static ? provablyOne(solver, context, d)
+                                               : (d.constantValue() && d.constantValue()->isOne());
+      if (!one && std::find(candidates.begin(), candidates.end(), d) == candidates.end())
+        candidates.push_back(d);
+    }
+    std::vector<Pred> pairs;
+    for (std::size_t a = 0; a < candidates.size(); ++a)
+      for (std::size_t b = a + 1; b < candidates.size(); ++b) {
+        Expr x = candidates[a], y = candidates[b];
+        if (mode == BroadcastMode::Static)
+          pairs.push_back(eq(x, y));
+        else
+          pairs.push_back(eq(x, Expr(1)) || eq(y, Expr(1)) || eq(x, y));
+      }
+    Pred valid = Pred::conjunction({sizes, Pred::conjunction(pairs)});
+    if (!valid.isTrue()) r.validity.require(valid, positionName(i, rank) + " broadcasts");
+    // The result: the first size other than 1 (valid points make all such sizes equal).
+    Expr result(1);
+    if (!candidates.empty()) {
+      result = candidates.back();
+      if (mode == BroadcastMode::Numpy)
+        for (std::size_t a = candidates.size() - 1; a-- > 0;) {
+          Expr d = candidates[a];
+          Decision isNotOne = solver.decide(context, ne(d, Expr(1)));
+          if (isNotOne.answer == Answer::Proven) result = d;
+          else if (isNotOne.answer != Answer::Refuted) result = select(eq(d, Expr(1)), result, d);
+        }
+      else
+        result = candidates.front();
+    }
+    r.shape.push_back(result);
+  }
+  r.message = r.validity.message();
+  return r;
+}
+
+BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,
+                            const Shape &target) {
+  BroadcastResult r{target, Validity(solver, context), ""};
+  auto f = concreteValues(from), t = concreteValues(target);
+  if (from.size() > target.size()) {
+    r.message = target.empty() ? "cannot broadcast a non-scalar to a scalar array"
+                               : "input operand has more dimensions than allowed by the axis remapping";
+    r.validity.fail(r.message);
+    return r;
+  }
+  if (f && t) {
+    for (auto &d : *t)
+      if (d.sign() < 0) {
+        r.validity.fail(r.message = "negative dimensions are not allowed");
+        return r;
+      }
+    if (elementCount(*t) > kMaxElements) {
+      r.validity.fail(r.message = "the target shape " + toString(target) + " has more than 2**63 - 1 elements");
+      return r;
+    }
+    for (std::size_t i = 0; i < f->size(); ++i) {
+      const Integer &a = (*f)[i], &b = (*t)[target.size() - f->size() + i];
+      if (!(a == b || a.isOne())) {
+        std::string fs = toString(from), ts = toString(target);
+        fs.erase(std::remove(fs.begin(), fs.end(), ' '), fs.end());
+        ts.erase(std::remove(ts.begin(), ts.end(), ' '), ts.end());
+        r.message = "operands could not be broadcast together with remapped shapes "
+                    "[original->remapped]: " + fs + "  and requested shape " + ts;
+        r.validity.fail(r.message);
+        return r;
+      }
+    }
+    r.message = r.validity.message();
+    return r;
+  }
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    Expr b = target[i];
+    int64_t k = int64_t(i) + int64_t(from.size()) - int64_t(target.size());
+    std::vector<Pred> parts{b.isConstant() ? Pred::truth(true) : ge(b, Expr(0))};
+    if (k >= 0) {
+      Expr a = from[k];
+      if (!a.isConstant()) parts.push_back(ge(a, Expr(0)));
+      parts.push_back(eq(a, b) || eq(a, Expr(1)));
+    }
+    Pred valid = Pred::conjunction(parts);
+    if (!valid.isTrue()) r.validity.require(valid, positionName(i, target.size()) + " broadcasts to the target");
+  }
+  r.message = r.validity.message();
+  return r;
+}
+
+} // namespace shapelab

@@ -1,0 +1,187 @@
+#include "shape/RandomVariable.h"
+
+#include "symbolic/Errors.h"
+
+namespace shapelab {
+
+const char *spelling(CoreShapeSource s) {
+  switch (s) {
+  case CoreShapeSource::Scalar: return "scalar";
+  case CoreShapeSource::ParameterShapes: return "from-shapes";
+  case CoreShapeSource::ParameterValues: return "needs-value";
+  }
+  return "?";
+}
+
+const std::vector<RandomVariableInfo> &randomVariableCatalogue() {
+  using S = CoreShapeSource;
+  // Names, parameters, signatures and dtypes as PyTensor ships them
+  // (shared/reference/pytensor-rv-catalogue.tsv).
+  static const std::vector<RandomVariableInfo> list = {
+      {"uniform", "UniformRV", {"low", "high"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"triangular", "TriangularRV", {"left", "mode", "right"}, "(),(),()->()", "floatX", S::Scalar, ""},
+      {"beta", "BetaRV", {"alpha", "beta"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"normal", "NormalRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"halfnormal", "HalfNormalRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"lognormal", "LogNormalRV", {"mean", "sigma"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"gamma", "GammaRV", {"shape", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"pareto", "ParetoRV", {"b", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"gumbel", "GumbelRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"exponential", "ExponentialRV", {"scale"}, "()->()", "floatX", S::Scalar, ""},
+      {"weibull", "WeibullRV", {"shape"}, "()->()", "floatX", S::Scalar, ""},
+      {"logistic", "LogisticRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"vonmises", "VonMisesRV", {"mu", "kappa"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"multivariate_normal", "MvNormalRV", {"mean", "cov"}, "(n),(n,n)->(n)", "floatX",
+       S::ParameterShapes, "n is read from mean.shape[-1]; shapelab also requires cov to be (n, n)"},
+      {"dirichlet", "DirichletRV", {"alphas"}, "(a)->(a)", "floatX", S::ParameterShapes, ""},
+      {"poisson", "PoissonRV", {"lam"}, "()->()", "int64", S::Scalar, ""},
+      {"geometric", "GeometricRV", {"p"}, "()->()", "int64", S::Scalar, ""},
+      {"hypergeometric", "HyperGeometricRV", {"ngood", "nbad", "nsample"}, "(),(),()->()", "int64", S::Scalar, ""},
+      {"cauchy", "CauchyRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"halfcauchy", "HalfCauchyRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"invgamma", "InvGammaRV", {"shape", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"wald", "WaldRV", {"mean", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"truncexpon", "TruncExponentialRV", {"b", "loc", "scale"}, "(),(),()->()", "floatX", S::Scalar, ""},
+      {"t", "StudentTRV", {"df", "loc", "scale"}, "(),(),()->()", "floatX", S::Scalar, ""},
+      {"bernoulli", "BernoulliRV", {"p"}, "()->()", "int64", S::Scalar, ""},
+      {"laplace", "LaplaceRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"binomial", "BinomialRV", {"n", "p"}, "(),()->()", "int64", S::Scalar, ""},
+      {"negative_binomial", "NegBinomialRV", {"n", "p"}, "(),()->()", "int64", S::Scalar, ""},
+      {"beta_binomial", "BetaBinomialRV", {"n", "a", "b"}, "(),(),()->()", "int64", S::Scalar, ""},
+      {"gengamma", "GenGammaRV", {"alpha", "p", "lambd"}, "(),(),()->()", "floatX", S::Scalar, ""},
+      {"multinomial", "MultinomialRV", {"n", "p"}, "(),(p)->(p)", "int64", S::ParameterShapes,
+       "the core dim is p.shape[-1]"},
+      {"categorical", "CategoricalRV", {"p"}, "(p)->()", "int64", S::Scalar, "the core dim p is consumed"},
+      {"integers", "IntegersRV", {"low", "high"}, "(),()->()", "int64", S::Scalar, ""},
+      {"choice_without_replacement", "ChoiceWithoutReplacement", {"a", "p", "core_shape"}, "", "a's dtype",
+       S::ParameterValues,
+       "built per call: (a0,..,a{n-1}),[(a0),]<s0,..>->(s0,..,a1,..,a{n-1}); p is optional; the "
+       "output's leading core dims are the VALUES of core_shape (give them as <2,3>)"},
+      {"permutation", "PermutationRV", {"x"}, "", "x's dtype", S::ParameterValues,
+       "built per call: an integer x (given as <5>) permutes arange(x): ()->(x) by value; an "
+       "array x of rank r: (x0,..,x{r-1})->(x0,..,x{r-1})"},
+  };
+  return list;
+}
+
+const RandomVariableInfo *findRandomVariable(const std::string &name) {
+  for (const RandomVariableInfo &i : randomVariableCatalogue())
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+namespace {
+
+std::string names(const std::string &prefix, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to; ++i) out += (out.empty() ? "" : ",") + prefix + std::to_string(i);
+  return out;
+}
+
+/// The signature PyTensor would build for this call of a value-dependent RV.
+std::string dynamicSignature(const RandomVariableInfo &info, const std::vector<GufuncArgument> &ps) {
+  if (info.name == "permutation") {
+    if (ps.size() != 1) throw UserError("permutation takes 1 parameter (x), got " + std::to_string(ps.size()));
+    if (ps[0].shapeOnly) return "<x>->(x)";
+    std::size_t r = ps[0].shape.size();
+    if (r == 0) return "()->(x)"; // x's value sets the core shape: not known from its shape
+    return "(" + names("x", 0, r) + ")->(" + names("x", 0, r) + ")";
+  }
+  // choice_without_replacement(a, [p], core_shape)
+  if (ps.size() != 2 && ps.size() != 3)
+    throw UserError("choice_without_replacement takes (a, core_shape) or (a, p, core_shape), got " +
+                    std::to_string(ps.size()) + " parameters");
+  if (ps[0].shapeOnly) throw UserError("parameter a of choice_without_replacement is an array: give its shape");
+  std::size_t n = ps[0].shape.size();
+  std::string a = n == 0 ? "()" : "(" + names("a", 0, n) + ")";
+  std::string p = ps.size() == 3 ? (n == 0 ? ",(a)" : ",(a0)") : "";
+  const GufuncArgument &cs = ps.back();
+  std::size_t k;
+  std::string shapeArg;
+  if (cs.shapeOnly) {
+    k = cs.shape.size();
+    shapeArg = "<" + names("s", 0, k) + ">";
+  } else {
+    if (cs.shape.size() != 1 || !cs.shape[0].isConstant())
+      throw UserError("core_shape of choice_without_replacement is an integer vector of known "
+                      "length: give its values as <2,3>, or its shape as (k,)");
+    k = size_t(cs.shape[0].constantValue()->toInt64Checked("core_shape length"));
+    shapeArg = "(" + std::to_string(k) + ")";
+    if (k == 0) shapeArg = "()";
+  }
+  std::string out = names("s", 0, k);
+  std::string rest = n > 1 ? names("a", 1, n) : "";
+  std::string core = out + (!out.empty() && !rest.empty() ? "," : "") + rest;
+  return a + p + "," + shapeArg + "->(" + core + ")";
+}
+
+} // namespace
+
+RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
+                                         const std::string &name,
+                                         const std::vector<GufuncArgument> &params,
+                                         const std::optional<Shape> &size, BroadcastMode mode) {
+  const RandomVariableInfo *info = findRandomVariable(name);
+  if (!info) throw UserError("unknown random variable '" + name + "'; see 'shapelab rv --list'");
+  RandomVariableResult r{"", {}, {}, {}, info->coreShape, Validity(solver, context), ""};
+  r.signature = info->signature.empty() ? dynamicSignature(*info, params) : info->signature;
+  Signature sig = parseSignature(r.signature);
+  if (params.size() != sig.inputs.size()) {
+    std::string list;
+    for (auto &p : info->parameters) list += (list.empty() ? "" : ", ") + p;
+    throw UserError(name + " takes " + std::to_string(sig.inputs.size()) + " parameter(s) (" + list +
+                    "), got " + std::to_string(params.size()));
+  }
+  GufuncResult g = resolveGufunc(solver, context, sig, params, mode, /*broadcastLoops=*/!size);
+  r.validity.absorb(g.validity);
+  r.undetermined = g.undetermined;
+  std::vector<std::optional<Expr>> core;
+  if (!g.outShapes.empty()) {
+    const auto &out = g.outShapes[0];
+    std::size_t coreRank = out.size() - (size ? 0 : g.batchShape.size());
+    core.assign(out.end() - coreRank, out.end());
+  }
+  if (!size) {
+    r.batchShape = g.batchShape;
+  } else if (r.validity.status() != Status::Error) {
+    // Each parameter's batch shape must broadcast *to* size; size never broadcasts.
+    r.batchShape = *size;
+    for (Expr s : *size)
+      if (!s.isConstant()) r.validity.require(ge(s, Expr(0)), "size dimension " + s.toString() + " is a size");
+    std::vector<Shape> loops = loopShapes(sig, params, g);
+    for (std::size_t i = 0; i < loops.size(); ++i) {
+      const Shape &batch = loops[i];
+      std::string pname = i < info->parameters.size() ? info->parameters[i] : std::to_string(i);
+      if (batch.size() > size->size()) {
+        r.validity.fail("Size length is incompatible with batched dimensions of parameter " +
+                        std::to_string(i) + " (" + pname + "): len(size) = " + std::to_string(size->size()) +
+                        ", len(batched dims) = " + std::to_string(batch.size()) +
+                        ". Size must be None or have length >= " + std::to_string(batch.size()));
+        continue;
+      }
+      for (std::size_t j = 0; j < batch.size(); ++j) {
+        Expr p = batch[j], s = (*size)[size->size() - batch.size() + j];
+        auto pv = p.constantValue(), sv = s.constantValue();
+        if (pv && sv) {
+          if (!(pv->isOne() || *pv == *sv))
+            r.validity.fail("parameter " + std::to_string(i) + " (" + pname + ") with batch shape " +
+                            toString(batch) + " cannot broadcast to size " + toString(*size));
+          continue;
+        }
+        bool one = pv && pv->isOne();
+        if (!one && mode == BroadcastMode::Static)
+          one = solver.decide(context, eq(p, Expr(1))).answer == Answer::Proven;
+        if (one) continue;
+        Pred ok = mode == BroadcastMode::Static ? eq(p, s) : (eq(p, s) || eq(p, Expr(1)));
+        r.validity.require(ok, "batch dimension " + p.toString() + " of parameter " + std::to_string(i) +
+                                   " (" + pname + ") broadcasts to size dimension " + s.toString());
+      }
+    }
+  }
+  r.shape.assign(r.batchShape.begin(), r.batchShape.end());
+  r.shape.insert(r.shape.end(), core.begin(), core.end());
+  r.message = r.validity.message();
+  return r;
+}
+
+} // namespace shapelab

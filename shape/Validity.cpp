@@ -1,0 +1,96 @@
+#include "shape/Validity.h"
+
+namespace shapelab {
+
+const char *spelling(Status s) {
+  switch (s) {
+  case Status::Valid: return "valid";
+  case Status::RuntimeCheck: return "runtime-check";
+  case Status::Error: return "error";
+  case Status::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+const Decision &Validity::require(const Pred &predicate, std::string what) {
+  settled_ = false;
+  obligations_.push_back({std::move(what), predicate, solver_->decide(context_, predicate)});
+  return obligations_.back().decision;
+}
+
+void Validity::fail(std::string message) { failures_.push_back(std::move(message)); }
+
+void Validity::absorb(const Validity &other) {
+  settled_ = false;
+  obligations_.insert(obligations_.end(), other.obligations_.begin(), other.obligations_.end());
+  failures_.insert(failures_.end(), other.failures_.begin(), other.failures_.end());
+}
+
+void Validity::settle() const {
+  if (settled_) return;
+  settled_ = true;
+  joint_.reset();
+  // Obligations that each depend may still be jointly impossible (n == 1 on one axis and
+  // n == 2 on another): decide their conjunction once.
+  std::vector<Pred> conditions;
+  for (const Obligation &o : obligations_)
+    if (o.decision.answer == Answer::Depends) conditions.push_back(o.decision.condition);
+  if (conditions.size() >= 2) joint_ = solver_->decide(context_, Pred::conjunction(conditions));
+}
+
+Status Validity::status() const {
+  if (!failures_.empty()) return Status::Error;
+  bool unknown = false, depends = false;
+  for (const Obligation &o : obligations_) {
+    if (o.decision.answer == Answer::Refuted) return Status::Error;
+    if (o.decision.answer == Answer::Unknown) unknown = true;
+    if (o.decision.answer == Answer::Depends) depends = true;
+  }
+  settle();
+  if (joint_ && joint_->answer == Answer::Refuted && !unknown) return Status::Error;
+  if (unknown) return Status::Unknown;
+  return depends ? Status::RuntimeCheck : Status::Valid;
+}
+
+std::vector<Pred> Validity::checks() const {
+  std::vector<Pred> out;
+  for (const Obligation &o : obligations_) {
+    if (o.decision.answer == Answer::Depends) out.push_back(o.decision.condition);
+    if (o.decision.answer == Answer::Unknown) out.push_back(o.decision.residual);
+  }
+  return out;
+}
+
+Pred Validity::domain() const {
+  if (status() == Status::Error) return Pred::truth(false);
+  return Pred::conjunction(checks());
+}
+
+std::optional<Assignment> Validity::violating() const {
+  for (const Obligation &o : obligations_)
+    if (o.decision.answer == Answer::Refuted) return o.decision.violating;
+  settle();
+  if (joint_ && joint_->answer == Answer::Refuted) return joint_->violating;
+  for (const Obligation &o : obligations_)
+    if (o.decision.answer == Answer::Depends) return o.decision.violating;
+  return std::nullopt;
+}
+
+std::string Validity::message() const {
+  if (!failures_.empty()) return failures_.front();
+  for (const Obligation &o : obligations_)
+    if (o.decision.answer == Answer::Refuted) {
+      std::string at = o.decision.violating && !o.decision.violating->empty()
+                           ? " (for example at " + o.decision.violating->toString() + ")"
+                           : "";
+      return o.what + " fails for every size allowed: " + o.predicate.toString() + at;
+    }
+  switch (status()) {
+  case Status::Valid: return "valid for every size allowed";
+  case Status::Error: return "the conditions cannot hold together: " + domain().toString();
+  case Status::Unknown: return "validity could not be decided; check at run time";
+  default: return "valid only where the runtime checks hold";
+  }
+}
+
+} // namespace shapelab

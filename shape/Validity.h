@@ -1,0 +1,66 @@
+// Validity — the conditions under which a shape computation is valid, each decided exactly.
+//
+// Model: a shape rule yields obligations (predicates over size parameters) whose conjunction
+// is its validity domain. Each obligation is decided separately (DESIGN §3.3; per axis, since
+// disjunctions across axes multiply isl's cost — shared/reference/isl-notes.md §1.6), and the
+// verdict aggregates them: valid when all are proven; error when one is refuted (or when the
+// undecided ones cannot hold together); runtime-check when the remaining ones depend on the
+// sizes (their exact conditions are the checks a program must run); unknown when one is
+// outside the decidable fragment (its residual predicate is the check).
+// Example: broadcasting (n,) with (m,) gives one obligation "n == 1 or m == 1 or n == m",
+// which Depends; its condition is the runtime check.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symbolic/Solver.h"
+
+namespace shapelab {
+
+enum class Status { Valid, RuntimeCheck, Error, Unknown };
+const char *spelling(Status s); // "valid", "runtime-check", "error", "unknown"
+
+struct Obligation {
+  std::string what;  // a person's description: "dimension -1 broadcasts"
+  Pred predicate;    // must hold
+  Decision decision; // its answer under the context
+};
+
+class Validity {
+public:
+  Validity(Solver &solver, const Context &context) : solver_(&solver), context_(context) {}
+
+  /// Decides `predicate` and records it; returns its decision.
+  const Decision &require(const Pred &predicate, std::string what);
+  /// Records a violation found without the solver (e.g. a rank error), with a message.
+  void fail(std::string message);
+  /// Takes over another computation's obligations and failures (same solver and context).
+  void absorb(const Validity &other);
+
+  Status status() const;
+  /// Runtime checks (as predicates) for every obligation that is not proven.
+  std::vector<Pred> checks() const;
+  /// The exact validity domain: the conjunction of the non-proven obligations' conditions.
+  Pred domain() const;
+  /// A point where validity fails, when there is one.
+  std::optional<Assignment> violating() const;
+  /// The first failure's description, or a summary.
+  std::string message() const;
+  const std::vector<Obligation> &obligations() const { return obligations_; }
+  Solver &solver() const { return *solver_; }
+  const Context &context() const { return context_; }
+
+private:
+  void settle() const;
+  Solver *solver_;
+  Context context_;
+  std::vector<Obligation> obligations_;
+  std::vector<std::string> failures_;
+  // Joint decision of the obligations that each depend, computed lazily once.
+  mutable bool settled_ = false;
+  mutable std::optional<Decision> joint_;
+};
+
+} // namespace shapelab
