@@ -101,10 +101,12 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
                     std::to_string(index) + ", with gufunc signature " + sig.text + " (size " +
                     size.toString() + " is different from " + expected.toString() + ")");
   };
+  // NumPy names the dim by its index among the operand's core dims.
+  int localIndex = 0;
   auto requireEqual = [&](std::size_t i, const CoreDim &d, Expr size, Expr expected) {
     auto a = size.constantValue(), b = expected.constantValue();
     if (a && b) {
-      if (*a != *b) mismatch(i, sig.dimIndex(d), *a, *b);
+      if (*a != *b) mismatch(i, localIndex, *a, *b);
       return;
     }
     r.validity.require(eq(size, expected), "core dimension '" + d.text + "' of input " +
@@ -115,9 +117,11 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
     const CoreArgument &a = sig.inputs[i];
     const Shape &shape = args[i].shape;
     std::size_t k = needed(a), next = shape.size() - k;
-    for (const CoreDim &d : a.dims) {
+    for (std::size_t di = 0; di < a.dims.size(); ++di) {
+      const CoreDim &d = a.dims[di];
       bool isMissing = d.kind == CoreDim::Kind::Name && missing.count(d.name);
       if (isMissing) continue;
+      localIndex = int(di);
       Expr size = shape[next++];
       switch (d.kind) {
       case CoreDim::Kind::Name:

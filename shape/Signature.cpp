@@ -124,6 +124,10 @@ private:
     } else if (std::isdigit((unsigned char)t_[p_])) {
       while (!end() && std::isdigit((unsigned char)t_[p_])) ++p_;
       d.kind = CoreDim::Kind::Fixed;
+      // NumPy reads "3a" and "0x10" as one bad token, not as a size followed by junk.
+      if (!end() && nameStart(t_[p_])) fail("expect dimension name or non-zero frozen size", start);
+    } else if (t_[p_] == '+') {
+      fail("expect ',' or ')'"); // NumPy's wording and position for a signed size
     } else {
       fail("expect dimension name or non-zero frozen size");
     }

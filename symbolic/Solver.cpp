@@ -220,6 +220,12 @@ struct Translation {
           SetPtr atLeastBase(check(isl_pw_aff_ge_set(
               variable(int(i)).release(), variable(paramIndex.at(m[0].first)).release())));
           s.reset(check(isl_set_intersect(s.release(), atLeastBase.release())));
+          // p**k and p have the same parity (p**k - p = p*(p**(k-1) - 1) is even).
+          PwAffPtr difference(check(isl_pw_aff_sub(variable(int(i)).release(),
+                                                   variable(paramIndex.at(m[0].first)).release())));
+          PwAffPtr parity(check(isl_pw_aff_mod_val(difference.release(), toVal(ctx, 2).release())));
+          SetPtr even(check(isl_pw_aff_eq_set(parity.release(), constant(0).release())));
+          s.reset(check(isl_set_intersect(s.release(), even.release())));
         }
       }
     }

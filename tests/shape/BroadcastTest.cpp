@@ -1,0 +1,156 @@
+// Broadcasting: concrete results against NumPy; symbolic results checked point by point.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "shape/Broadcast.h"
+#include "symbolic/Parser.h"
+#include "tests/shape/OracleData.h"
+
+using namespace shapelab;
+
+namespace {
+Context noAssumptions(Solver &s) { return s.makeContext({}); }
+} // namespace
+
+TEST(Broadcast, AgreesWithNumpyBroadcastShapes) {
+  auto rows = oracle::readRows("numpy_broadcast.tsv");
+  ASSERT_GT(rows.size(), 500u);
+  Solver solver;
+  Context c = noAssumptions(solver);
+  for (auto &row : rows) {
+    auto shapes = oracle::parseShapes(row[0]);
+    for (BroadcastMode mode : {BroadcastMode::Numpy, BroadcastMode::Static}) {
+      BroadcastResult r = broadcast(solver, c, shapes, mode);
+      if (row[1] == "ok") {
+        ASSERT_EQ(r.status(), Status::Valid) << row[0] << ": " << r.message;
+        EXPECT_EQ(toString(r.shape), row[2]) << row[0];
+      } else {
+        ASSERT_EQ(r.status(), Status::Error) << row[0];
+        if (row[2].rfind("shape mismatch", 0) == 0) EXPECT_EQ(r.message, row[2]) << row[0];
+      }
+    }
+  }
+}
+
+TEST(Broadcast, AgreesWithNumpyBroadcastTo) {
+  auto rows = oracle::readRows("numpy_broadcast_to.tsv");
+  ASSERT_GT(rows.size(), 200u);
+  Solver solver;
+  Context c = noAssumptions(solver);
+  for (auto &row : rows) {
+    BroadcastResult r = broadcastTo(solver, c, parseShape(row[0]), parseShape(row[1]));
+    if (row[2] == "ok") {
+      EXPECT_EQ(r.status(), Status::Valid) << row[0] << " -> " << row[1] << ": " << r.message;
+    } else {
+      EXPECT_EQ(r.status(), Status::Error) << row[0] << " -> " << row[1];
+      if (row[3] != "iterator is too large") EXPECT_EQ(r.message, row[3]) << row[0] << " -> " << row[1];
+    }
+  }
+}
+
+TEST(Broadcast, SymbolicDecisions) {
+  Solver solver;
+  Context c = noAssumptions(solver);
+  BroadcastResult r = broadcast(solver, c, {parseShape("(n,)"), parseShape("(m,)")});
+  EXPECT_EQ(r.status(), Status::RuntimeCheck);
+  EXPECT_EQ(r.shape[0], parseExpr("m if n == 1 else n"));
+  ASSERT_EQ(r.validity.checks().size(), 1u);
+  EXPECT_EQ(r.validity.checks()[0], parsePred("n == 1 or m == 1 or n == m"));
+
+  Context big = solver.makeContext({parsePred("n >= 2")});
+  BroadcastResult v = broadcast(solver, big, {parseShape("(n, 3)"), parseShape("(1, 3)")});
+  EXPECT_EQ(v.status(), Status::Valid);
+  EXPECT_EQ(toString(v.shape), "(n, 3)");
+
+  BroadcastResult e = broadcast(solver, big, {parseShape("(n,)"), parseShape("(n + 1,)")});
+  EXPECT_EQ(e.status(), Status::Error);
+  ASSERT_TRUE(e.validity.violating());
+
+  // Static mode: n is not provably 1, so (n,) against (3,) needs n == 3 even though numpy
+  // mode would also accept n == 1.
+  BroadcastResult s = broadcast(solver, c, {parseShape("(n,)"), parseShape("(3,)")}, BroadcastMode::Static);
+  EXPECT_EQ(s.validity.checks().at(0), parsePred("n == 3"));
+  Context one = solver.makeContext({parsePred("n == 1")});
+  EXPECT_EQ(broadcast(solver, one, {parseShape("(n,)"), parseShape("(3,)")}, BroadcastMode::Static).status(),
+            Status::Valid);
+
+  // Sizes must be sizes: (n - 1,) needs n >= 1.
+  BroadcastResult neg = broadcast(solver, c, {parseShape("(n - 1,)")});
+  EXPECT_EQ(neg.status(), Status::RuntimeCheck);
+  EXPECT_EQ(neg.validity.checks().at(0), parsePred("n >= 1"));
+
+  // Two axes that each depend but cannot hold together.
+  // (n == 1 or n == 2) and (n == 1 or n == 3): only n == 1; with n >= 2 never.
+  BroadcastResult joint = broadcast(solver, c, {parseShape("(n, n)"), parseShape("(2, 3)")});
+  EXPECT_EQ(joint.status(), Status::RuntimeCheck);
+  BroadcastResult never = broadcast(solver, big, {parseShape("(n, n)"), parseShape("(2, 3)")});
+  EXPECT_EQ(never.status(), Status::Error);
+  ASSERT_TRUE(never.validity.violating());
+}
+
+TEST(Broadcast, ConcreteOverflowIsRefused) {
+  Solver solver;
+  Context c = noAssumptions(solver);
+  BroadcastResult r = broadcast(solver, c, {parseShape("(2**40, 2**40)"), parseShape("(1,)")});
+  EXPECT_EQ(r.status(), Status::Error);
+  EXPECT_NE(r.message.find("2**63 - 1"), std::string::npos);
+}
+
+namespace {
+// Random symbolic shapes over n, m with small affine dims.
+rc::Gen<std::vector<std::string>> symbolicShapes() {
+  auto dim = rc::gen::element<std::string>("1", "1", "2", "3", "0", "n", "m", "n + 1", "m - 1", "2*n", "n // 2", "max(n, m)");
+  auto shape = rc::gen::map(rc::gen::container<std::vector<std::string>>(dim), [](std::vector<std::string> ds) {
+    if (ds.size() > 3) ds.resize(3);
+    std::string s = "(";
+    for (std::size_t i = 0; i < ds.size(); ++i) s += (i ? ", " : "") + ds[i];
+    return s + (ds.size() == 1 ? ",)" : ")");
+  });
+  return rc::gen::suchThat(rc::gen::container<std::vector<std::string>>(shape),
+                           [](const std::vector<std::string> &v) { return v.size() >= 1 && v.size() <= 3; });
+}
+} // namespace
+
+// At sampled points, the symbolic answer (validity domain and result shape) equals the
+// concrete broadcast of the evaluated shapes; static mode never accepts what numpy rejects.
+TEST(Broadcast, SymbolicAgreesWithConcreteAtPoints) {
+  Solver solver;
+  Context c = noAssumptions(solver);
+  bool ok = rc::check("symbolic == concrete pointwise", [&] {
+    auto texts = *symbolicShapes();
+    std::vector<Shape> shapes;
+    for (auto &t : texts) shapes.push_back(parseShape(t));
+    BroadcastResult numpy = broadcast(solver, c, shapes, BroadcastMode::Numpy);
+    BroadcastResult strict = broadcast(solver, c, shapes, BroadcastMode::Static);
+    RC_ASSERT(numpy.status() != Status::Unknown);
+    RC_TAG(spelling(numpy.status()));
+    if (strict.status() == Status::Valid) RC_ASSERT(numpy.status() == Status::Valid);
+    for (int n = 0; n <= 4; ++n)
+      for (int m = 0; m <= 4; ++m) {
+        Assignment at{{"n", n}, {"m", m}};
+        std::vector<std::vector<Integer>> concrete;
+        bool defined = true;
+        for (const Shape &s : shapes) {
+          std::vector<Integer> v;
+          for (Expr d : s) {
+            auto x = evaluate(d, at);
+            if (!x) defined = false;
+            else v.push_back(*x);
+          }
+          concrete.push_back(v);
+        }
+        RC_ASSERT(defined);
+        std::string msg;
+        auto expected = broadcastConcrete(concrete, msg);
+        bool numpyValid = numpy.status() != Status::Error && holds(numpy.validity.domain(), at);
+        RC_ASSERT(numpyValid == expected.has_value());
+        if (expected) {
+          for (std::size_t i = 0; i < expected->size(); ++i)
+            RC_ASSERT(evaluate(numpy.shape[i], at) == std::optional<Integer>((*expected)[i]));
+        }
+        bool staticValid = strict.status() != Status::Error && holds(strict.validity.domain(), at);
+        if (staticValid) RC_ASSERT(numpyValid);
+      }
+  });
+  EXPECT_TRUE(ok);
+}

@@ -1,0 +1,96 @@
+// Gufunc (Blockwise) resolution: NumPy's gufuncs as the oracle, and symbolic cases.
+#include <gtest/gtest.h>
+
+#include "shape/Gufunc.h"
+#include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
+#include "tests/shape/OracleData.h"
+
+using namespace shapelab;
+
+namespace {
+std::vector<GufuncArgument> arrays(const std::vector<const char *> &shapes) {
+  std::vector<GufuncArgument> out;
+  for (auto *s : shapes) out.push_back({parseShape(s), false});
+  return out;
+}
+std::string outText(const std::vector<std::optional<Expr>> &s) {
+  Shape e;
+  for (auto &d : s) e.push_back(d ? *d : Expr::reservedParam("_undetermined"));
+  return toString(e);
+}
+} // namespace
+
+TEST(Gufunc, AgreesWithNumpysGufuncs) {
+  auto rows = oracle::readRows("numpy_gufunc.tsv");
+  ASSERT_GT(rows.size(), 500u);
+  Solver solver;
+  Context c = solver.makeContext({});
+  int exactMessages = 0;
+  for (auto &row : rows) {
+    Signature sig = parseSignature(row[0]);
+    std::vector<GufuncArgument> args;
+    for (auto &s : oracle::parseShapes(row[1])) args.push_back({s, false});
+    GufuncResult r = resolveGufunc(solver, c, sig, args);
+    std::string where = row[0] + " on " + row[1];
+    if (row[2] == "ok") {
+      ASSERT_EQ(r.status(), Status::Valid) << where << ": " << r.message;
+      auto outs = oracle::split(row[3], '|');
+      ASSERT_EQ(outs.size(), r.outShapes.size()) << where;
+      for (std::size_t i = 0; i < outs.size(); ++i) EXPECT_EQ(outText(r.outShapes[i]), outs[i]) << where;
+    } else if (row[3].find("unspecified") != std::string::npos) {
+      // NumPy cannot allocate an output-only dim; shapelab reports it undetermined.
+      EXPECT_NE(r.status(), Status::Error) << where;
+      EXPECT_FALSE(r.allocatable()) << where;
+    } else {
+      ASSERT_EQ(r.status(), Status::Error) << where;
+      if (row[3].find("remapped shapes") == std::string::npos) {
+        EXPECT_EQ(r.message, row[3]) << where;
+        ++exactMessages;
+      }
+    }
+  }
+  EXPECT_GT(exactMessages, 20);
+}
+
+TEST(Gufunc, SymbolicMatmul) {
+  Solver solver;
+  Context c = solver.makeContext({});
+  GufuncResult r = resolveGufunc(solver, c, parseSignature("(m,n),(n,p)->(m,p)"), arrays({"(b, m, n)", "(n, p)"}));
+  EXPECT_EQ(r.status(), Status::Valid);
+  EXPECT_EQ(outText(r.outShapes[0]), "(b, m, p)");
+  GufuncResult k = resolveGufunc(solver, c, parseSignature("(m,n),(n,p)->(m,p)"), arrays({"(m, k)", "(n, p)"}));
+  EXPECT_EQ(k.status(), Status::RuntimeCheck);
+  EXPECT_EQ(k.validity.checks().at(0), parsePred("n == k"));
+}
+
+TEST(Gufunc, ExpressionsAndSolving) {
+  Solver solver;
+  Context c = solver.makeContext({});
+  GufuncResult d = resolveGufunc(solver, c, parseSignature("(m)->(m-1)"), arrays({"(k,)"}));
+  EXPECT_EQ(d.status(), Status::RuntimeCheck);
+  EXPECT_EQ(d.validity.checks().at(0), parsePred("k >= 1"));
+  GufuncResult s = resolveGufunc(solver, c, parseSignature("(n+1)->(n)"), arrays({"(d,)"}));
+  EXPECT_EQ(outText(s.outShapes[0]), "(d - 1,)");
+  EXPECT_EQ(s.validity.checks().at(0), parsePred("d >= 1"));
+  GufuncResult conv = resolveGufunc(solver, c, parseSignature("(m),(n)->(m+n-1)"), arrays({"(3, 6)", "(2, 1, 7)"}));
+  EXPECT_EQ(outText(conv.outShapes[0]), "(2, 3, 12)");
+  GufuncResult simplex = resolveGufunc(solver, c, parseSignature("(n),(n+1,n)->()"), arrays({"(4,)", "(5, 4)"}));
+  EXPECT_EQ(simplex.status(), Status::Valid);
+  GufuncResult bad = resolveGufunc(solver, c, parseSignature("(n),(n+1,n)->()"), arrays({"(4,)", "(4, 4)"}));
+  EXPECT_EQ(bad.status(), Status::Error);
+  GufuncResult pd = resolveGufunc(solver, c, parseSignature("(n,d)->(n*(n-1)/2)"), arrays({"(n, 3)"}));
+  EXPECT_EQ(pd.status(), Status::Valid); // n*(n-1) is always even
+  GufuncResult two = resolveGufunc(solver, c, parseSignature("(2*n)->(n)"), arrays({"(k,)"}));
+  EXPECT_EQ(two.validity.checks().at(0).toString(), "k % 2 == 0");
+  GufuncResult only = resolveGufunc(solver, c, parseSignature("(m),<n>->(m,n)"), {{parseShape("(5,)"), false}, {parseShape("(2, 3)"), true}});
+  EXPECT_EQ(outText(only.outShapes[0]), "(2, 5, 3)");
+  GufuncResult und = resolveGufunc(solver, c, parseSignature("()->(n)"), arrays({"(4,)"}));
+  EXPECT_FALSE(und.allocatable());
+  EXPECT_EQ(und.undetermined, std::vector<std::string>{"n"});
+  GufuncResult bc = resolveGufunc(solver, c, parseSignature("(n|1),(n|1)->(n)"), arrays({"(1,)", "(5,)"}));
+  EXPECT_EQ(outText(bc.outShapes[0]), "(5,)");
+  EXPECT_EQ(resolveGufunc(solver, c, parseSignature("(n|1),(n|1)->(n)"), arrays({"(2,)", "(5,)"})).status(), Status::Error);
+  EXPECT_THROW(resolveGufunc(solver, c, parseSignature("(n*m)->()"), arrays({"(6,)"})), UserError);
+  EXPECT_THROW(resolveGufunc(solver, c, parseSignature("(n)->()"), arrays({"(6,)", "(2,)"})), UserError);
+}

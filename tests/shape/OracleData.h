@@ -1,0 +1,50 @@
+// Reads the tab-separated oracle files that scripts/make_numpy_oracle.py writes.
+#pragma once
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "shape/Shape.h"
+
+namespace oracle {
+
+inline std::string dataPath(const std::string &name) {
+  const char *root = std::getenv("SHAPELAB_SOURCE_DIR");
+  return std::string(root ? root : ".") + "/tests/data/" + name;
+}
+
+inline std::vector<std::vector<std::string>> readRows(const std::string &name) {
+  std::ifstream in(dataPath(name));
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    std::string c;
+    while (std::getline(ss, c, '\t')) cols.push_back(c);
+    if (!line.empty() && line.back() == '\t') cols.push_back("");
+    rows.push_back(cols);
+  }
+  return rows;
+}
+
+inline std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  std::stringstream ss(s);
+  std::string c;
+  while (std::getline(ss, c, sep)) out.push_back(c);
+  return out;
+}
+
+inline std::vector<shapelab::Shape> parseShapes(const std::string &joined) {
+  std::vector<shapelab::Shape> out;
+  for (auto &s : split(joined, '|')) out.push_back(shapelab::parseShape(s));
+  return out;
+}
+
+} // namespace oracle

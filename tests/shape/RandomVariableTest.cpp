@@ -1,0 +1,93 @@
+// RandomVariable shapes: the catalogue against PyTensor's list, and the size semantics.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "shape/RandomVariable.h"
+#include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
+#include "tests/shape/OracleData.h"
+
+using namespace shapelab;
+
+namespace {
+std::vector<GufuncArgument> args(const std::vector<const char *> &shapes) {
+  std::vector<GufuncArgument> out;
+  for (auto *s : shapes) {
+    std::string t(s);
+    if (t[0] == '<') {
+      std::size_t p = 0;
+      out.push_back({parseShapeAt(t, p, true), true});
+    } else {
+      out.push_back({parseShape(t), false});
+    }
+  }
+  return out;
+}
+std::string text(const std::vector<std::optional<Expr>> &s) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + (s[i] ? s[i]->toString() : "?");
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+} // namespace
+
+TEST(RandomVariable, CatalogueMatchesPyTensor) {
+  std::ifstream in(std::string(std::getenv("SHAPELAB_SOURCE_DIR") ? std::getenv("SHAPELAB_SOURCE_DIR") : ".") +
+                   "/../shared/reference/pytensor-rv-catalogue.tsv");
+  if (!in) GTEST_SKIP() << "../shared/reference is not beside the checkout";
+  std::string line;
+  std::getline(in, line);
+  int seen = 0;
+  while (std::getline(in, line)) {
+    auto cols = oracle::split(line, '\t');
+    if (cols.size() < 4 || cols[0].empty() || cols[0][0] == '(') continue;
+    const RandomVariableInfo *info = findRandomVariable(cols[0]);
+    ASSERT_NE(info, nullptr) << cols[0];
+    if (cols[2].find("no class-level") == std::string::npos) {
+      EXPECT_EQ(info->signature, cols[2]) << cols[0];
+      EXPECT_EQ(info->dtype, cols[3]) << cols[0];
+    } else {
+      EXPECT_TRUE(info->signature.empty()) << cols[0];
+    }
+    ++seen;
+  }
+  EXPECT_EQ(seen, int(randomVariableCatalogue().size()));
+}
+
+TEST(RandomVariable, Shapes) {
+  Solver solver;
+  Context c = solver.makeContext({});
+  auto rv = [&](const char *name, std::vector<const char *> ps, std::optional<const char *> size = std::nullopt) {
+    std::optional<Shape> sz;
+    if (size) sz = parseShape(*size);
+    return inferRandomVariable(solver, c, name, args(ps), sz);
+  };
+  EXPECT_EQ(text(rv("normal", {"(3, 1)", "(4,)"}).shape), "(3, 4)");
+  EXPECT_EQ(text(rv("normal", {"(1,)", "()"}).shape), "(1,)");
+  // size=() is not size=None: a batched parameter cannot broadcast to ().
+  EXPECT_EQ(rv("normal", {"(1,)", "()"}, "()").status(), Status::Error);
+  EXPECT_EQ(text(rv("normal", {"()", "()"}, "()").shape), "()");
+  // Size never broadcasts: (3,) cannot go to size (1,).
+  EXPECT_EQ(rv("normal", {"(3,)", "()"}, "(1,)").status(), Status::Error);
+  EXPECT_EQ(text(rv("normal", {"(1,)", "()"}, "(2, 5)").shape), "(2, 5)");
+  auto mv = rv("multivariate_normal", {"(5, n)", "(n, n)"});
+  EXPECT_EQ(text(mv.shape), "(5, n)");
+  EXPECT_EQ(mv.coreShape, CoreShapeSource::ParameterShapes);
+  EXPECT_EQ(rv("multivariate_normal", {"(3,)", "(4, 4)"}).status(), Status::Error);
+  EXPECT_EQ(text(rv("multivariate_normal", {"(n,)", "(n, n)"}, "(2, 5)").shape), "(2, 5, n)");
+  EXPECT_EQ(text(rv("multinomial", {"(2,)", "(2, 4)"}).shape), "(2, 4)");
+  EXPECT_EQ(text(rv("dirichlet", {"(3, k)"}).shape), "(3, k)");
+  EXPECT_EQ(text(rv("categorical", {"(4, 1, 3)"}, "(4, 2)").shape), "(4, 2)");
+  auto perm = rv("permutation", {"<5>"});
+  EXPECT_EQ(text(perm.shape), "(5,)");
+  EXPECT_TRUE(perm.allocatable());
+  auto permUnknown = rv("permutation", {"()"});
+  EXPECT_FALSE(permUnknown.allocatable());
+  EXPECT_EQ(text(rv("permutation", {"(2, 5)"}).shape), "(2, 5)");
+  EXPECT_EQ(text(rv("choice_without_replacement", {"(10, 3)", "<2, 4>"}).shape), "(2, 4, 3)");
+  EXPECT_EQ(rv("choice_without_replacement", {"(10, 3)", "(10,)", "(2,)"}).undetermined.size(), 2u);
+  auto sym = rv("normal", {"(n,)", "(m,)"});
+  EXPECT_EQ(sym.status(), Status::RuntimeCheck);
+  EXPECT_THROW(rv("nosuch", {"()"}), UserError);
+  EXPECT_THROW(rv("normal", {"()"}), UserError);
+}
