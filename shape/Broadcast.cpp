@@ -28,11 +28,26 @@ std::string positionName(std::size_t i, std::size_t rank) {
   return "dimension " + std::to_string(int64_t(i) - int64_t(rank)) + " (axis " + std::to_string(i) + ")";
 }
 
-/// An obligation that every non-constant input dim is a size (>= 0).
+/// True when `d` is visibly a size: a constant >= 0, or a polynomial with non-negative
+/// coefficients over parameters (which are sizes themselves) and nothing partial.
+bool obviouslyNonNegative(Expr d) {
+  const ExprNode *n = d.node();
+  if (n->kind == ExprKind::Constant) return n->value.sign() >= 0;
+  if (n->kind == ExprKind::Param) return true;
+  if (n->kind != ExprKind::Sum || n->constantTerm.sign() < 0) return false;
+  for (const Term &t : n->terms) {
+    if (t.coefficient.sign() < 0) return false;
+    for (auto &[atom, k] : t.monomial)
+      if (atom->kind != ExprKind::Param) return false;
+  }
+  return true;
+}
+
+/// An obligation that every input dim is a size (>= 0).
 Pred nonNegative(const std::vector<Expr> &dims) {
   std::vector<Pred> parts;
   for (Expr d : dims)
-    if (!d.isConstant()) parts.push_back(ge(d, Expr(0)));
+    if (!obviouslyNonNegative(d)) parts.push_back(ge(d, Expr(0)));
   return Pred::conjunction(parts);
 }
 
@@ -128,6 +143,11 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       if (!one && std::find(candidates.begin(), candidates.end(), d) == candidates.end())
         candidates.push_back(d);
     }
+    // Two sizes that are provably equal under the context need no broadcasting at all: one
+    // question settles both validity and the result.
+    if (candidates.size() == 2 &&
+        solver.decide(context, eq(candidates[0], candidates[1])).answer == Answer::Proven)
+      candidates.pop_back();
     std::vector<Pred> pairs;
     for (std::size_t a = 0; a < candidates.size(); ++a)
       for (std::size_t b = a + 1; b < candidates.size(); ++b) {
