@@ -1,5 +1,6 @@
 // Gufunc (Blockwise) resolution: NumPy's gufuncs as the oracle, and symbolic cases.
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
 
 #include "shape/Gufunc.h"
 #include "symbolic/Errors.h"
@@ -93,4 +94,52 @@ TEST(Gufunc, ExpressionsAndSolving) {
   EXPECT_EQ(resolveGufunc(solver, c, parseSignature("(n|1),(n|1)->(n)"), arrays({"(2,)", "(5,)"})).status(), Status::Error);
   EXPECT_THROW(resolveGufunc(solver, c, parseSignature("(n*m)->()"), arrays({"(6,)"})), UserError);
   EXPECT_THROW(resolveGufunc(solver, c, parseSignature("(n)->()"), arrays({"(6,)", "(2,)"})), UserError);
+}
+
+// Random signatures and symbolic shapes: at every point of a small box, the symbolic verdict
+// and output shapes equal the resolution of the evaluated (concrete) shapes.
+TEST(Gufunc, SymbolicAgreesWithConcreteAtPoints) {
+  Solver solver;
+  Context c = solver.makeContext({});
+  bool ok = rc::check("gufunc symbolic == concrete pointwise", [&] {
+    std::string sigText = *rc::gen::element<std::string>(
+        "(i),(i)->()", "(m,n),(n,p)->(m,p)", "(n?,k),(k,m?)->(n?,m?)", "(3),(3)->(3)", "(m)->(m-1)",
+        "(n+1)->(n)", "(m),(n)->(m+n-1)", "(n|1),(n|1)->(n)", "(n),(n+1,n)->()", "(2*n)->(n)");
+    Signature sig = parseSignature(sigText);
+    auto dim = rc::gen::element<std::string>("a", "b", "1", "2", "3", "0", "a + 1", "2*b");
+    std::vector<GufuncArgument> args;
+    for (const CoreArgument &in : sig.inputs) {
+      int rank = *rc::gen::inRange<int>(0, 3) + int(in.dims.size()) - (*rc::gen::inRange(0, 4) == 0 ? 1 : 0);
+      std::string t = "(";
+      for (int i = 0; i < std::max(rank, 0); ++i) t += (i ? ", " : "") + *dim;
+      t += rank == 1 ? ",)" : ")";
+      args.push_back({parseShape(t), false});
+    }
+    GufuncResult sym = resolveGufunc(solver, c, sig, args);
+    RC_TAG(spelling(sym.status()));
+    RC_ASSERT(sym.status() != Status::Unknown);
+    for (int a = 0; a <= 3; ++a)
+      for (int b = 0; b <= 3; ++b) {
+        Assignment at{{"a", a}, {"b", b}};
+        std::vector<GufuncArgument> concrete;
+        for (auto &g : args) {
+          Shape s;
+          for (Expr d : g.shape) s.push_back(Expr(*evaluate(d, at)));
+          concrete.push_back({s, false});
+        }
+        GufuncResult con = resolveGufunc(solver, c, sig, concrete);
+        bool symValid = sym.status() != Status::Error && holds(sym.validity.domain(), at);
+        bool conValid = con.status() == Status::Valid;
+        RC_ASSERT(con.status() != Status::RuntimeCheck);
+        RC_ASSERT(symValid == conValid);
+        if (!conValid) continue;
+        RC_ASSERT(sym.outShapes.size() == con.outShapes.size());
+        for (std::size_t o = 0; o < con.outShapes.size(); ++o) {
+          RC_ASSERT(sym.outShapes[o].size() == con.outShapes[o].size());
+          for (std::size_t k = 0; k < con.outShapes[o].size(); ++k)
+            RC_ASSERT(evaluate(*sym.outShapes[o][k], at) == con.outShapes[o][k]->constantValue());
+        }
+      }
+  });
+  EXPECT_TRUE(ok);
 }

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Golden checks of the shape commands' JSON and exit codes (the CLI contract of issue 3).
+set -u
+fail=0
+check() { # name expected-exit expected-substring command...
+  local name=$1 code=$2 want=$3; shift 3
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" != "$code" ]; then echo "FAIL $name: exit $rc, wanted $code: $out"; fail=1; return; fi
+  if [[ "$out" != *"$want"* ]]; then echo "FAIL $name: output lacks '$want':"; echo "$out"; fail=1; return; fi
+  echo "ok   $name"
+}
+S=$SHAPELAB
+check bc-valid 0 '{"status": "valid", "checks": [], "message": "valid for every size allowed", "shape": [8, 7, 6, 5]}' $S broadcast '(8,1,6,1)' '(7,1,5)' --json
+check bc-error 1 '"message": "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg 0 with shape (3,) and arg 1 with shape (4,)."' $S broadcast '(3,)' '(4,)' --json
+check bc-null-shape 1 '"shape": null' $S broadcast '(3,)' '(4,)' --json
+check bc-runtime 0 '"status": "runtime-check", "checks": ["n == 1 or m == 1 or n == m"]' $S broadcast '(n,)' '(m,)' --json
+check bc-piecewise 0 '"shape": ["m if n == 1 else n"]' $S broadcast '(n,)' '(m,)' --json
+check bc-violating 0 '"violating": {' $S broadcast '(n,)' '(m,)' --json
+check bc-static 0 '"checks": ["n == m"]' $S broadcast --mode static '(n,)' '(m,)' --json
+check bc-assume 0 '"status": "valid"' $S broadcast --assume 'n >= 2' '(n, 3)' '(1, 3)' --json
+check bc-zero 0 '"shape": [0, 0]' $S broadcast '(1,0)' '(0,1)' --json
+check bc-scalar 0 '"shape": []' $S broadcast '()' --json
+check bc-overflow 1 '2**63 - 1' $S broadcast '(2**62, 4)' '(1,)' --json
+check bc-syntax 2 'syntax error' $S broadcast '(3,,)' --json
+check bc-mode 2 "--mode must be 'numpy' or 'static'" $S broadcast --mode eager '(3,)'
+check bc-inconsistent 2 'inconsistent assumptions' $S broadcast --assume 'n < 0' '(n,)'
+check bt-valid 0 '"shape": [2, 3]' $S broadcast-to '(1, 3)' '(2, 3)' --json
+check bt-error 1 'operands could not be broadcast together with remapped shapes [original->remapped]: (3,)  and requested shape (1,)' $S broadcast-to '(3,)' '(1,)' --json
+check bt-symbolic 0 '"checks": ["n == 1 or n == k"]' $S broadcast-to '(n,)' '(m, k)' --json
+check gu-valid 0 '"batch_shape": ["b"], "core_dims": {"m": "m", "n": "n", "p": "p"}, "out_shapes": [["b", "m", "p"]], "undetermined": []' $S gufunc '(m,n),(n,p)->(m,p)' '(b,m,n)' '(n,p)' --json
+check gu-mismatch 1 'Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (i),(i)->() (size 4 is different from 3)' $S gufunc '(i),(i)->()' '(3,)' '(4,)' --json
+check gu-undetermined 0 '"out_shapes": [[null]], "undetermined": ["p"]' $S gufunc '(n,d)->(p)' '(5,3)' --json
+check gu-shape-only 0 '"out_shapes": [[5, 4]]' $S gufunc '(m),<n>->(m,n)' '(5,)' '<4>' --json
+check gu-solve 0 '"core_dims": {"n": "d - 1"}' $S gufunc '(n+1)->(n)' '(d,)' --json
+check gu-parse 2 'expect dimension name or non-zero frozen size at position 1 in "((i)),(i)->()"' $S gufunc '((i)),(i)->()' '(3,)' '(3,)'
+check gu-args 2 'takes 2 input(s), but 1 were given' $S gufunc '(i),(i)->()' '(3,)'
+check gu-rank 1 'Input operand 0 does not have enough dimensions (has 0, gufunc core with signature (i),(i)->() requires 1)' $S gufunc '(i),(i)->()' '()' '(3,)' --json
+check rv-normal 0 '"shape": [3, 4], "batch_shape": [3, 4], "signature": "(),()->()"' $S rv normal '(3,1)' '(4,)' --json
+check rv-mvn 0 '"shape": [2, 5, "n"]' $S rv multivariate_normal --size '(2,5)' '(5,n)' '(n,n)' --json
+check rv-size-empty 1 'Size length is incompatible' $S rv normal '(3,)' '()' --size '()' --json
+check rv-value 0 '"shape": [5], "batch_shape": [], "signature": "<x>->(x)", "allocatable": true' $S rv permutation '<5>' --json
+check rv-needs-value 0 '"allocatable": false, "core_shape": "needs-value"' $S rv permutation '()' --json
+check rv-unknown 2 "unknown random variable 'foo'" $S rv foo '()' --json
+check rv-list 0 'multivariate_normal' $S rv --list
+check help 0 'broadcast-to' $S --help
+for c in broadcast broadcast-to gufunc rv; do check help-$c 0 'usage: shapelab' $S $c --help; done
+exit $fail
