@@ -59,6 +59,21 @@ void printVerdict(const Validity &v, const std::string &message) {
 
 int exitFor(const Validity &v) { return v.status() == Status::Error ? kExitShapeError : kExitOk; }
 
+/// Prints a broadcast or broadcast-to result and returns the exit code.
+int report(const Arguments &a, const BroadcastResult &r) {
+  bool error = r.status() == Status::Error;
+  if (a.json) {
+    JsonObject o;
+    addVerdict(o, r.validity, r.message);
+    o.add("shape", error ? JsonValue::null() : shapeJson(r.shape));
+    std::cout << o.toString() << "\n";
+  } else {
+    if (!error) std::cout << "shape: " << toString(r.shape) << "\n";
+    printVerdict(r.validity, r.message);
+  }
+  return exitFor(r.validity);
+}
+
 struct Setup {
   Solver solver;
   std::optional<Context> context;
@@ -125,18 +140,7 @@ int broadcastCommand(const std::vector<std::string> &argv) {
     for (auto &s : a.positional) shapes.push_back(parseShape(s));
     Setup s;
     prepare(s, a);
-    BroadcastResult r = broadcast(s.solver, *s.context, shapes, parseBroadcastMode(a.mode));
-    bool error = r.status() == Status::Error;
-    if (a.json) {
-      JsonObject o;
-      addVerdict(o, r.validity, r.message);
-      o.add("shape", error ? JsonValue::null() : shapeJson(r.shape));
-      std::cout << o.toString() << "\n";
-    } else {
-      if (!error) std::cout << "shape: " << toString(r.shape) << "\n";
-      printVerdict(r.validity, r.message);
-    }
-    return exitFor(r.validity);
+    return report(a, broadcast(s.solver, *s.context, shapes, parseBroadcastMode(a.mode)));
   });
 }
 
@@ -148,18 +152,7 @@ int broadcastToCommand(const std::vector<std::string> &argv) {
     Shape from = parseShape(a.positional[0]), target = parseShape(a.positional[1]);
     Setup s;
     prepare(s, a);
-    BroadcastResult r = broadcastTo(s.solver, *s.context, from, target);
-    bool error = r.status() == Status::Error;
-    if (a.json) {
-      JsonObject o;
-      addVerdict(o, r.validity, r.message);
-      o.add("shape", error ? JsonValue::null() : shapeJson(r.shape));
-      std::cout << o.toString() << "\n";
-    } else {
-      if (!error) std::cout << "shape: " << toString(r.shape) << "\n";
-      printVerdict(r.validity, r.message);
-    }
-    return exitFor(r.validity);
+    return report(a, broadcastTo(s.solver, *s.context, from, target));
   });
 }
 

@@ -643,58 +643,39 @@ Expr pow(Expr e, uint32_t exponent) {
 }
 
 namespace {
-Expr floorDivImpl(Expr e, const Integer &c) {
-  checkDivisor(c, "//");
-  if (c.isOne()) return e;
+/// The canonical form of e // c, e % c or e / c (kind FloorDiv, Mod or ExactDiv):
+/// e = c*q + r (truncating split), then the common factor g of r and c is cancelled:
+///   e // c = q + (r/g) // (c/g),  e % c = g * ((r/g) % (c/g)),  e / c = q + (r/g) / (c/g).
+Expr divisionCanonical(ExprKind kind, Expr e, const Integer &c) {
+  checkDivisor(c, kind == ExprKind::FloorDiv ? "//" : kind == ExprKind::Mod ? "%" : "/");
+  if (c.isOne()) return kind == ExprKind::Mod ? Expr(0) : e;
   std::vector<Term> q, r;
   Integer q0, r0;
   splitByDivisor(e, c, q, q0, r, r0);
-  Expr quotient = fromPolynomial(std::move(q), q0);
-  if (r.empty()) return quotient + Expr(Integer::floorDiv(r0, c));
+  Expr quotient = kind == ExprKind::Mod ? Expr(0) : fromPolynomial(std::move(q), q0);
+  if (r.empty()) {
+    if (kind == ExprKind::FloorDiv) return quotient + Expr(Integer::floorDiv(r0, c));
+    if (kind == ExprKind::Mod) return Expr(Integer::floorMod(r0, c));
+    if (r0.isZero()) return quotient; // an exact division of a constant that does not divide stays
+  }
   Integer g = Integer::gcd(contentOf(r, r0), c);
   for (Term &t : r) t.coefficient = Integer::floorDiv(t.coefficient, g);
   Expr rest = fromPolynomial(std::move(r), Integer::floorDiv(r0, g));
   Integer cg = Integer::floorDiv(c, g);
+  if (kind == ExprKind::Mod) return cg.isOne() ? Expr(0) : Expr(g) * makeDivisionAtom(kind, rest, cg);
   if (cg.isOne()) return quotient + rest;
-  return quotient + makeDivisionAtom(ExprKind::FloorDiv, rest, cg);
-}
-
-Expr modImpl(Expr e, const Integer &c) {
-  checkDivisor(c, "%");
-  if (c.isOne()) return Expr(0);
-  std::vector<Term> q, r;
-  Integer q0, r0;
-  splitByDivisor(e, c, q, q0, r, r0);
-  if (r.empty()) return Expr(Integer::floorMod(r0, c));
-  Integer g = Integer::gcd(contentOf(r, r0), c);
-  for (Term &t : r) t.coefficient = Integer::floorDiv(t.coefficient, g);
-  Expr rest = fromPolynomial(std::move(r), Integer::floorDiv(r0, g));
-  Integer cg = Integer::floorDiv(c, g);
-  if (cg.isOne()) return Expr(0);
-  return Expr(g) * makeDivisionAtom(ExprKind::Mod, rest, cg);
-}
-
-Expr exactDivImpl(Expr e, const Integer &c) {
-  checkDivisor(c, "/");
-  if (c.isOne()) return e;
-  std::vector<Term> q, r;
-  Integer q0, r0;
-  splitByDivisor(e, c, q, q0, r, r0);
-  Expr quotient = fromPolynomial(std::move(q), q0);
-  if (r.empty() && r0.isZero()) return quotient;
-  Integer g = Integer::gcd(contentOf(r, r0), c);
-  for (Term &t : r) t.coefficient = Integer::floorDiv(t.coefficient, g);
-  Expr rest = fromPolynomial(std::move(r), Integer::floorDiv(r0, g));
-  Integer cg = Integer::floorDiv(c, g);
-  if (cg.isOne()) return quotient + rest;
-  return quotient + makeDivisionAtom(ExprKind::ExactDiv, rest, cg);
+  return quotient + makeDivisionAtom(kind, rest, cg);
 }
 
 } // namespace
 
-Expr floorDiv(Expr e, const Integer &c) { return keepDefinedness(floorDivImpl(e, c), {e}); }
-Expr mod(Expr e, const Integer &c) { return keepDefinedness(modImpl(e, c), {e}); }
-Expr exactDiv(Expr e, const Integer &c) { return keepDefinedness(exactDivImpl(e, c), {e}); }
+Expr floorDiv(Expr e, const Integer &c) {
+  return keepDefinedness(divisionCanonical(ExprKind::FloorDiv, e, c), {e});
+}
+Expr mod(Expr e, const Integer &c) { return keepDefinedness(divisionCanonical(ExprKind::Mod, e, c), {e}); }
+Expr exactDiv(Expr e, const Integer &c) {
+  return keepDefinedness(divisionCanonical(ExprKind::ExactDiv, e, c), {e});
+}
 
 namespace {
 Expr minMaxKeeping(ExprKind kind, const std::vector<Expr> &args) {
