@@ -35,7 +35,18 @@ public:
     advance();
   }
 
+  /// Bounds recursion so that deeply nested text is an error, not a stack overflow.
+  struct DepthGuard {
+    Parser &p;
+    explicit DepthGuard(Parser &parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth) p.fail("the expression is nested too deeply (more than 200 levels)", p.cur_.position);
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+  static constexpr int kMaxDepth = 200;
+
   Value parseTernary() {
+    DepthGuard guard(*this);
     Value a = parseDisjunction();
     if (cur_.kind != Tok::If) return a;
     std::size_t ifPos = cur_.position;
@@ -100,6 +111,7 @@ private:
   }
 
   Value parseInversion() {
+    DepthGuard guard(*this);
     if (cur_.kind == Tok::Not) {
       std::size_t p = cur_.position;
       advance();
@@ -192,6 +204,7 @@ private:
   }
 
   Value parseUnary() {
+    DepthGuard guard(*this);
     if (cur_.kind == Tok::Minus || cur_.kind == Tok::Plus) {
       Token op = cur_;
       advance();
@@ -358,6 +371,7 @@ private:
   ParseOptions options_;
   bool stopAtComparison_;
   Token cur_{Tok::End, 0, ""};
+  int depth_ = 0;
 };
 
 } // namespace

@@ -74,6 +74,16 @@ TEST(Parser, CaretRendering) {
   }
 }
 
+TEST(Parser, DeepNestingIsAnErrorNotACrash) {
+  std::string deep = std::string(100000, '(') + "n" + std::string(100000, ')');
+  EXPECT_THROW(parseExpr(deep), SyntaxError);
+  EXPECT_THROW(parseExpr(std::string(100000, '-') + "n"), SyntaxError);
+  std::string nots;
+  for (int i = 0; i < 5000; ++i) nots += "not ";
+  EXPECT_THROW(parsePred(nots + "n > 1"), SyntaxError);
+  EXPECT_NO_THROW(parseExpr(std::string(50, '(') + "n" + std::string(50, ')')));
+}
+
 TEST(Parser, BigLiteralsAreExact) {
   EXPECT_EQ(parseExpr("123456789012345678901234567890 + 1").toString(), "123456789012345678901234567891");
   EXPECT_EQ(parseExpr("2**100").toString(), "1267650600228229401496703205376");
