@@ -16,17 +16,6 @@ bool Signature::elementwise() const {
   return true;
 }
 
-Expr Signature::nameParam(const std::string &name) {
-  return name[0] == '_' ? Expr::reservedParam(name) : Expr::param(name);
-}
-
-int Signature::dimIndex(const CoreDim &d) const {
-  std::string id = d.kind == CoreDim::Kind::Name ? d.name
-                   : d.kind == CoreDim::Kind::Fixed ? "#" + d.size.toString() : "";
-  auto it = std::find(dimIds.begin(), dimIds.end(), id);
-  return it == dimIds.end() ? -1 : int(it - dimIds.begin());
-}
-
 namespace {
 
 class SignatureParser {

@@ -32,7 +32,7 @@ struct CoreDim {
   Kind kind = Kind::Name;
   std::string name;   // Name
   Integer size;       // Fixed
-  Expr expression;    // Expression (over signature names, see Signature::nameParam)
+  Expr expression;    // Expression, over parameters named like the signature's dims
   std::string text;   // as written
   bool optional = false;      // '?'
   bool broadcastable = false; // '|1'
@@ -47,15 +47,11 @@ struct CoreArgument {
 struct Signature {
   std::string text;
   std::vector<CoreArgument> inputs, outputs;
-  /// Distinct dims in order of first appearance (names by name, frozen sizes by value), as
-  /// NumPy numbers them in its messages; expressions are not numbered.
+  /// Distinct dims in order of first appearance: names by name, frozen sizes as "#3";
+  /// expressions are not listed.
   std::vector<std::string> dimIds;
   /// True when every argument is "()" — NumPy then treats it as a plain elementwise ufunc.
   bool elementwise() const;
-  /// The parameter that stands for a signature name inside expressions (reserved namespace,
-  /// so it never clashes with user size parameters).
-  static Expr nameParam(const std::string &name);
-  int dimIndex(const CoreDim &d) const;
 };
 
 Signature parseSignature(const std::string &text);

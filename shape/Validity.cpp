@@ -12,10 +12,9 @@ const char *spelling(Status s) {
   return "?";
 }
 
-const Decision &Validity::require(const Pred &predicate, std::string what) {
+void Validity::require(const Pred &predicate, std::string what) {
   settled_ = false;
   obligations_.push_back({std::move(what), predicate, solver_->decide(context_, predicate)});
-  return obligations_.back().decision;
 }
 
 void Validity::fail(std::string message) { failures_.push_back(std::move(message)); }

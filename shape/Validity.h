@@ -32,8 +32,8 @@ class Validity {
 public:
   Validity(Solver &solver, const Context &context) : solver_(&solver), context_(context) {}
 
-  /// Decides `predicate` and records it; returns its decision.
-  const Decision &require(const Pred &predicate, std::string what);
+  /// Decides `predicate` and records it as an obligation.
+  void require(const Pred &predicate, std::string what);
   /// Records a violation found without the solver (e.g. a rank error), with a message.
   void fail(std::string message);
   /// Takes over another computation's obligations and failures (same solver and context).

@@ -603,12 +603,11 @@ struct Solver::Impl {
                                     bool want) {
     PointPtr pt(check(isl_set_sample_point(check(isl_set_copy(set)))));
     if (checkBool(isl_point_is_void(pt.get()))) return std::nullopt;
-    return witness(t, set, pt.get(), c, p, want);
+    return witness(t, pt.get(), c, p, want);
   }
-  /// As above, from a point already sampled from `set`.
-  std::optional<Assignment> witness(Translation &t, isl_set *set, isl_point *pt, const Pred &c,
-                                    const Pred &p, bool want) {
-    (void)set;
+  /// As above, from a point already sampled.
+  std::optional<Assignment> witness(Translation &t, isl_point *pt, const Pred &c, const Pred &p,
+                                    bool want) {
     bool consistent = true;
     Assignment a = t.pointToAssignment(pt, consistent);
     if (consistent) return a;
@@ -685,9 +684,6 @@ struct Solver::Impl {
       }
     }
     // diff lies in [low, high]; decide `diff OP 0` when the whole interval agrees.
-    auto decideAll = [&](auto holdsAt) -> std::optional<bool> {
-      return holdsAt(low, high);
-    };
     std::optional<bool> verdict;
     switch (n->op) {
     case CompareOp::GE: if (low.sign() >= 0) verdict = true; else if (high && high->sign() < 0) verdict = false; break;
@@ -697,7 +693,6 @@ struct Solver::Impl {
     case CompareOp::EQ: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = false; else if (low.isZero() && high && high->isZero()) verdict = true; break;
     case CompareOp::NE: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = true; else if (low.isZero() && high && high->isZero()) verdict = false; break;
     }
-    (void)decideAll;
     if (!verdict) return std::nullopt;
     Decision d;
     d.answer = *verdict ? Answer::Proven : Answer::Refuted;
@@ -728,15 +723,15 @@ struct Solver::Impl {
       SetPtr S(check(isl_set_intersect(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
       PointPtr yesPoint(check(isl_set_sample_point(check(isl_set_copy(S.get())))));
       if (checkBool(isl_point_is_void(yesPoint.get()))) {
-        auto w = witness(t, V.get(), noPoint.get(), c.assumptions(), p, false);
+        auto w = witness(t, noPoint.get(), c.assumptions(), p, false);
         if (!w) return unknown(p, "no real point of the assumptions was found to witness the refutation");
         d.answer = Answer::Refuted;
         d.condition = Pred::truth(false);
         d.violating = extended(*w, p);
         return d;
       }
-      auto yes = witness(t, S.get(), yesPoint.get(), c.assumptions(), p, true);
-      auto no = witness(t, V.get(), noPoint.get(), c.assumptions(), p, false);
+      auto yes = witness(t, yesPoint.get(), c.assumptions(), p, true);
+      auto no = witness(t, noPoint.get(), c.assumptions(), p, false);
       if (!yes || !no) {
         if (opaque)
           return unknown(p, "the answer depends on products of parameters beyond what the solver decides");

@@ -26,7 +26,9 @@ TEST(Broadcast, AgreesWithNumpyBroadcastShapes) {
         EXPECT_EQ(toString(r.shape), row[2]) << row[0];
       } else {
         ASSERT_EQ(r.status(), Status::Error) << row[0];
-        if (row[2].rfind("shape mismatch", 0) == 0) EXPECT_EQ(r.message, row[2]) << row[0];
+        if (row[2].rfind("shape mismatch", 0) == 0) {
+          EXPECT_EQ(r.message, row[2]) << row[0];
+        }
       }
     }
   }
@@ -43,7 +45,9 @@ TEST(Broadcast, AgreesWithNumpyBroadcastTo) {
       EXPECT_EQ(r.status(), Status::Valid) << row[0] << " -> " << row[1] << ": " << r.message;
     } else {
       EXPECT_EQ(r.status(), Status::Error) << row[0] << " -> " << row[1];
-      if (row[3] != "iterator is too large") EXPECT_EQ(r.message, row[3]) << row[0] << " -> " << row[1];
+      if (row[3] != "iterator is too large") {
+        EXPECT_EQ(r.message, row[3]) << row[0] << " -> " << row[1];
+      }
     }
   }
 }
