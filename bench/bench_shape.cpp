@@ -62,15 +62,15 @@ void BM_BroadcastSymbolicRank4Memoized(benchmark::State &state) {
 }
 BENCHMARK(BM_BroadcastSymbolicRank4Memoized)->Unit(benchmark::kMicrosecond);
 
-// A harder pair: every axis holds a different expression, so each needs isl.
+// A harder pair: the two inner axes hold different expressions, equal only under the context.
 void BM_BroadcastSymbolicRank4AllAxesUncached(benchmark::State &state) {
   SolverOptions o;
   o.memoize = false;
   Solver solver(o);
   Context c = solver.makeContext(contextParts());
-  std::vector<Shape> shapes = {parseShape("(b, h, n, k)"), parseShape("(1, 2*h - h, 1, n + 1)")};
+  std::vector<Shape> shapes = {parseShape("(b, h, k - 1, k)"), parseShape("(b, h, n, n + 1)")};
   for (auto _ : state) {
-    BroadcastResult r = broadcast(solver, c, {parseShape("(b, h, k - 1, k)"), parseShape("(b, h, n, n + 1)")});
+    BroadcastResult r = broadcast(solver, c, shapes);
     benchmark::DoNotOptimize(r);
   }
   state.counters["isl_per_op"] = double(solver.stats().islQuestions) / double(state.iterations());
