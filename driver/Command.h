@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "symbolic/Solver.h"
+
 namespace shapelab::driver {
 
 constexpr int kExitOk = 0;
@@ -32,6 +34,9 @@ struct Arguments {
 
 /// Scans options shared by the commands; `allowed` lists the options this command accepts.
 Arguments scanArguments(const std::vector<std::string> &args, const std::vector<std::string> &allowed);
+
+/// The context of the --assume options; throws for bad text or inconsistent assumptions.
+Context contextOf(Solver &solver, const Arguments &arguments);
 
 using CommandFunction = std::function<int(const std::vector<std::string> &)>;
 

@@ -33,11 +33,9 @@ int decideCommand(const std::vector<std::string> &argv) {
       throw UsageError{a.positional.empty() ? "missing PREDICATE"
                                             : "expected one PREDICATE (quote it), got " +
                                                   std::to_string(a.positional.size()) + " arguments"};
-    std::vector<Pred> assumptions;
-    for (auto &s : a.assumptions) assumptions.push_back(parsePred(s));
     Pred p = parsePred(a.positional[0]);
     Solver solver;
-    Context c = solver.makeContext(assumptions);
+    Context c = contextOf(solver, a);
     Decision d = solver.decide(c, p);
     if (a.json) {
       JsonObject o;

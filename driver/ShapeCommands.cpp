@@ -79,11 +79,7 @@ struct Setup {
   std::optional<Context> context;
 };
 
-void prepare(Setup &s, const Arguments &a) {
-  std::vector<Pred> assumptions;
-  for (auto &t : a.assumptions) assumptions.push_back(parsePred(t));
-  s.context = s.solver.makeContext(assumptions);
-}
+void prepare(Setup &s, const Arguments &a) { s.context = contextOf(s.solver, a); }
 
 GufuncArgument parseArgument(const std::string &text) {
   std::size_t p = 0;

@@ -4,6 +4,7 @@
 
 #include "driver/Command.h"
 #include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
 
 namespace shapelab::driver {
 
@@ -49,6 +50,12 @@ Arguments scanArguments(const std::vector<std::string> &args, const std::vector<
   if (out.mode != "numpy" && out.mode != "static")
     throw UsageError{"--mode must be 'numpy' or 'static', not '" + out.mode + "'"};
   return out;
+}
+
+Context contextOf(Solver &solver, const Arguments &arguments) {
+  std::vector<Pred> assumptions;
+  for (const std::string &text : arguments.assumptions) assumptions.push_back(parsePred(text));
+  return solver.makeContext(assumptions);
 }
 
 int reportErrors(const std::string &command, const std::function<int()> &body) {

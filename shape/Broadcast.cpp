@@ -51,12 +51,12 @@ Pred nonNegative(const std::vector<Expr> &dims) {
   return Pred::conjunction(parts);
 }
 
+} // namespace
+
 bool provablyOne(Solver &solver, const Context &context, Expr d) {
   if (auto v = d.constantValue()) return v->isOne();
   return solver.decide(context, eq(d, Expr(1))).answer == Answer::Proven;
 }
-
-} // namespace
 
 std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vector<Integer>> &shapes,
                                                       std::string &message) {

@@ -41,6 +41,10 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
 BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,
                             const Shape &target);
 
+/// True when `d` is 1 at every point of the context (constant 1, or proven): the sizes that
+/// broadcast in static mode.
+bool provablyOne(Solver &solver, const Context &context, Expr d);
+
 /// NumPy's concrete algorithm; returns the shape or sets `message`. Refuses element counts
 /// above 2**63 - 1 (`message` says so).
 std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vector<Integer>> &shapes,

@@ -242,10 +242,9 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
   }
 
   // 4. Loop dims.
-  std::vector<Shape> loops;
+  std::vector<Shape> &loops = r.loopShapes;
   for (std::size_t i = 0; i < nin; ++i)
     loops.push_back(Shape(args[i].shape.begin(), args[i].shape.end() - needed(sig.inputs[i])));
-  r.missing.assign(missing.begin(), missing.end());
   if (!broadcastLoops) {
     r.message = r.validity.message();
     return r;
@@ -268,21 +267,6 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
   }
   r.message = r.validity.message();
   return r;
-}
-
-std::vector<Shape> loopShapes(const Signature &sig, const std::vector<GufuncArgument> &args,
-                              const GufuncResult &resolved) {
-  std::vector<Shape> out;
-  for (std::size_t i = 0; i < args.size() && i < sig.inputs.size(); ++i) {
-    std::size_t k = 0;
-    for (const CoreDim &d : sig.inputs[i].dims)
-      if (!(d.kind == CoreDim::Kind::Name &&
-            std::find(resolved.missing.begin(), resolved.missing.end(), d.name) != resolved.missing.end()))
-        ++k;
-    const Shape &s = args[i].shape;
-    out.push_back(Shape(s.begin(), s.end() - std::min(k, s.size())));
-  }
-  return out;
 }
 
 } // namespace shapelab

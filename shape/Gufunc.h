@@ -39,7 +39,7 @@ struct GufuncResult {
   /// Output shapes; an undetermined dim is nullopt.
   std::vector<std::vector<std::optional<Expr>>> outShapes;
   std::vector<std::string> undetermined; // output dims without a source
-  std::vector<std::string> missing;      // `?` dims dropped for this call
+  std::vector<Shape> loopShapes;         // each input's shape without its core dims
   Validity validity;
   std::string message;
   Status status() const { return validity.status(); }
@@ -50,13 +50,10 @@ struct GufuncResult {
 /// Throws UserError for a call that does not fit the signature's arguments (count, or a
 /// shape-only argument given as an array) or for expressions that cannot be solved.
 /// With `broadcastLoops` false the loop dims are left to the caller (RandomVariable with a
-/// `size`, where every parameter must broadcast *to* the size instead).
+/// `size`, where every parameter must broadcast *to* the size instead); `loopShapes` still
+/// holds each input's loop part.
 GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signature &signature,
                            const std::vector<GufuncArgument> &arguments,
                            BroadcastMode mode = BroadcastMode::Numpy, bool broadcastLoops = true);
-
-/// The loop (batch) part of each argument: its shape without the core dims it supplies.
-std::vector<Shape> loopShapes(const Signature &signature, const std::vector<GufuncArgument> &arguments,
-                              const GufuncResult &resolved);
 
 } // namespace shapelab

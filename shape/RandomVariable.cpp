@@ -148,7 +148,7 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
     r.batchShape = *size;
     for (Expr s : *size)
       if (!s.isConstant()) r.validity.require(ge(s, Expr(0)), "size dimension " + s.toString() + " is a size");
-    std::vector<Shape> loops = loopShapes(sig, params, g);
+    const std::vector<Shape> &loops = g.loopShapes;
     for (std::size_t i = 0; i < loops.size(); ++i) {
       const Shape &batch = loops[i];
       std::string pname = i < info->parameters.size() ? info->parameters[i] : std::to_string(i);
@@ -168,10 +168,8 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
                             toString(batch) + " cannot broadcast to size " + toString(*size));
           continue;
         }
-        bool one = pv && pv->isOne();
-        if (!one && mode == BroadcastMode::Static)
-          one = solver.decide(context, eq(p, Expr(1))).answer == Answer::Proven;
-        if (one) continue;
+        if (mode == BroadcastMode::Static ? provablyOne(solver, context, p) : (pv && pv->isOne()))
+          continue;
         Pred ok = mode == BroadcastMode::Static ? eq(p, s) : (eq(p, s) || eq(p, Expr(1)));
         r.validity.require(ok, "batch dimension " + p.toString() + " of parameter " + std::to_string(i) +
                                    " (" + pname + ") broadcasts to size dimension " + s.toString());

@@ -204,25 +204,24 @@ struct Translation {
   SetPtr domain() const {
     SetPtr s = universe();
     for (std::size_t i = 0; i < names.size(); ++i) {
+      const Monomial *m = i >= paramIndex.size() ? &monomials[i - paramIndex.size()].first : nullptr;
       bool nonNegative = true;
-      if (i >= paramIndex.size()) {
-        const Monomial &m = monomials[i - paramIndex.size()].first;
-        for (auto &[a, k] : m)
+      if (m)
+        for (auto &[a, k] : *m)
           if (k % 2 == 1 && a->kind != ExprKind::Param) nonNegative = false;
-      }
       if (!nonNegative) continue;
       SetPtr atLeastZero(check(isl_pw_aff_ge_set(variable(int(i)).release(), constant(0).release())));
       s.reset(check(isl_set_intersect(s.release(), atLeastZero.release())));
       // A power p**k (k >= 1) of one parameter p >= 0 is at least p, over the integers.
-      if (i >= paramIndex.size()) {
-        const Monomial &m = monomials[i - paramIndex.size()].first;
-        if (m.size() == 1 && m[0].first->kind == ExprKind::Param) {
+      if (m) {
+        if (m->size() == 1 && (*m)[0].first->kind == ExprKind::Param) {
+          const ExprNode *base = (*m)[0].first;
           SetPtr atLeastBase(check(isl_pw_aff_ge_set(
-              variable(int(i)).release(), variable(paramIndex.at(m[0].first)).release())));
+              variable(int(i)).release(), variable(paramIndex.at(base)).release())));
           s.reset(check(isl_set_intersect(s.release(), atLeastBase.release())));
           // p**k and p have the same parity (p**k - p = p*(p**(k-1) - 1) is even).
           PwAffPtr difference(check(isl_pw_aff_sub(variable(int(i)).release(),
-                                                   variable(paramIndex.at(m[0].first)).release())));
+                                                   variable(paramIndex.at(base)).release())));
           PwAffPtr parity(check(isl_pw_aff_mod_val(difference.release(), toVal(ctx, 2).release())));
           SetPtr even(check(isl_pw_aff_eq_set(parity.release(), constant(0).release())));
           s.reset(check(isl_set_intersect(s.release(), even.release())));
