@@ -3,8 +3,10 @@
 // Model: a conjunction of predicates over size parameters, each parameter implicitly >= 0
 // (DESIGN §3.1). As a set it is an isl parameter set; the solver builds that set when asked.
 // Example: Context built from {"n >= 1", "n % 2 == 0", "m == n + 1"}.
-// Invariant: a Context is only made by Solver::makeContext, which proves it satisfiable and
-// stores one point of it (`samplePoint`), so no question is ever answered vacuously.
+// Invariant: a Context is only made by Solver::makeContext, which refuses it only when it is
+// proven unsatisfiable. Usually it also finds a real point of it (`samplePoint`), so no question
+// is answered vacuously; when products of parameters or the work bound keep it from finding one,
+// `consistencyProven()` is false and answers under it say so (DESIGN §3.3: never guessed).
 // Identity: two contexts with the same assumptions (same hash-consed predicate) are the same
 // key for the solver's memo.
 #pragma once
@@ -28,8 +30,11 @@ public:
   const std::vector<Pred> &parts() const { return data_->parts; }
   /// The parameters the assumptions mention, sorted by name.
   const std::vector<Expr> &parameters() const { return data_->parameters; }
-  /// A point where the assumptions hold (parameters not mentioned are 0).
+  /// A point where the assumptions hold (parameters not mentioned are 0); empty when none was
+  /// found (see consistencyProven()).
   const Assignment &samplePoint() const { return data_->sample; }
+  /// True when a real point of the assumptions is known.
+  bool consistencyProven() const { return data_->consistent; }
   /// Simple interval bounds per parameter, from assumptions such as `n >= 1` or `n == 3`.
   /// A relaxation of the context: every point of it lies in the box.
   struct Interval {
@@ -46,6 +51,7 @@ private:
     std::vector<Pred> parts;
     std::vector<Expr> parameters;
     Assignment sample;
+    bool consistent = true;
     std::map<std::string, Interval> bounds;
   };
   explicit Context(std::shared_ptr<const Data> d) : data_(std::move(d)) {}

@@ -57,6 +57,13 @@ public:
   using UserError::UserError;
 };
 
+/// Input beyond one of shapelab's stated size limits (text length, nesting, polynomial terms,
+/// degree, coefficient bits, expression size): refused quickly instead of running away.
+class InputTooLarge : public UserError {
+public:
+  using UserError::UserError;
+};
+
 /// A bug in shapelab. Never thrown for anything a user can type.
 class InternalError : public std::logic_error {
 public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "symbolic/Errors.h"
@@ -92,7 +93,33 @@ std::size_t hashOf(const PredNode &n) {
   return h;
 }
 
+uint64_t saturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+void checkCoefficient(const Integer &v) {
+  if (v.bitLength() > kMaxCoefficientBits)
+    throw InputTooLarge("expression too large: a coefficient has more than " +
+                        std::to_string(kMaxCoefficientBits) + " bits");
+}
+
+void checkTreeSize(uint64_t size) {
+  if (size > kMaxTreeSize)
+    throw InputTooLarge("expression too large: written out it has more than " +
+                        std::to_string(kMaxTreeSize) + " nodes");
+}
+
 const ExprNode *internExpr(ExprNode &&n) {
+  checkCoefficient(n.value);
+  checkCoefficient(n.constantTerm);
+  uint64_t size = 1;
+  for (const Term &t : n.terms) {
+    checkCoefficient(t.coefficient);
+    size = saturatingAdd(size, 1);
+    for (auto &[atom, e] : t.monomial) size = saturatingAdd(size, atom->treeSize);
+  }
+  for (auto *o : n.operands) size = saturatingAdd(size, o->treeSize);
+  if (n.condition) size = saturatingAdd(size, n.condition->treeSize);
+  checkTreeSize(size);
+  n.treeSize = size;
   n.total = n.kind != ExprKind::ExactDiv;
   n.quasiAffine = true;
   for (const Term &t : n.terms) {
@@ -114,6 +141,11 @@ const ExprNode *internExpr(ExprNode &&n) {
 }
 
 const PredNode *internPred(PredNode &&n) {
+  uint64_t size = 1;
+  if (n.lhs) size = saturatingAdd(saturatingAdd(size, n.lhs->treeSize), n.rhs->treeSize);
+  for (auto *c : n.children) size = saturatingAdd(size, c->treeSize);
+  checkTreeSize(size);
+  n.treeSize = size;
   n.total = true;
   if (n.lhs) n.total = n.lhs->total && n.rhs->total;
   for (auto *c : n.children) n.total = n.total && c->total;
@@ -199,8 +231,7 @@ Monomial multiplyMonomials(const Monomial &a, const Monomial &b) {
   return out;
 }
 
-constexpr std::size_t kMaxTerms = 4096;
-constexpr uint32_t kMaxDegree = 64;
+constexpr std::size_t kMaxTerms = kMaxPolynomialTerms;
 
 Integer truncDiv(const Integer &a, const Integer &c) {
   Integer q = Integer::floorDiv(Integer::abs(a), c);
@@ -306,29 +337,30 @@ Expr minMax(ExprKind kind, std::vector<Expr> args) {
 // The result is then guarded: `result if definedness(dropped) else 1 / 2` (1 / 2 is undefined
 // everywhere), so evaluation and the solver see exactly the original domain.
 
-void atomsDeep(const ExprNode *n, std::vector<const ExprNode *> &out) {
-  auto add = [&](const ExprNode *a) {
-    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
-  };
+// Both walks visit each shared node once (a DAG may be exponentially larger as a tree).
+void atomsDeep(const ExprNode *n, std::unordered_set<const ExprNode *> &seen,
+               std::unordered_set<const ExprNode *> &out) {
+  if (!seen.insert(n).second) return;
   if (n->kind == ExprKind::Sum) {
     for (const Term &t : n->terms)
-      for (auto &p : t.monomial) atomsDeep(p.first, out);
+      for (auto &p : t.monomial) atomsDeep(p.first, seen, out);
     return;
   }
   if (n->kind == ExprKind::Constant) return;
-  add(n);
+  out.insert(n);
   if (n->kind != ExprKind::Select)
-    for (auto *o : n->operands) atomsDeep(o, out);
+    for (auto *o : n->operands) atomsDeep(o, seen, out);
 }
 
-void topPartialAtoms(const ExprNode *n, std::vector<const ExprNode *> &out) {
-  if (n->total) return;
+void topPartialAtoms(const ExprNode *n, std::unordered_set<const ExprNode *> &seen,
+                     std::vector<const ExprNode *> &out) {
+  if (n->total || !seen.insert(n).second) return;
   if (n->kind == ExprKind::Sum) {
     for (const Term &t : n->terms)
-      for (auto &p : t.monomial) topPartialAtoms(p.first, out);
+      for (auto &p : t.monomial) topPartialAtoms(p.first, seen, out);
     return;
   }
-  if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  out.push_back(n);
 }
 
 Expr undefinedEverywhere();
@@ -343,13 +375,13 @@ Expr keepDefinedness(Expr result, std::initializer_list<Expr> inputs) {
   bool allTotal = true;
   for (Expr i : inputs) allTotal = allTotal && i.isTotal();
   if (allTotal) return result;
-  std::vector<const ExprNode *> obligations, present;
-  for (Expr i : inputs) topPartialAtoms(i.node(), obligations);
-  atomsDeep(result.node(), present);
+  std::vector<const ExprNode *> obligations;
+  std::unordered_set<const ExprNode *> seenInputs, seenResult, present;
+  for (Expr i : inputs) topPartialAtoms(i.node(), seenInputs, obligations);
+  atomsDeep(result.node(), seenResult, present);
   std::vector<Pred> missing;
   for (auto *o : obligations)
-    if (std::find(present.begin(), present.end(), o) == present.end())
-      missing.push_back(definedness(Expr(o)));
+    if (!present.count(o)) missing.push_back(definedness(Expr(o)));
   if (missing.empty()) return result;
   return select(Pred::conjunction(missing), result, undefinedEverywhere());
 }
@@ -582,7 +614,7 @@ std::pair<std::vector<Term>, Integer> asPolynomial(Expr e) {
 Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
   normalise(terms);
   if (terms.size() > kMaxTerms)
-    throw UserError("expression too large: more than " + std::to_string(kMaxTerms) + " terms");
+    throw InputTooLarge("expression too large: more than " + std::to_string(kMaxTerms) + " polynomial terms");
   if (terms.empty()) return Expr(constant);
   if (terms.size() == 1 && constant.isZero() && terms[0].coefficient.isOne() &&
       terms[0].monomial.size() == 1 && terms[0].monomial[0].second == 1)
@@ -614,7 +646,7 @@ Expr operator*(Expr a, Expr b) {
   auto [ta, ca] = asPolynomial(a);
   auto [tb, cb] = asPolynomial(b);
   if (ta.size() * tb.size() > kMaxTerms)
-    throw UserError("expression too large: product has more than " + std::to_string(kMaxTerms) +
+    throw InputTooLarge("expression too large: product has more than " + std::to_string(kMaxTerms) +
                     " terms");
   std::vector<Term> out;
   for (const Term &x : ta) {
@@ -623,7 +655,7 @@ Expr operator*(Expr a, Expr b) {
       uint32_t degree = 0;
       for (auto &p : m) degree += p.second;
       if (degree > kMaxDegree)
-        throw UserError("expression too large: degree above " + std::to_string(kMaxDegree));
+        throw InputTooLarge("expression too large: degree above " + std::to_string(kMaxDegree));
       out.push_back({x.coefficient * y.coefficient, std::move(m)});
     }
     if (!cb.isZero()) out.push_back({x.coefficient * cb, x.monomial});
@@ -635,7 +667,7 @@ Expr operator*(Expr a, Expr b) {
 
 Expr pow(Expr e, uint32_t exponent) {
   if (exponent > kMaxDegree)
-    throw UserError("exponent " + std::to_string(exponent) + " is above the limit of " +
+    throw InputTooLarge("exponent " + std::to_string(exponent) + " is above the limit of " +
                     std::to_string(kMaxDegree));
   Expr r(1);
   for (uint32_t i = 0; i < exponent; ++i) r = r * e;
@@ -788,24 +820,32 @@ std::string Pred::toString() const {
 // Traversals
 
 namespace {
-void collect(const ExprNode *n, std::vector<const ExprNode *> &out);
-void collect(const PredNode *n, std::vector<const ExprNode *> &out) {
-  if (n->lhs) {
-    collect(n->lhs, out);
-    collect(n->rhs, out);
+/// Parameters below a node; each shared node is visited once.
+struct ParameterCollector {
+  std::unordered_set<const void *> seen;
+  std::vector<const ExprNode *> &out;
+  void add(const ExprNode *p) {
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   }
-  for (auto *c : n->children) collect(c, out);
-}
-void collect(const ExprNode *n, std::vector<const ExprNode *> &out) {
-  if (n->kind == ExprKind::Param) {
-    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
-    return;
+  void visit(const PredNode *n) {
+    if (!seen.insert(n).second) return;
+    if (n->lhs) {
+      visit(n->lhs);
+      visit(n->rhs);
+    }
+    for (auto *c : n->children) visit(c);
   }
-  for (const Term &t : n->terms)
-    for (auto &p : t.monomial) collect(p.first, out);
-  for (auto *o : n->operands) collect(o, out);
-  if (n->condition) collect(n->condition, out);
-}
+  void visit(const ExprNode *n) {
+    if (n->kind == ExprKind::Param) return add(n);
+    if (n->kind == ExprKind::Constant || !seen.insert(n).second) return;
+    for (const Term &t : n->terms)
+      for (auto &p : t.monomial) visit(p.first);
+    for (auto *o : n->operands) visit(o);
+    if (n->condition) visit(n->condition);
+  }
+};
+void collect(const ExprNode *n, std::vector<const ExprNode *> &out) { ParameterCollector{{}, out}.visit(n); }
+void collect(const PredNode *n, std::vector<const ExprNode *> &out) { ParameterCollector{{}, out}.visit(n); }
 std::vector<Expr> sortedParams(std::vector<const ExprNode *> &nodes) {
   std::sort(nodes.begin(), nodes.end(),
             [](const ExprNode *a, const ExprNode *b) { return a->name < b->name; });
@@ -841,6 +881,7 @@ std::vector<Expr> parametersOf(const Pred &p) {
 Pred definedness(Expr e) {
   const ExprNode *n = e.node();
   if (n->total) return Pred::truth(true);
+  if (const PredNode *cached = n->definedness.value.load(std::memory_order_acquire)) return Pred(cached);
   std::vector<Pred> parts;
   for (const Term &t : n->terms)
     for (auto &p : t.monomial) parts.push_back(definedness(Expr(p.first)));
@@ -861,67 +902,117 @@ Pred definedness(Expr e) {
   }
   default: break;
   }
-  return Pred::conjunction(parts);
+  Pred result = Pred::conjunction(parts);
+  n->definedness.value.store(result.node(), std::memory_order_release);
+  return result;
 }
 
 Pred definedness(const Pred &p) {
   const PredNode *n = p.node();
   if (n->total) return Pred::truth(true);
+  if (const PredNode *cached = n->definedness.value.load(std::memory_order_acquire)) return Pred(cached);
   std::vector<Pred> parts;
   if (n->lhs) {
     parts.push_back(definedness(Expr(n->lhs)));
     parts.push_back(definedness(Expr(n->rhs)));
   }
   for (auto *c : n->children) parts.push_back(definedness(Pred(c)));
-  return Pred::conjunction(parts);
+  Pred result = Pred::conjunction(parts);
+  n->definedness.value.store(result.node(), std::memory_order_release);
+  return result;
 }
 
-Expr substitute(Expr e, const std::map<std::string, Expr> &b) {
-  const ExprNode *n = e.node();
-  switch (n->kind) {
-  case ExprKind::Constant: return e;
-  case ExprKind::Param: {
-    auto it = b.find(n->name);
-    return it == b.end() ? e : it->second;
-  }
-  case ExprKind::Sum: {
-    Expr r(n->constantTerm);
-    for (const Term &t : n->terms) {
-      Expr m(t.coefficient);
-      for (auto &[atom, k] : t.monomial) m = m * pow(substitute(Expr(atom), b), k);
-      r = r + m;
-    }
+namespace {
+/// Rebuilds a DAG bottom-up through the canonicalising factories, mapping parameters (and, with
+/// `floorForExact`, exact divisions) as it goes; each shared node is rebuilt once.
+class Rebuilder {
+public:
+  Rebuilder(const std::map<std::string, Expr> &bindings, bool floorForExact)
+      : bindings_(bindings), floorForExact_(floorForExact) {}
+
+  Expr expr(const ExprNode *n) {
+    if (n->kind == ExprKind::Constant) return Expr(n);
+    auto it = exprs_.find(n);
+    if (it != exprs_.end()) return it->second;
+    Expr r = build(n);
+    exprs_.emplace(n, r);
     return r;
   }
-  case ExprKind::FloorDiv: return floorDiv(substitute(Expr(n->operands[0]), b), n->value);
-  case ExprKind::Mod: return mod(substitute(Expr(n->operands[0]), b), n->value);
-  case ExprKind::ExactDiv: return exactDiv(substitute(Expr(n->operands[0]), b), n->value);
-  case ExprKind::Min: case ExprKind::Max: {
-    std::vector<Expr> args;
-    for (auto *o : n->operands) args.push_back(substitute(Expr(o), b));
-    return n->kind == ExprKind::Min ? min(args) : max(args);
+  Pred pred(const PredNode *n) {
+    auto it = preds_.find(n);
+    if (it != preds_.end()) return it->second;
+    Pred r = build(n);
+    preds_.emplace(n, r);
+    return r;
   }
-  case ExprKind::Select:
-    return select(substitute(Pred(n->condition), b), substitute(Expr(n->operands[0]), b),
-                  substitute(Expr(n->operands[1]), b));
+
+private:
+  Expr build(const ExprNode *n) {
+    switch (n->kind) {
+    case ExprKind::Constant: return Expr(n);
+    case ExprKind::Param: {
+      auto it = bindings_.find(n->name);
+      return it == bindings_.end() ? Expr(n) : it->second;
+    }
+    case ExprKind::Sum: {
+      Expr r(n->constantTerm);
+      for (const Term &t : n->terms) {
+        Expr m(t.coefficient);
+        for (auto &[atom, k] : t.monomial) m = m * pow(expr(atom), k);
+        r = r + m;
+      }
+      return r;
+    }
+    case ExprKind::FloorDiv: return floorDiv(expr(n->operands[0]), n->value);
+    case ExprKind::Mod: return mod(expr(n->operands[0]), n->value);
+    case ExprKind::ExactDiv:
+      return floorForExact_ ? floorDiv(expr(n->operands[0]), n->value)
+                            : exactDiv(expr(n->operands[0]), n->value);
+    case ExprKind::Min: case ExprKind::Max: {
+      std::vector<Expr> args;
+      for (auto *o : n->operands) args.push_back(expr(o));
+      return n->kind == ExprKind::Min ? min(args) : max(args);
+    }
+    case ExprKind::Select:
+      return select(pred(n->condition), expr(n->operands[0]), expr(n->operands[1]));
+    }
+    return Expr(n);
   }
-  return e;
+  Pred build(const PredNode *n) {
+    switch (n->kind) {
+    case PredKind::True: case PredKind::False: return Pred(n);
+    case PredKind::Compare: return Pred::compare(n->op, expr(n->lhs), expr(n->rhs));
+    case PredKind::Not: return !pred(n->children[0]);
+    case PredKind::And: case PredKind::Or: {
+      std::vector<Pred> parts;
+      for (auto *c : n->children) parts.push_back(pred(c));
+      return n->kind == PredKind::And ? Pred::conjunction(parts) : Pred::disjunction(parts);
+    }
+    }
+    return Pred(n);
+  }
+
+  const std::map<std::string, Expr> &bindings_;
+  bool floorForExact_;
+  std::unordered_map<const ExprNode *, Expr> exprs_;
+  std::unordered_map<const PredNode *, Pred> preds_;
+};
+} // namespace
+
+Expr substitute(Expr e, const std::map<std::string, Expr> &b) {
+  if (b.empty()) return e;
+  return Rebuilder(b, false).expr(e.node());
 }
 
 Pred substitute(const Pred &p, const std::map<std::string, Expr> &b) {
-  const PredNode *n = p.node();
-  switch (n->kind) {
-  case PredKind::True: case PredKind::False: return p;
-  case PredKind::Compare:
-    return Pred::compare(n->op, substitute(Expr(n->lhs), b), substitute(Expr(n->rhs), b));
-  case PredKind::Not: return !substitute(Pred(n->children[0]), b);
-  case PredKind::And: case PredKind::Or: {
-    std::vector<Pred> parts;
-    for (auto *c : n->children) parts.push_back(substitute(Pred(c), b));
-    return n->kind == PredKind::And ? Pred::conjunction(parts) : Pred::disjunction(parts);
-  }
-  }
-  return p;
+  if (b.empty()) return p;
+  return Rebuilder(b, false).pred(p.node());
+}
+
+Expr totalized(Expr e) {
+  if (e.isTotal()) return e;
+  static const std::map<std::string, Expr> none;
+  return Rebuilder(none, true).expr(e.node());
 }
 
 } // namespace shapelab

@@ -18,9 +18,12 @@
 //
 // Cost: building a node canonicalises (a polynomial merge, linear in the number of terms) and
 // takes one lock on the global intern table. Nodes are never freed (the table only grows),
-// which keeps handles trivially copyable.
+// which keeps handles trivially copyable. Every walk over the DAG visits a shared node once
+// (memoized), so no operation is exponential in the text; and every node obeys the size limits
+// below, so a short text cannot build a huge expression.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -35,6 +38,13 @@ namespace shapelab {
 
 class ExprNode;
 class PredNode;
+
+/// Limits every expression obeys (README, "Limits"). Building past one throws InputTooLarge.
+inline constexpr std::size_t kMaxPolynomialTerms = 4096;
+inline constexpr uint32_t kMaxDegree = 64;
+inline constexpr std::size_t kMaxCoefficientBits = 65536;
+/// Nodes of an expression written out as a tree (its printed size, up to a constant factor).
+inline constexpr uint64_t kMaxTreeSize = uint64_t(1) << 16;
 
 enum class ExprKind : uint8_t { Constant, Param, Sum, FloorDiv, Mod, ExactDiv, Min, Max, Select };
 enum class PredKind : uint8_t { True, False, Compare, And, Or, Not };
@@ -133,6 +143,14 @@ inline Pred operator&&(const Pred &a, const Pred &b) { return Pred::conjunction(
 inline Pred operator||(const Pred &a, const Pred &b) { return Pred::disjunction({a, b}); }
 inline Pred operator!(const Pred &a) { return Pred::negation(a); }
 
+/// A lazily computed, interned predicate cached in a node (written once; racing writers store the
+/// same interned pointer).
+struct CachedPred {
+  mutable std::atomic<const PredNode *> value{nullptr};
+  CachedPred() = default;
+  CachedPred(CachedPred &&o) noexcept : value(o.value.load(std::memory_order_relaxed)) {}
+};
+
 /// A monomial: atoms with positive exponents, sorted by the structural order.
 using Monomial = std::vector<std::pair<const ExprNode *, uint32_t>>;
 struct Term {
@@ -155,6 +173,8 @@ public:
   bool total = true;       // no ExactDiv inside
   bool quasiAffine = true; // no monomial of degree > 1 inside
   bool reserved = false;   // Param in the reserved namespace
+  uint64_t treeSize = 1;   // nodes when written out as a tree (saturating)
+  CachedPred definedness;  // definedness(this), computed on first use
 };
 
 class PredNode {
@@ -165,6 +185,8 @@ public:
   std::vector<const PredNode *> children; // And/Or: >= 2; Not: 1
   std::size_t structuralHash = 0;
   bool total = true;
+  uint64_t treeSize = 1;
+  CachedPred definedness;
 };
 
 /// Total order on nodes that depends only on structure (never on creation order).
@@ -180,6 +202,11 @@ void collectParameters(const Pred &p, std::vector<Expr> &out);
 /// The condition under which every exact division in `e` (or `p`) divides evenly.
 Pred definedness(Expr e);
 Pred definedness(const Pred &p);
+
+/// The same expression with every exact division read as floor division: total, and equal to
+/// `e` wherever `e` is defined. The solver reads its sets back through it (a set already holds
+/// the definedness conditions, so its predicate must not add them a second time).
+Expr totalized(Expr e);
 
 /// Replaces parameters by expressions (absent ones stay).
 Expr substitute(Expr e, const std::map<std::string, Expr> &bindings);

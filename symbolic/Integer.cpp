@@ -175,6 +175,13 @@ int compare(const Integer &a, const Integer &b) {
   return (c > 0) - (c < 0);
 }
 
+std::size_t Integer::bitLength() const {
+  if (big_) return mpz_sizeinbase(big_->value, 2);
+  if (small_ == 0) return 0;
+  uint64_t magnitude = small_ < 0 ? uint64_t(0) - uint64_t(small_) : uint64_t(small_);
+  return 64 - std::size_t(__builtin_clzll(magnitude));
+}
+
 std::size_t Integer::hash() const {
   if (!big_) return std::hash<int64_t>()(small_);
   std::size_t h = static_cast<std::size_t>(mpz_sgn(big_->value)) * 0x9e3779b97f4a7c15ULL;

@@ -36,6 +36,8 @@ public:
   /// Nearest double; lossy by name, for display and statistics only — never for shapes.
   double toDoubleLossy() const;
   std::string toString() const;
+  /// Number of bits of |value| (0 for 0): the size limits of expressions are stated in bits.
+  std::size_t bitLength() const;
 
   int sign() const;
   bool isZero() const { return !big_ && small_ == 0; }

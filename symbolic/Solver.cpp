@@ -17,9 +17,11 @@
 #include <algorithm>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "symbolic/Errors.h"
 #include "symbolic/IntegerGmp.h"
+#include "symbolic/Watchdog.h"
 
 namespace shapelab {
 
@@ -68,6 +70,10 @@ std::string Context::toString() const {
 namespace {
 
 struct IslFailure {}; // an isl call returned an error; the ctx says which
+/// A question outside what the solver takes on (too many products or parameters): Unknown.
+struct TooHard {
+  std::string reason;
+};
 
 struct SetDel { void operator()(isl_set *p) const { isl_set_free(p); } };
 struct PwAffDel { void operator()(isl_pw_aff *p) const { isl_pw_aff_free(p); } };
@@ -121,18 +127,25 @@ struct Translation {
   SpacePtr space;
   std::vector<std::string> names;            // isl parameter names, in position order
   std::vector<Expr> meaning;                 // what each parameter stands for
+  std::vector<Expr> readback;                // the same, total (exact division read as floor):
+                                             // sets already hold definedness, see totalized()
   std::unordered_map<const ExprNode *, int> paramIndex;   // Param node -> position
   std::vector<std::pair<Monomial, int>> monomials;         // opaque monomial -> position
   std::unordered_map<const ExprNode *, isl_pw_aff *> memo; // borrowed, freed in dtor
+  std::unordered_map<const PredNode *, isl_set *> setMemo; // borrowed, freed in dtor
 
   ~Translation() {
     for (auto &[k, v] : memo) isl_pw_aff_free(v);
+    for (auto &[k, v] : setMemo) isl_set_free(v);
   }
 
   bool hasOpaqueAtoms() const { return !monomials.empty(); }
 
+  std::unordered_set<const void *> scanned; // each shared node is scanned once
+
   // Registers every parameter and opaque monomial appearing in a node.
   void scan(const ExprNode *n, std::vector<const ExprNode *> &params, std::vector<Monomial> &monos) {
+    if (!scanned.insert(n).second) return;
     if (n->kind == ExprKind::Param) {
       if (std::find(params.begin(), params.end(), n) == params.end()) params.push_back(n);
       return;
@@ -148,6 +161,7 @@ struct Translation {
     if (n->condition) scan(n->condition, params, monos);
   }
   void scan(const PredNode *n, std::vector<const ExprNode *> &params, std::vector<Monomial> &monos) {
+    if (!scanned.insert(n).second) return;
     if (n->lhs) {
       scan(n->lhs, params, monos);
       scan(n->rhs, params, monos);
@@ -160,6 +174,14 @@ struct Translation {
     std::vector<const ExprNode *> params;
     std::vector<Monomial> monos;
     for (auto *r : roots) scan(r, params, monos);
+    if (monos.size() > kMaxOpaqueProducts)
+      throw TooHard{"the question has " + std::to_string(monos.size()) +
+                    " distinct products of parameters (the solver takes at most " +
+                    std::to_string(kMaxOpaqueProducts) + ")"};
+    if (params.size() > kMaxQuestionParameters)
+      throw TooHard{"the question has " + std::to_string(params.size()) +
+                    " parameters (the solver takes at most " +
+                    std::to_string(kMaxQuestionParameters) + ")"};
     std::sort(params.begin(), params.end(),
               [](const ExprNode *a, const ExprNode *b) { return a->name < b->name; });
     space.reset(check(isl_space_params_alloc(ctx, params.size() + monos.size())));
@@ -168,6 +190,7 @@ struct Translation {
       paramIndex[p] = pos;
       names.push_back(p->name);
       meaning.push_back(Expr(p));
+      readback.push_back(Expr(p));
       space.reset(check(isl_space_set_dim_id(space.release(), isl_dim_param, pos,
                                              check(isl_id_alloc(ctx, p->name.c_str(), nullptr)))));
       ++pos;
@@ -180,6 +203,7 @@ struct Translation {
       monomials.push_back({monos[i], pos});
       names.push_back(name);
       meaning.push_back(m);
+      readback.push_back(totalized(m));
       space.reset(check(isl_space_set_dim_id(space.release(), isl_dim_param, pos,
                                              check(isl_id_alloc(ctx, name.c_str(), nullptr)))));
       ++pos;
@@ -312,7 +336,16 @@ struct Translation {
   }
 
   /// The set where `n` holds, reading exact division as floor division (see definedness()).
+  /// Memoized per node: a predicate DAG is translated in time linear in its size.
   SetPtr set(const PredNode *n) {
+    auto it = setMemo.find(n);
+    if (it != setMemo.end()) return SetPtr(check(isl_set_copy(it->second)));
+    SetPtr r = translateSet(n);
+    setMemo[n] = check(isl_set_copy(r.get()));
+    return r;
+  }
+
+  SetPtr translateSet(const PredNode *n) {
     switch (n->kind) {
     case PredKind::True: return universe();
     case PredKind::False: return SetPtr(check(isl_set_empty(check(isl_space_copy(space.get())))));
@@ -376,7 +409,7 @@ struct Translation {
 
   Expr nameToExpr(const char *name) const {
     for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return meaning[i];
+      if (names[i] == name) return readback[i];
     throw InternalError(std::string("isl returned an unknown parameter ") + name);
   }
 
@@ -461,8 +494,8 @@ struct Translation {
     for (std::size_t i = 0; i < names.size(); ++i) {
       ValPtr v(check(isl_constraint_get_coefficient_val(c, isl_dim_param, int(i))));
       Integer k = fromVal(v.get());
-      if (k.sign() > 0) lhs = lhs + Expr(k) * meaning[i];
-      if (k.sign() < 0) rhs = rhs + Expr(-k) * meaning[i];
+      if (k.sign() > 0) lhs = lhs + Expr(k) * readback[i];
+      if (k.sign() < 0) rhs = rhs + Expr(-k) * readback[i];
     }
     ValPtr v(check(isl_constraint_get_constant_val(c)));
     Integer k = fromVal(v.get());
@@ -527,12 +560,19 @@ struct MemoHash {
     return std::hash<const void *>()(k.context) * 31 + std::hash<const void *>()(k.predicate);
   }
 };
-
-/// Every parameter mentioned by `p` that `a` does not assign gets 0 (unconstrained by C).
-Assignment extended(Assignment a, const Pred &p) {
+/// Every parameter mentioned by the context or by `p` that `a` does not assign gets 0: a witness
+/// is a complete point (DESIGN §3.3). Such parameters are unconstrained where `a` came from.
+Assignment completed(Assignment a, const Context &c, const Pred &p) {
+  for (Expr x : c.parameters())
+    if (!a.find(x.node()->name)) a.set(x.node()->name, 0);
   for (Expr x : parametersOf(p))
     if (!a.find(x.node()->name)) a.set(x.node()->name, 0);
   return a;
+}
+
+bool wanted(const Pred &p, const Assignment &a, bool want) {
+  auto v = evaluate(p, a);
+  return want ? v == std::optional<bool>(true) : v != std::optional<bool>(true);
 }
 
 } // namespace
@@ -544,39 +584,84 @@ struct Solver::Impl {
   isl_ctx *ctx;
   SolverStats stats;
   std::unordered_map<MemoKey, Decision, MemoHash> memo;
+  std::unique_ptr<Watchdog> watchdog;
 
   explicit Impl(SolverOptions o) : options(o) {
     ctx = isl_ctx_alloc();
     if (!ctx) throw InternalError("isl_ctx_alloc failed");
     isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
     isl_ctx_set_max_operations(ctx, options.maxOperations);
+    // isl_ctx_abort only sets a flag that isl reads at its next counted operation.
+    watchdog = std::make_unique<Watchdog>(std::chrono::milliseconds(options.timeLimitMs),
+                                          options.memoryLimitBytes, [c = ctx] { isl_ctx_abort(c); });
   }
   ~Impl() {
+    watchdog.reset();
     memo.clear();
     contextCache.clear();
     isl_ctx_free(ctx);
   }
 
-  void startQuestion() {
-    isl_ctx_reset_error(ctx);
-    isl_ctx_reset_operations(ctx);
-  }
-  bool quotaHit() const { return isl_ctx_last_error(ctx) == isl_error_quota; }
+  /// One question's time and memory budget, and isl's operation quota, from start to end.
+  class Budget {
+  public:
+    explicit Budget(Impl &im) : im_(im) {
+      isl_ctx_resume(im.ctx);
+      isl_ctx_reset_error(im.ctx);
+      isl_ctx_reset_operations(im.ctx);
+      im.watchdog->start();
+    }
+    ~Budget() { finish(); }
+    Watchdog::Expired finish() {
+      if (!finished_) {
+        finished_ = true;
+        why_ = im_.watchdog->stop();
+        isl_ctx_resume(im_.ctx);
+      }
+      return why_;
+    }
+    /// Why the budget ran out, for an Unknown answer; empty when it did not.
+    std::string exhausted() {
+      finish();
+      if (why_ == Watchdog::Expired::Memory) {
+        ++im_.stats.memoryOuts;
+        return "the solver's memory limit (" + std::to_string(im_.options.memoryLimitBytes >> 20) +
+               " MiB per question) was reached";
+      }
+      if (why_ == Watchdog::Expired::Time || im_.watchdog->pastDeadline()) {
+        ++im_.stats.timeouts;
+        return "the solver's time limit (" + std::to_string(im_.options.timeLimitMs) +
+               " ms per question) was reached";
+      }
+      if (isl_ctx_last_error(im_.ctx) == isl_error_quota) {
+        ++im_.stats.quotaHits;
+        return "the solver's work bound (" + std::to_string(im_.options.maxOperations) +
+               " isl operations) was reached";
+      }
+      return "";
+    }
+
+  private:
+    Impl &im_;
+    bool finished_ = false;
+    Watchdog::Expired why_ = Watchdog::Expired::No;
+  };
+
+  bool outOfTime() const { return watchdog->expired() || watchdog->pastDeadline(); }
 
   /// Searches a small box for a real point where `c` holds and `p` has truth `want`.
   std::optional<Assignment> searchBox(const std::vector<Expr> &params, const Pred &c,
                                       const Pred &p, bool want) const {
     if (params.empty()) {
       Assignment a;
-      if (holds(c, a) && evaluate(p, a) == std::optional<bool>(want)) return a;
-      if (!want && holds(c, a) && !evaluate(p, a)) return a; // undefined counts as violated
+      if (holds(c, a) && wanted(p, a, want)) return a;
       return std::nullopt;
     }
     uint64_t side = 1;
     while (true) {
       uint64_t total = 1;
       bool over = false;
-      for (std::size_t i = 0; i < params.size(); ++i) {
+      for (std::size_t i = 0; i < params.size() && !over; ++i) {
         total *= (side + 1);
         if (total > options.witnessSearchPoints) over = true;
       }
@@ -584,17 +669,84 @@ struct Solver::Impl {
       ++side;
     }
     std::vector<int64_t> v(params.size(), 0);
-    while (true) {
+    for (uint64_t step = 0;; ++step) {
+      if (step % 256 == 0 && outOfTime()) return std::nullopt;
       Assignment a;
       for (std::size_t i = 0; i < params.size(); ++i) a.set(params[i].node()->name, v[i]);
-      if (holds(c, a)) {
-        auto t = evaluate(p, a);
-        if (want ? t == std::optional<bool>(true) : t != std::optional<bool>(true)) return a;
-      }
+      if (holds(c, a) && wanted(p, a, want)) return a;
       std::size_t i = 0;
       while (i < v.size() && ++v[i] > int64_t(side - 1)) v[i++] = 0;
       if (i == v.size()) return std::nullopt;
     }
+  }
+
+  /// Searches for a real point by fixing every parameter but one to small values: what is left
+  /// is often quasi-affine in the last parameter (n*m == 1000003 with n = 1 is m == 1000003),
+  /// and isl then gives an exact point of it. Each candidate is re-checked by evaluation.
+  std::optional<Assignment> searchByFixing(const std::vector<Expr> &params, const Pred &c,
+                                           const Pred &p, bool want) {
+    if (params.size() < 2) return std::nullopt;
+    constexpr int64_t kSide = 4;          // values 0..3 for the fixed parameters
+    constexpr std::size_t kMaxTries = 96; // isl questions at most
+    std::size_t tries = 0;
+    for (std::size_t free = 0; free < params.size(); ++free) {
+      std::size_t others = params.size() - 1;
+      if (others > 3) others = 3; // fix at most 3 parameters to small values, the rest to 0
+      std::vector<int64_t> v(params.size() - 1, 0);
+      while (true) {
+        if (++tries > kMaxTries || outOfTime()) return std::nullopt;
+        std::map<std::string, Expr> fixed;
+        Assignment fixedValues;
+        for (std::size_t i = 0, j = 0; i < params.size(); ++i) {
+          if (i == free) continue;
+          fixed.emplace(params[i].node()->name, Expr(v[j]));
+          fixedValues.set(params[i].node()->name, v[j]);
+          ++j;
+        }
+        Pred c2 = substitute(c, fixed), p2 = substitute(p, fixed);
+        if (auto point = sampleQuasiAffine(c2, p2, want)) {
+          Assignment a = *point;
+          for (auto &[name, value] : fixedValues.values()) a.set(name, value);
+          if (holds(c, a) && wanted(p, a, want)) return a;
+        }
+        std::size_t i = 0;
+        while (i < others && ++v[i] >= kSide) v[i++] = 0;
+        if (i == others) break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// A real point where `c` holds and `p` has truth `want`, when both are quasi-affine.
+  std::optional<Assignment> sampleQuasiAffine(const Pred &c, const Pred &p, bool want) {
+    if (!isQuasiAffine(c) || !isQuasiAffine(p)) return std::nullopt;
+    Translation t;
+    t.build(ctx, {c.node(), p.node(), definedness(c).node(), definedness(p).node()});
+    SetPtr C = t.holds(c);
+    SetPtr dom = t.domain();
+    C.reset(check(isl_set_intersect(C.release(), dom.release())));
+    SetPtr H = t.holds(p);
+    SetPtr target(check(want ? isl_set_intersect(C.release(), H.release())
+                             : isl_set_subtract(C.release(), H.release())));
+    PointPtr pt(check(isl_set_sample_point(target.release())));
+    if (checkBool(isl_point_is_void(pt.get()))) return std::nullopt;
+    bool consistent = true;
+    Assignment a = t.pointToAssignment(pt.get(), consistent);
+    if (!consistent) return std::nullopt;
+    return a;
+  }
+
+  static bool isQuasiAffine(const Pred &p) {
+    std::vector<const PredNode *> stack{p.node()};
+    std::unordered_set<const PredNode *> seen;
+    while (!stack.empty()) {
+      const PredNode *n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second) continue;
+      if (n->lhs && (!n->lhs->quasiAffine || !n->rhs->quasiAffine)) return false;
+      for (auto *ch : n->children) stack.push_back(ch);
+    }
+    return true;
   }
 
   /// A real point of `set` (in translation `t`) where `c` holds and `p` has truth `want`.
@@ -611,13 +763,11 @@ struct Solver::Impl {
     Assignment a = t.pointToAssignment(pt, consistent);
     if (consistent) return a;
     // The point was found on the relaxation (opaque monomials): re-check it, then search.
-    if (holds(c, a)) {
-      auto v = evaluate(p, a);
-      if (want ? v == std::optional<bool>(true) : v != std::optional<bool>(true)) return a;
-    }
+    if (holds(c, a) && wanted(p, a, want)) return a;
     std::vector<Expr> params = parametersOf(c);
     collectParameters(p, params);
-    return searchBox(params, c, p, want);
+    if (auto found = searchBox(params, c, p, want)) return found;
+    return searchByFixing(params, c, p, want);
   }
 
   /// The context's set in the question's parameter space, cached per (context, space):
@@ -651,11 +801,15 @@ struct Solver::Impl {
   }
 
   std::optional<Decision> fastPath(const Context &c, const Pred &p) {
+    // A refutation carries a real point of the context; without one, isl and the witness
+    // search decide (DESIGN §3.3).
+    bool canRefute = c.consistencyProven();
     if (auto v = p.constantValue()) {
+      if (!*v && !canRefute) return std::nullopt;
       Decision d;
       d.answer = *v ? Answer::Proven : Answer::Refuted;
       d.condition = p;
-      if (!*v) d.violating = extended(c.samplePoint(), p);
+      if (!*v) d.violating = completed(c.samplePoint(), c, p);
       return d;
     }
     // Interval bounds of a single affine comparison over parameters.
@@ -692,18 +846,32 @@ struct Solver::Impl {
     case CompareOp::EQ: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = false; else if (low.isZero() && high && high->isZero()) verdict = true; break;
     case CompareOp::NE: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = true; else if (low.isZero() && high && high->isZero()) verdict = false; break;
     }
-    if (!verdict) return std::nullopt;
+    if (!verdict || (!*verdict && !canRefute)) return std::nullopt;
     Decision d;
     d.answer = *verdict ? Answer::Proven : Answer::Refuted;
     d.condition = Pred::truth(*verdict);
-    if (!*verdict) d.violating = extended(c.samplePoint(), p);
+    if (!*verdict) d.violating = completed(c.samplePoint(), c, p);
     return d;
   }
 
-  Decision decideWithIsl(const Context &c, const Pred &p) {
+  /// Parameters that the context fixes to one value (n == 1), substituted into a predicate with
+  /// products before they are made opaque: under n == 1, n**2 is 1, not an unknown atom.
+  Pred withFixedParameters(const Context &c, const Pred &p) {
+    if (isQuasiAffine(p)) return p;
+    std::map<std::string, Expr> fixed;
+    for (Expr x : parametersOf(p)) {
+      Context::Interval b = c.boundsOf(x.node()->name);
+      if (b.high && *b.high == b.low) fixed.emplace(x.node()->name, Expr(b.low));
+    }
+    return fixed.empty() ? p : substitute(p, fixed);
+  }
+
+  Decision decideWithIsl(const Context &c, const Pred &original) {
     ++stats.islQuestions;
-    startQuestion();
+    Budget budget(*this);
+    Pred p = original;
     try {
+      p = withFixedParameters(c, original);
       Translation t;
       t.build(ctx, {c.assumptions().node(), p.node(), definedness(p).node(),
                     definedness(c.assumptions()).node()});
@@ -723,34 +891,38 @@ struct Solver::Impl {
       PointPtr yesPoint(check(isl_set_sample_point(check(isl_set_copy(S.get())))));
       if (checkBool(isl_point_is_void(yesPoint.get()))) {
         auto w = witness(t, noPoint.get(), c.assumptions(), p, false);
-        if (!w) return unknown(p, "no real point of the assumptions was found to witness the refutation");
+        if (!w) {
+          std::string why = budget.exhausted();
+          return unknown(original, why.empty() ? "no real point of the assumptions was found to witness the refutation" : why);
+        }
         d.answer = Answer::Refuted;
         d.condition = Pred::truth(false);
-        d.violating = extended(*w, p);
+        d.violating = completed(*w, c, original);
         return d;
       }
       auto yes = witness(t, yesPoint.get(), c.assumptions(), p, true);
-      auto no = witness(t, noPoint.get(), c.assumptions(), p, false);
+      auto no = yes ? witness(t, noPoint.get(), c.assumptions(), p, false) : std::nullopt;
       if (!yes || !no) {
+        std::string why = budget.exhausted();
+        if (!why.empty()) return unknown(original, why);
         if (opaque)
-          return unknown(p, "the answer depends on products of parameters beyond what the solver decides");
+          return unknown(original, "the answer depends on products of parameters beyond what the solver decides");
         throw InternalError("isl found points on both sides but no witness was read");
       }
       d.answer = Answer::Depends;
-      d.satisfying = extended(*yes, p);
-      d.violating = extended(*no, p);
+      d.satisfying = completed(*yes, c, original);
+      d.violating = completed(*no, c, original);
       d.condition = t.toPred(H.get(), C.get());
       return d;
     } catch (const IslFailure &) {
-      bool quota = quotaHit();
+      std::string why = budget.exhausted();
       std::string msg = isl_ctx_last_error_msg(ctx) ? isl_ctx_last_error_msg(ctx) : "unknown isl error";
       isl_ctx_reset_error(ctx);
-      if (quota) {
-        ++stats.quotaHits;
-        return unknown(p, "the solver's work bound (" + std::to_string(options.maxOperations) +
-                              " isl operations) was reached");
-      }
-      return unknown(p, "the solver failed: " + msg);
+      return unknown(original, why.empty() ? "the solver failed: " + msg : why);
+    } catch (const TooHard &e) {
+      return unknown(original, e.reason);
+    } catch (const InputTooLarge &e) {
+      return unknown(original, std::string("the solver's answer would be too large: ") + e.what());
     }
   }
 };
@@ -759,6 +931,7 @@ Solver::Solver(SolverOptions options) : impl_(std::make_unique<Impl>(options)) {
 Solver::~Solver() = default;
 
 const SolverStats &Solver::stats() const { return impl_->stats; }
+const SolverOptions &Solver::options() const { return impl_->options; }
 void Solver::clearMemo() { impl_->memo.clear(); }
 
 Decision Solver::decide(const Context &context, const Pred &predicate) {
@@ -777,7 +950,14 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
     }
   }
   Decision d = im.decideWithIsl(context, predicate);
-  if (im.options.memoize) im.memo.emplace(key, d);
+  // An answer cut short by the clock or memory is not memoized: it depends on the machine.
+  bool budgetAnswer = d.answer == Answer::Unknown &&
+                      (d.reason.find("time limit") != std::string::npos ||
+                       d.reason.find("memory limit") != std::string::npos);
+  if (im.options.memoize && !budgetAnswer) {
+    if (im.memo.size() > (std::size_t(1) << 20)) im.memo.clear();
+    im.memo.emplace(key, d);
+  }
   return d;
 }
 
@@ -834,14 +1014,18 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions) {
       }
     }
   }
-  // Satisfiability, and a real point of the context.
+  // Refused only when proven contradictory; otherwise a real point of it, when one is found.
   if (data->assumptions.isFalse())
     throw InconsistentAssumptions("the assumptions are contradictory: " +
                                   (assumptions.empty() ? std::string("False") : Pred::conjunction(assumptions).toString()));
-  Context probe(data);
+  for (auto &[name, iv] : data->bounds)
+    if (iv.high && *iv.high < iv.low)
+      throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
+                                    data->assumptions.toString());
   if (!data->assumptions.isTrue()) {
     Impl &im = *impl_;
-    im.startQuestion();
+    Impl::Budget budget(im);
+    std::optional<Assignment> sample;
     try {
       Translation t;
       t.build(im.ctx, {data->assumptions.node(), definedness(data->assumptions).node()});
@@ -851,19 +1035,18 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions) {
       if (checkBool(isl_set_is_empty(C.get())))
         throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
                                       data->assumptions.toString());
-      auto w = im.witness(t, C.get(), data->assumptions, Pred::truth(true), true);
-      if (!w)
-        throw UserError("could not find sizes that satisfy the assumptions " +
-                        data->assumptions.toString() + " (they involve products of parameters)");
-      data->sample = *w;
+      sample = im.witness(t, C.get(), data->assumptions, Pred::truth(true), true);
     } catch (const IslFailure &) {
       isl_ctx_reset_error(im.ctx);
-      throw UserError("could not decide whether the assumptions are consistent within the "
-                      "solver's work bound: " + data->assumptions.toString());
+    } catch (const TooHard &) {
+    } catch (const InputTooLarge &) {
     }
+    if (sample) data->sample = *sample;
+    else data->consistent = false;
   }
-  for (Expr x : data->parameters)
-    if (!data->sample.find(x.node()->name)) data->sample.set(x.node()->name, 0);
+  if (data->consistent)
+    for (Expr x : data->parameters)
+      if (!data->sample.find(x.node()->name)) data->sample.set(x.node()->name, 0);
   return Context(data);
 }
 

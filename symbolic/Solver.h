@@ -55,16 +55,28 @@ struct Decision {
   std::string toString() const;
 };
 
+/// A question with more distinct products of parameters (opaque atoms) than this is Unknown
+/// at once: each product is one more isl dimension, and isl's cost grows steeply with them.
+inline constexpr std::size_t kMaxOpaqueProducts = 32;
+/// Parameters (plus opaque products) one question may mention.
+inline constexpr std::size_t kMaxQuestionParameters = 256;
+
 struct SolverOptions {
   /// isl operations allowed per question (allocations and pivots); 0 means unbounded.
   unsigned long maxOperations = 400000;
+  /// Wall-clock time one question (or one context) may take; 0 means unbounded. Past it the
+  /// answer is Unknown (a context: accepted without a sample point).
+  uint64_t timeLimitMs = 1000;
+  /// Growth of the process's resident memory one question may cause; 0 means unbounded.
+  uint64_t memoryLimitBytes = uint64_t(256) << 20;
   bool memoize = true;
   /// Largest box searched for a real witness when opaque monomials make isl's point unusable.
   uint64_t witnessSearchPoints = 20000;
 };
 
 struct SolverStats {
-  uint64_t questions = 0, memoHits = 0, fastPaths = 0, islQuestions = 0, quotaHits = 0;
+  uint64_t questions = 0, memoHits = 0, fastPaths = 0, islQuestions = 0, quotaHits = 0,
+           timeouts = 0, memoryOuts = 0;
 };
 
 class Solver {
@@ -74,8 +86,9 @@ public:
   Solver(const Solver &) = delete;
   Solver &operator=(const Solver &) = delete;
 
-  /// Builds a context; throws InconsistentAssumptions when no point satisfies them (or
-  /// UserError when their consistency cannot be decided within the work bound).
+  /// Builds a context; throws InconsistentAssumptions only when the assumptions are *proven*
+  /// contradictory. When their consistency cannot be decided (products of parameters, the
+  /// work bound), the context is accepted and `Context::consistencyProven()` says so.
   Context makeContext(const std::vector<Pred> &assumptions);
   Decision decide(const Context &context, const Pred &predicate);
 
@@ -84,6 +97,7 @@ public:
   bool provablyEqual(const Context &c, Expr a, Expr b) { return proves(c, eq(a, b)); }
 
   const SolverStats &stats() const;
+  const SolverOptions &options() const;
   void clearMemo();
 
 private:
