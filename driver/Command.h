@@ -30,13 +30,14 @@ struct Arguments {
   std::string mode = "numpy";           // --mode
   std::string size;                     // --size
   bool hasSize = false;
+  SolverOptions solver;                 // --time-limit MS, --memory-limit MB (every command)
 };
 
 /// Scans options shared by the commands; `allowed` lists the options this command accepts.
 Arguments scanArguments(const std::vector<std::string> &args, const std::vector<std::string> &allowed);
 
-/// The context of the --assume options; throws for bad text or inconsistent assumptions.
-Context contextOf(Solver &solver, const Arguments &arguments);
+/// The --assume context (throws for bad text or inconsistent assumptions); shape commands reason about array sizes, `decide` about integers.
+Context contextOf(Solver &solver, const Arguments &arguments, SizeDomain domain);
 
 using CommandFunction = std::function<int(const std::vector<std::string> &)>;
 

@@ -34,8 +34,8 @@ int decideCommand(const std::vector<std::string> &argv) {
                                             : "expected one PREDICATE (quote it), got " +
                                                   std::to_string(a.positional.size()) + " arguments"};
     Pred p = parsePred(a.positional[0]);
-    Solver solver;
-    Context c = contextOf(solver, a);
+    Solver solver(a.solver);
+    Context c = contextOf(solver, a, SizeDomain::Integers);
     Decision d = solver.decide(c, p);
     if (a.json) {
       JsonObject o;

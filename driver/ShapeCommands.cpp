@@ -74,12 +74,14 @@ int report(const Arguments &a, const BroadcastResult &r) {
   return exitFor(r.validity);
 }
 
+/// The solver (with the command's limits) and the --assume context of one shape command.
 struct Setup {
+  explicit Setup(const Arguments &a) : solver(a.solver) {
+    context = contextOf(solver, a, SizeDomain::ArraySizes);
+  }
   Solver solver;
   std::optional<Context> context;
 };
-
-void prepare(Setup &s, const Arguments &a) { s.context = contextOf(s.solver, a); }
 
 GufuncArgument parseArgument(const std::string &text) {
   std::size_t p = 0;
@@ -134,8 +136,7 @@ int broadcastCommand(const std::vector<std::string> &argv) {
     if (a.help) return std::cout << kBroadcastHelp, kExitOk;
     std::vector<Shape> shapes;
     for (auto &s : a.positional) shapes.push_back(parseShape(s));
-    Setup s;
-    prepare(s, a);
+    Setup s(a);
     return report(a, broadcast(s.solver, *s.context, shapes, parseBroadcastMode(a.mode)));
   });
 }
@@ -146,8 +147,7 @@ int broadcastToCommand(const std::vector<std::string> &argv) {
     if (a.help) return std::cout << kBroadcastToHelp, kExitOk;
     if (a.positional.size() != 2) throw UsageError{"expected SHAPE and TARGET"};
     Shape from = parseShape(a.positional[0]), target = parseShape(a.positional[1]);
-    Setup s;
-    prepare(s, a);
+    Setup s(a);
     return report(a, broadcastTo(s.solver, *s.context, from, target));
   });
 }
@@ -160,8 +160,7 @@ int gufuncCommand(const std::vector<std::string> &argv) {
     Signature sig = parseSignature(a.positional[0]);
     std::vector<GufuncArgument> args;
     for (std::size_t i = 1; i < a.positional.size(); ++i) args.push_back(parseArgument(a.positional[i]));
-    Setup s;
-    prepare(s, a);
+    Setup s(a);
     GufuncResult r = resolveGufunc(s.solver, *s.context, sig, args, parseBroadcastMode(a.mode));
     bool error = r.status() == Status::Error;
     if (a.json) {
@@ -199,6 +198,8 @@ int rvCommand(const std::vector<std::string> &argv) {
     for (auto &x : argv) (x == "--list" ? list = true : (rest.push_back(x), false));
     Arguments a = scanArguments(rest, {"--mode", "--assume", "--json", "--size"});
     if (a.help) return std::cout << kRvHelp, kExitOk;
+    if (list && (!a.positional.empty() || !a.assumptions.empty() || a.hasSize))
+      throw UsageError{"--list takes no other arguments (only --json)"};
     if (list) {
       std::vector<JsonValue> items;
       for (const RandomVariableInfo &i : randomVariableCatalogue()) {
@@ -228,8 +229,7 @@ int rvCommand(const std::vector<std::string> &argv) {
     for (std::size_t i = 1; i < a.positional.size(); ++i) params.push_back(parseArgument(a.positional[i]));
     std::optional<Shape> size;
     if (a.hasSize) size = parseShape(a.size);
-    Setup s;
-    prepare(s, a);
+    Setup s(a);
     RandomVariableResult r = inferRandomVariable(s.solver, *s.context, name, params, size, parseBroadcastMode(a.mode));
     bool error = r.status() == Status::Error;
     if (a.json) {

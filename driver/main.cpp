@@ -1,5 +1,7 @@
 // The `shapelab` command-line driver: `shapelab COMMAND [ARGS]`, `shapelab --help`.
+#include <cctype>
 #include <cstdio>
+#include <optional>
 #include <iostream>
 
 #include "driver/Command.h"
@@ -7,6 +9,15 @@
 #include "symbolic/Parser.h"
 
 namespace shapelab::driver {
+
+namespace {
+bool looksLikeShortOption(const std::string &a) {
+  if (a.size() < 2 || a[0] != '-') return false;
+  for (std::size_t i = 1; i < a.size(); ++i)
+    if (!std::isalpha((unsigned char)a[i])) return false;
+  return true;
+}
+} // namespace
 
 Arguments scanArguments(const std::vector<std::string> &args, const std::vector<std::string> &allowed) {
   Arguments out;
@@ -21,8 +32,20 @@ Arguments scanArguments(const std::vector<std::string> &args, const std::vector<
       if (i + 1 >= args.size()) throw UsageError{"option " + name + " needs a value"};
       return args[++i];
     };
+    auto limit = [&](const std::string &name, const std::string &text) -> uint64_t {
+      std::optional<Integer> v = Integer::tryParse(text);
+      if (!v || v->sign() < 0 || !v->fitsInt64())
+        throw UsageError{"option " + name + " needs a non-negative integer, not '" + text + "'"};
+      return uint64_t(*v->tryToInt64());
+    };
     if (a == "--help" || a == "-h") {
       out.help = true;
+    } else if (a == "--time-limit" || a.rfind("--time-limit=", 0) == 0) {
+      out.solver.timeLimitMs = limit("--time-limit", a.size() > 12 ? a.substr(13) : value(a));
+    } else if (a == "--memory-limit" || a.rfind("--memory-limit=", 0) == 0) {
+      uint64_t mb = limit("--memory-limit", a.size() > 14 ? a.substr(15) : value(a));
+      if (mb > (uint64_t(1) << 40)) throw UsageError{"option --memory-limit is in MiB; " + std::to_string(mb) + " is too large"};
+      out.solver.memoryLimitBytes = mb << 20;
     } else if (a == "--json" && accepts(a)) {
       out.json = true;
     } else if (a == "--assume" && accepts(a)) {
@@ -43,6 +66,9 @@ Arguments scanArguments(const std::vector<std::string> &args, const std::vector<
       for (++i; i < args.size(); ++i) out.positional.push_back(args[i]);
     } else if (a.size() > 1 && a[0] == '-' && a[1] == '-') {
       throw UsageError{"unknown option '" + a + "'"};
+    } else if (looksLikeShortOption(a)) {
+      // "-x" is an option nobody defined; "-n + 5 >= 0" is a predicate and passes.
+      throw UsageError{"unknown option '" + a + "'"};
     } else {
       out.positional.push_back(a);
     }
@@ -52,10 +78,10 @@ Arguments scanArguments(const std::vector<std::string> &args, const std::vector<
   return out;
 }
 
-Context contextOf(Solver &solver, const Arguments &arguments) {
+Context contextOf(Solver &solver, const Arguments &arguments, SizeDomain domain) {
   std::vector<Pred> assumptions;
   for (const std::string &text : arguments.assumptions) assumptions.push_back(parsePred(text));
-  return solver.makeContext(assumptions);
+  return solver.makeContext(assumptions, domain);
 }
 
 int reportErrors(const std::string &command, const std::function<int()> &body) {

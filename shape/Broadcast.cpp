@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "shape/ArraySize.h"
 #include "symbolic/Errors.h"
 
 namespace shapelab {
@@ -28,44 +29,31 @@ std::string positionName(std::size_t i, std::size_t rank) {
   return "dimension " + std::to_string(int64_t(i) - int64_t(rank)) + " (axis " + std::to_string(i) + ")";
 }
 
-/// True when `d` is visibly a size: a constant >= 0, or a polynomial with non-negative
-/// coefficients over parameters (which are sizes themselves) and nothing partial.
-bool obviouslyNonNegative(Expr d) {
-  const ExprNode *n = d.node();
-  if (n->kind == ExprKind::Constant) return n->value.sign() >= 0;
-  if (n->kind == ExprKind::Param) return true;
-  if (n->kind != ExprKind::Sum || n->constantTerm.sign() < 0) return false;
-  for (const Term &t : n->terms) {
-    if (t.coefficient.sign() < 0) return false;
-    for (auto &[atom, k] : t.monomial)
-      if (atom->kind != ExprKind::Param) return false;
-  }
-  return true;
-}
-
-/// An obligation that every input dim is a size (>= 0).
-Pred nonNegative(const std::vector<Expr> &dims) {
-  std::vector<Pred> parts;
-  for (Expr d : dims)
-    if (!obviouslyNonNegative(d)) parts.push_back(ge(d, Expr(0)));
-  return Pred::conjunction(parts);
-}
-
 } // namespace
+
+Decision oneness(Solver &solver, const Context &context, Expr d) {
+  return solver.decide(context, eq(d, Expr(1)));
+}
 
 bool provablyOne(Solver &solver, const Context &context, Expr d) {
   if (auto v = d.constantValue()) return v->isOne();
-  return solver.decide(context, eq(d, Expr(1))).answer == Answer::Proven;
+  return oneness(solver, context, d).answer == Answer::Proven;
 }
 
 std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vector<Integer>> &shapes,
                                                       std::string &message) {
   for (std::size_t j = 0; j < shapes.size(); ++j) {
-    for (const Integer &d : shapes[j])
+    for (const Integer &d : shapes[j]) {
       if (d.sign() < 0) {
         message = "negative dimensions are not allowed";
         return std::nullopt;
       }
+      if (d > kMaxElements) {
+        message = "Maximum allowed dimension exceeded: arg " + std::to_string(j) + " has a dimension " +
+                  d.toString() + " above 2**63 - 1";
+        return std::nullopt;
+      }
+    }
     if (elementCount(shapes[j]) > kMaxElements) {
       message = "arg " + std::to_string(j) + " with shape " + concreteToString(shapes[j]) +
                 " has more than 2**63 - 1 elements";
@@ -126,6 +114,11 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     return r;
   }
 
+  for (std::size_t j = 0; j < shapes.size(); ++j)
+    if (!constantDimensionsFit(r.validity, shapes[j], "arg " + std::to_string(j))) {
+      r.message = r.validity.message();
+      return r;
+    }
   std::size_t rank = 0;
   for (auto &s : shapes) rank = std::max(rank, s.size());
   for (std::size_t i = 0; i < rank; ++i) {
@@ -134,14 +127,46 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       int64_t k = int64_t(i) + int64_t(s.size()) - int64_t(rank);
       if (k >= 0) dims.push_back(s[k]);
     }
-    Pred sizes = nonNegative(dims);
-    // Distinct sizes that may differ from 1; in static mode only provable 1s drop out.
+    Pred sizes = arraySizeObligation(context, dims);
+    // Distinct sizes that may differ from 1; in static mode only provable 1s drop out. When
+    // the solver cannot tell whether a size is provably 1, static mode's verdict is unknown.
     std::vector<Expr> candidates;
+    std::optional<Decision> undecidedOne;
     for (Expr d : dims) {
-      bool one = mode == BroadcastMode::Static ? provablyOne(solver, context, d)
-                                               : (d.constantValue() && d.constantValue()->isOne());
+      bool one = d.constantValue() && d.constantValue()->isOne();
+      if (mode == BroadcastMode::Static && !d.isConstant()) {
+        Decision o = oneness(solver, context, d);
+        one = o.answer == Answer::Proven;
+        if (o.answer == Answer::Unknown && !undecidedOne) undecidedOne = o;
+      }
       if (!one && std::find(candidates.begin(), candidates.end(), d) == candidates.end())
         candidates.push_back(d);
+    }
+    if (undecidedOne) {
+      // Static mode's rule depends on what is provable, which is undecided here: the position
+      // is unknown, and at run time NumPy's rule is the weakest check that can be made.
+      std::vector<Pred> numpyPairs;
+      std::vector<Expr> numpyCandidates;
+      for (Expr d : dims)
+        if (!(d.constantValue() && d.constantValue()->isOne()) &&
+            std::find(numpyCandidates.begin(), numpyCandidates.end(), d) == numpyCandidates.end())
+          numpyCandidates.push_back(d);
+      for (std::size_t a = 0; a < numpyCandidates.size(); ++a)
+        for (std::size_t b = a + 1; b < numpyCandidates.size(); ++b)
+          numpyPairs.push_back(eq(numpyCandidates[a], Expr(1)) || eq(numpyCandidates[b], Expr(1)) ||
+                               eq(numpyCandidates[a], numpyCandidates[b]));
+      Pred weakest = Pred::conjunction({sizes, Pred::conjunction(numpyPairs)});
+      Decision d;
+      d.answer = Answer::Unknown;
+      d.residual = weakest;
+      d.reason = "static mode needs to know whether a size is provably 1, and that is undecided: " +
+                 undecidedOne->reason;
+      r.validity.record(weakest, positionName(i, rank) + " broadcasts", d);
+      Expr result = numpyCandidates.empty() ? Expr(1) : numpyCandidates.back();
+      for (std::size_t a = numpyCandidates.size(); a-- > 1;)
+        result = select(eq(numpyCandidates[a - 1], Expr(1)), result, numpyCandidates[a - 1]);
+      r.shape.push_back(result);
+      continue;
     }
     // Two sizes that are provably equal under the context need no broadcasting at all: one
     // question settles both validity and the result.
@@ -175,6 +200,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     }
     r.shape.push_back(result);
   }
+  requireElementCountFits(r.validity, r.shape, "the result");
   r.message = r.validity.message();
   return r;
 }
@@ -214,18 +240,24 @@ BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape 
     r.message = r.validity.message();
     return r;
   }
+  if (!constantDimensionsFit(r.validity, from, "the array") ||
+      !constantDimensionsFit(r.validity, target, "the target shape")) {
+    r.message = r.validity.message();
+    return r;
+  }
   for (std::size_t i = 0; i < target.size(); ++i) {
     Expr b = target[i];
     int64_t k = int64_t(i) + int64_t(from.size()) - int64_t(target.size());
-    std::vector<Pred> parts{b.isConstant() ? Pred::truth(true) : ge(b, Expr(0))};
+    std::vector<Pred> parts{arraySizeObligation(context, {b})};
     if (k >= 0) {
       Expr a = from[k];
-      if (!a.isConstant()) parts.push_back(ge(a, Expr(0)));
+      parts.push_back(arraySizeObligation(context, {a}));
       parts.push_back(eq(a, b) || eq(a, Expr(1)));
     }
     Pred valid = Pred::conjunction(parts);
     if (!valid.isTrue()) r.validity.require(valid, positionName(i, target.size()) + " broadcasts to the target");
   }
+  requireElementCountFits(r.validity, target, "the target shape");
   r.message = r.validity.message();
   return r;
 }

@@ -44,6 +44,8 @@ BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape 
 /// True when `d` is 1 at every point of the context (constant 1, or proven): the sizes that
 /// broadcast in static mode.
 bool provablyOne(Solver &solver, const Context &context, Expr d);
+/// The solver's answer to `d == 1`: static mode needs to tell Unknown from "not provably 1".
+Decision oneness(Solver &solver, const Context &context, Expr d);
 
 /// NumPy's concrete algorithm; returns the shape or sets `message`. Refuses element counts
 /// above 2**63 - 1 (`message` says so).

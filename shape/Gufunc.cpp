@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "shape/ArraySize.h"
 #include "symbolic/Errors.h"
 
 namespace shapelab {
@@ -16,10 +17,18 @@ std::string compact(const Shape &s) {
   return t;
 }
 
-/// Names of signature dims used by an expression.
+/// Names of signature dims used by a signature expression (over scoped parameters).
 std::vector<std::string> namesIn(Expr e) {
   std::vector<std::string> out;
-  for (Expr p : parametersOf(e)) out.push_back(p.node()->name);
+  for (Expr p : parametersOf(e))
+    if (p.node()->reserved) out.push_back(unscopedName(p.node()->name));
+  return out;
+}
+
+/// The bindings of signature dims, keyed by their scoped parameter names.
+std::map<std::string, Expr> scopedBindings(const std::map<std::string, Expr> &bound) {
+  std::map<std::string, Expr> out;
+  for (auto &[name, value] : bound) out.emplace(scopedName(name), value);
   return out;
 }
 
@@ -30,7 +39,8 @@ std::optional<std::pair<Integer, Expr>> linearIn(Expr e, const std::string &u) {
   std::vector<Term> rest;
   for (const Term &t : terms) {
     bool isU = t.monomial.size() == 1 && t.monomial[0].second == 1 &&
-               t.monomial[0].first->kind == ExprKind::Param && t.monomial[0].first->name == u;
+               t.monomial[0].first->kind == ExprKind::Param &&
+               t.monomial[0].first->name == scopedName(u);
     if (isU) {
       k = t.coefficient;
       continue;
@@ -113,6 +123,7 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
                                                 std::to_string(i) + " (" + size.toString() +
                                                 ") equals " + expected.toString());
   };
+  std::vector<Expr> coreSizes; // every operand core dim: each must be an array size
   for (std::size_t i = 0; i < nin; ++i) {
     const CoreArgument &a = sig.inputs[i];
     const Shape &shape = args[i].shape;
@@ -123,6 +134,7 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
       if (isMissing) continue;
       localIndex = int(di);
       Expr size = shape[next++];
+      coreSizes.push_back(size);
       switch (d.kind) {
       case CoreDim::Kind::Name:
         if (d.broadcastable) {
@@ -142,6 +154,12 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
       }
     }
   }
+  if (!constantDimensionsFit(r.validity, coreSizes, "a core dimension of the operands")) {
+    r.message = r.validity.message();
+    return r;
+  }
+  Pred coreAreSizes = arraySizeObligation(context, coreSizes);
+  if (!coreAreSizes.isTrue()) r.validity.require(coreAreSizes, "every core dimension of the operands is a size");
   for (const std::string &m : missing)
     if (!bound.count(m)) bound.emplace(m, Expr(1));
   // |1 names: equal or 1 among the inputs; the result is the size other than 1.
@@ -168,8 +186,7 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
       std::vector<std::string> unknown;
       for (const std::string &n : namesIn(p.expression))
         if (!bound.count(n)) unknown.push_back(n);
-      std::map<std::string, Expr> known(bound.begin(), bound.end());
-      Expr e = substitute(p.expression, known);
+      Expr e = substitute(p.expression, scopedBindings(bound));
       if (unknown.empty()) {
         auto a = e.constantValue(), b = p.size.constantValue();
         if (a && b && *a != *b)
@@ -225,7 +242,7 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
           if (seen.insert(d.text).second) r.undetermined.push_back(d.text);
           continue;
         }
-        Expr e = substitute(d.expression, std::map<std::string, Expr>(bound.begin(), bound.end()));
+        Expr e = substitute(d.expression, scopedBindings(bound));
         if (auto v = e.constantValue(); v && v->sign() < 0)
           r.validity.fail("output core dimension '" + d.text + "' is " + v->toString() + ", not a size");
         else if (!(e.isConstant() && e.isTotal()))
@@ -260,10 +277,16 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
     r.validity.absorb(b.validity);
   }
   r.batchShape = b.shape;
-  for (auto &out : r.outShapes) {
+  for (std::size_t k = 0; k < r.outShapes.size(); ++k) {
+    auto &out = r.outShapes[k];
     std::vector<std::optional<Expr>> full(r.batchShape.begin(), r.batchShape.end());
     full.insert(full.end(), out.begin(), out.end());
     out = full;
+    Shape determined;
+    for (auto &d : out)
+      if (d) determined.push_back(*d);
+    if (b.status() != Status::Error && determined.size() == out.size())
+      requireElementCountFits(r.validity, determined, "output " + std::to_string(k));
   }
   r.message = r.validity.message();
   return r;

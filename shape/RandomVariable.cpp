@@ -1,5 +1,7 @@
 #include "shape/RandomVariable.h"
 
+#include "shape/ArraySize.h"
+
 #include "symbolic/Errors.h"
 
 namespace shapelab {
@@ -168,8 +170,22 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
                             toString(batch) + " cannot broadcast to size " + toString(*size));
           continue;
         }
-        if (mode == BroadcastMode::Static ? provablyOne(solver, context, p) : (pv && pv->isOne()))
-          continue;
+        if (pv && pv->isOne()) continue;
+        if (mode == BroadcastMode::Static) {
+          Decision one = oneness(solver, context, p);
+          if (one.answer == Answer::Proven) continue;
+          if (one.answer == Answer::Unknown) {
+            // Whether static mode lets it broadcast is undecided: unknown, NumPy's rule at run time.
+            Pred weakest = eq(p, s) || eq(p, Expr(1));
+            Decision d;
+            d.answer = Answer::Unknown;
+            d.residual = weakest;
+            d.reason = "static mode needs to know whether " + p.toString() + " is provably 1: " + one.reason;
+            r.validity.record(weakest, "batch dimension " + p.toString() + " of parameter " +
+                                           std::to_string(i) + " (" + pname + ") broadcasts to size", d);
+            continue;
+          }
+        }
         Pred ok = mode == BroadcastMode::Static ? eq(p, s) : (eq(p, s) || eq(p, Expr(1)));
         r.validity.require(ok, "batch dimension " + p.toString() + " of parameter " + std::to_string(i) +
                                    " (" + pname + ") broadcasts to size dimension " + s.toString());
@@ -178,6 +194,15 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
   }
   r.shape.assign(r.batchShape.begin(), r.batchShape.end());
   r.shape.insert(r.shape.end(), core.begin(), core.end());
+  if (size && constantDimensionsFit(r.validity, *size, "size")) {
+    Pred sizes = arraySizeObligation(context, *size);
+    if (!sizes.isTrue()) r.validity.require(sizes, "every dimension of size is an array size");
+  }
+  Shape determined;
+  for (auto &d : r.shape)
+    if (d) determined.push_back(*d);
+  if (determined.size() == r.shape.size() && r.validity.status() != Status::Error)
+    requireElementCountFits(r.validity, determined, "the draw");
   r.message = r.validity.message();
   return r;
 }

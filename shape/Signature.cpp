@@ -131,12 +131,14 @@ private:
       if (shapeOnly) fail("shape-only parameters take plain names", start);
       std::size_t e = start;
       try {
-        ParseOptions o;
-        o.allowReservedNames = true;
-        d.expression = parseExprPrefix(t_, e, o);
+        d.expression = parseExprPrefix(t_, e);
       } catch (const SyntaxError &err) {
         fail(err.message(), err.position());
       }
+      std::map<std::string, Expr> scoped;
+      for (Expr x : parametersOf(d.expression))
+        scoped.emplace(x.node()->name, Expr::reservedParam(scopedName(x.node()->name)));
+      d.expression = substitute(d.expression, scoped);
       p_ = e;
       d.kind = CoreDim::Kind::Expression;
       d.text = t_.substr(start, p_ - start);
@@ -224,5 +226,11 @@ private:
 } // namespace
 
 Signature parseSignature(const std::string &text) { return SignatureParser(text).parse(); }
+
+std::string scopedName(const std::string &dimName) { return "__" + dimName; }
+
+std::string unscopedName(const std::string &parameterName) {
+  return parameterName.rfind("__", 0) == 0 ? parameterName.substr(2) : parameterName;
+}
 
 } // namespace shapelab

@@ -32,7 +32,7 @@ struct CoreDim {
   Kind kind = Kind::Name;
   std::string name;   // Name
   Integer size;       // Fixed
-  Expr expression;    // Expression, over parameters named like the signature's dims
+  Expr expression;    // Expression, over the scoped parameters of the signature's dims (`__n`)
   std::string text;   // as written
   bool optional = false;      // '?'
   bool broadcastable = false; // '|1'
@@ -55,5 +55,12 @@ struct Signature {
 };
 
 Signature parseSignature(const std::string &text);
+
+/// Signature dimension names live in their own scope, apart from the caller's size parameters
+/// (a call may pass a shape `(n,)` to a signature that also names a dim `n`). Inside a
+/// `CoreDim::expression` the dim `n` is the reserved parameter `__n`; these convert.
+std::string scopedName(const std::string &dimName);
+/// The dim name of a scoped parameter name (`__n` -> `n`); other names are returned unchanged.
+std::string unscopedName(const std::string &parameterName);
 
 } // namespace shapelab

@@ -1,5 +1,7 @@
 #include "shape/Validity.h"
 
+#include <algorithm>
+
 namespace shapelab {
 
 const char *spelling(Status s) {
@@ -15,6 +17,11 @@ const char *spelling(Status s) {
 void Validity::require(const Pred &predicate, std::string what) {
   settled_ = false;
   obligations_.push_back({std::move(what), predicate, solver_->decide(context_, predicate)});
+}
+
+void Validity::record(const Pred &predicate, std::string what, Decision decision) {
+  settled_ = false;
+  obligations_.push_back({std::move(what), predicate, std::move(decision)});
 }
 
 void Validity::fail(std::string message) { failures_.push_back(std::move(message)); }
@@ -46,16 +53,20 @@ Status Validity::status() const {
     if (o.decision.answer == Answer::Depends) depends = true;
   }
   settle();
-  if (joint_ && joint_->answer == Answer::Refuted && !unknown) return Status::Error;
+  // Obligations that cannot hold together make the whole conjunction empty, unknown ones or not.
+  if (joint_ && joint_->answer == Answer::Refuted) return Status::Error;
   if (unknown) return Status::Unknown;
   return depends ? Status::RuntimeCheck : Status::Valid;
 }
 
 std::vector<Pred> Validity::checks() const {
   std::vector<Pred> out;
+  auto add = [&](const Pred &p) {
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
   for (const Obligation &o : obligations_) {
-    if (o.decision.answer == Answer::Depends) out.push_back(o.decision.condition);
-    if (o.decision.answer == Answer::Unknown) out.push_back(o.decision.residual);
+    if (o.decision.answer == Answer::Depends) add(o.decision.condition);
+    if (o.decision.answer == Answer::Unknown) add(o.decision.residual);
   }
   return out;
 }

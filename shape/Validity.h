@@ -34,6 +34,8 @@ public:
 
   /// Decides `predicate` and records it as an obligation.
   void require(const Pred &predicate, std::string what);
+  /// Records an obligation decided elsewhere (by evaluation, or jointly with others).
+  void record(const Pred &predicate, std::string what, Decision decision);
   /// Records a violation found without the solver (e.g. a rank error), with a message.
   void fail(std::string message);
   /// Takes over another computation's obligations and failures (same solver and context).

@@ -11,6 +11,7 @@
 // key for the solver's memo.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,6 +21,18 @@
 #include "symbolic/Expr.h"
 
 namespace shapelab {
+
+/// What a size parameter ranges over. Array sizes are what the shape layer reasons about: NumPy
+/// (npy_intp) cannot hold a dimension above 2**63 - 1, so neither can a parameter that stands
+/// for one. Plain integers are for pure arithmetic questions (`shapelab decide`), where values
+/// beyond 64 bits are meaningful.
+enum class SizeDomain : uint8_t {
+  ArraySizes, // 0 <= p <= 2**63 - 1
+  Integers,   // 0 <= p
+};
+
+/// The largest array dimension and element count, 2**63 - 1.
+const Integer &maxArraySize();
 
 class Context {
 public:
@@ -35,6 +48,7 @@ public:
   const Assignment &samplePoint() const { return data_->sample; }
   /// True when a real point of the assumptions is known.
   bool consistencyProven() const { return data_->consistent; }
+  SizeDomain domain() const { return data_->domain; }
   /// Simple interval bounds per parameter, from assumptions such as `n >= 1` or `n == 3`.
   /// A relaxation of the context: every point of it lies in the box.
   struct Interval {
@@ -52,6 +66,7 @@ private:
     std::vector<Expr> parameters;
     Assignment sample;
     bool consistent = true;
+    SizeDomain domain = SizeDomain::ArraySizes;
     std::map<std::string, Interval> bounds;
   };
   explicit Context(std::shared_ptr<const Data> d) : data_(std::move(d)) {}

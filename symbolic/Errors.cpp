@@ -19,12 +19,26 @@ SyntaxError SyntaxError::verbatim(std::string message, std::string text, std::si
   return SyntaxError(Verbatim{}, std::move(message), std::move(text), position);
 }
 
+std::string printable(const std::string &text) {
+  static const char *hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    else out += char(c);
+  }
+  return out;
+}
+
 std::string SyntaxError::render() const {
-  std::string out = what();
+  std::string out = printable(what());
   out += "\n  ";
-  out += text_;
+  out += printable(text_);
   out += "\n  ";
-  out += std::string(position_ <= text_.size() ? position_ : text_.size(), ' ');
+  std::size_t at = position_ <= text_.size() ? position_ : text_.size();
+  out += std::string(printable(text_.substr(0, at)).size(), ' ');
   out += "^";
   return out;
 }

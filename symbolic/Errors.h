@@ -13,6 +13,10 @@
 
 namespace shapelab {
 
+/// `text` with control bytes and DEL spelled as escapes (\n, \t, \x01), so that a message
+/// never echoes raw control bytes to a terminal.
+std::string printable(const std::string &text);
+
 /// Anything the caller did wrong. Catch this to report to a person.
 class UserError : public std::runtime_error {
 public:
@@ -28,7 +32,8 @@ public:
   const std::string &message() const { return message_; }
   const std::string &text() const { return text_; }
   std::size_t position() const { return position_; }
-  /// "message\n  text\n  ^" — the caret sits under byte `position`.
+  /// "message\n  text\n  ^" — the caret sits under byte `position`; control bytes in the
+  /// text and message are escaped (see printable()) and the caret accounts for the escapes.
   std::string render() const;
 
 private:

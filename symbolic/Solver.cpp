@@ -55,9 +55,17 @@ Context::Context() {
   data_ = d;
 }
 
+const Integer &maxArraySize() {
+  static const Integer max(INT64_MAX);
+  return max;
+}
+
 Context::Interval Context::boundsOf(const std::string &name) const {
   auto it = data_->bounds.find(name);
-  return it == data_->bounds.end() ? Interval{} : it->second;
+  Interval iv = it == data_->bounds.end() ? Interval{} : it->second;
+  if (data_->domain == SizeDomain::ArraySizes && (!iv.high || *iv.high > maxArraySize()))
+    iv.high = maxArraySize();
+  return iv;
 }
 
 std::string Context::toString() const {
@@ -224,11 +232,17 @@ struct Translation {
     return PwAffPtr(check(isl_pw_aff_from_aff(a)));
   }
 
-  /// The "all parameters >= 0, non-negative monomials >= 0" set.
-  SetPtr domain() const {
+  /// The "all parameters >= 0 (and <= 2**63 - 1 for array sizes), non-negative monomials >= 0"
+  /// set.
+  SetPtr domain(SizeDomain sizes) const {
     SetPtr s = universe();
     for (std::size_t i = 0; i < names.size(); ++i) {
       const Monomial *m = i >= paramIndex.size() ? &monomials[i - paramIndex.size()].first : nullptr;
+      if (!m && sizes == SizeDomain::ArraySizes) {
+        SetPtr atMost(check(isl_pw_aff_le_set(variable(int(i)).release(),
+                                              constant(maxArraySize()).release())));
+        s.reset(check(isl_set_intersect(s.release(), atMost.release())));
+      }
       bool nonNegative = true;
       if (m)
         for (auto &[a, k] : *m)
@@ -551,10 +565,15 @@ struct Translation {
 };
 
 struct MemoKey {
-  const PredNode *context;
+  const void *context; // the assumptions' node, offset by the size domain (see contextKey)
   const PredNode *predicate;
   bool operator==(const MemoKey &o) const { return context == o.context && predicate == o.predicate; }
 };
+
+/// Nodes are aligned to 8 bytes, so the size domain fits in the low bits of the key.
+const void *contextKey(const Context &c) {
+  return reinterpret_cast<const char *>(c.assumptions().node()) + int(c.domain());
+}
 struct MemoHash {
   std::size_t operator()(const MemoKey &k) const {
     return std::hash<const void *>()(k.context) * 31 + std::hash<const void *>()(k.predicate);
@@ -684,7 +703,7 @@ struct Solver::Impl {
   /// is often quasi-affine in the last parameter (n*m == 1000003 with n = 1 is m == 1000003),
   /// and isl then gives an exact point of it. Each candidate is re-checked by evaluation.
   std::optional<Assignment> searchByFixing(const std::vector<Expr> &params, const Pred &c,
-                                           const Pred &p, bool want) {
+                                           const Pred &p, bool want, SizeDomain sizes) {
     if (params.size() < 2) return std::nullopt;
     constexpr int64_t kSide = 4;          // values 0..3 for the fixed parameters
     constexpr std::size_t kMaxTries = 96; // isl questions at most
@@ -704,7 +723,7 @@ struct Solver::Impl {
           ++j;
         }
         Pred c2 = substitute(c, fixed), p2 = substitute(p, fixed);
-        if (auto point = sampleQuasiAffine(c2, p2, want)) {
+        if (auto point = sampleQuasiAffine(c2, p2, want, sizes)) {
           Assignment a = *point;
           for (auto &[name, value] : fixedValues.values()) a.set(name, value);
           if (holds(c, a) && wanted(p, a, want)) return a;
@@ -718,12 +737,13 @@ struct Solver::Impl {
   }
 
   /// A real point where `c` holds and `p` has truth `want`, when both are quasi-affine.
-  std::optional<Assignment> sampleQuasiAffine(const Pred &c, const Pred &p, bool want) {
+  std::optional<Assignment> sampleQuasiAffine(const Pred &c, const Pred &p, bool want,
+                                              SizeDomain sizes) {
     if (!isQuasiAffine(c) || !isQuasiAffine(p)) return std::nullopt;
     Translation t;
     t.build(ctx, {c.node(), p.node(), definedness(c).node(), definedness(p).node()});
     SetPtr C = t.holds(c);
-    SetPtr dom = t.domain();
+    SetPtr dom = t.domain(sizes);
     C.reset(check(isl_set_intersect(C.release(), dom.release())));
     SetPtr H = t.holds(p);
     SetPtr target(check(want ? isl_set_intersect(C.release(), H.release())
@@ -751,14 +771,14 @@ struct Solver::Impl {
 
   /// A real point of `set` (in translation `t`) where `c` holds and `p` has truth `want`.
   std::optional<Assignment> witness(Translation &t, isl_set *set, const Pred &c, const Pred &p,
-                                    bool want) {
+                                    bool want, SizeDomain sizes) {
     PointPtr pt(check(isl_set_sample_point(check(isl_set_copy(set)))));
     if (checkBool(isl_point_is_void(pt.get()))) return std::nullopt;
-    return witness(t, pt.get(), c, p, want);
+    return witness(t, pt.get(), c, p, want, sizes);
   }
   /// As above, from a point already sampled.
   std::optional<Assignment> witness(Translation &t, isl_point *pt, const Pred &c, const Pred &p,
-                                    bool want) {
+                                    bool want, SizeDomain sizes) {
     bool consistent = true;
     Assignment a = t.pointToAssignment(pt, consistent);
     if (consistent) return a;
@@ -767,7 +787,7 @@ struct Solver::Impl {
     std::vector<Expr> params = parametersOf(c);
     collectParameters(p, params);
     if (auto found = searchBox(params, c, p, want)) return found;
-    return searchByFixing(params, c, p, want);
+    return searchByFixing(params, c, p, want, sizes);
   }
 
   /// The context's set in the question's parameter space, cached per (context, space):
@@ -776,17 +796,17 @@ struct Solver::Impl {
     std::vector<Expr> meaning; // what each isl parameter stands for, in order
     SetPtr set;
   };
-  std::unordered_map<const PredNode *, CachedContext> contextCache;
+  std::unordered_map<const void *, CachedContext> contextCache;
 
   SetPtr contextSet(Translation &t, const Context &c) {
-    auto it = contextCache.find(c.assumptions().node());
+    auto it = contextCache.find(contextKey(c));
     if (it != contextCache.end() && it->second.meaning == t.meaning)
       return SetPtr(check(isl_set_copy(it->second.set.get())));
     SetPtr C = t.holds(c.assumptions());
-    SetPtr dom = t.domain();
+    SetPtr dom = t.domain(c.domain());
     C.reset(check(isl_set_intersect(C.release(), dom.release())));
     if (contextCache.size() > 4096) contextCache.clear();
-    CachedContext &slot = contextCache[c.assumptions().node()];
+    CachedContext &slot = contextCache[contextKey(c)];
     slot.meaning = t.meaning;
     slot.set.reset(check(isl_set_copy(C.get())));
     return C;
@@ -890,7 +910,7 @@ struct Solver::Impl {
       SetPtr S(check(isl_set_intersect(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
       PointPtr yesPoint(check(isl_set_sample_point(check(isl_set_copy(S.get())))));
       if (checkBool(isl_point_is_void(yesPoint.get()))) {
-        auto w = witness(t, noPoint.get(), c.assumptions(), p, false);
+        auto w = witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
         if (!w) {
           std::string why = budget.exhausted();
           return unknown(original, why.empty() ? "no real point of the assumptions was found to witness the refutation" : why);
@@ -900,8 +920,8 @@ struct Solver::Impl {
         d.violating = completed(*w, c, original);
         return d;
       }
-      auto yes = witness(t, yesPoint.get(), c.assumptions(), p, true);
-      auto no = yes ? witness(t, noPoint.get(), c.assumptions(), p, false) : std::nullopt;
+      auto yes = witness(t, yesPoint.get(), c.assumptions(), p, true, c.domain());
+      auto no = yes ? witness(t, noPoint.get(), c.assumptions(), p, false, c.domain()) : std::nullopt;
       if (!yes || !no) {
         std::string why = budget.exhausted();
         if (!why.empty()) return unknown(original, why);
@@ -941,7 +961,7 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
     ++im.stats.fastPaths;
     return *d;
   }
-  MemoKey key{context.assumptions().node(), predicate.node()};
+  MemoKey key{contextKey(context), predicate.node()};
   if (im.options.memoize) {
     auto it = im.memo.find(key);
     if (it != im.memo.end()) {
@@ -961,8 +981,9 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
   return d;
 }
 
-Context Solver::makeContext(const std::vector<Pred> &assumptions) {
+Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain domain) {
   auto data = std::make_shared<Context::Data>();
+  data->domain = domain;
   data->parts = assumptions;
   data->assumptions = Pred::conjunction(assumptions);
   data->parameters = parametersOf(data->assumptions);
@@ -1019,7 +1040,7 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions) {
     throw InconsistentAssumptions("the assumptions are contradictory: " +
                                   (assumptions.empty() ? std::string("False") : Pred::conjunction(assumptions).toString()));
   for (auto &[name, iv] : data->bounds)
-    if (iv.high && *iv.high < iv.low)
+    if (iv.high && (*iv.high < iv.low || (domain == SizeDomain::ArraySizes && iv.low > maxArraySize())))
       throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
                                     data->assumptions.toString());
   if (!data->assumptions.isTrue()) {
@@ -1030,12 +1051,12 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions) {
       Translation t;
       t.build(im.ctx, {data->assumptions.node(), definedness(data->assumptions).node()});
       SetPtr C = t.holds(data->assumptions);
-      SetPtr dom = t.domain();
+      SetPtr dom = t.domain(domain);
       C.reset(check(isl_set_intersect(C.release(), dom.release())));
       if (checkBool(isl_set_is_empty(C.get())))
         throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
                                       data->assumptions.toString());
-      sample = im.witness(t, C.get(), data->assumptions, Pred::truth(true), true);
+      sample = im.witness(t, C.get(), data->assumptions, Pred::truth(true), true, domain);
     } catch (const IslFailure &) {
       isl_ctx_reset_error(im.ctx);
     } catch (const TooHard &) {

@@ -89,7 +89,8 @@ public:
   /// Builds a context; throws InconsistentAssumptions only when the assumptions are *proven*
   /// contradictory. When their consistency cannot be decided (products of parameters, the
   /// work bound), the context is accepted and `Context::consistencyProven()` says so.
-  Context makeContext(const std::vector<Pred> &assumptions);
+  Context makeContext(const std::vector<Pred> &assumptions,
+                      SizeDomain domain = SizeDomain::ArraySizes);
   Decision decide(const Context &context, const Pred &predicate);
 
   /// Shorthands used by the shape layer.

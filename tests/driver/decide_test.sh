@@ -25,5 +25,16 @@ check usage 2 'missing PREDICATE' $S decide
 check unknown-option 2 "unknown option '--frobnicate'" $S decide --frobnicate 'n > 1'
 check help 0 'usage: shapelab decide' $S decide --help
 check top-help 0 'decide' $S --help
+# Regressions of issue 9.
+check i9-readback 0 '"condition": "n == 1 or n*(n // 2) >= 1 and n % 2 == 0"' $S decide '(1 if n == 1 else n*(n/2)) >= 1' --json
+check i9-product-context 0 '"satisfying": {"m": 1000003, "n": 1}' $S decide --assume 'n*m == 1000003' 'n == 1' --json
+check i9-complete-witness 0 '"violating": {"m": 0, "n": 0}' $S decide --assume 'm >= 0' 'n >= 1' --json
+check i9-short-option 2 "unknown option '-x'" $S decide -x 'n > 1'
+check i9-negative-predicate 0 'depends' $S decide '-n + 5 >= 0'
+check i9-control-bytes 2 "unexpected character '\\x01'" $S decide $'n >\x01 1'
+check i9-products-bounded 0 '"answer": "unknown"' $S decide '(a + b + c + d + 1)**8 == 0' --json
+check i9-chain-too-large 2 'expression too large' $S decide "x$(for k in $(seq 1 12); do printf '/2*0/2*a%d' $k; done) == 0"
+check i9-time-limit 0 'time limit (1000 ms per question)' $S decide "$(for k in $(seq 1 50); do printf 'n%d == %d or ' $k $k; done)False" --json
+check i9-time-limit-option 0 'time limit (5 ms per question)' $S decide --time-limit 5 "$(for k in $(seq 1 50); do printf 'n%d == %d or ' $k $k; done)False" --json
 rm -f /tmp/decide_err.$$
 exit $fail

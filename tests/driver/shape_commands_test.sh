@@ -18,7 +18,8 @@ check bc-runtime 0 '"status": "runtime-check", "checks": ["n == 1 or m == 1 or n
 check bc-piecewise 0 '"shape": ["m if n == 1 else n"]' $S broadcast '(n,)' '(m,)' --json
 check bc-violating 0 '"violating": {' $S broadcast '(n,)' '(m,)' --json
 check bc-static 0 '"checks": ["n == m"]' $S broadcast --mode static '(n,)' '(m,)' --json
-check bc-assume 0 '"status": "valid"' $S broadcast --assume 'n >= 2' '(n, 3)' '(1, 3)' --json
+check bc-assume 0 '"status": "valid"' $S broadcast --assume 'n >= 2' --assume 'n <= 1000' '(n, 3)' '(1, 3)' --json
+check bc-assume-count 0 '"checks": ["n <= 3074457345618258602"]' $S broadcast --assume 'n >= 2' '(n, 3)' '(1, 3)' --json
 check bc-zero 0 '"shape": [0, 0]' $S broadcast '(1,0)' '(0,1)' --json
 check bc-scalar 0 '"shape": []' $S broadcast '()' --json
 check bc-overflow 1 '2**63 - 1' $S broadcast '(2**62, 4)' '(1,)' --json
@@ -27,7 +28,7 @@ check bc-mode 2 "--mode must be 'numpy' or 'static'" $S broadcast --mode eager '
 check bc-inconsistent 2 'inconsistent assumptions' $S broadcast --assume 'n < 0' '(n,)'
 check bt-valid 0 '"shape": [2, 3]' $S broadcast-to '(1, 3)' '(2, 3)' --json
 check bt-error 1 'operands could not be broadcast together with remapped shapes [original->remapped]: (3,)  and requested shape (1,)' $S broadcast-to '(3,)' '(1,)' --json
-check bt-symbolic 0 '"checks": ["n == 1 or n == k"]' $S broadcast-to '(n,)' '(m, k)' --json
+check bt-symbolic 0 '"checks": ["n == 1 or n == k", "k*m <= 9223372036854775807"]' $S broadcast-to '(n,)' '(m, k)' --json
 check gu-valid 0 '"batch_shape": ["b"], "core_dims": {"m": "m", "n": "n", "p": "p"}, "out_shapes": [["b", "m", "p"]], "undetermined": []' $S gufunc '(m,n),(n,p)->(m,p)' '(b,m,n)' '(n,p)' --json
 check gu-mismatch 1 'Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (i),(i)->() (size 4 is different from 3)' $S gufunc '(i),(i)->()' '(3,)' '(4,)' --json
 check gu-undetermined 0 '"out_shapes": [[null]], "undetermined": ["p"]' $S gufunc '(n,d)->(p)' '(5,3)' --json
@@ -43,6 +44,22 @@ check rv-value 0 '"shape": [5], "batch_shape": [], "signature": "<x>->(x)", "all
 check rv-needs-value 0 '"allocatable": false, "core_shape": "needs-value"' $S rv permutation '()' --json
 check rv-unknown 2 "unknown random variable 'foo'" $S rv foo '()' --json
 check rv-list 0 'multivariate_normal' $S rv --list
+# Regressions of issue 9 (wrong answers found by differential testing), one per case.
+check i9-guard-in-product 0 '"checks": ["n == 1 or n*(n // 2) >= 1 and n*(n // 2) <= 2 and n % 2 == 0"' $S broadcast '((1 if n == 1 else n*(n/2)),)' '(2,)' --json
+check i9-core-size 0 '"checks": ["n >= 1"]' $S gufunc '(i)->(i)' '(n - 1,)' --json
+check i9-core-defined 0 '"checks": ["n % 2 == 0"]' $S gufunc '(i)->(i)' '(n/2,)' --json
+check i9-capture 0 '"core_dims": {"m": "n", "n": "-n + 5"}' $S gufunc '(m),(n+m)->(n)' '(n,)' '(5,)' --json
+check i9-capture-checks 0 '"checks": ["n <= 5"]' $S gufunc '(m),(n+m)->(n)' '(n,)' '(5,)' --json
+check i9-static-fixed 0 '"status": "valid", "checks": [], "message": "valid for every size allowed", "shape": [0]' $S broadcast --mode static --assume 'n == 1' '(0,)' '(n**2,)' --json
+check i9-count-affine 1 '"violating": {"n": 2}' $S broadcast --assume 'n == 2' '(n, 2**62)' --json
+check i9-dim-limit 1 'Maximum allowed dimension exceeded' $S broadcast '(n,)' '(2**63,)' --json
+check i9-rv-count 1 'more than 2**63 - 1' $S rv normal '()' '()' --size '(2**40, 2**40)' --json
+check i9-gufunc-count 1 'more than 2**63 - 1' $S gufunc '(i)->(i)' '(2**40, 2**40)' --json
+check i9-rv-value 1 'Maximum allowed dimension exceeded' $S rv permutation '<2**100>' --json
+check i9-product-count 0 '"checks": ["m*n <= 9223372036854775807"]' $S broadcast '(n,1)' '(1,m)' --json
+check i9-reserved-sig 2 "name '_x' is reserved" $S gufunc '(_x)->(_x+1)' '(3,)'
+check i9-numpy-underscore 0 '"status": "valid"' $S gufunc '(_i)->()' '(3,)' --json
+
 check help 0 'broadcast-to' $S --help
 for c in broadcast broadcast-to gufunc rv; do check help-$c 0 'usage: shapelab' $S $c --help; done
 exit $fail

@@ -40,8 +40,12 @@ TEST(Signature, AgreesWithNumpysParser) {
 TEST(Signature, Extensions) {
   Signature s = parseSignature("(m),(n)->(m + n - 1)");
   ASSERT_EQ(s.outputs[0].dims[0].kind, CoreDim::Kind::Expression);
-  EXPECT_EQ(s.outputs[0].dims[0].expression.toString(), "m + n - 1");
-  EXPECT_EQ(parseSignature("(n,d)->(n*(n-1)//2)").outputs[0].dims[0].expression.toString(), "(n**2 - n) // 2");
+  // Signature dims live in their own scope: `n` is the reserved parameter `__n`, so a caller's
+  // parameter `n` can never be captured by it.
+  EXPECT_EQ(s.outputs[0].dims[0].expression.toString(), "__m + __n - 1");
+  EXPECT_EQ(parseSignature("(n,d)->(n*(n-1)//2)").outputs[0].dims[0].expression.toString(), "(__n**2 - __n) // 2");
+  EXPECT_EQ(unscopedName(scopedName("n")), "n");
+  EXPECT_EQ(unscopedName("n"), "n");
   EXPECT_EQ(parseSignature("(m),(n)->(max(m,n))").outputs[0].dims[0].kind, CoreDim::Kind::Expression);
   EXPECT_EQ(parseSignature("(n),(n+1,n)->()").inputs[1].dims[0].kind, CoreDim::Kind::Expression);
   Signature so = parseSignature("(m),<n>->(m,n)");

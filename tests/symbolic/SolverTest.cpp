@@ -45,10 +45,14 @@ TEST(Solver, ConditionIsSimplifiedUnderTheContext) {
 
 TEST(Solver, WitnessesBeyond64Bits) {
   Solver s;
-  Decision d = ask(s, {"n >= 2**70"}, "n == 2**70 + 5");
+  Context integers = s.makeContext({parsePred("n >= 2**70")}, SizeDomain::Integers);
+  Decision d = s.decide(integers, parsePred("n == 2**70 + 5"));
   ASSERT_EQ(d.answer, Answer::Depends);
   EXPECT_EQ(d.satisfying->find("n")->toString(), "1180591620717411303429");
   EXPECT_FALSE(d.violating->find("n")->fitsInt64());
+  // Array sizes stop at 2**63 - 1 (NumPy's npy_intp).
+  EXPECT_THROW(ctx(s, {"n >= 2**70"}), InconsistentAssumptions);
+  EXPECT_EQ(ask(s, {}, "n <= 9223372036854775807").answer, Answer::Proven);
 }
 
 TEST(Solver, InconsistentAssumptionsAreAnError) {

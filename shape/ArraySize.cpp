@@ -1,0 +1,121 @@
+#include "shape/ArraySize.h"
+
+#include <unordered_set>
+
+namespace shapelab {
+
+namespace {
+
+bool obviouslyArraySize(const Context &context, Expr d) {
+  if (auto v = d.constantValue()) return v->sign() >= 0 && *v <= maxArraySize();
+  return d.kind() == ExprKind::Param && context.domain() == SizeDomain::ArraySizes;
+}
+
+/// Upper bound of a polynomial with non-negative coefficients over parameters, from the
+/// context's interval bounds; nullopt when unbounded or not of that form.
+std::optional<Integer> intervalUpperBound(const Context &context, Expr e) {
+  auto [terms, constant] = asPolynomial(e);
+  if (constant.sign() < 0) return std::nullopt;
+  Integer total = constant;
+  for (const Term &t : terms) {
+    if (t.coefficient.sign() < 0) return std::nullopt;
+    Integer m = t.coefficient;
+    for (auto &[atom, k] : t.monomial) {
+      if (atom->kind != ExprKind::Param) return std::nullopt;
+      Context::Interval b = context.boundsOf(atom->name);
+      if (!b.high) return std::nullopt;
+      m *= Integer::pow(*b.high, k);
+      if (m.bitLength() > 256) return std::nullopt; // far beyond the limit anyway
+    }
+    total += m;
+  }
+  return total;
+}
+
+/// Decides `count <= 2**63 - 1` for a product of sizes without asking isl about opaque
+/// products where evaluation settles it: a real point on each side makes it Depends, with the
+/// predicate itself as the exact condition.
+Decision decideFits(Solver &solver, const Context &context, Expr count) {
+  Pred fits = le(count, Expr(maxArraySize()));
+  if (count.isQuasiAffine()) return solver.decide(context, fits);
+  if (auto high = intervalUpperBound(context, count); high && *high <= maxArraySize()) {
+    Decision d;
+    d.answer = Answer::Proven;
+    d.condition = Pred::truth(true);
+    return d;
+  }
+  if (context.consistencyProven()) {
+    Assignment yes = context.samplePoint(), no = context.samplePoint();
+    for (Expr x : parametersOf(count)) {
+      if (!yes.find(x.node()->name)) yes.set(x.node()->name, 0);
+      // Every parameter of the product at 2**62 makes a product of two or more of them exceed
+      // the limit; the context must still hold there.
+      no.set(x.node()->name, Integer(int64_t(1) << 62));
+    }
+    for (Expr x : context.parameters())
+      if (!no.find(x.node()->name)) no.set(x.node()->name, 0);
+    if (holds(context.assumptions(), yes) && holds(fits, yes) && holds(context.assumptions(), no) &&
+        evaluate(fits, no) == std::optional<bool>(false)) {
+      Decision d;
+      d.answer = Answer::Depends;
+      d.condition = fits;
+      d.satisfying = yes;
+      d.violating = no;
+      return d;
+    }
+  }
+  return solver.decide(context, fits);
+}
+
+} // namespace
+
+Pred arraySizeObligation(const Context &context, const std::vector<Expr> &dims) {
+  std::vector<Pred> parts;
+  for (Expr d : dims) {
+    if (obviouslyArraySize(context, d)) continue;
+    parts.push_back(ge(d, Expr(0)));
+    if (d.isQuasiAffine()) parts.push_back(le(d, Expr(maxArraySize())));
+  }
+  return Pred::conjunction(parts);
+}
+
+bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, const std::string &what) {
+  for (Expr d : dims) {
+    auto v = d.constantValue();
+    if (!v) continue;
+    if (v->sign() < 0) {
+      validity.fail("negative dimensions are not allowed: " + what + " has a dimension " + v->toString());
+      return false;
+    }
+    if (*v > maxArraySize()) {
+      validity.fail("Maximum allowed dimension exceeded: " + what + " has a dimension " + v->toString() +
+                    ", above 2**63 - 1");
+      return false;
+    }
+  }
+  return true;
+}
+
+void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what) {
+  const Context &context = validity.context();
+  Expr count(1);
+  std::size_t symbolic = 0;
+  for (Expr d : shape) {
+    if (d.isConstant() && d.constantValue()->isZero()) return; // no elements at all
+    if (!d.isConstant()) ++symbolic;
+    count = count * d;
+  }
+  if (auto v = count.constantValue()) {
+    if (*v > maxArraySize())
+      validity.fail(what + " has " + v->toString() + " elements, more than 2**63 - 1");
+    return;
+  }
+  // A single parameter of an array-size context is itself at most 2**63 - 1.
+  if (symbolic == 1 && count.kind() == ExprKind::Param && context.domain() == SizeDomain::ArraySizes)
+    return;
+  Pred fits = le(count, Expr(maxArraySize()));
+  validity.record(fits, what + " has at most 2**63 - 1 elements",
+                  decideFits(validity.solver(), context, count));
+}
+
+} // namespace shapelab

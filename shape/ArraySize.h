@@ -1,0 +1,37 @@
+// ArraySize — what makes dimensions the shape of an array that can exist.
+//
+// Model: NumPy stores dimensions and element counts in npy_intp, so a valid shape has every
+// dimension in [0, 2**63 - 1] (defined: an exact division must divide) and an element count
+// of at most 2**63 - 1. Both are validity obligations like any other (DESIGN §3.4): decided
+// exactly where the expression is quasi-affine; a product of several symbolic sizes is decided
+// from the context's bounds and evaluated witnesses, else left Unknown with a runtime check —
+// never silently valid.
+// Example: under n == 2, (n, 2**62) has 2**63 elements: refuted. (n, m) needs
+// `m*n <= 9223372036854775807`, which depends on the sizes (a runtime check).
+// Cost: no solver question for constants and plain parameters of an array-size context; one
+// question for an affine dimension; products are settled by evaluation when possible.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "shape/Shape.h"
+#include "shape/Validity.h"
+
+namespace shapelab {
+
+/// Requires every dimension of `dims` to be an array size (defined, 0 <= d <= 2**63 - 1);
+/// dimensions that obviously are (constants in range, parameters of an array-size context) add
+/// nothing. Returns the obligation (True when there is none).
+Pred arraySizeObligation(const Context &context, const std::vector<Expr> &dims);
+
+/// Fails `validity` with a readable message when a constant dimension of `dims` is negative or
+/// above 2**63 - 1 (NumPy: "negative dimensions are not allowed", "Maximum allowed dimension
+/// exceeded"); returns false then.
+bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, const std::string &what);
+
+/// Records that `shape` has at most 2**63 - 1 elements (its dimensions being sizes), unless that
+/// is evident. `what` names the shape for a person ("the result", "output 0").
+void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what);
+
+} // namespace shapelab
