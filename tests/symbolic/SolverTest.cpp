@@ -185,3 +185,74 @@ TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
   });
   EXPECT_TRUE(ok);
 }
+
+// Products of parameters (opaque to isl) together with exact division: the class of issue 9's
+// first wrong answer. The answer may be Unknown, but whatever is claimed must hold at every point
+// of the box, the witnesses must be complete points, and the printed condition, parsed back from
+// its text, must agree with the predicate at every point of the context.
+TEST(Solver, ProductsWithDivisionAgreeWithBruteForce) {
+  Solver solver;
+  bool ok = rc::check("decide with products == enumeration", [&solver] {
+    oracle::GenOptions o;
+    o.products = true;
+    std::vector<long> bound = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 5));
+    oracle::PP pred = *oracle::genPred(2, o);
+    std::vector<Pred> assumptions;
+    for (int i = 0; i < 3; ++i)
+      assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+    Pred p;
+    try {
+      p = parsePred(oracle::show(pred));
+    } catch (const InputTooLarge &) {
+      RC_DISCARD("beyond the stated size limits");
+    }
+    RC_LOG() << "predicate: " << oracle::show(pred) << "\n";
+    Context c = solver.makeContext(assumptions);
+    Decision d = solver.decide(c, p);
+    RC_LOG() << "decision: " << d.toString() << "\n";
+    RC_TAG(spelling(d.answer));
+    long sat = 0, viol = 0;
+    std::vector<std::vector<long>> points;
+    for (long a = 0; a <= bound[0]; ++a)
+      for (long b = 0; b <= bound[1]; ++b)
+        for (long cc = 0; cc <= bound[2]; ++cc) {
+          points.push_back({a, b, cc});
+          (oracle::eval(pred, points.back()) == std::optional<bool>(true) ? sat : viol)++;
+        }
+    auto complete = [&](const Assignment &w) {
+      for (Expr x : parametersOf(p)) RC_ASSERT(w.find(x.node()->name) != nullptr);
+      for (Expr x : c.parameters()) RC_ASSERT(w.find(x.node()->name) != nullptr);
+    };
+    auto at = [](const Assignment &w) {
+      std::vector<long> v;
+      for (int i = 0; i < 3; ++i) {
+        const Integer *x = w.find(oracle::kNames[i]);
+        v.push_back(x ? long(x->toInt64Checked()) : 0);
+      }
+      return v;
+    };
+    switch (d.answer) {
+    case Answer::Proven: RC_ASSERT(viol == 0); break;
+    case Answer::Refuted:
+      RC_ASSERT(sat == 0);
+      complete(*d.violating);
+      RC_ASSERT(oracle::eval(pred, at(*d.violating)) != std::optional<bool>(true));
+      break;
+    case Answer::Depends: {
+      RC_ASSERT(sat > 0 && viol > 0);
+      complete(*d.satisfying);
+      complete(*d.violating);
+      Pred printed = parsePred(d.condition.toString());
+      for (auto &pt : points) {
+        Assignment asg{{"a", pt[0]}, {"b", pt[1]}, {"c", pt[2]}};
+        RC_ASSERT(holds(printed, asg) == (oracle::eval(pred, pt) == std::optional<bool>(true)));
+      }
+      break;
+    }
+    case Answer::Unknown:
+      RC_ASSERT(d.residual == p);
+      break;
+    }
+  });
+  EXPECT_TRUE(ok);
+}

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Builds the libFuzzer targets (clang-14, ASan + UBSan) into build-fuzz/ and runs each one.
+#   bash scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+# CI runs a short budget; a long campaign is e.g.  bash scripts/fuzz.sh 3600 fuzz_expr
+# (or pass -runs=N through FUZZ_ARGS="-runs=10000000"). The committed seeds in
+# tests/fuzz/corpus/<name>/ are copied to build-fuzz/corpus/<name>/ so runs never change them.
+# Prints one line per target: executions, seconds, executions per second. Exit 1 on a finding.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET=${1:-60}
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(fuzz_expr fuzz_signature fuzz_shape fuzz_solver fuzz_gufunc)
+CXX=${FUZZ_CXX:-clang++-14} CC=${FUZZ_CC:-clang-14} cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DSHAPELAB_FUZZ=ON -DSHAPELAB_TESTS=OFF -DSHAPELAB_BENCH=OFF > build-fuzz.log
+cmake --build build-fuzz -j"${JOBS:-2}" --target "${TARGETS[@]}" >> build-fuzz.log
+status=0
+for t in "${TARGETS[@]}"; do
+  name=${t#fuzz_}
+  mkdir -p "build-fuzz/corpus/$name" "build-fuzz/findings/$name"
+  cp -n tests/fuzz/corpus/"$name"/* "build-fuzz/corpus/$name/" 2>/dev/null || true
+  log="build-fuzz/$t.log"
+  if ! ASAN_OPTIONS=detect_leaks=0 "build-fuzz/tests/fuzz/$t" "build-fuzz/corpus/$name" \
+      -dict="tests/fuzz/$name.dict" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
+      -rss_limit_mb=4096 -artifact_prefix="build-fuzz/findings/$name/" -print_final_stats=1 \
+      ${FUZZ_ARGS:-} > "$log" 2>&1; then
+    echo "$t: FINDING (see $log and build-fuzz/findings/$name/)"
+    tail -30 "$log"
+    status=1
+    continue
+  fi
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo 0)
+  rate=$(( secs > 0 ? runs / secs : runs ))
+  echo "$t: $runs executions in ${secs}s, $rate exec/s, nothing found"
+done
+exit $status

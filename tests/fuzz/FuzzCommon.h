@@ -1,0 +1,32 @@
+// Shared helpers of the libFuzzer targets: every target feeds bytes to a public entry point and
+// treats a UserError as the expected answer to bad input; anything else escaping (InternalError,
+// a crash, a sanitizer report, a hang past libFuzzer's -timeout) is a finding.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "symbolic/Errors.h"
+
+namespace fuzz {
+
+/// Splits the input at 0x00 bytes (several texts in one input); at most `n` pieces.
+inline std::vector<std::string> pieces(const uint8_t *data, std::size_t size, std::size_t n) {
+  std::vector<std::string> out(1);
+  for (std::size_t i = 0; i < size; ++i) {
+    if (data[i] == 0 && out.size() < n) out.emplace_back();
+    else out.back().push_back(char(data[i]));
+  }
+  return out;
+}
+
+[[noreturn]] inline void finding(const std::string &what) {
+  std::fprintf(stderr, "FINDING: %s\n", what.c_str());
+  std::abort();
+}
+
+} // namespace fuzz

@@ -1,0 +1,34 @@
+// Signatures with operand shapes: a signature and up to three arguments (separated by 0x00)
+// are resolved in both modes; only UserError may escape.
+#include "tests/fuzz/FuzzCommon.h"
+#include "shape/Gufunc.h"
+
+using namespace shapelab;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
+  if (size > 2048) return 0;
+  static Solver *solver = [] {
+    SolverOptions o;
+    o.timeLimitMs = 200;
+    return new Solver(o);
+  }();
+  auto texts = fuzz::pieces(data, size, 4);
+  try {
+    Signature sig = parseSignature(texts[0]);
+    std::vector<GufuncArgument> args;
+    for (std::size_t i = 1; i < texts.size(); ++i) {
+      std::size_t p = 0;
+      bool angle = !texts[i].empty() && texts[i][0] == '<';
+      args.push_back({parseShapeAt(texts[i], p, angle), angle});
+    }
+    Context c = solver->makeContext({});
+    for (BroadcastMode mode : {BroadcastMode::Numpy, BroadcastMode::Static}) {
+      GufuncResult r = resolveGufunc(*solver, c, sig, args, mode);
+      (void)r.status();
+      (void)r.validity.checks();
+    }
+  } catch (const UserError &) {
+  }
+  solver->clearMemo();
+  return 0;
+}
