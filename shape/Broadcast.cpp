@@ -4,6 +4,7 @@
 
 #include "shape/ArraySize.h"
 #include "symbolic/Errors.h"
+#include "symbolic/Evaluate.h"
 
 namespace shapelab {
 
@@ -27,6 +28,44 @@ std::string concreteToString(const std::vector<Integer> &s) {
 
 std::string positionName(std::size_t i, std::size_t rank) {
   return "dimension " + std::to_string(int64_t(i) - int64_t(rank)) + " (axis " + std::to_string(i) + ")";
+}
+
+/// Many operands at one position give a conjunction of many pairwise disjunctions, which isl
+/// can only take apart at a cost exponential in their number. Usually one small question
+/// settles it: a pair that can fail gives a point where the whole conjunction fails, and the
+/// context's own point (where all sizes are equal, e.g. all 0) is one where it holds; the exact
+/// condition is then the conjunction itself. Returns nullopt when this does not settle it.
+std::optional<Decision> decideManyByWitnesses(Solver &solver, const Context &context, const Pred &valid,
+                                              const std::vector<Pred> &pairs) {
+  constexpr std::size_t kFewPairs = 6; // below this, one isl question on the whole is cheap
+  if (pairs.size() < kFewPairs || !context.consistencyProven()) return std::nullopt;
+  std::optional<Assignment> violating;
+  for (std::size_t k = 0; k < pairs.size() && k < 8 && !violating; ++k) {
+    Decision d = solver.decide(context, pairs[k]);
+    if (d.answer == Answer::Refuted || d.answer == Answer::Depends) violating = d.violating;
+    if (d.answer == Answer::Refuted) {
+      Decision refuted;
+      refuted.answer = Answer::Refuted;
+      refuted.condition = Pred::truth(false);
+      refuted.violating = d.violating;
+      return refuted;
+    }
+  }
+  if (!violating) return std::nullopt;
+  Assignment satisfying = context.samplePoint();
+  for (Expr x : parametersOf(valid))
+    if (!satisfying.find(x.node()->name)) satisfying.set(x.node()->name, 0);
+  for (Expr x : parametersOf(valid))
+    if (!violating->find(x.node()->name)) violating->set(x.node()->name, 0);
+  if (!holds(context.assumptions(), satisfying) || !holds(valid, satisfying) ||
+      !holds(context.assumptions(), *violating) || holds(valid, *violating))
+    return std::nullopt;
+  Decision d;
+  d.answer = Answer::Depends;
+  d.condition = valid;
+  d.satisfying = satisfying;
+  d.violating = violating;
+  return d;
 }
 
 } // namespace
@@ -183,7 +222,13 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
           pairs.push_back(eq(x, Expr(1)) || eq(y, Expr(1)) || eq(x, y));
       }
     Pred valid = Pred::conjunction({sizes, Pred::conjunction(pairs)});
-    if (!valid.isTrue()) r.validity.require(valid, positionName(i, rank) + " broadcasts");
+    if (!valid.isTrue()) {
+      std::string what = positionName(i, rank) + " broadcasts";
+      if (auto d = decideManyByWitnesses(solver, context, valid, pairs))
+        r.validity.record(valid, what, *d);
+      else
+        r.validity.require(valid, what);
+    }
     // The result: the first size other than 1 (valid points make all such sizes equal).
     Expr result(1);
     if (!candidates.empty()) {
