@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "symbolic/Errors.h"
+#include "symbolic/Solver.h"
 
 namespace fuzz {
 
@@ -22,6 +23,17 @@ inline std::vector<std::string> pieces(const uint8_t *data, std::size_t size, st
     else out.back().push_back(char(data[i]));
   }
   return out;
+}
+
+/// One solver per target process, with a short time limit so that a slow question is an
+/// Unknown answer, not a libFuzzer timeout. Targets clear its memo after each input.
+inline shapelab::Solver &solver() {
+  static shapelab::Solver *s = [] {
+    shapelab::SolverOptions o;
+    o.timeLimitMs = 200;
+    return new shapelab::Solver(o);
+  }();
+  return *s;
 }
 
 [[noreturn]] inline void finding(const std::string &what) {

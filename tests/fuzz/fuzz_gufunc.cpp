@@ -7,11 +7,7 @@ using namespace shapelab;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (size > 2048) return 0;
-  static Solver *solver = [] {
-    SolverOptions o;
-    o.timeLimitMs = 200;
-    return new Solver(o);
-  }();
+  Solver *solver = &fuzz::solver();
   auto texts = fuzz::pieces(data, size, 4);
   try {
     Signature sig = parseSignature(texts[0]);

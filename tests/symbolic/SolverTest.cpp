@@ -10,6 +10,15 @@
 using namespace shapelab;
 
 namespace {
+/// The oracle's point (a, b, c) of a witness; a parameter the witness leaves out reads as 0.
+std::vector<long> at(const Assignment &w) {
+  std::vector<long> v;
+  for (int i = 0; i < 3; ++i) {
+    const Integer *x = w.find(oracle::kNames[i]);
+    v.push_back(x ? long(x->toInt64Checked()) : 0);
+  }
+  return v;
+}
 Context ctx(Solver &s, std::vector<const char *> assumptions) {
   std::vector<Pred> ps;
   for (auto *a : assumptions) ps.push_back(parsePred(a));
@@ -148,14 +157,6 @@ TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
     RC_LOG() << "decision: " << d.toString() << "\n";
     RC_TAG(spelling(d.answer));
     RC_ASSERT(d.answer != Answer::Unknown);
-    auto at = [](const Assignment &w) {
-      std::vector<long> v;
-      for (int i = 0; i < 3; ++i) {
-        const Integer *x = w.find(oracle::kNames[i]);
-        v.push_back(x ? long(x->toInt64Checked()) : 0);
-      }
-      return v;
-    };
     auto inCtx = [&](const std::vector<long> &v) {
       for (int i = 0; i < 3; ++i)
         if (v[i] < 0 || v[i] > bound[i]) return false;
@@ -222,14 +223,6 @@ TEST(Solver, ProductsWithDivisionAgreeWithBruteForce) {
     auto complete = [&](const Assignment &w) {
       for (Expr x : parametersOf(p)) RC_ASSERT(w.find(x.node()->name) != nullptr);
       for (Expr x : c.parameters()) RC_ASSERT(w.find(x.node()->name) != nullptr);
-    };
-    auto at = [](const Assignment &w) {
-      std::vector<long> v;
-      for (int i = 0; i < 3; ++i) {
-        const Integer *x = w.find(oracle::kNames[i]);
-        v.push_back(x ? long(x->toInt64Checked()) : 0);
-      }
-      return v;
     };
     switch (d.answer) {
     case Answer::Proven: RC_ASSERT(viol == 0); break;
