@@ -20,7 +20,7 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "build-fuzz/corpus/$name" "build-fuzz/findings/$name"
   cp -n tests/fuzz/corpus/"$name"/* "build-fuzz/corpus/$name/" 2>/dev/null || true
   log="build-fuzz/$t.log"
-  if ! ASAN_OPTIONS=detect_leaks=0 "build-fuzz/tests/fuzz/$t" "build-fuzz/corpus/$name" \
+  if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "build-fuzz/tests/fuzz/$t" "build-fuzz/corpus/$name" \
       -dict="tests/fuzz/$name.dict" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
       -rss_limit_mb=4096 -artifact_prefix="build-fuzz/findings/$name/" -print_final_stats=1 \
       ${FUZZ_ARGS:-} > "$log" 2>&1; then

@@ -1,5 +1,7 @@
 #include "symbolic/Errors.h"
 
+#include <algorithm>
+
 namespace shapelab {
 
 namespace {
@@ -33,12 +35,16 @@ std::string printable(const std::string &text) {
 }
 
 std::string SyntaxError::render() const {
-  std::string out = printable(what());
-  out += "\n  ";
-  out += printable(text_);
-  out += "\n  ";
+  // A long text is shown as a window around the caret, elided with "..." on either side.
+  constexpr std::size_t kContext = 60;
   std::size_t at = position_ <= text_.size() ? position_ : text_.size();
-  out += std::string(printable(text_.substr(0, at)).size(), ' ');
+  std::size_t from = at > kContext ? at - kContext : 0;
+  std::size_t to = std::min(text_.size(), at + kContext);
+  std::string before = (from > 0 ? "..." : "") + printable(text_.substr(from, at - from));
+  std::string after = printable(text_.substr(at, to - at)) + (to < text_.size() ? "..." : "");
+  std::string out = printable(what());
+  out += "\n  " + before + after + "\n  ";
+  out += std::string(before.size(), ' ');
   out += "^";
   return out;
 }

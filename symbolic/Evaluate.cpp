@@ -37,6 +37,8 @@ std::string Assignment::toString() const {
 namespace {
 std::optional<Integer> eval(const ExprNode *n, const Assignment &at);
 std::optional<bool> eval(const PredNode *n, const Assignment &at);
+std::optional<Integer> eval(const Expr &e, const Assignment &at) { return eval(e.node(), at); }
+std::optional<bool> eval(const Pred &p, const Assignment &at) { return eval(p.node(), at); }
 
 std::optional<Integer> eval(const ExprNode *n, const Assignment &at) {
   switch (n->kind) {
@@ -68,7 +70,7 @@ std::optional<Integer> eval(const ExprNode *n, const Assignment &at) {
   }
   case ExprKind::Min: case ExprKind::Max: {
     std::optional<Integer> best;
-    for (auto *o : n->operands) {
+    for (const Expr &o : n->operands) {
       auto v = eval(o, at);
       if (!v) return std::nullopt;
       if (!best || (n->kind == ExprKind::Min ? *v < *best : *v > *best)) best = v;
@@ -112,7 +114,7 @@ std::optional<bool> eval(const PredNode *n, const Assignment &at) {
     // matching the solver, which conjoins the definedness of all parts.
     bool isAnd = n->kind == PredKind::And;
     bool result = isAnd;
-    for (auto *c : n->children) {
+    for (const Pred &c : n->children) {
       auto v = eval(c, at);
       if (!v) return std::nullopt;
       result = isAnd ? (result && *v) : (result || *v);

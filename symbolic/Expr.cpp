@@ -43,31 +43,83 @@ template <class Node> struct NodeEq {
   bool operator()(const Node *a, const Node *b) const { return shallowEqual(*a, *b); }
 };
 
+/// Interned nodes, each allocated on its own; a node leaves the table when its last handle goes.
+/// Invariant: a node in the table has a positive count, except while a thread holding the lock
+/// drops its last reference — so a lookup (under the lock) never revives a dying node.
 template <class Node> class InternTable {
 public:
+  /// The interned node equal to `candidate`, with one reference for the caller.
   const Node *intern(Node &&candidate) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = table_.find(&candidate);
-    if (it != table_.end()) return *it;
-    storage_.push_back(std::move(candidate));
-    const Node *stored = &storage_.back();
+    if (it != table_.end()) {
+      (*it)->refs.count.fetch_add(1, std::memory_order_relaxed);
+      return *it;
+    }
+    Node *stored = new Node(std::move(candidate));
+    stored->refs.count.store(1, std::memory_order_relaxed);
     table_.insert(stored);
     return stored;
+  }
+  /// Drops one reference; true when it was the last (the node is then out of the table).
+  bool releaseLast(const Node *n) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (n->refs.count.fetch_sub(1, std::memory_order_acq_rel) != 1) return false;
+    table_.erase(n);
+    return true;
+  }
+  std::size_t size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return table_.size();
   }
 
 private:
   std::mutex mutex_;
-  std::deque<Node> storage_;
   std::unordered_set<const Node *, NodeHash<Node>, NodeEq<Node>> table_;
 };
 
 InternTable<ExprNode> &exprTable() {
-  static auto *t = new InternTable<ExprNode>(); // never destroyed: nodes outlive static dtors
+  static auto *t = new InternTable<ExprNode>(); // never destroyed: static handles outlive it
   return *t;
 }
 InternTable<PredNode> &predTable() {
   static auto *t = new InternTable<PredNode>();
   return *t;
+}
+
+/// Nodes whose last handle went, freed one at a time: freeing a node drops its children's
+/// handles, which may queue them here; a deep DAG is freed without deep recursion.
+struct Graveyard {
+  std::vector<const ExprNode *> exprs;
+  std::vector<const PredNode *> preds;
+  bool draining = false;
+  void drain() {
+    if (draining) return;
+    draining = true;
+    while (!exprs.empty() || !preds.empty()) {
+      if (!exprs.empty()) {
+        const ExprNode *n = exprs.back();
+        exprs.pop_back();
+        delete n;
+      } else {
+        const PredNode *n = preds.back();
+        preds.pop_back();
+        delete n;
+      }
+    }
+    draining = false;
+  }
+};
+thread_local Graveyard graveyard;
+
+/// Drops one reference without the lock unless it may be the last one.
+template <class Node> bool dropReference(const Node *n) {
+  uint64_t r = n->refs.count.load(std::memory_order_relaxed);
+  while (r > 1)
+    if (n->refs.count.compare_exchange_weak(r, r - 1, std::memory_order_acq_rel,
+                                            std::memory_order_relaxed))
+      return false;
+  return true; // possibly the last: decided under the table's lock
 }
 
 std::size_t hashOf(const ExprNode &n) {
@@ -76,20 +128,20 @@ std::size_t hashOf(const ExprNode &n) {
   h = mix(h, std::hash<std::string>()(n.name));
   for (const Term &t : n.terms) {
     h = mix(h, t.coefficient.hash());
-    for (auto &[atom, e] : t.monomial) h = mix(mix(h, atom->structuralHash), e);
+    for (auto &[atom, e] : t.monomial) h = mix(mix(h, atom.node()->structuralHash), e);
   }
   h = mix(h, n.constantTerm.hash());
-  for (auto *o : n.operands) h = mix(h, o->structuralHash);
-  if (n.condition) h = mix(h, n.condition->structuralHash);
+  for (const Expr &o : n.operands) h = mix(h, o.node()->structuralHash);
+  if (n.condition) h = mix(h, n.condition.node()->structuralHash);
   return h;
 }
 
 std::size_t hashOf(const PredNode &n) {
   std::size_t h = std::size_t(n.kind) * 0x2545f491;
   h = mix(h, std::size_t(n.op));
-  if (n.lhs) h = mix(h, n.lhs->structuralHash);
-  if (n.rhs) h = mix(h, n.rhs->structuralHash);
-  for (auto *c : n.children) h = mix(h, c->structuralHash);
+  if (n.lhs) h = mix(h, n.lhs.node()->structuralHash);
+  if (n.rhs) h = mix(h, n.rhs.node()->structuralHash);
+  for (const Pred &c : n.children) h = mix(h, c.node()->structuralHash);
   return h;
 }
 
@@ -107,17 +159,17 @@ void checkTreeSize(uint64_t size) {
                         std::to_string(kMaxTreeSize) + " nodes");
 }
 
-const ExprNode *internExpr(ExprNode &&n) {
+Expr internExpr(ExprNode &&n) {
   checkCoefficient(n.value);
   checkCoefficient(n.constantTerm);
   uint64_t size = 1;
   for (const Term &t : n.terms) {
     checkCoefficient(t.coefficient);
     size = saturatingAdd(size, 1);
-    for (auto &[atom, e] : t.monomial) size = saturatingAdd(size, atom->treeSize);
+    for (auto &[atom, e] : t.monomial) size = saturatingAdd(size, atom.node()->treeSize);
   }
-  for (auto *o : n.operands) size = saturatingAdd(size, o->treeSize);
-  if (n.condition) size = saturatingAdd(size, n.condition->treeSize);
+  for (const Expr &o : n.operands) size = saturatingAdd(size, o.node()->treeSize);
+  if (n.condition) size = saturatingAdd(size, n.condition.node()->treeSize);
   checkTreeSize(size);
   n.treeSize = size;
   n.total = n.kind != ExprKind::ExactDiv;
@@ -126,57 +178,70 @@ const ExprNode *internExpr(ExprNode &&n) {
     uint32_t degree = 0;
     for (auto &[atom, e] : t.monomial) {
       degree += e;
-      n.total = n.total && atom->total;
-      n.quasiAffine = n.quasiAffine && atom->quasiAffine;
+      n.total = n.total && atom.node()->total;
+      n.quasiAffine = n.quasiAffine && atom.node()->quasiAffine;
     }
     if (degree > 1) n.quasiAffine = false;
   }
-  for (auto *o : n.operands) {
-    n.total = n.total && o->total;
-    n.quasiAffine = n.quasiAffine && o->quasiAffine;
+  for (const Expr &o : n.operands) {
+    n.total = n.total && o.node()->total;
+    n.quasiAffine = n.quasiAffine && o.node()->quasiAffine;
   }
-  if (n.condition) n.total = n.total && n.condition->total;
+  if (n.condition) n.total = n.total && n.condition.node()->total;
+  if (!n.total && n.kind != ExprKind::Select) {
+    auto reach = [&](const ExprNode *c) {
+      if (c->total) return;
+      n.partialBelow.insert(n.partialBelow.end(), c->partialBelow.begin(), c->partialBelow.end());
+      if (c->kind != ExprKind::Sum) n.partialBelow.push_back(c);
+    };
+    for (const Term &t : n.terms)
+      for (auto &[atom, e] : t.monomial) reach(atom.node());
+    for (const Expr &o : n.operands) reach(o.node());
+    std::sort(n.partialBelow.begin(), n.partialBelow.end());
+    n.partialBelow.erase(std::unique(n.partialBelow.begin(), n.partialBelow.end()), n.partialBelow.end());
+  }
   n.structuralHash = hashOf(n);
-  return exprTable().intern(std::move(n));
+  return Expr::adopt(exprTable().intern(std::move(n)));
 }
 
-const PredNode *internPred(PredNode &&n) {
+Pred internPred(PredNode &&n) {
   uint64_t size = 1;
-  if (n.lhs) size = saturatingAdd(saturatingAdd(size, n.lhs->treeSize), n.rhs->treeSize);
-  for (auto *c : n.children) size = saturatingAdd(size, c->treeSize);
+  if (n.lhs) size = saturatingAdd(saturatingAdd(size, n.lhs.node()->treeSize), n.rhs.node()->treeSize);
+  for (const Pred &c : n.children) size = saturatingAdd(size, c.node()->treeSize);
   checkTreeSize(size);
   n.treeSize = size;
   n.total = true;
-  if (n.lhs) n.total = n.lhs->total && n.rhs->total;
-  for (auto *c : n.children) n.total = n.total && c->total;
+  if (n.lhs) n.total = n.lhs.node()->total && n.rhs.node()->total;
+  for (const Pred &c : n.children) n.total = n.total && c.node()->total;
   n.structuralHash = hashOf(n);
-  return predTable().intern(std::move(n));
+  return Pred::adopt(predTable().intern(std::move(n)));
 }
 
-const ExprNode *constantNode(const Integer &v) {
+Expr constantExpr(const Integer &v) {
   ExprNode n;
   n.kind = ExprKind::Constant;
   n.value = v;
   return internExpr(std::move(n));
 }
 
+/// Nodes every process needs, kept alive by handles that are never destroyed.
 const ExprNode *zeroNode() {
-  static const ExprNode *zero = constantNode(0);
-  return zero;
+  static const Expr *zero = new Expr(constantExpr(0));
+  return zero->node();
 }
 
 const PredNode *truthNode(bool v) {
-  static const PredNode *t = [] {
+  static const Pred *t = [] {
     PredNode n;
     n.kind = PredKind::True;
-    return internPred(std::move(n));
+    return new Pred(internPred(std::move(n)));
   }();
-  static const PredNode *f = [] {
+  static const Pred *f = [] {
     PredNode n;
     n.kind = PredKind::False;
-    return internPred(std::move(n));
+    return new Pred(internPred(std::move(n)));
   }();
-  return v ? t : f;
+  return v ? t->node() : f->node();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,13 +334,13 @@ Expr makeDivisionAtom(ExprKind kind, Expr e, const Integer &c) {
   ExprNode n;
   n.kind = kind;
   n.value = c;
-  n.operands = {e.node()};
-  return Expr(internExpr(std::move(n)));
+  n.operands = {e};
+  return internExpr(std::move(n));
 }
 
 Expr undefinedEverywhere() {
-  static const Expr u = makeDivisionAtom(ExprKind::ExactDiv, Expr(1), Integer(2));
-  return u;
+  static const Expr *u = new Expr(makeDivisionAtom(ExprKind::ExactDiv, Expr(1), Integer(2)));
+  return *u;
 }
 
 bool validName(const std::string &s) {
@@ -294,7 +359,7 @@ Expr makeParam(const std::string &name, bool reserved) {
   n.kind = ExprKind::Param;
   n.name = name;
   n.reserved = name[0] == '_';
-  return Expr(internExpr(std::move(n)));
+  return internExpr(std::move(n));
 }
 
 Expr minMax(ExprKind kind, std::vector<Expr> args) {
@@ -303,7 +368,7 @@ Expr minMax(ExprKind kind, std::vector<Expr> args) {
   std::vector<Expr> flat;
   for (Expr a : args) {
     if (a.kind() == kind)
-      for (auto *o : a.node()->operands) flat.push_back(Expr(o));
+      for (const Expr &o : a.node()->operands) flat.push_back(o);
     else
       flat.push_back(a);
   }
@@ -326,8 +391,8 @@ Expr minMax(ExprKind kind, std::vector<Expr> args) {
             [](Expr a, Expr b) { return structuralCompare(a.node(), b.node()) < 0; });
   ExprNode n;
   n.kind = kind;
-  for (Expr k : kept) n.operands.push_back(k.node());
-  return Expr(internExpr(std::move(n)));
+  n.operands = std::move(kept);
+  return internExpr(std::move(n));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -337,30 +402,23 @@ Expr minMax(ExprKind kind, std::vector<Expr> args) {
 // The result is then guarded: `result if definedness(dropped) else 1 / 2` (1 / 2 is undefined
 // everywhere), so evaluation and the solver see exactly the original domain.
 
-// Both walks visit each shared node once (a DAG may be exponentially larger as a tree).
-void atomsDeep(const ExprNode *n, std::unordered_set<const ExprNode *> &seen,
-               std::unordered_set<const ExprNode *> &out) {
-  if (!seen.insert(n).second) return;
-  if (n->kind == ExprKind::Sum) {
-    for (const Term &t : n->terms)
-      for (auto &p : t.monomial) atomsDeep(p.first, seen, out);
-    return;
-  }
-  if (n->kind == ExprKind::Constant) return;
-  out.insert(n);
-  if (n->kind != ExprKind::Select)
-    for (auto *o : n->operands) atomsDeep(o, seen, out);
+/// The partial atoms at the top of `n` (itself, or a sum's partial atoms), added once each.
+void topPartialAtoms(const ExprNode *n, std::vector<const ExprNode *> &out) {
+  if (n->total) return;
+  auto add = [&](const ExprNode *a) {
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  };
+  if (n->kind != ExprKind::Sum) return add(n);
+  for (const Term &t : n->terms)
+    for (auto &p : t.monomial)
+      if (!p.first->total) add(p.first.node());
 }
 
-void topPartialAtoms(const ExprNode *n, std::unordered_set<const ExprNode *> &seen,
-                     std::vector<const ExprNode *> &out) {
-  if (n->total || !seen.insert(n).second) return;
-  if (n->kind == ExprKind::Sum) {
-    for (const Term &t : n->terms)
-      for (auto &p : t.monomial) topPartialAtoms(p.first, seen, out);
-    return;
-  }
-  out.push_back(n);
+/// True when atom `a` still appears in `result`: as the result itself, or below it without
+/// entering a Select (where it would be guarded by the condition).
+bool stillPresent(const ExprNode *a, const ExprNode *result) {
+  return a == result ||
+         std::binary_search(result->partialBelow.begin(), result->partialBelow.end(), a);
 }
 
 Expr undefinedEverywhere();
@@ -373,15 +431,13 @@ namespace {
 
 Expr keepDefinedness(Expr result, std::initializer_list<Expr> inputs) {
   bool allTotal = true;
-  for (Expr i : inputs) allTotal = allTotal && i.isTotal();
+  for (const Expr &i : inputs) allTotal = allTotal && i.isTotal();
   if (allTotal) return result;
   std::vector<const ExprNode *> obligations;
-  std::unordered_set<const ExprNode *> seenInputs, seenResult, present;
-  for (Expr i : inputs) topPartialAtoms(i.node(), seenInputs, obligations);
-  atomsDeep(result.node(), seenResult, present);
+  for (const Expr &i : inputs) topPartialAtoms(i.node(), obligations);
   std::vector<Pred> missing;
   for (auto *o : obligations)
-    if (!present.count(o)) missing.push_back(definedness(Expr(o)));
+    if (!stillPresent(o, result.node())) missing.push_back(definedness(Expr(o)));
   if (missing.empty()) return result;
   return select(Pred::conjunction(missing), result, undefinedEverywhere());
 }
@@ -417,7 +473,7 @@ int levelOf(const ExprNode *n) {
 void printMonomial(const Monomial &m, std::string &out) {
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (i) out += "*";
-    printExpr(m[i].first, kAtom, out);
+    printExpr(m[i].first.node(), kAtom, out);
     if (m[i].second != 1) out += "**" + std::to_string(m[i].second);
   }
 }
@@ -451,7 +507,7 @@ void printExpr(const ExprNode *n, int context, std::string &out) {
     break;
   }
   case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::ExactDiv: {
-    printExpr(n->operands[0], kProduct, out);
+    printExpr(n->operands[0].node(), kProduct, out);
     out += n->kind == ExprKind::FloorDiv ? " // " : n->kind == ExprKind::Mod ? " % " : " / ";
     out += n->value.toString();
     break;
@@ -460,17 +516,17 @@ void printExpr(const ExprNode *n, int context, std::string &out) {
     out += n->kind == ExprKind::Min ? "min(" : "max(";
     for (std::size_t i = 0; i < n->operands.size(); ++i) {
       if (i) out += ", ";
-      printExpr(n->operands[i], kTernary, out);
+      printExpr(n->operands[i].node(), kTernary, out);
     }
     out += ")";
     break;
   }
   case ExprKind::Select:
-    printExpr(n->operands[0], kSum, out);
+    printExpr(n->operands[0].node(), kSum, out);
     out += " if ";
-    printPred(n->condition, kOr, out);
+    printPred(n->condition.node(), kOr, out);
     out += " else ";
-    printExpr(n->operands[1], kTernary, out);
+    printExpr(n->operands[1].node(), kTernary, out);
     break;
   }
   if (parens) out += ")";
@@ -492,20 +548,20 @@ void printPred(const PredNode *n, int context, std::string &out) {
   case PredKind::True: out += "True"; break;
   case PredKind::False: out += "False"; break;
   case PredKind::Compare:
-    printExpr(n->lhs, kSum, out);
+    printExpr(n->lhs.node(), kSum, out);
     out += std::string(" ") + spelling(n->op) + " ";
-    printExpr(n->rhs, kSum, out);
+    printExpr(n->rhs.node(), kSum, out);
     break;
   case PredKind::And: case PredKind::Or:
     for (std::size_t i = 0; i < n->children.size(); ++i) {
       if (i) out += n->kind == PredKind::And ? " and " : " or ";
-      printPred(n->children[i], n->kind == PredKind::And ? kNot : kAnd, out);
+      printPred(n->children[i].node(), n->kind == PredKind::And ? kNot : kAnd, out);
     }
     break;
   case PredKind::Not:
     out += "not ";
     // A comparison under `not` is parenthesised for the reader; the parser accepts both.
-    printPred(n->children[0], kCompare + 1, out);
+    printPred(n->children[0].node(), kCompare + 1, out);
     break;
   }
   if (parens) out += ")";
@@ -577,11 +633,44 @@ int structuralCompare(const PredNode *a, const PredNode *b) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Lifetime
+
+namespace detail {
+void release(const ExprNode *n) {
+  if (!dropReference(n) || !exprTable().releaseLast(n)) return;
+  graveyard.exprs.push_back(n);
+  graveyard.drain();
+}
+void release(const PredNode *n) {
+  if (!dropReference(n) || !predTable().releaseLast(n)) return;
+  graveyard.preds.push_back(n);
+  graveyard.drain();
+}
+} // namespace detail
+
+CachedPred::~CachedPred() {
+  if (const PredNode *p = value.load(std::memory_order_relaxed)) detail::release(p);
+}
+std::optional<Pred> CachedPred::get() const {
+  if (const PredNode *p = value.load(std::memory_order_acquire)) return Pred(p);
+  return std::nullopt;
+}
+void CachedPred::set(const Pred &p) const {
+  // The cache's own reference is taken before the pointer is published.
+  detail::acquire(p.node());
+  const PredNode *expected = nullptr;
+  if (!value.compare_exchange_strong(expected, p.node(), std::memory_order_acq_rel))
+    detail::release(p.node());
+}
+
+InternedCounts internedCounts() { return {exprTable().size(), predTable().size()}; }
+
+// ---------------------------------------------------------------------------------------------
 // Expr
 
-Expr::Expr() : node_(zeroNode()) {}
-Expr::Expr(int64_t value) : node_(constantNode(Integer(value))) {}
-Expr::Expr(const Integer &value) : node_(constantNode(value)) {}
+Expr::Expr() : Expr(zeroNode()) {}
+Expr::Expr(int64_t value) : Expr(constantExpr(Integer(value))) {}
+Expr::Expr(const Integer &value) : Expr(constantExpr(value)) {}
 
 Expr Expr::param(const std::string &name) { return makeParam(name, false); }
 Expr Expr::reservedParam(const std::string &name) {
@@ -589,7 +678,6 @@ Expr Expr::reservedParam(const std::string &name) {
   return makeParam(name, true);
 }
 
-const ExprNode *Expr::node() const { return node_; }
 ExprKind Expr::kind() const { return node_->kind; }
 std::optional<Integer> Expr::constantValue() const {
   if (node_->kind == ExprKind::Constant) return node_->value;
@@ -608,7 +696,7 @@ std::pair<std::vector<Term>, Integer> asPolynomial(Expr e) {
   const ExprNode *n = e.node();
   if (n->kind == ExprKind::Constant) return {{}, n->value};
   if (n->kind == ExprKind::Sum) return {n->terms, n->constantTerm};
-  return {{Term{Integer(1), Monomial{{n, 1}}}}, Integer(0)};
+  return {{Term{Integer(1), Monomial{{e, 1}}}}, Integer(0)};
 }
 
 Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
@@ -618,12 +706,12 @@ Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
   if (terms.empty()) return Expr(constant);
   if (terms.size() == 1 && constant.isZero() && terms[0].coefficient.isOne() &&
       terms[0].monomial.size() == 1 && terms[0].monomial[0].second == 1)
-    return Expr(terms[0].monomial[0].first);
+    return terms[0].monomial[0].first;
   ExprNode n;
   n.kind = ExprKind::Sum;
   n.terms = std::move(terms);
   n.constantTerm = std::move(constant);
-  return Expr(internExpr(std::move(n)));
+  return internExpr(std::move(n));
 }
 
 Expr operator+(Expr a, Expr b) {
@@ -726,15 +814,15 @@ Expr select(const Pred &cond, Expr a, Expr b) {
   if (a == b && cond.node()->total) return a; // a partial condition still guards
   ExprNode n;
   n.kind = ExprKind::Select;
-  n.operands = {a.node(), b.node()};
-  n.condition = cond.node();
-  return Expr(internExpr(std::move(n)));
+  n.operands = {a, b};
+  n.condition = cond;
+  return internExpr(std::move(n));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Pred
 
-Pred::Pred() : node_(truthNode(true)) {}
+Pred::Pred() : Pred(truthNode(true)) {}
 Pred Pred::truth(bool value) { return Pred(truthNode(value)); }
 PredKind Pred::kind() const { return node_->kind; }
 
@@ -765,9 +853,9 @@ Pred Pred::compare(CompareOp op, Expr lhs, Expr rhs) {
   PredNode n;
   n.kind = PredKind::Compare;
   n.op = op;
-  n.lhs = lhs.node();
-  n.rhs = rhs.node();
-  return Pred(internPred(std::move(n)));
+  n.lhs = lhs;
+  n.rhs = rhs;
+  return internPred(std::move(n));
 }
 
 namespace {
@@ -777,24 +865,24 @@ Pred junction(PredKind kind, const std::vector<Pred> &parts) {
   // an absorbing constant decides the junction only when every other part is defined everywhere.
   bool allTotal = true;
   for (const Pred &p : parts) allTotal = allTotal && p.node()->total;
-  std::vector<const PredNode *> flat;
+  std::vector<Pred> flat;
   for (const Pred &p : parts) {
     if (p.constantValue() == isAnd) continue;          // neutral element
     if (p.constantValue() == !isAnd && allTotal) return Pred::truth(!isAnd); // absorbing element
-    auto add = [&](const PredNode *c) {
+    auto add = [&](const Pred &c) {
       if (std::find(flat.begin(), flat.end(), c) == flat.end()) flat.push_back(c);
     };
     if (p.kind() == kind)
-      for (auto *c : p.node()->children) add(c);
+      for (const Pred &c : p.node()->children) add(c);
     else
-      add(p.node());
+      add(p);
   }
   if (flat.empty()) return Pred::truth(isAnd);
-  if (flat.size() == 1) return Pred(flat[0]);
+  if (flat.size() == 1) return flat[0];
   PredNode n;
   n.kind = kind;
   n.children = std::move(flat);
-  return Pred(internPred(std::move(n)));
+  return internPred(std::move(n));
 }
 } // namespace
 
@@ -803,11 +891,11 @@ Pred Pred::disjunction(const std::vector<Pred> &parts) { return junction(PredKin
 
 Pred Pred::negation(const Pred &p) {
   if (auto v = p.constantValue()) return truth(!*v);
-  if (p.kind() == PredKind::Not) return Pred(p.node()->children[0]);
+  if (p.kind() == PredKind::Not) return p.node()->children[0];
   PredNode n;
   n.kind = PredKind::Not;
-  n.children = {p.node()};
-  return Pred(internPred(std::move(n)));
+  n.children = {p};
+  return internPred(std::move(n));
 }
 
 std::string Pred::toString() const {
@@ -830,18 +918,18 @@ struct ParameterCollector {
   void visit(const PredNode *n) {
     if (!seen.insert(n).second) return;
     if (n->lhs) {
-      visit(n->lhs);
-      visit(n->rhs);
+      visit(n->lhs.node());
+      visit(n->rhs.node());
     }
-    for (auto *c : n->children) visit(c);
+    for (const Pred &c : n->children) visit(c.node());
   }
   void visit(const ExprNode *n) {
     if (n->kind == ExprKind::Param) return add(n);
     if (n->kind == ExprKind::Constant || !seen.insert(n).second) return;
     for (const Term &t : n->terms)
-      for (auto &p : t.monomial) visit(p.first);
-    for (auto *o : n->operands) visit(o);
-    if (n->condition) visit(n->condition);
+      for (auto &p : t.monomial) visit(p.first.node());
+    for (const Expr &o : n->operands) visit(o.node());
+    if (n->condition) visit(n->condition.node());
   }
 };
 void collect(const ExprNode *n, std::vector<const ExprNode *> &out) { ParameterCollector{{}, out}.visit(n); }
@@ -881,44 +969,44 @@ std::vector<Expr> parametersOf(const Pred &p) {
 Pred definedness(Expr e) {
   const ExprNode *n = e.node();
   if (n->total) return Pred::truth(true);
-  if (const PredNode *cached = n->definedness.value.load(std::memory_order_acquire)) return Pred(cached);
+  if (auto cached = n->definedness.get()) return *cached;
   std::vector<Pred> parts;
   for (const Term &t : n->terms)
-    for (auto &p : t.monomial) parts.push_back(definedness(Expr(p.first)));
+    for (auto &p : t.monomial) parts.push_back(definedness(p.first));
   switch (n->kind) {
   case ExprKind::ExactDiv:
-    parts.push_back(definedness(Expr(n->operands[0])));
-    parts.push_back(eq(mod(Expr(n->operands[0]), n->value), Expr(0)));
+    parts.push_back(definedness(n->operands[0]));
+    parts.push_back(eq(mod(n->operands[0], n->value), Expr(0)));
     break;
   case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::Min: case ExprKind::Max:
-    for (auto *o : n->operands) parts.push_back(definedness(Expr(o)));
+    for (const Expr &o : n->operands) parts.push_back(definedness(o));
     break;
   case ExprKind::Select: {
-    Pred c(n->condition);
+    const Pred &c = n->condition;
     parts.push_back(definedness(c));
-    parts.push_back(!c || definedness(Expr(n->operands[0])));
-    parts.push_back(c || definedness(Expr(n->operands[1])));
+    parts.push_back(!c || definedness(n->operands[0]));
+    parts.push_back(c || definedness(n->operands[1]));
     break;
   }
   default: break;
   }
   Pred result = Pred::conjunction(parts);
-  n->definedness.value.store(result.node(), std::memory_order_release);
+  n->definedness.set(result);
   return result;
 }
 
 Pred definedness(const Pred &p) {
   const PredNode *n = p.node();
   if (n->total) return Pred::truth(true);
-  if (const PredNode *cached = n->definedness.value.load(std::memory_order_acquire)) return Pred(cached);
+  if (auto cached = n->definedness.get()) return *cached;
   std::vector<Pred> parts;
   if (n->lhs) {
-    parts.push_back(definedness(Expr(n->lhs)));
-    parts.push_back(definedness(Expr(n->rhs)));
+    parts.push_back(definedness(n->lhs));
+    parts.push_back(definedness(n->rhs));
   }
-  for (auto *c : n->children) parts.push_back(definedness(Pred(c)));
+  for (const Pred &c : n->children) parts.push_back(definedness(c));
   Pred result = Pred::conjunction(parts);
-  n->definedness.value.store(result.node(), std::memory_order_release);
+  n->definedness.set(result);
   return result;
 }
 
@@ -958,34 +1046,35 @@ private:
       Expr r(n->constantTerm);
       for (const Term &t : n->terms) {
         Expr m(t.coefficient);
-        for (auto &[atom, k] : t.monomial) m = m * pow(expr(atom), k);
+        for (auto &[atom, k] : t.monomial) m = m * pow(expr(atom.node()), k);
         r = r + m;
       }
       return r;
     }
-    case ExprKind::FloorDiv: return floorDiv(expr(n->operands[0]), n->value);
-    case ExprKind::Mod: return mod(expr(n->operands[0]), n->value);
+    case ExprKind::FloorDiv: return floorDiv(expr(n->operands[0].node()), n->value);
+    case ExprKind::Mod: return mod(expr(n->operands[0].node()), n->value);
     case ExprKind::ExactDiv:
-      return floorForExact_ ? floorDiv(expr(n->operands[0]), n->value)
-                            : exactDiv(expr(n->operands[0]), n->value);
+      return floorForExact_ ? floorDiv(expr(n->operands[0].node()), n->value)
+                            : exactDiv(expr(n->operands[0].node()), n->value);
     case ExprKind::Min: case ExprKind::Max: {
       std::vector<Expr> args;
-      for (auto *o : n->operands) args.push_back(expr(o));
+      for (const Expr &o : n->operands) args.push_back(expr(o.node()));
       return n->kind == ExprKind::Min ? min(args) : max(args);
     }
     case ExprKind::Select:
-      return select(pred(n->condition), expr(n->operands[0]), expr(n->operands[1]));
+      return select(pred(n->condition.node()), expr(n->operands[0].node()),
+                    expr(n->operands[1].node()));
     }
     return Expr(n);
   }
   Pred build(const PredNode *n) {
     switch (n->kind) {
     case PredKind::True: case PredKind::False: return Pred(n);
-    case PredKind::Compare: return Pred::compare(n->op, expr(n->lhs), expr(n->rhs));
-    case PredKind::Not: return !pred(n->children[0]);
+    case PredKind::Compare: return Pred::compare(n->op, expr(n->lhs.node()), expr(n->rhs.node()));
+    case PredKind::Not: return !pred(n->children[0].node());
     case PredKind::And: case PredKind::Or: {
       std::vector<Pred> parts;
-      for (auto *c : n->children) parts.push_back(pred(c));
+      for (const Pred &c : n->children) parts.push_back(pred(c.node()));
       return n->kind == PredKind::And ? Pred::conjunction(parts) : Pred::disjunction(parts);
     }
     }

@@ -17,8 +17,10 @@
 // order that does not depend on creation order, so printing is deterministic.
 //
 // Cost: building a node canonicalises (a polynomial merge, linear in the number of terms) and
-// takes one lock on the global intern table. Nodes are never freed (the table only grows),
-// which keeps handles trivially copyable. Every walk over the DAG visits a shared node once
+// takes one lock on the global intern table. Lifetime: handles (Expr, Pred, and the handles a
+// node holds to its children) count references; a node is freed, and leaves the intern table,
+// when its last handle goes (children are freed iteratively, so a deep DAG cannot overflow the
+// stack). Copying a handle is one atomic increment. Every walk over the DAG visits a shared node once
 // (memoized), so no operation is exponential in the text; and every node obeys the size limits
 // below, so a short text cannot build a huge expression.
 #pragma once
@@ -56,11 +58,38 @@ CompareOp negated(CompareOp op);
 
 class Pred;
 
-/// A handle to an interned expression node; cheap to copy, compared by identity.
+namespace detail {
+void acquire(const ExprNode *n);
+void acquire(const PredNode *n);
+void release(const ExprNode *n);
+void release(const PredNode *n);
+} // namespace detail
+
+/// A handle to an interned expression node; cheap to copy, compared by identity. It keeps the
+/// node alive.
 class Expr {
 public:
   Expr(); // the constant 0
-  explicit Expr(const ExprNode *node) : node_(node) {}
+  /// A new handle to a node some other handle keeps alive (or the null handle, which only a
+  /// node's unused child slots hold).
+  explicit Expr(const ExprNode *node) : node_(node) { if (node_) detail::acquire(node_); }
+  Expr(const Expr &o) : node_(o.node_) { if (node_) detail::acquire(node_); }
+  Expr(Expr &&o) noexcept : node_(o.node_) { o.node_ = nullptr; }
+  Expr &operator=(const Expr &o) {
+    Expr copy(o);
+    std::swap(node_, copy.node_);
+    return *this;
+  }
+  Expr &operator=(Expr &&o) noexcept {
+    std::swap(node_, o.node_);
+    return *this;
+  }
+  ~Expr() { if (node_) detail::release(node_); }
+  /// Takes over the reference the intern table handed out with `node`.
+  static Expr adopt(const ExprNode *node) {
+    Expr e(node, 0);
+    return e;
+  }
   Expr(int64_t value); // NOLINT: constants read naturally
   Expr(int value) : Expr(int64_t(value)) {} // NOLINT
   Expr(const Integer &value);                // NOLINT
@@ -70,7 +99,9 @@ public:
   /// A parameter in the reserved namespace (data-dependent sizes, solver atoms).
   static Expr reservedParam(const std::string &name);
 
-  const ExprNode *node() const;
+  const ExprNode *node() const { return node_; }
+  const ExprNode *operator->() const { return node_; }
+  explicit operator bool() const { return node_ != nullptr; }
   ExprKind kind() const;
   bool isConstant() const { return kind() == ExprKind::Constant; }
   /// The value when this is a constant.
@@ -90,6 +121,7 @@ public:
   Expr operator-() const;
 
 private:
+  Expr(const ExprNode *node, int /*adopt*/) : node_(node) {}
   const ExprNode *node_;
 };
 
@@ -111,7 +143,23 @@ Expr pow(Expr e, uint32_t exponent);
 class Pred {
 public:
   Pred(); // True
-  explicit Pred(const PredNode *node) : node_(node) {}
+  explicit Pred(const PredNode *node) : node_(node) { if (node_) detail::acquire(node_); }
+  Pred(const Pred &o) : node_(o.node_) { if (node_) detail::acquire(node_); }
+  Pred(Pred &&o) noexcept : node_(o.node_) { o.node_ = nullptr; }
+  Pred &operator=(const Pred &o) {
+    Pred copy(o);
+    std::swap(node_, copy.node_);
+    return *this;
+  }
+  Pred &operator=(Pred &&o) noexcept {
+    std::swap(node_, o.node_);
+    return *this;
+  }
+  ~Pred() { if (node_) detail::release(node_); }
+  static Pred adopt(const PredNode *node) {
+    Pred p(node, 0);
+    return p;
+  }
   static Pred truth(bool value);
   static Pred compare(CompareOp op, Expr lhs, Expr rhs);
   static Pred conjunction(const std::vector<Pred> &parts);
@@ -119,6 +167,8 @@ public:
   static Pred negation(const Pred &p);
 
   const PredNode *node() const { return node_; }
+  const PredNode *operator->() const { return node_; }
+  explicit operator bool() const { return node_ != nullptr; }
   PredKind kind() const;
   bool isTrue() const { return kind() == PredKind::True; }
   bool isFalse() const { return kind() == PredKind::False; }
@@ -130,6 +180,7 @@ public:
   friend bool operator!=(const Pred &a, const Pred &b) { return a.node_ != b.node_; }
 
 private:
+  Pred(const PredNode *node, int /*adopt*/) : node_(node) {}
   const PredNode *node_;
 };
 
@@ -143,16 +194,27 @@ inline Pred operator&&(const Pred &a, const Pred &b) { return Pred::conjunction(
 inline Pred operator||(const Pred &a, const Pred &b) { return Pred::disjunction({a, b}); }
 inline Pred operator!(const Pred &a) { return Pred::negation(a); }
 
-/// A lazily computed, interned predicate cached in a node (written once; racing writers store the
-/// same interned pointer).
+/// A lazily computed, interned predicate cached in a node; it holds a reference (written once;
+/// a racing writer that loses drops its own).
 struct CachedPred {
   mutable std::atomic<const PredNode *> value{nullptr};
   CachedPred() = default;
-  CachedPred(CachedPred &&o) noexcept : value(o.value.load(std::memory_order_relaxed)) {}
+  CachedPred(CachedPred &&o) noexcept : value(o.value.exchange(nullptr, std::memory_order_relaxed)) {}
+  ~CachedPred();
+  std::optional<Pred> get() const;
+  void set(const Pred &p) const;
+};
+
+/// A node's reference count (not copied with the node's contents).
+struct RefCount {
+  mutable std::atomic<uint64_t> count{0};
+  RefCount() = default;
+  RefCount(const RefCount &) {}
+  RefCount(RefCount &&) noexcept {}
 };
 
 /// A monomial: atoms with positive exponents, sorted by the structural order.
-using Monomial = std::vector<std::pair<const ExprNode *, uint32_t>>;
+using Monomial = std::vector<std::pair<Expr, uint32_t>>;
 struct Term {
   Integer coefficient;
   Monomial monomial;
@@ -166,32 +228,51 @@ public:
   std::string name;                      // Param
   std::vector<Term> terms;               // Sum: non-constant terms, sorted, non-zero coefficients
   Integer constantTerm;                  // Sum
-  std::vector<const ExprNode *> operands; // FloorDiv/Mod/ExactDiv: {e}; Min/Max: args; Select: {a, b}
-  const PredNode *condition = nullptr;   // Select
+  std::vector<Expr> operands;            // FloorDiv/Mod/ExactDiv: {e}; Min/Max: args; Select: {a, b}
+  Pred condition{nullptr};               // Select
   // Derived once at construction.
   std::size_t structuralHash = 0;
   bool total = true;       // no ExactDiv inside
   bool quasiAffine = true; // no monomial of degree > 1 inside
   bool reserved = false;   // Param in the reserved namespace
   uint64_t treeSize = 1;   // nodes when written out as a tree (saturating)
+  /// The partial atoms (non-sum nodes containing an exact division) below this node, reached
+  /// without entering a Select, sorted by address; the node's handles keep them alive. Lets
+  /// canonicalisation ask "is this division still in the result?" without walking the DAG.
+  std::vector<const ExprNode *> partialBelow;
   CachedPred definedness;  // definedness(this), computed on first use
+  RefCount refs;
 };
 
 class PredNode {
 public:
   PredKind kind;
   CompareOp op = CompareOp::EQ;          // Compare
-  const ExprNode *lhs = nullptr, *rhs = nullptr; // Compare
-  std::vector<const PredNode *> children; // And/Or: >= 2; Not: 1
+  Expr lhs{nullptr}, rhs{nullptr};       // Compare
+  std::vector<Pred> children;            // And/Or: >= 2; Not: 1
   std::size_t structuralHash = 0;
   bool total = true;
   uint64_t treeSize = 1;
   CachedPred definedness;
+  RefCount refs;
 };
+
+namespace detail {
+inline void acquire(const ExprNode *n) { n->refs.count.fetch_add(1, std::memory_order_relaxed); }
+inline void acquire(const PredNode *n) { n->refs.count.fetch_add(1, std::memory_order_relaxed); }
+} // namespace detail
+
+/// How many expression and predicate nodes are alive (interned) now.
+struct InternedCounts {
+  std::size_t exprs = 0, preds = 0;
+};
+InternedCounts internedCounts();
 
 /// Total order on nodes that depends only on structure (never on creation order).
 int structuralCompare(const ExprNode *a, const ExprNode *b);
 int structuralCompare(const PredNode *a, const PredNode *b);
+inline int structuralCompare(const Expr &a, const Expr &b) { return structuralCompare(a.node(), b.node()); }
+inline int structuralCompare(const Pred &a, const Pred &b) { return structuralCompare(a.node(), b.node()); }
 
 /// The parameters an expression or predicate mentions, sorted by name.
 std::vector<Expr> parametersOf(Expr e);

@@ -32,6 +32,10 @@ class Parser {
 public:
   Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison)
       : text_(text), pos_(start), options_(options), stopAtComparison_(stopAtComparison) {
+    if (text.size() > kMaxTextBytes)
+      fail("the text is too long: " + std::to_string(text.size()) + " bytes (the limit is " +
+               std::to_string(kMaxTextBytes) + ")",
+           kMaxTextBytes);
     advance();
   }
 

@@ -27,6 +27,10 @@
 
 namespace shapelab {
 
+/// Longest text any parser reads (expressions, predicates, shapes, signatures); longer text is
+/// refused ("the text is too long") before any work is done.
+inline constexpr std::size_t kMaxTextBytes = 65536;
+
 struct ParseOptions {
   /// Accept names in the reserved `_` namespace (for shapelab's own round trips).
   bool allowReservedNames = false;

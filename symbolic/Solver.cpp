@@ -137,10 +137,11 @@ struct Translation {
   std::vector<Expr> meaning;                 // what each parameter stands for
   std::vector<Expr> readback;                // the same, total (exact division read as floor):
                                              // sets already hold definedness, see totalized()
-  std::unordered_map<const ExprNode *, int> paramIndex;   // Param node -> position
+  // Keys are handles: a node stays alive (so its address is not reused) while it is a key.
+  std::unordered_map<Expr, int> paramIndex;                // Param node -> position
   std::vector<std::pair<Monomial, int>> monomials;         // opaque monomial -> position
-  std::unordered_map<const ExprNode *, isl_pw_aff *> memo; // borrowed, freed in dtor
-  std::unordered_map<const PredNode *, isl_set *> setMemo; // borrowed, freed in dtor
+  std::unordered_map<Expr, isl_pw_aff *> memo;             // borrowed, freed in dtor
+  std::unordered_map<Pred, isl_set *> setMemo;             // borrowed, freed in dtor
 
   ~Translation() {
     for (auto &[k, v] : memo) isl_pw_aff_free(v);
@@ -149,11 +150,11 @@ struct Translation {
 
   bool hasOpaqueAtoms() const { return !monomials.empty(); }
 
-  std::unordered_set<const void *> scanned; // each shared node is scanned once
+  std::unordered_set<const void *> scanned; // each shared node is scanned once (roots held)
 
   // Registers every parameter and opaque monomial appearing in a node.
-  void scan(const ExprNode *n, std::vector<const ExprNode *> &params, std::vector<Monomial> &monos) {
-    if (!scanned.insert(n).second) return;
+  void scan(const Expr &n, std::vector<Expr> &params, std::vector<Monomial> &monos) {
+    if (!scanned.insert(n.node()).second) return;
     if (n->kind == ExprKind::Param) {
       if (std::find(params.begin(), params.end(), n) == params.end()) params.push_back(n);
       return;
@@ -165,23 +166,23 @@ struct Translation {
         monos.push_back(t.monomial);
       for (auto &[a, k] : t.monomial) scan(a, params, monos);
     }
-    for (auto *o : n->operands) scan(o, params, monos);
+    for (const Expr &o : n->operands) scan(o, params, monos);
     if (n->condition) scan(n->condition, params, monos);
   }
-  void scan(const PredNode *n, std::vector<const ExprNode *> &params, std::vector<Monomial> &monos) {
-    if (!scanned.insert(n).second) return;
+  void scan(const Pred &n, std::vector<Expr> &params, std::vector<Monomial> &monos) {
+    if (!scanned.insert(n.node()).second) return;
     if (n->lhs) {
       scan(n->lhs, params, monos);
       scan(n->rhs, params, monos);
     }
-    for (auto *c : n->children) scan(c, params, monos);
+    for (const Pred &c : n->children) scan(c, params, monos);
   }
 
-  void build(isl_ctx *c, const std::vector<const PredNode *> &roots) {
+  void build(isl_ctx *c, const std::vector<Pred> &roots) {
     ctx = c;
-    std::vector<const ExprNode *> params;
+    std::vector<Expr> params;
     std::vector<Monomial> monos;
-    for (auto *r : roots) scan(r, params, monos);
+    for (const Pred &r : roots) scan(r, params, monos);
     if (monos.size() > kMaxOpaqueProducts)
       throw TooHard{"the question has " + std::to_string(monos.size()) +
                     " distinct products of parameters (the solver takes at most " +
@@ -191,14 +192,14 @@ struct Translation {
                     " parameters (the solver takes at most " +
                     std::to_string(kMaxQuestionParameters) + ")"};
     std::sort(params.begin(), params.end(),
-              [](const ExprNode *a, const ExprNode *b) { return a->name < b->name; });
+              [](const Expr &a, const Expr &b) { return a->name < b->name; });
     space.reset(check(isl_space_params_alloc(ctx, params.size() + monos.size())));
     int pos = 0;
-    for (auto *p : params) {
+    for (const Expr &p : params) {
       paramIndex[p] = pos;
       names.push_back(p->name);
-      meaning.push_back(Expr(p));
-      readback.push_back(Expr(p));
+      meaning.push_back(p);
+      readback.push_back(p);
       space.reset(check(isl_space_set_dim_id(space.release(), isl_dim_param, pos,
                                              check(isl_id_alloc(ctx, p->name.c_str(), nullptr)))));
       ++pos;
@@ -207,7 +208,7 @@ struct Translation {
       // '$' cannot appear in a user or reserved name, so these never clash.
       std::string name = "$mono" + std::to_string(i);
       Expr m(1);
-      for (auto &[a, k] : monos[i]) m = m * pow(Expr(a), k);
+      for (auto &[a, k] : monos[i]) m = m * pow(a, k);
       monomials.push_back({monos[i], pos});
       names.push_back(name);
       meaning.push_back(m);
@@ -253,7 +254,7 @@ struct Translation {
       // A power p**k (k >= 1) of one parameter p >= 0 is at least p, over the integers.
       if (m) {
         if (m->size() == 1 && (*m)[0].first->kind == ExprKind::Param) {
-          const ExprNode *base = (*m)[0].first;
+          const Expr &base = (*m)[0].first;
           SetPtr atLeastBase(check(isl_pw_aff_ge_set(
               variable(int(i)).release(), variable(paramIndex.at(base)).release())));
           s.reset(check(isl_set_intersect(s.release(), atLeastBase.release())));
@@ -276,23 +277,23 @@ struct Translation {
   }
 
   /// Borrowed result: owned by the memo.
-  isl_pw_aff *pwAff(const ExprNode *n) {
+  isl_pw_aff *pwAff(const Expr &n) {
     auto it = memo.find(n);
     if (it != memo.end()) return it->second;
     PwAffPtr r = translate(n);
     memo[n] = r.get();
     return r.release();
   }
-  PwAffPtr pwAffCopy(const ExprNode *n) { return PwAffPtr(check(isl_pw_aff_copy(pwAff(n)))); }
+  PwAffPtr pwAffCopy(const Expr &n) { return PwAffPtr(check(isl_pw_aff_copy(pwAff(n)))); }
 
-  PwAffPtr translate(const ExprNode *n) {
+  PwAffPtr translate(const Expr &n) {
     switch (n->kind) {
     case ExprKind::Constant: return constant(n->value);
     case ExprKind::Param: return variable(paramIndex.at(n));
     case ExprKind::Sum: {
       // The affine part is built as one isl_aff; other atoms are added as pieces.
       AffPtr a(check(isl_aff_val_on_domain(localSpace(), toVal(ctx, n->constantTerm).release())));
-      std::vector<std::pair<Integer, const ExprNode *>> others;
+      std::vector<std::pair<Integer, Expr>> others;
       for (const Term &t : n->terms) {
         uint32_t degree = 0;
         for (auto &[x, k] : t.monomial) degree += k;
@@ -351,7 +352,7 @@ struct Translation {
 
   /// The set where `n` holds, reading exact division as floor division (see definedness()).
   /// Memoized per node: a predicate DAG is translated in time linear in its size.
-  SetPtr set(const PredNode *n) {
+  SetPtr set(const Pred &n) {
     auto it = setMemo.find(n);
     if (it != setMemo.end()) return SetPtr(check(isl_set_copy(it->second)));
     SetPtr r = translateSet(n);
@@ -359,7 +360,7 @@ struct Translation {
     return r;
   }
 
-  SetPtr translateSet(const PredNode *n) {
+  SetPtr translateSet(const Pred &n) {
     switch (n->kind) {
     case PredKind::True: return universe();
     case PredKind::False: return SetPtr(check(isl_set_empty(check(isl_space_copy(space.get())))));
@@ -393,10 +394,10 @@ struct Translation {
 
   /// holds(P) = definedness(P) and P.
   SetPtr holds(const Pred &p) {
-    SetPtr s = set(p.node());
+    SetPtr s = set(p);
     Pred def = definedness(p);
     if (!def.isTrue()) {
-      SetPtr d = set(def.node());
+      SetPtr d = set(def);
       s.reset(check(isl_set_intersect(s.release(), d.release())));
     }
     return s;
@@ -564,19 +565,19 @@ struct Translation {
   }
 };
 
+/// The handles keep both nodes alive while memoized, so an address is never reused for another
+/// question while its answer is stored.
 struct MemoKey {
-  const void *context; // the assumptions' node, offset by the size domain (see contextKey)
-  const PredNode *predicate;
-  bool operator==(const MemoKey &o) const { return context == o.context && predicate == o.predicate; }
+  Pred assumptions;
+  SizeDomain domain;
+  Pred predicate;
+  bool operator==(const MemoKey &o) const {
+    return assumptions == o.assumptions && domain == o.domain && predicate == o.predicate;
+  }
 };
-
-/// Nodes are aligned to 8 bytes, so the size domain fits in the low bits of the key.
-const void *contextKey(const Context &c) {
-  return reinterpret_cast<const char *>(c.assumptions().node()) + int(c.domain());
-}
 struct MemoHash {
   std::size_t operator()(const MemoKey &k) const {
-    return std::hash<const void *>()(k.context) * 31 + std::hash<const void *>()(k.predicate);
+    return (k.assumptions.hash() * 31 + std::size_t(k.domain)) * 31 + k.predicate.hash();
   }
 };
 /// Every parameter mentioned by the context or by `p` that `a` does not assign gets 0: a witness
@@ -741,7 +742,7 @@ struct Solver::Impl {
                                               SizeDomain sizes) {
     if (!isQuasiAffine(c) || !isQuasiAffine(p)) return std::nullopt;
     Translation t;
-    t.build(ctx, {c.node(), p.node(), definedness(c).node(), definedness(p).node()});
+    t.build(ctx, {c, p, definedness(c), definedness(p)});
     SetPtr C = t.holds(c);
     SetPtr dom = t.domain(sizes);
     C.reset(check(isl_set_intersect(C.release(), dom.release())));
@@ -764,7 +765,7 @@ struct Solver::Impl {
       stack.pop_back();
       if (!seen.insert(n).second) continue;
       if (n->lhs && (!n->lhs->quasiAffine || !n->rhs->quasiAffine)) return false;
-      for (auto *ch : n->children) stack.push_back(ch);
+      for (const Pred &ch : n->children) stack.push_back(ch.node());
     }
     return true;
   }
@@ -796,17 +797,23 @@ struct Solver::Impl {
     std::vector<Expr> meaning; // what each isl parameter stands for, in order
     SetPtr set;
   };
-  std::unordered_map<const void *, CachedContext> contextCache;
+  struct ContextKeyHash {
+    std::size_t operator()(const std::pair<Pred, SizeDomain> &k) const {
+      return k.first.hash() * 31 + std::size_t(k.second);
+    }
+  };
+  std::unordered_map<std::pair<Pred, SizeDomain>, CachedContext, ContextKeyHash> contextCache;
 
   SetPtr contextSet(Translation &t, const Context &c) {
-    auto it = contextCache.find(contextKey(c));
+    std::pair<Pred, SizeDomain> key{c.assumptions(), c.domain()};
+    auto it = contextCache.find(key);
     if (it != contextCache.end() && it->second.meaning == t.meaning)
       return SetPtr(check(isl_set_copy(it->second.set.get())));
     SetPtr C = t.holds(c.assumptions());
     SetPtr dom = t.domain(c.domain());
     C.reset(check(isl_set_intersect(C.release(), dom.release())));
     if (contextCache.size() > 4096) contextCache.clear();
-    CachedContext &slot = contextCache[contextKey(c)];
+    CachedContext &slot = contextCache[key];
     slot.meaning = t.meaning;
     slot.set.reset(check(isl_set_copy(C.get())));
     return C;
@@ -835,7 +842,7 @@ struct Solver::Impl {
     // Interval bounds of a single affine comparison over parameters.
     const PredNode *n = p.node();
     if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total) return std::nullopt;
-    Expr diff = Expr(n->lhs) - Expr(n->rhs);
+    Expr diff = n->lhs - n->rhs;
     auto [terms, constant] = asPolynomial(diff);
     Integer low = constant;
     std::optional<Integer> high = constant;
@@ -893,8 +900,7 @@ struct Solver::Impl {
     try {
       p = withFixedParameters(c, original);
       Translation t;
-      t.build(ctx, {c.assumptions().node(), p.node(), definedness(p).node(),
-                    definedness(c.assumptions()).node()});
+      t.build(ctx, {c.assumptions(), p, definedness(p), definedness(c.assumptions())});
       SetPtr C = contextSet(t, c);
       SetPtr H = t.holds(p);
       SetPtr V(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
@@ -961,7 +967,7 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
     ++im.stats.fastPaths;
     return *d;
   }
-  MemoKey key{contextKey(context), predicate.node()};
+  MemoKey key{context.assumptions(), context.domain(), predicate};
   if (im.options.memoize) {
     auto it = im.memo.find(key);
     if (it != im.memo.end()) {
@@ -991,13 +997,13 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
   for (const Pred &part : assumptions) {
     std::vector<Pred> atoms;
     if (part.kind() == PredKind::And)
-      for (auto *ch : part.node()->children) atoms.push_back(Pred(ch));
+      for (const Pred &ch : part->children) atoms.push_back(ch);
     else
       atoms.push_back(part);
     for (const Pred &atom : atoms) {
       const PredNode *n = atom.node();
       if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total) continue;
-      auto [terms, k] = asPolynomial(Expr(n->lhs) - Expr(n->rhs));
+      auto [terms, k] = asPolynomial(n->lhs - n->rhs);
       if (terms.size() != 1 || terms[0].monomial.size() != 1 || terms[0].monomial[0].second != 1 ||
           terms[0].monomial[0].first->kind != ExprKind::Param)
         continue;
@@ -1049,7 +1055,7 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
     std::optional<Assignment> sample;
     try {
       Translation t;
-      t.build(im.ctx, {data->assumptions.node(), definedness(data->assumptions).node()});
+      t.build(im.ctx, {data->assumptions, definedness(data->assumptions)});
       SetPtr C = t.holds(data->assumptions);
       SetPtr dom = t.domain(domain);
       C.reset(check(isl_set_intersect(C.release(), dom.release())));

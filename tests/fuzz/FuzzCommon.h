@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
 #include "symbolic/Solver.h"
 
 namespace fuzz {
@@ -39,6 +40,18 @@ inline shapelab::Solver &solver() {
 [[noreturn]] inline void finding(const std::string &what) {
   std::fprintf(stderr, "FINDING: %s\n", what.c_str());
   std::abort();
+}
+
+/// A printed form longer than the parsers read (a small DAG can print as a large tree) cannot
+/// round-trip; it must then be refused as too long, which is checked here.
+inline bool tooLongToReread(const std::string &printed) {
+  if (printed.size() <= shapelab::kMaxTextBytes) return false;
+  try {
+    (void)shapelab::parseExpr(printed);
+  } catch (const shapelab::SyntaxError &e) {
+    if (e.message().find("too long") != std::string::npos) return true;
+  }
+  finding("a text longer than the limit was not refused as too long");
 }
 
 } // namespace fuzz

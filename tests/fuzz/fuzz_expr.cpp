@@ -15,12 +15,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   } catch (const UserError &) {
     try {
       Expr e = parseExpr(text);
+      if (fuzz::tooLongToReread(e.toString())) return 0;
       Expr again = parseExpr(e.toString());
       if (again != e) fuzz::finding("expression round trip: " + e.toString() + " -> " + again.toString());
     } catch (const UserError &) {
     }
     return 0;
   }
+  if (fuzz::tooLongToReread(p.toString())) return 0;
   Pred again;
   try {
     again = parsePred(p.toString());

@@ -72,6 +72,20 @@ TEST(Parser, CaretRendering) {
   } catch (const SyntaxError &e) {
     EXPECT_EQ(e.render(), "expected an expression, found '*' at position 4\n  n + * 2\n      ^");
   }
+  // A long text is shown as a window around the caret.
+  std::string text = "n + " + std::string(200, '1') + " + * 2" + std::string(200, ' ') + "3";
+  try {
+    parseExpr(text);
+    FAIL();
+  } catch (const SyntaxError &e) {
+    std::string r = e.render();
+    std::string shown = r.substr(r.find('\n') + 3, r.rfind('\n') - r.find('\n') - 3);
+    std::string caret = r.substr(r.rfind('\n') + 3);
+    EXPECT_EQ(shown.substr(0, 3), "...");
+    EXPECT_EQ(shown.substr(shown.size() - 3), "...");
+    EXPECT_EQ(shown[caret.size() - 1], '*');
+    EXPECT_LT(r.size(), 400u);
+  }
 }
 
 TEST(Parser, DeepNestingIsAnErrorNotACrash) {
@@ -82,6 +96,21 @@ TEST(Parser, DeepNestingIsAnErrorNotACrash) {
   for (int i = 0; i < 5000; ++i) nots += "not ";
   EXPECT_THROW(parsePred(nots + "n > 1"), SyntaxError);
   EXPECT_NO_THROW(parseExpr(std::string(50, '(') + "n" + std::string(50, ')')));
+}
+
+// Issue 9: text length was unbounded. Past kMaxTextBytes a text is refused before any work,
+// with the caret at the limit; at the limit it is read.
+TEST(Parser, TextLongerThanTheLimitIsRefused) {
+  std::string longest = "n" + std::string(kMaxTextBytes - 1, ' ');
+  EXPECT_EQ(parseExpr(longest), parseExpr("n"));
+  try {
+    parseExpr(longest + " ");
+    FAIL() << "a text over the limit was accepted";
+  } catch (const SyntaxError &e) {
+    EXPECT_NE(e.message().find("the text is too long: 65537 bytes"), std::string::npos) << e.message();
+    EXPECT_EQ(e.position(), kMaxTextBytes);
+  }
+  EXPECT_THROW(parsePred("n > 1 " + std::string(kMaxTextBytes, ' ')), SyntaxError);
 }
 
 TEST(Parser, BigLiteralsAreExact) {
