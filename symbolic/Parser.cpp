@@ -396,6 +396,14 @@ Pred parsePred(const std::string &text, ParseOptions options) {
   return v.pred;
 }
 
+std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions options) {
+  Parser p(text, 0, options, false);
+  Value v = p.parseTernary();
+  p.expectEnd();
+  if (v.isPred) return v.pred;
+  return v.expr;
+}
+
 Expr parseExprPrefix(const std::string &text, std::size_t &position, ParseOptions options,
                      bool stopAtComparison) {
   Parser p(text, position, options, stopAtComparison);

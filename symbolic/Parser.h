@@ -22,6 +22,7 @@
 #pragma once
 
 #include <string>
+#include <variant>
 
 #include "symbolic/Expr.h"
 
@@ -38,6 +39,9 @@ struct ParseOptions {
 
 Expr parseExpr(const std::string &text, ParseOptions options = {});
 Pred parsePred(const std::string &text, ParseOptions options = {});
+/// Either kind, as the text says (`n + 1` is an expression, `n > 1` a predicate): one parse where
+/// a caller would otherwise try one kind and then the other.
+std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions options = {});
 
 /// Parses one expression starting at `position` inside a larger text (shapes, signatures)
 /// and stops before the first token that cannot continue it; updates `position`. Errors point

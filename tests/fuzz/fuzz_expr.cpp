@@ -6,34 +6,41 @@
 
 using namespace shapelab;
 
+namespace {
+
+template <class T> T reparse(const std::string &printed);
+template <> Expr reparse<Expr>(const std::string &printed) { return parseExpr(printed); }
+template <> Pred reparse<Pred>(const std::string &printed) { return parsePred(printed); }
+
+template <class T> void roundTrip(const T &x) {
+  std::string printed = x.toString();
+  if (fuzz::tooLongToReread(printed)) return;
+  T again;
+  try {
+    again = reparse<T>(printed);
+  } catch (const UserError &err) {
+    fuzz::finding("printed form does not parse: " + printed + ": " + err.what());
+  }
+  if (again != x) fuzz::finding("round trip: " + printed + " -> " + again.toString());
+  for (int64_t v : {0, 1, 2, 3, 7}) {
+    Assignment a;
+    for (Expr p : parametersOf(x)) a.set(p->name, v);
+    (void)evaluate(x, a);
+  }
+}
+
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (size > 4096) return 0;
   std::string text(reinterpret_cast<const char *>(data), size);
-  Pred p;
+  std::variant<Expr, Pred> parsed;
   try {
-    p = parsePred(text);
+    parsed = parseExprOrPred(text);
   } catch (const UserError &) {
-    try {
-      Expr e = parseExpr(text);
-      if (fuzz::tooLongToReread(e.toString())) return 0;
-      Expr again = parseExpr(e.toString());
-      if (again != e) fuzz::finding("expression round trip: " + e.toString() + " -> " + again.toString());
-    } catch (const UserError &) {
-    }
     return 0;
   }
-  if (fuzz::tooLongToReread(p.toString())) return 0;
-  Pred again;
-  try {
-    again = parsePred(p.toString());
-  } catch (const UserError &err) {
-    fuzz::finding("printed predicate does not parse: " + p.toString() + ": " + err.what());
-  }
-  if (again != p) fuzz::finding("predicate round trip: " + p.toString() + " -> " + again.toString());
-  for (int64_t v : {0, 1, 2, 3, 7}) {
-    Assignment a;
-    for (Expr x : parametersOf(p)) a.set(x.node()->name, v);
-    (void)evaluate(p, a);
-  }
+  if (auto *e = std::get_if<Expr>(&parsed)) roundTrip(*e);
+  else roundTrip(std::get<Pred>(parsed));
   return 0;
 }

@@ -132,3 +132,13 @@ TEST(Parser, PrintThenParseIsTheIdentity) {
   });
   EXPECT_TRUE(ok);
 }
+
+TEST(Parser, EitherKindAsTheTextSays) {
+  auto e = parseExprOrPred("n + 1");
+  ASSERT_TRUE(std::holds_alternative<Expr>(e));
+  EXPECT_EQ(std::get<Expr>(e), parseExpr("1 + n"));
+  auto p = parseExprOrPred("n + 1 > m or True");
+  ASSERT_TRUE(std::holds_alternative<Pred>(p));
+  EXPECT_TRUE(std::get<Pred>(p).isTrue());
+  EXPECT_THROW(parseExprOrPred("n + "), SyntaxError);
+}
