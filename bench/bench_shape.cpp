@@ -3,8 +3,12 @@
 //   symbolic broadcast of two rank-4 shapes over 4 parameters, 4-constraint context,
 //   uncached and memoized;
 //   gufunc (m,n),(n,p)->(m,p) on symbolic rank-4 inputs, uncached.
+// Each figure is also printed as a multiple of a raw isl subset test and of NumPy's
+// np.broadcast_shapes on the concrete rank-4 pair, timed in the same run (bench/Anchors.h).
 // Run: build/bench/bench_shape --benchmark_min_time=2
 #include <benchmark/benchmark.h>
+
+#include "bench/Anchors.h"
 
 #include "shape/Broadcast.h"
 #include "shape/Gufunc.h"
@@ -94,4 +98,13 @@ BENCHMARK(BM_GufuncMatmulSymbolicRank4Uncached)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  bench::RatioReporter reporter;
+  reporter.addAnchor("raw isl subset test", bench::rawIslSubsetMicros());
+  reporter.addAnchor("np.broadcast_shapes rank 4", bench::numpyBroadcastShapesMicros("(8, 1, 6, 1), (7, 1, 5)"));
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -44,26 +44,29 @@ Decision decideFits(Solver &solver, const Context &context, Expr count) {
     d.condition = Pred::truth(true);
     return d;
   }
-  if (context.consistencyProven()) {
-    Assignment yes = context.samplePoint(), no = context.samplePoint();
-    for (Expr x : parametersOf(count)) {
-      if (!yes.find(x.node()->name)) yes.set(x.node()->name, 0);
-      // Every parameter of the product at 2**62 makes a product of two or more of them exceed
-      // the limit; the context must still hold there.
-      no.set(x.node()->name, Integer(int64_t(1) << 62));
-    }
-    for (Expr x : context.parameters())
-      if (!no.find(x.node()->name)) no.set(x.node()->name, 0);
-    if (holds(context.assumptions(), yes) && holds(fits, yes) && holds(context.assumptions(), no) &&
-        evaluate(fits, no) == std::optional<bool>(false)) {
-      Decision d;
-      d.answer = Answer::Depends;
-      d.condition = fits;
-      d.satisfying = yes;
-      d.violating = no;
-      return d;
-    }
+  // Far points: every parameter of the product at 2**62 (any product of two exceeds the limit),
+  // or one parameter at 2**62 and the others at the context's point (the context may tie
+  // parameters together, as k == n + 1 does). Evaluation is cheap; isl on opaque products is not.
+  const Integer far(int64_t(1) << 62);
+  std::vector<Expr> params = parametersOf(count);
+  std::vector<Assignment> farPoints;
+  Assignment all = context.samplePoint();
+  for (const Expr &x : params) all.set(x->name, far);
+  farPoints.push_back(all);
+  // The same with the product's other parameters raised to at least 2 (a 0 or 1 at the
+  // context's point would keep the product small).
+  Assignment raised = context.samplePoint();
+  for (const Expr &x : params) {
+    const Integer *v = raised.find(x->name);
+    if (!v || *v < Integer(2)) raised.set(x->name, 2);
   }
+  for (const Assignment &base : {context.samplePoint(), raised})
+    for (const Expr &x : params) {
+      Assignment one = base;
+      one.set(x->name, far);
+      farPoints.push_back(one);
+    }
+  if (auto d = dependsFromPoints(context, fits, {context.samplePoint()}, farPoints)) return *d;
   return solver.decide(context, fits);
 }
 

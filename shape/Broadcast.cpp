@@ -52,20 +52,7 @@ std::optional<Decision> decideManyByWitnesses(Solver &solver, const Context &con
     }
   }
   if (!violating) return std::nullopt;
-  Assignment satisfying = context.samplePoint();
-  for (Expr x : parametersOf(valid))
-    if (!satisfying.find(x.node()->name)) satisfying.set(x.node()->name, 0);
-  for (Expr x : parametersOf(valid))
-    if (!violating->find(x.node()->name)) violating->set(x.node()->name, 0);
-  if (!holds(context.assumptions(), satisfying) || !holds(valid, satisfying) ||
-      !holds(context.assumptions(), *violating) || holds(valid, *violating))
-    return std::nullopt;
-  Decision d;
-  d.answer = Answer::Depends;
-  d.condition = valid;
-  d.satisfying = satisfying;
-  d.violating = violating;
-  return d;
+  return dependsFromPoints(context, valid, {context.samplePoint()}, {*violating});
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "shape/Validity.h"
 
+#include "symbolic/Evaluate.h"
+
 #include <algorithm>
 
 namespace shapelab {
@@ -39,9 +41,19 @@ void Validity::settle() const {
   // Obligations that each depend may still be jointly impossible (n == 1 on one axis and
   // n == 2 on another): decide their conjunction once.
   std::vector<Pred> conditions;
+  std::vector<Assignment> satisfying, violating;
   for (const Obligation &o : obligations_)
-    if (o.decision.answer == Answer::Depends) conditions.push_back(o.decision.condition);
-  if (conditions.size() >= 2) joint_ = solver_->decide(context_, Pred::conjunction(conditions));
+    if (o.decision.answer == Answer::Depends) {
+      conditions.push_back(o.decision.condition);
+      if (o.decision.satisfying) satisfying.push_back(*o.decision.satisfying);
+      if (o.decision.violating) violating.push_back(*o.decision.violating);
+    }
+  if (conditions.size() < 2) return;
+  Pred all = Pred::conjunction(conditions);
+  // Usually one obligation's satisfying point satisfies them all: then evaluation settles it.
+  satisfying.push_back(context_.samplePoint());
+  if (auto d = dependsFromPoints(context_, all, satisfying, violating)) joint_ = d;
+  else joint_ = solver_->decide(context_, all);
 }
 
 Status Validity::status() const {
@@ -101,6 +113,36 @@ std::string Validity::message() const {
   case Status::Unknown: return "validity could not be decided; check at run time";
   default: return "valid only where the runtime checks hold";
   }
+}
+
+std::optional<Decision> dependsFromPoints(const Context &context, const Pred &pred,
+                                          const std::vector<Assignment> &satisfying,
+                                          const std::vector<Assignment> &violating) {
+  if (!context.consistencyProven()) return std::nullopt;
+  std::vector<Expr> params = context.parameters();
+  collectParameters(pred, params);
+  auto complete = [&](Assignment a) {
+    for (const Expr &x : params)
+      if (!a.find(x->name)) a.set(x->name, 0);
+    return a;
+  };
+  auto first = [&](const std::vector<Assignment> &candidates, bool want) -> std::optional<Assignment> {
+    for (const Assignment &c : candidates) {
+      Assignment a = complete(c);
+      if (holds(context.assumptions(), a) && evaluate(pred, a) == std::optional<bool>(want)) return a;
+    }
+    return std::nullopt;
+  };
+  auto yes = first(satisfying, true);
+  if (!yes) return std::nullopt;
+  auto no = first(violating, false);
+  if (!no) return std::nullopt;
+  Decision d;
+  d.answer = Answer::Depends;
+  d.condition = pred;
+  d.satisfying = yes;
+  d.violating = no;
+  return d;
 }
 
 } // namespace shapelab

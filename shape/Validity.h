@@ -65,4 +65,13 @@ private:
   mutable std::optional<Decision> joint_;
 };
 
+/// `pred` as a Depends decision read off evaluated points, without asking isl: the first
+/// candidate where the context and `pred` hold, and the first where the context holds and `pred`
+/// is false (each completed with 0 for the parameters of `pred` and of the context it leaves
+/// out). The predicate is then its own exact condition. Nullopt when no such pair is among the
+/// candidates, or the context is not known to be consistent.
+std::optional<Decision> dependsFromPoints(const Context &context, const Pred &pred,
+                                          const std::vector<Assignment> &satisfying,
+                                          const std::vector<Assignment> &violating);
+
 } // namespace shapelab

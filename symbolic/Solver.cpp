@@ -842,25 +842,52 @@ struct Solver::Impl {
     // Interval bounds of a single affine comparison over parameters.
     const PredNode *n = p.node();
     if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total) return std::nullopt;
-    Expr diff = n->lhs - n->rhs;
-    auto [terms, constant] = asPolynomial(diff);
+    // lhs - rhs as (parameter, coefficient) pairs, read off both sides without building the
+    // difference as an expression (this runs before every question).
+    Integer constant;
+    std::vector<std::pair<const ExprNode *, Integer>> terms;
+    auto addSide = [&](const Expr &side, int sign) {
+      const ExprNode *e = side.node();
+      auto add = [&](const ExprNode *param, const Integer &coefficient) {
+        for (auto &[x, k] : terms)
+          if (x == param) {
+            k += sign > 0 ? coefficient : -coefficient;
+            return true;
+          }
+        terms.push_back({param, sign > 0 ? coefficient : -coefficient});
+        return true;
+      };
+      if (e->kind == ExprKind::Constant) {
+        constant += sign > 0 ? e->value : -e->value;
+        return true;
+      }
+      if (e->kind == ExprKind::Param) return add(e, Integer(1));
+      if (e->kind != ExprKind::Sum) return false;
+      constant += sign > 0 ? e->constantTerm : -e->constantTerm;
+      for (const Term &t : e->terms) {
+        if (t.monomial.size() != 1 || t.monomial[0].second != 1 ||
+            t.monomial[0].first->kind != ExprKind::Param)
+          return false;
+        add(t.monomial[0].first.node(), t.coefficient);
+      }
+      return true;
+    };
+    if (!addSide(n->lhs, 1) || !addSide(n->rhs, -1)) return std::nullopt;
     Integer low = constant;
     std::optional<Integer> high = constant;
-    for (const Term &t : terms) {
-      if (t.monomial.size() != 1 || t.monomial[0].second != 1 ||
-          t.monomial[0].first->kind != ExprKind::Param)
-        return std::nullopt;
-      Context::Interval b = c.boundsOf(t.monomial[0].first->name);
-      bool positive = t.coefficient.sign() > 0;
+    for (const auto &[param, coefficient] : terms) {
+      if (coefficient.isZero()) continue;
+      Context::Interval b = c.boundsOf(param->name);
+      bool positive = coefficient.sign() > 0;
       // low += coefficient * (positive ? b.low : b.high), and symmetrically for high.
       if (positive) {
-        low += t.coefficient * b.low;
-        if (high && b.high) *high += t.coefficient * *b.high;
+        low += coefficient * b.low;
+        if (high && b.high) *high += coefficient * *b.high;
         else high.reset();
       } else {
-        if (b.high) low += t.coefficient * *b.high;
+        if (b.high) low += coefficient * *b.high;
         else return std::nullopt; // unbounded below; no interval answer
-        if (high) *high += t.coefficient * b.low;
+        if (high) *high += coefficient * b.low;
       }
     }
     // diff lies in [low, high]; decide `diff OP 0` when the whole interval agrees.
@@ -963,10 +990,6 @@ void Solver::clearMemo() { impl_->memo.clear(); }
 Decision Solver::decide(const Context &context, const Pred &predicate) {
   Impl &im = *impl_;
   ++im.stats.questions;
-  if (auto d = im.fastPath(context, predicate)) {
-    ++im.stats.fastPaths;
-    return *d;
-  }
   MemoKey key{context.assumptions(), context.domain(), predicate};
   if (im.options.memoize) {
     auto it = im.memo.find(key);
@@ -974,6 +997,10 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
       ++im.stats.memoHits;
       return it->second;
     }
+  }
+  if (auto d = im.fastPath(context, predicate)) {
+    ++im.stats.fastPaths;
+    return *d;
   }
   Decision d = im.decideWithIsl(context, predicate);
   // An answer cut short by the clock or memory is not memoized: it depends on the machine.
