@@ -11,14 +11,28 @@ bool obviouslyArraySize(const Context &context, Expr d) {
   return d.kind() == ExprKind::Param && context.domain() == SizeDomain::ArraySizes;
 }
 
-/// Upper bound of a polynomial with non-negative coefficients over parameters, from the
-/// context's interval bounds; nullopt when unbounded or not of that form.
+/// Upper bound of a polynomial over parameters (each >= 0), or of a choice, min or max of such,
+/// from the context's interval bounds; nullopt when unbounded or not of that form.
 std::optional<Integer> intervalUpperBound(const Context &context, Expr e) {
+  // A choice, the larger of some or the smaller of some sizes is bounded by its parts' bounds.
+  if (e.kind() == ExprKind::Select || e.kind() == ExprKind::Max || e.kind() == ExprKind::Min) {
+    std::optional<Integer> bound;
+    for (const Expr &o : e->operands) {
+      auto b = intervalUpperBound(context, o);
+      if (e.kind() == ExprKind::Min) {
+        if (b && (!bound || *b < *bound)) bound = b;
+      } else {
+        if (!b) return std::nullopt;
+        if (!bound || *b > *bound) bound = b;
+      }
+    }
+    return bound;
+  }
+  // Parameters are >= 0, so a term with a negative coefficient only lowers the value.
   auto [terms, constant] = asPolynomial(e);
-  if (constant.sign() < 0) return std::nullopt;
   Integer total = constant;
   for (const Term &t : terms) {
-    if (t.coefficient.sign() < 0) return std::nullopt;
+    if (t.coefficient.sign() < 0) continue;
     Integer m = t.coefficient;
     for (auto &[atom, k] : t.monomial) {
       if (atom->kind != ExprKind::Param) return std::nullopt;
@@ -37,13 +51,13 @@ std::optional<Integer> intervalUpperBound(const Context &context, Expr e) {
 /// predicate itself as the exact condition.
 Decision decideFits(Solver &solver, const Context &context, Expr count) {
   Pred fits = le(count, Expr(maxArraySize()));
-  if (count.isQuasiAffine()) return solver.decide(context, fits);
   if (auto high = intervalUpperBound(context, count); high && *high <= maxArraySize()) {
     Decision d;
     d.answer = Answer::Proven;
     d.condition = Pred::truth(true);
     return d;
   }
+  if (count.isQuasiAffine()) return solver.decide(context, fits);
   // Far points: every parameter of the product at 2**62 (any product of two exceeds the limit),
   // or one parameter at 2**62 and the others at the context's point (the context may tie
   // parameters together, as k == n + 1 does). Evaluation is cheap; isl on opaque products is not.

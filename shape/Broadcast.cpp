@@ -55,6 +55,38 @@ std::optional<Decision> decideManyByWitnesses(Solver &solver, const Context &con
   return dependsFromPoints(context, valid, {context.samplePoint()}, {*violating});
 }
 
+/// Distinct sizes at one position beyond which the linear forms below replace all pairs.
+constexpr std::size_t kManyCandidates = 24;
+
+/// The size that stands for "above every array size": where the sizes obligation holds, every
+/// dimension is at most 2**63 - 1, so no real size equals it.
+Expr aboveEverySize() { return Expr(maxArraySize() + Integer(1)); }
+
+/// "The sizes other than 1 agree" in size linear in k: the largest of them is at most the
+/// smallest (a 1 counts as 0 in the largest and as aboveEverySize() in the smallest). Exact
+/// together with the sizes obligation.
+Pred nonOnesAgree(const std::vector<Expr> &sizes) {
+  std::vector<Expr> largest, smallest;
+  for (const Expr &d : sizes) {
+    Pred one = eq(d, Expr(1));
+    largest.push_back(select(one, Expr(0), d));
+    smallest.push_back(select(one, aboveEverySize(), d));
+  }
+  return le(max(largest), min(smallest));
+}
+
+/// Static mode: all sizes equal, as max <= min.
+Pred allEqual(const std::vector<Expr> &sizes) { return le(max(sizes), min(sizes)); }
+
+/// NumPy's result where nonOnesAgree holds: 0 when a size is 0 (then every size other than 1 is
+/// 0), otherwise the largest size other than 1, or 1 when all are 1.
+Expr commonNonOne(const std::vector<Expr> &sizes) {
+  std::vector<Expr> largest;
+  for (const Expr &d : sizes) largest.push_back(select(eq(d, Expr(1)), Expr(0), d));
+  largest.push_back(Expr(1));
+  return select(eq(min(sizes), Expr(0)), Expr(0), max(largest));
+}
+
 } // namespace
 
 Decision oneness(Solver &solver, const Context &context, Expr d) {
@@ -199,16 +231,22 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     if (candidates.size() == 2 &&
         solver.decide(context, eq(candidates[0], candidates[1])).answer == Answer::Proven)
       candidates.pop_back();
+    // Pairwise conditions grow as k² in k distinct sizes; past a few, the linear form says the
+    // same (the pairs of the first few still serve the witness search).
+    bool many = candidates.size() > kManyCandidates;
     std::vector<Pred> pairs;
-    for (std::size_t a = 0; a < candidates.size(); ++a)
-      for (std::size_t b = a + 1; b < candidates.size(); ++b) {
+    std::size_t paired = many ? 8 : candidates.size();
+    for (std::size_t a = 0; a < paired; ++a)
+      for (std::size_t b = a + 1; b < paired; ++b) {
         Expr x = candidates[a], y = candidates[b];
         if (mode == BroadcastMode::Static)
           pairs.push_back(eq(x, y));
         else
           pairs.push_back(eq(x, Expr(1)) || eq(y, Expr(1)) || eq(x, y));
       }
-    Pred valid = Pred::conjunction({sizes, Pred::conjunction(pairs)});
+    Pred agree = !many ? Pred::conjunction(pairs)
+                       : mode == BroadcastMode::Static ? allEqual(candidates) : nonOnesAgree(candidates);
+    Pred valid = Pred::conjunction({sizes, agree});
     if (!valid.isTrue()) {
       std::string what = positionName(i, rank) + " broadcasts";
       if (auto d = decideManyByWitnesses(solver, context, valid, pairs))
@@ -218,7 +256,9 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     }
     // The result: the first size other than 1 (valid points make all such sizes equal).
     Expr result(1);
-    if (!candidates.empty()) {
+    if (many && mode == BroadcastMode::Numpy) {
+      result = commonNonOne(candidates);
+    } else if (!candidates.empty()) {
       result = candidates.back();
       if (mode == BroadcastMode::Numpy)
         for (std::size_t a = candidates.size() - 1; a-- > 0;) {

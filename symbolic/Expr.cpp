@@ -362,6 +362,38 @@ Expr makeParam(const std::string &name, bool reserved) {
   return internExpr(std::move(n));
 }
 
+/// a - b when it is a constant (their non-constant parts are the same terms), read off the
+/// nodes without building the difference: min/max compare every pair of arguments.
+std::optional<Integer> constantDifference(const ExprNode *a, const ExprNode *b) {
+  auto split = [](const ExprNode *n, const std::vector<Term> *&terms, Integer &constant,
+                  const ExprNode *&atom) {
+    terms = nullptr;
+    atom = nullptr;
+    if (n->kind == ExprKind::Constant) constant = n->value;
+    else if (n->kind == ExprKind::Sum) terms = &n->terms, constant = n->constantTerm;
+    else atom = n, constant = 0;
+  };
+  const std::vector<Term> *ta, *tb;
+  const ExprNode *xa, *xb;
+  Integer ca, cb;
+  split(a, ta, ca, xa);
+  split(b, tb, cb, xb);
+  auto singleAtom = [](const std::vector<Term> *t, const ExprNode *x) {
+    return t && t->size() == 1 && (*t)[0].coefficient.isOne() && (*t)[0].monomial.size() == 1 &&
+           (*t)[0].monomial[0].second == 1 && (*t)[0].monomial[0].first.node() == x;
+  };
+  bool same = false;
+  if (xa || xb) same = xa == xb || (xa && singleAtom(tb, xa)) || (xb && singleAtom(ta, xb));
+  else if (!ta || !tb) same = !ta && !tb ? true : (ta ? ta->empty() : tb->empty());
+  else {
+    same = ta->size() == tb->size();
+    for (std::size_t i = 0; same && i < ta->size(); ++i)
+      same = (*ta)[i].coefficient == (*tb)[i].coefficient && (*ta)[i].monomial == (*tb)[i].monomial;
+  }
+  if (!same) return std::nullopt;
+  return ca - cb;
+}
+
 Expr minMax(ExprKind kind, std::vector<Expr> args) {
   if (args.empty()) throw UserError(kind == ExprKind::Min ? "min() needs an argument" : "max() needs an argument");
   bool isMin = kind == ExprKind::Min;
@@ -378,7 +410,7 @@ Expr minMax(ExprKind kind, std::vector<Expr> args) {
     bool dominated = false;
     for (std::size_t j = 0; j < flat.size() && !dominated; ++j) {
       if (i == j || !flat[i].isTotal() || !flat[j].isTotal()) continue;
-      auto d = (flat[i] - flat[j]).constantValue();
+      auto d = constantDifference(flat[i].node(), flat[j].node());
       if (!d) continue;
       // flat[i] - flat[j] = d: for min, i is dominated when d > 0 (or d == 0 and j < i).
       int s = d->sign();

@@ -162,3 +162,85 @@ TEST(Broadcast, SymbolicAgreesWithConcreteAtPoints) {
   });
   EXPECT_TRUE(ok);
 }
+
+// Issue 9 (11): past a few distinct sizes at one position, the all-pairs condition (k² terms) is
+// replaced by a linear one (the largest size other than 1 is at most the smallest) and the
+// result by a linear expression. Both must still agree with NumPy's algorithm at every point.
+TEST(Broadcast, ManyOperandsAgreeWithConcreteAtEveryPoint) {
+  Solver solver;
+  Context c = noAssumptions(solver);
+  auto dim = rc::gen::element<std::string>("1", "1", "0", "2", "a", "b", "c", "d", "a + 1", "b - 1", "2*c",
+                                           "d // 2", "max(a, b)");
+  bool ok = rc::check("many operands: symbolic == concrete pointwise", [&] {
+    auto dims = *rc::gen::container<std::vector<std::string>>(*rc::gen::inRange(9, 18), dim);
+    std::vector<Shape> shapes;
+    for (auto &t : dims) shapes.push_back(parseShape("(" + t + ", 1)"));
+    BroadcastResult numpy = broadcast(solver, c, shapes, BroadcastMode::Numpy);
+    BroadcastResult strict = broadcast(solver, c, shapes, BroadcastMode::Static);
+    RC_ASSERT(numpy.status() != Status::Unknown);
+    RC_TAG(spelling(numpy.status()));
+    for (int a = 0; a <= 2; ++a)
+      for (int b = 0; b <= 2; ++b)
+        for (int cc = 0; cc <= 2; ++cc)
+          for (int d = 0; d <= 3; ++d) {
+            Assignment at{{"a", a}, {"b", b}, {"c", cc}, {"d", d}};
+            std::vector<std::vector<Integer>> concrete;
+            for (const Shape &s : shapes) {
+              std::vector<Integer> v;
+              for (Expr x : s) v.push_back(*evaluate(x, at));
+              concrete.push_back(v);
+            }
+            std::string msg;
+            auto expected = broadcastConcrete(concrete, msg);
+            bool numpyValid = numpy.status() != Status::Error && holds(numpy.validity.domain(), at);
+            RC_ASSERT(numpyValid == expected.has_value());
+            if (expected)
+              for (std::size_t i = 0; i < expected->size(); ++i)
+                RC_ASSERT(evaluate(numpy.shape[i], at) == std::optional<Integer>((*expected)[i]));
+            bool staticValid = strict.status() != Status::Error && holds(strict.validity.domain(), at);
+            if (staticValid) RC_ASSERT(numpyValid);
+          }
+  });
+  EXPECT_TRUE(ok);
+}
+
+// The same past kManyCandidates distinct sizes (the linear form): up to 40 operands over 30
+// parameters, checked at random points (mostly 1s and 2s, sometimes 0 or 3, so that both valid
+// and invalid points occur). Whatever the status (unknown included), the domain is exact.
+TEST(Broadcast, VeryManyOperandsAgreeWithConcreteAtPoints) {
+  Solver solver;
+  Context c = noAssumptions(solver);
+  bool ok = rc::check("very many operands: symbolic == concrete pointwise", [&] {
+    int count = *rc::gen::inRange(25, 41);
+    std::vector<std::string> dims;
+    for (int i = 0; i < count; ++i) {
+      int k = *rc::gen::inRange(0, 34);
+      dims.push_back(k < 30 ? "p" + std::to_string(k) : k == 30 ? "1" : k == 31 ? "2" : k == 32 ? "p0 + 1" : "2*p1");
+    }
+    std::vector<Shape> shapes;
+    for (auto &t : dims) shapes.push_back(parseShape("(1, " + t + ")"));
+    BroadcastResult numpy = broadcast(solver, c, shapes, BroadcastMode::Numpy);
+    BroadcastResult strict = broadcast(solver, c, shapes, BroadcastMode::Static);
+    RC_TAG(spelling(numpy.status()));
+    for (int point = 0; point < 40; ++point) {
+      Assignment at;
+      for (int i = 0; i < 30; ++i) at.set("p" + std::to_string(i), *rc::gen::element(1, 1, 2, 2, 2, 0, 3));
+      std::vector<std::vector<Integer>> concrete;
+      for (const Shape &s : shapes) {
+        std::vector<Integer> v;
+        for (Expr x : s) v.push_back(*evaluate(x, at));
+        concrete.push_back(v);
+      }
+      std::string msg;
+      auto expected = broadcastConcrete(concrete, msg);
+      bool numpyValid = numpy.status() != Status::Error && holds(numpy.validity.domain(), at);
+      RC_ASSERT(numpyValid == expected.has_value());
+      if (expected)
+        for (std::size_t i = 0; i < expected->size(); ++i)
+          RC_ASSERT(evaluate(numpy.shape[i], at) == std::optional<Integer>((*expected)[i]));
+      bool staticValid = strict.status() != Status::Error && holds(strict.validity.domain(), at);
+      if (staticValid) RC_ASSERT(numpyValid);
+    }
+  });
+  EXPECT_TRUE(ok);
+}
