@@ -3,7 +3,8 @@
 #   bash scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # CI runs a short budget; a long campaign is e.g.  bash scripts/fuzz.sh 3600 fuzz_expr
 # (or pass -runs=N through FUZZ_ARGS="-runs=10000000"). The committed seeds in
-# tests/fuzz/corpus/<name>/ are copied to build-fuzz/corpus/<name>/ so runs never change them.
+# tests/fuzz/corpus/<name>/ are copied to $FUZZ_CORPUS/<name>/ (default build-fuzz/corpus) so
+# runs never change them; a fresh FUZZ_CORPUS starts a campaign from the seeds alone.
 # Prints one line per target: executions, seconds, executions per second. Exit 1 on a finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,10 +18,11 @@ cmake --build build-fuzz -j"${JOBS:-2}" --target "${TARGETS[@]}" >> build-fuzz.l
 status=0
 for t in "${TARGETS[@]}"; do
   name=${t#fuzz_}
-  mkdir -p "build-fuzz/corpus/$name" "build-fuzz/findings/$name"
-  cp -n tests/fuzz/corpus/"$name"/* "build-fuzz/corpus/$name/" 2>/dev/null || true
+  corpus="${FUZZ_CORPUS:-build-fuzz/corpus}/$name"
+  mkdir -p "$corpus" "build-fuzz/findings/$name"
+  cp -n tests/fuzz/corpus/"$name"/* "$corpus/" 2>/dev/null || true
   log="build-fuzz/$t.log"
-  if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "build-fuzz/tests/fuzz/$t" "build-fuzz/corpus/$name" \
+  if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "build-fuzz/tests/fuzz/$t" "$corpus" \
       -dict="tests/fuzz/$name.dict" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
       -rss_limit_mb=4096 -artifact_prefix="build-fuzz/findings/$name/" -print_final_stats=1 \
       ${FUZZ_ARGS:-} > "$log" 2>&1; then

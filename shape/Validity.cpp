@@ -50,7 +50,15 @@ void Validity::settle() const {
     }
   if (conditions.size() < 2) return;
   Pred all = Pred::conjunction(conditions);
-  // Usually one obligation's satisfying point satisfies them all: then evaluation settles it.
+  // Usually one obligation's satisfying point satisfies them all, or their largest values do
+  // (most obligations ask for sizes large enough): then evaluation settles it.
+  Assignment largest;
+  for (const Assignment &a : satisfying)
+    for (const auto &[name, value] : a.values()) {
+      const Integer *v = largest.find(name);
+      if (!v || *v < value) largest.set(name, value);
+    }
+  satisfying.push_back(largest);
   satisfying.push_back(context_.samplePoint());
   if (auto d = dependsFromPoints(context_, all, satisfying, violating)) joint_ = d;
   else joint_ = solver_->decide(context_, all);
