@@ -153,6 +153,12 @@ void checkCoefficient(const Integer &v) {
                         std::to_string(kMaxCoefficientBits) + " bits");
 }
 
+void checkNesting(uint32_t nesting) {
+  if (nesting > kMaxNesting)
+    throw InputTooLarge("expression too large: nested more than " + std::to_string(kMaxNesting) +
+                        " levels deep");
+}
+
 void checkTreeSize(uint64_t size) {
   if (size > kMaxTreeSize)
     throw InputTooLarge("expression too large: written out it has more than " +
@@ -172,6 +178,13 @@ Expr internExpr(ExprNode &&n) {
   if (n.condition) size = saturatingAdd(size, n.condition.node()->treeSize);
   checkTreeSize(size);
   n.treeSize = size;
+  uint32_t below = 0;
+  for (const Term &t : n.terms)
+    for (auto &[atom, e] : t.monomial) below = std::max(below, atom->nesting);
+  for (const Expr &o : n.operands) below = std::max(below, o->nesting);
+  if (n.condition) below = std::max(below, n.condition->nesting);
+  n.nesting = below + 1;
+  checkNesting(n.nesting);
   n.total = n.kind != ExprKind::ExactDiv;
   n.quasiAffine = true;
   for (const Term &t : n.terms) {
@@ -210,6 +223,11 @@ Pred internPred(PredNode &&n) {
   for (const Pred &c : n.children) size = saturatingAdd(size, c.node()->treeSize);
   checkTreeSize(size);
   n.treeSize = size;
+  uint32_t below = 0;
+  if (n.lhs) below = std::max(n.lhs->nesting, n.rhs->nesting);
+  for (const Pred &c : n.children) below = std::max(below, c->nesting);
+  n.nesting = below + 1;
+  checkNesting(n.nesting);
   n.total = true;
   if (n.lhs) n.total = n.lhs.node()->total && n.rhs.node()->total;
   for (const Pred &c : n.children) n.total = n.total && c.node()->total;

@@ -47,6 +47,10 @@ inline constexpr uint32_t kMaxDegree = 64;
 inline constexpr std::size_t kMaxCoefficientBits = 65536;
 /// Nodes of an expression written out as a tree (its printed size, up to a constant factor).
 inline constexpr uint64_t kMaxTreeSize = uint64_t(1) << 16;
+/// Levels of nesting of an expression's nodes. Printing adds at most one pair of parentheses
+/// per level, so every printed form stays within the parser's nesting bound and reads back
+/// (canonicalisation can nest deeper than the text did: `x/5*n/6*n/7...` nests each division).
+inline constexpr uint32_t kMaxNesting = 60;
 
 enum class ExprKind : uint8_t { Constant, Param, Sum, FloorDiv, Mod, ExactDiv, Min, Max, Select };
 enum class PredKind : uint8_t { True, False, Compare, And, Or, Not };
@@ -236,6 +240,7 @@ public:
   bool quasiAffine = true; // no monomial of degree > 1 inside
   bool reserved = false;   // Param in the reserved namespace
   uint64_t treeSize = 1;   // nodes when written out as a tree (saturating)
+  uint32_t nesting = 1;    // levels of nodes below and including this one
   /// The partial atoms (non-sum nodes containing an exact division) below this node, reached
   /// without entering a Select, sorted by address; the node's handles keep them alive. Lets
   /// canonicalisation ask "is this division still in the result?" without walking the DAG.
@@ -253,6 +258,7 @@ public:
   std::size_t structuralHash = 0;
   bool total = true;
   uint64_t treeSize = 1;
+  uint32_t nesting = 1;
   CachedPred definedness;
   RefCount refs;
 };

@@ -48,6 +48,9 @@ public:
     ~DepthGuard() { --p.depth_; }
   };
   static constexpr int kMaxDepth = 200;
+  // A printed expression has at most one pair of parentheses per level of nodes, and each pair
+  // costs at most three guards (ternary, inversion, unary): every printed form reads back.
+  static_assert(1 + 3 * kMaxNesting <= kMaxDepth);
 
   Value parseTernary() {
     DepthGuard guard(*this);
@@ -167,7 +170,9 @@ private:
       advance();
       Value b = parseProduct();
       requireExpr(b, "the right operand of '" + op.text + "'");
-      a = exprValue(op.kind == Tok::Plus ? a.expr + b.expr : a.expr - b.expr, a.position);
+      a = exprValue(guard([&] { return op.kind == Tok::Plus ? a.expr + b.expr : a.expr - b.expr; },
+                          op.position),
+                    a.position);
     }
     return a;
   }
@@ -199,9 +204,13 @@ private:
         continue;
       }
       Integer c = positiveConstant(b, op.text);
-      Expr r = op.kind == Tok::SlashSlash ? floorDiv(a.expr, c)
-               : op.kind == Tok::Percent  ? mod(a.expr, c)
-                                          : exactDiv(a.expr, c);
+      Expr r = guard(
+          [&] {
+            return op.kind == Tok::SlashSlash ? floorDiv(a.expr, c)
+                   : op.kind == Tok::Percent  ? mod(a.expr, c)
+                                              : exactDiv(a.expr, c);
+          },
+          op.position);
       a = exprValue(r, a.position);
     }
     return a;
@@ -380,37 +389,55 @@ private:
 
 } // namespace
 
+namespace {
+/// Runs `body` on a parser of `text`; an expression too large for the limits, wherever it is
+/// built, becomes a SyntaxError with the caret where parsing had got to.
+template <class F> auto parsing(const std::string &text, std::size_t start, ParseOptions options,
+                                bool stopAtComparison, F body) {
+  Parser p(text, start, options, stopAtComparison);
+  try {
+    return body(p);
+  } catch (const InputTooLarge &e) {
+    p.fail(e.what(), p.tokenStart());
+  }
+}
+} // namespace
+
 Expr parseExpr(const std::string &text, ParseOptions options) {
-  Parser p(text, 0, options, false);
-  Value v = p.parseTernary();
-  p.expectEnd();
-  p.requireExpr(v, "this");
-  return v.expr;
+  return parsing(text, 0, options, false, [](Parser &p) {
+    Value v = p.parseTernary();
+    p.expectEnd();
+    p.requireExpr(v, "this");
+    return v.expr;
+  });
 }
 
 Pred parsePred(const std::string &text, ParseOptions options) {
-  Parser p(text, 0, options, false);
-  Value v = p.parseTernary();
-  p.expectEnd();
-  p.requirePred(v, "this");
-  return v.pred;
+  return parsing(text, 0, options, false, [](Parser &p) {
+    Value v = p.parseTernary();
+    p.expectEnd();
+    p.requirePred(v, "this");
+    return v.pred;
+  });
 }
 
 std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions options) {
-  Parser p(text, 0, options, false);
-  Value v = p.parseTernary();
-  p.expectEnd();
-  if (v.isPred) return v.pred;
-  return v.expr;
+  return parsing(text, 0, options, false, [](Parser &p) -> std::variant<Expr, Pred> {
+    Value v = p.parseTernary();
+    p.expectEnd();
+    if (v.isPred) return v.pred;
+    return v.expr;
+  });
 }
 
 Expr parseExprPrefix(const std::string &text, std::size_t &position, ParseOptions options,
                      bool stopAtComparison) {
-  Parser p(text, position, options, stopAtComparison);
-  Value v = p.parseTernary();
-  p.requireExpr(v, "a dimension");
-  position = p.tokenStart();
-  return v.expr;
+  return parsing(text, position, options, stopAtComparison, [&](Parser &p) {
+    Value v = p.parseTernary();
+    p.requireExpr(v, "a dimension");
+    position = p.tokenStart();
+    return v.expr;
+  });
 }
 
 } // namespace shapelab

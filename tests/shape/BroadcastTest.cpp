@@ -119,6 +119,33 @@ rc::Gen<std::vector<std::string>> symbolicShapes() {
 }
 } // namespace
 
+namespace {
+/// At `at`: the NumPy-mode domain holds exactly where NumPy's algorithm broadcasts the evaluated
+/// shapes, the result is NumPy's there, and static mode accepts no more than NumPy.
+void agreesWithConcreteAt(const std::vector<Shape> &shapes, const BroadcastResult &numpy,
+                          const BroadcastResult &strict, const Assignment &at) {
+  std::vector<std::vector<Integer>> concrete;
+  for (const Shape &s : shapes) {
+    std::vector<Integer> v;
+    for (Expr d : s) {
+      auto x = evaluate(d, at);
+      RC_ASSERT(x.has_value());
+      v.push_back(*x);
+    }
+    concrete.push_back(v);
+  }
+  std::string msg;
+  auto expected = broadcastConcrete(concrete, msg);
+  bool numpyValid = numpy.status() != Status::Error && holds(numpy.validity.domain(), at);
+  RC_ASSERT(numpyValid == expected.has_value());
+  if (expected)
+    for (std::size_t i = 0; i < expected->size(); ++i)
+      RC_ASSERT(evaluate(numpy.shape[i], at) == std::optional<Integer>((*expected)[i]));
+  bool staticValid = strict.status() != Status::Error && holds(strict.validity.domain(), at);
+  if (staticValid) RC_ASSERT(numpyValid);
+}
+} // namespace
+
 // At sampled points, the symbolic answer (validity domain and result shape) equals the
 // concrete broadcast of the evaluated shapes; static mode never accepts what numpy rejects.
 TEST(Broadcast, SymbolicAgreesWithConcreteAtPoints) {
@@ -134,31 +161,7 @@ TEST(Broadcast, SymbolicAgreesWithConcreteAtPoints) {
     RC_TAG(spelling(numpy.status()));
     if (strict.status() == Status::Valid) RC_ASSERT(numpy.status() == Status::Valid);
     for (int n = 0; n <= 4; ++n)
-      for (int m = 0; m <= 4; ++m) {
-        Assignment at{{"n", n}, {"m", m}};
-        std::vector<std::vector<Integer>> concrete;
-        bool defined = true;
-        for (const Shape &s : shapes) {
-          std::vector<Integer> v;
-          for (Expr d : s) {
-            auto x = evaluate(d, at);
-            if (!x) defined = false;
-            else v.push_back(*x);
-          }
-          concrete.push_back(v);
-        }
-        RC_ASSERT(defined);
-        std::string msg;
-        auto expected = broadcastConcrete(concrete, msg);
-        bool numpyValid = numpy.status() != Status::Error && holds(numpy.validity.domain(), at);
-        RC_ASSERT(numpyValid == expected.has_value());
-        if (expected) {
-          for (std::size_t i = 0; i < expected->size(); ++i)
-            RC_ASSERT(evaluate(numpy.shape[i], at) == std::optional<Integer>((*expected)[i]));
-        }
-        bool staticValid = strict.status() != Status::Error && holds(strict.validity.domain(), at);
-        if (staticValid) RC_ASSERT(numpyValid);
-      }
+      for (int m = 0; m <= 4; ++m) agreesWithConcreteAt(shapes, numpy, strict, Assignment{{"n", n}, {"m", m}});
   });
   EXPECT_TRUE(ok);
 }
@@ -182,24 +185,8 @@ TEST(Broadcast, ManyOperandsAgreeWithConcreteAtEveryPoint) {
     for (int a = 0; a <= 2; ++a)
       for (int b = 0; b <= 2; ++b)
         for (int cc = 0; cc <= 2; ++cc)
-          for (int d = 0; d <= 3; ++d) {
-            Assignment at{{"a", a}, {"b", b}, {"c", cc}, {"d", d}};
-            std::vector<std::vector<Integer>> concrete;
-            for (const Shape &s : shapes) {
-              std::vector<Integer> v;
-              for (Expr x : s) v.push_back(*evaluate(x, at));
-              concrete.push_back(v);
-            }
-            std::string msg;
-            auto expected = broadcastConcrete(concrete, msg);
-            bool numpyValid = numpy.status() != Status::Error && holds(numpy.validity.domain(), at);
-            RC_ASSERT(numpyValid == expected.has_value());
-            if (expected)
-              for (std::size_t i = 0; i < expected->size(); ++i)
-                RC_ASSERT(evaluate(numpy.shape[i], at) == std::optional<Integer>((*expected)[i]));
-            bool staticValid = strict.status() != Status::Error && holds(strict.validity.domain(), at);
-            if (staticValid) RC_ASSERT(numpyValid);
-          }
+          for (int d = 0; d <= 3; ++d)
+            agreesWithConcreteAt(shapes, numpy, strict, Assignment{{"a", a}, {"b", b}, {"c", cc}, {"d", d}});
   });
   EXPECT_TRUE(ok);
 }
@@ -225,21 +212,7 @@ TEST(Broadcast, VeryManyOperandsAgreeWithConcreteAtPoints) {
     for (int point = 0; point < 40; ++point) {
       Assignment at;
       for (int i = 0; i < 30; ++i) at.set("p" + std::to_string(i), *rc::gen::element(1, 1, 2, 2, 2, 0, 3));
-      std::vector<std::vector<Integer>> concrete;
-      for (const Shape &s : shapes) {
-        std::vector<Integer> v;
-        for (Expr x : s) v.push_back(*evaluate(x, at));
-        concrete.push_back(v);
-      }
-      std::string msg;
-      auto expected = broadcastConcrete(concrete, msg);
-      bool numpyValid = numpy.status() != Status::Error && holds(numpy.validity.domain(), at);
-      RC_ASSERT(numpyValid == expected.has_value());
-      if (expected)
-        for (std::size_t i = 0; i < expected->size(); ++i)
-          RC_ASSERT(evaluate(numpy.shape[i], at) == std::optional<Integer>((*expected)[i]));
-      bool staticValid = strict.status() != Status::Error && holds(strict.validity.domain(), at);
-      if (staticValid) RC_ASSERT(numpyValid);
+      agreesWithConcreteAt(shapes, numpy, strict, at);
     }
   });
   EXPECT_TRUE(ok);
