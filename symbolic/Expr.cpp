@@ -728,17 +728,17 @@ Expr Expr::reservedParam(const std::string &name) {
   return makeParam(name, true);
 }
 
-ExprKind Expr::kind() const { return node_->kind; }
+ExprKind Expr::kind() const { return node()->kind; }
 std::optional<Integer> Expr::constantValue() const {
-  if (node_->kind == ExprKind::Constant) return node_->value;
+  if (node()->kind == ExprKind::Constant) return node()->value;
   return std::nullopt;
 }
-bool Expr::isTotal() const { return node_->total; }
-bool Expr::isQuasiAffine() const { return node_->quasiAffine; }
+bool Expr::isTotal() const { return node()->total; }
+bool Expr::isQuasiAffine() const { return node()->quasiAffine; }
 
 std::string Expr::toString() const {
   std::string out;
-  printExpr(node_, kTernary, out);
+  printExpr(node(), kTernary, out);
   return out;
 }
 
@@ -874,11 +874,11 @@ Expr select(const Pred &cond, Expr a, Expr b) {
 
 Pred::Pred() : Pred(truthNode(true)) {}
 Pred Pred::truth(bool value) { return Pred(truthNode(value)); }
-PredKind Pred::kind() const { return node_->kind; }
+PredKind Pred::kind() const { return node()->kind; }
 
 std::optional<bool> Pred::constantValue() const {
-  if (node_->kind == PredKind::True) return true;
-  if (node_->kind == PredKind::False) return false;
+  if (node()->kind == PredKind::True) return true;
+  if (node()->kind == PredKind::False) return false;
   return std::nullopt;
 }
 
@@ -950,7 +950,7 @@ Pred Pred::negation(const Pred &p) {
 
 std::string Pred::toString() const {
   std::string out;
-  printPred(node_, kOr, out);
+  printPred(node(), kOr, out);
   return out;
 }
 

@@ -63,37 +63,54 @@ CompareOp negated(CompareOp op);
 class Pred;
 
 namespace detail {
-void acquire(const ExprNode *n);
-void acquire(const PredNode *n);
+inline void acquire(const ExprNode *n);
+inline void acquire(const PredNode *n);
 void release(const ExprNode *n);
 void release(const PredNode *n);
+
+/// A counted reference to an interned node: copying takes a reference, destruction drops it,
+/// moving passes it on. Equality and hashing are by node (structural, thanks to interning).
+template <class Node> class Handle {
+public:
+  /// A new handle to a node some other handle keeps alive (or the null handle, which only a
+  /// node's unused child slots hold).
+  explicit Handle(const Node *node) : node_(node) { if (node_) acquire(node_); }
+  Handle(const Handle &o) : node_(o.node_) { if (node_) acquire(node_); }
+  Handle(Handle &&o) noexcept : node_(o.node_) { o.node_ = nullptr; }
+  Handle &operator=(const Handle &o) {
+    Handle copy(o);
+    std::swap(node_, copy.node_);
+    return *this;
+  }
+  Handle &operator=(Handle &&o) noexcept {
+    std::swap(node_, o.node_);
+    return *this;
+  }
+  ~Handle() { if (node_) release(node_); }
+
+  const Node *node() const { return node_; }
+  const Node *operator->() const { return node_; }
+  explicit operator bool() const { return node_ != nullptr; }
+  std::size_t hash() const { return std::hash<const void *>()(node_); }
+
+protected:
+  struct Adopt {};
+  /// Takes over the reference the intern table handed out with `node`.
+  Handle(const Node *node, Adopt) : node_(node) {}
+
+private:
+  const Node *node_;
+};
 } // namespace detail
 
 /// A handle to an interned expression node; cheap to copy, compared by identity. It keeps the
 /// node alive.
-class Expr {
+class Expr : public detail::Handle<ExprNode> {
 public:
   Expr(); // the constant 0
-  /// A new handle to a node some other handle keeps alive (or the null handle, which only a
-  /// node's unused child slots hold).
-  explicit Expr(const ExprNode *node) : node_(node) { if (node_) detail::acquire(node_); }
-  Expr(const Expr &o) : node_(o.node_) { if (node_) detail::acquire(node_); }
-  Expr(Expr &&o) noexcept : node_(o.node_) { o.node_ = nullptr; }
-  Expr &operator=(const Expr &o) {
-    Expr copy(o);
-    std::swap(node_, copy.node_);
-    return *this;
-  }
-  Expr &operator=(Expr &&o) noexcept {
-    std::swap(node_, o.node_);
-    return *this;
-  }
-  ~Expr() { if (node_) detail::release(node_); }
+  explicit Expr(const ExprNode *node) : Handle(node) {}
   /// Takes over the reference the intern table handed out with `node`.
-  static Expr adopt(const ExprNode *node) {
-    Expr e(node, 0);
-    return e;
-  }
+  static Expr adopt(const ExprNode *node) { return Expr(node, Adopt{}); }
   Expr(int64_t value); // NOLINT: constants read naturally
   Expr(int value) : Expr(int64_t(value)) {} // NOLINT
   Expr(const Integer &value);                // NOLINT
@@ -103,9 +120,6 @@ public:
   /// A parameter in the reserved namespace (data-dependent sizes, solver atoms).
   static Expr reservedParam(const std::string &name);
 
-  const ExprNode *node() const { return node_; }
-  const ExprNode *operator->() const { return node_; }
-  explicit operator bool() const { return node_ != nullptr; }
   ExprKind kind() const;
   bool isConstant() const { return kind() == ExprKind::Constant; }
   /// The value when this is a constant.
@@ -115,7 +129,6 @@ public:
   /// True when the expression is quasi-affine (no monomial of degree > 1 anywhere).
   bool isQuasiAffine() const;
   std::string toString() const;
-  std::size_t hash() const { return std::hash<const void *>()(node()); }
 
   friend bool operator==(Expr a, Expr b) { return a.node() == b.node(); }
   friend bool operator!=(Expr a, Expr b) { return a.node() != b.node(); }
@@ -125,8 +138,7 @@ public:
   Expr operator-() const;
 
 private:
-  Expr(const ExprNode *node, int /*adopt*/) : node_(node) {}
-  const ExprNode *node_;
+  Expr(const ExprNode *node, Adopt a) : Handle(node, a) {}
 };
 
 /// Floor division by a positive constant; throws UserError for divisor <= 0.
@@ -144,48 +156,28 @@ Expr select(const Pred &cond, Expr ifTrue, Expr ifFalse);
 Expr pow(Expr e, uint32_t exponent);
 
 /// A handle to an interned predicate node.
-class Pred {
+class Pred : public detail::Handle<PredNode> {
 public:
   Pred(); // True
-  explicit Pred(const PredNode *node) : node_(node) { if (node_) detail::acquire(node_); }
-  Pred(const Pred &o) : node_(o.node_) { if (node_) detail::acquire(node_); }
-  Pred(Pred &&o) noexcept : node_(o.node_) { o.node_ = nullptr; }
-  Pred &operator=(const Pred &o) {
-    Pred copy(o);
-    std::swap(node_, copy.node_);
-    return *this;
-  }
-  Pred &operator=(Pred &&o) noexcept {
-    std::swap(node_, o.node_);
-    return *this;
-  }
-  ~Pred() { if (node_) detail::release(node_); }
-  static Pred adopt(const PredNode *node) {
-    Pred p(node, 0);
-    return p;
-  }
+  explicit Pred(const PredNode *node) : Handle(node) {}
+  static Pred adopt(const PredNode *node) { return Pred(node, Adopt{}); }
   static Pred truth(bool value);
   static Pred compare(CompareOp op, Expr lhs, Expr rhs);
   static Pred conjunction(const std::vector<Pred> &parts);
   static Pred disjunction(const std::vector<Pred> &parts);
   static Pred negation(const Pred &p);
 
-  const PredNode *node() const { return node_; }
-  const PredNode *operator->() const { return node_; }
-  explicit operator bool() const { return node_ != nullptr; }
   PredKind kind() const;
   bool isTrue() const { return kind() == PredKind::True; }
   bool isFalse() const { return kind() == PredKind::False; }
   /// Truth value when it does not depend on any parameter, as far as construction can tell.
   std::optional<bool> constantValue() const;
   std::string toString() const;
-  std::size_t hash() const { return std::hash<const void *>()(node_); }
-  friend bool operator==(const Pred &a, const Pred &b) { return a.node_ == b.node_; }
-  friend bool operator!=(const Pred &a, const Pred &b) { return a.node_ != b.node_; }
+  friend bool operator==(const Pred &a, const Pred &b) { return a.node() == b.node(); }
+  friend bool operator!=(const Pred &a, const Pred &b) { return a.node() != b.node(); }
 
 private:
-  Pred(const PredNode *node, int /*adopt*/) : node_(node) {}
-  const PredNode *node_;
+  Pred(const PredNode *node, Adopt a) : Handle(node, a) {}
 };
 
 inline Pred eq(Expr a, Expr b) { return Pred::compare(CompareOp::EQ, a, b); }
