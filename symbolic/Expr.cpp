@@ -719,8 +719,27 @@ InternedCounts internedCounts() { return {exprTable().size(), predTable().size()
 // Expr
 
 Expr::Expr() : Expr(zeroNode()) {}
-Expr::Expr(int64_t value) : Expr(constantExpr(Integer(value))) {}
-Expr::Expr(const Integer &value) : Expr(constantExpr(value)) {}
+namespace {
+/// Small constants are built once and shared: literals, 0 and 1 are the most built nodes.
+constexpr int64_t kSmallLow = -16, kSmallHigh = 256;
+const ExprNode *smallConstant(int64_t v) {
+  static const std::vector<Expr> *table = [] {
+    auto *t = new std::vector<Expr>();
+    for (int64_t i = kSmallLow; i <= kSmallHigh; ++i) t->push_back(constantExpr(Integer(i)));
+    return t;
+  }();
+  return (*table)[std::size_t(v - kSmallLow)].node();
+}
+} // namespace
+
+Expr::Expr(int64_t value)
+    : Expr(value >= kSmallLow && value <= kSmallHigh ? Expr(smallConstant(value)) : constantExpr(Integer(value))) {}
+Expr::Expr(const Integer &value)
+    : Expr([&] {
+        auto small = value.tryToInt64();
+        return small && *small >= kSmallLow && *small <= kSmallHigh ? Expr(smallConstant(*small))
+                                                                   : constantExpr(value);
+      }()) {}
 
 Expr Expr::param(const std::string &name) { return makeParam(name, false); }
 Expr Expr::reservedParam(const std::string &name) {

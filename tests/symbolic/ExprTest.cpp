@@ -166,3 +166,14 @@ TEST(ExprLifetime, ThreadsBuildingAndDroppingTheSameNodes) {
   EXPECT_EQ(after.exprs, before.exprs);
   EXPECT_EQ(after.preds, before.preds);
 }
+
+// Small constants come from a shared table, larger ones from the intern table: either way one
+// value is one node, at and around the table's edges.
+TEST(Expr, ConstantsAreOneNodePerValue) {
+  for (int64_t v : {-17, -16, -1, 0, 1, 255, 256, 257, 100000}) {
+    EXPECT_EQ(Expr(v), Expr(Integer(v))) << v;
+    EXPECT_EQ(Expr(v), parseExpr(std::to_string(v))) << v;
+    EXPECT_EQ(Expr(v).constantValue(), std::optional<Integer>(Integer(v))) << v;
+  }
+  EXPECT_EQ(Expr(), Expr(0));
+}
