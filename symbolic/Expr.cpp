@@ -797,7 +797,17 @@ Expr Expr::operator-() const {
   return fromPolynomial(std::move(t), -c);
 }
 
-Expr operator-(Expr a, Expr b) { return a + (-b); }
+Expr operator-(Expr a, Expr b) {
+  // Built in one step: a + (-b) would intern (and then free) -b first.
+  if (a.isConstant() && b.isConstant()) return Expr(*a.constantValue() - *b.constantValue());
+  auto [ta, ca] = asPolynomial(a);
+  auto [tb, cb] = asPolynomial(b);
+  for (Term &t : tb) {
+    t.coefficient = -t.coefficient;
+    ta.push_back(std::move(t));
+  }
+  return keepDefinedness(fromPolynomial(std::move(ta), ca - cb), {a, b});
+}
 
 Expr operator*(Expr a, Expr b) {
   auto [ta, ca] = asPolynomial(a);
