@@ -783,13 +783,37 @@ Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
   return internExpr(std::move(n));
 }
 
-Expr operator+(Expr a, Expr b) {
-  if (a.isConstant() && b.isConstant()) return Expr(*a.constantValue() + *b.constantValue());
+namespace {
+/// a + sign*b, merging the two sorted term lists (a sum's terms are kept sorted) instead of
+/// concatenating and sorting.
+Expr addSigned(const Expr &a, const Expr &b, int sign) {
+  if (a.isConstant() && b.isConstant())
+    return Expr(sign > 0 ? *a.constantValue() + *b.constantValue() : *a.constantValue() - *b.constantValue());
   auto [ta, ca] = asPolynomial(a);
   auto [tb, cb] = asPolynomial(b);
-  ta.insert(ta.end(), tb.begin(), tb.end());
-  return keepDefinedness(fromPolynomial(std::move(ta), ca + cb), {a, b});
+  std::vector<Term> out;
+  out.reserve(ta.size() + tb.size());
+  std::size_t i = 0, j = 0;
+  while (i < ta.size() || j < tb.size()) {
+    int c = i == ta.size() ? 1 : j == tb.size() ? -1 : monomialCompare(ta[i].monomial, tb[j].monomial);
+    if (c < 0) {
+      out.push_back(std::move(ta[i++]));
+    } else if (c > 0) {
+      Term t = std::move(tb[j++]);
+      if (sign < 0) t.coefficient = -t.coefficient;
+      out.push_back(std::move(t));
+    } else {
+      Term t = std::move(ta[i++]);
+      t.coefficient = sign > 0 ? t.coefficient + tb[j].coefficient : t.coefficient - tb[j].coefficient;
+      ++j;
+      if (!t.coefficient.isZero()) out.push_back(std::move(t));
+    }
+  }
+  return keepDefinedness(fromPolynomial(std::move(out), sign > 0 ? ca + cb : ca - cb), {a, b});
 }
+} // namespace
+
+Expr operator+(Expr a, Expr b) { return addSigned(a, b, 1); }
 
 Expr Expr::operator-() const {
   auto [t, c] = asPolynomial(*this);
@@ -797,17 +821,7 @@ Expr Expr::operator-() const {
   return fromPolynomial(std::move(t), -c);
 }
 
-Expr operator-(Expr a, Expr b) {
-  // Built in one step: a + (-b) would intern (and then free) -b first.
-  if (a.isConstant() && b.isConstant()) return Expr(*a.constantValue() - *b.constantValue());
-  auto [ta, ca] = asPolynomial(a);
-  auto [tb, cb] = asPolynomial(b);
-  for (Term &t : tb) {
-    t.coefficient = -t.coefficient;
-    ta.push_back(std::move(t));
-  }
-  return keepDefinedness(fromPolynomial(std::move(ta), ca - cb), {a, b});
-}
+Expr operator-(Expr a, Expr b) { return addSigned(a, b, -1); }
 
 Expr operator*(Expr a, Expr b) {
   auto [ta, ca] = asPolynomial(a);
