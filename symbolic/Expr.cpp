@@ -768,8 +768,18 @@ std::pair<std::vector<Term>, Integer> asPolynomial(Expr e) {
   return {{Term{Integer(1), Monomial{{e, 1}}}}, Integer(0)};
 }
 
+namespace {
+Expr fromNormalised(std::vector<Term> terms, Integer constant);
+} // namespace
+
 Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
   normalise(terms);
+  return fromNormalised(std::move(terms), std::move(constant));
+}
+
+namespace {
+/// The node of a polynomial whose terms are sorted, distinct and non-zero.
+Expr fromNormalised(std::vector<Term> terms, Integer constant) {
   if (terms.size() > kMaxTerms)
     throw InputTooLarge("expression too large: more than " + std::to_string(kMaxTerms) + " polynomial terms");
   if (terms.empty()) return Expr(constant);
@@ -782,6 +792,7 @@ Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
   n.constantTerm = std::move(constant);
   return internExpr(std::move(n));
 }
+} // namespace
 
 namespace {
 /// a + sign*b, merging the two sorted term lists (a sum's terms are kept sorted) instead of
@@ -809,7 +820,7 @@ Expr addSigned(const Expr &a, const Expr &b, int sign) {
       if (!t.coefficient.isZero()) out.push_back(std::move(t));
     }
   }
-  return keepDefinedness(fromPolynomial(std::move(out), sign > 0 ? ca + cb : ca - cb), {a, b});
+  return keepDefinedness(fromNormalised(std::move(out), sign > 0 ? ca + cb : ca - cb), {a, b});
 }
 } // namespace
 
