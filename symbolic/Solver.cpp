@@ -15,6 +15,7 @@
 #include <isl/val_gmp.h>
 
 #include <algorithm>
+#include <exception>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
@@ -91,6 +92,8 @@ struct AstExprDel { void operator()(isl_ast_expr *p) const { isl_ast_expr_free(p
 struct AstBuildDel { void operator()(isl_ast_build *p) const { isl_ast_build_free(p); } };
 struct SpaceDel { void operator()(isl_space *p) const { isl_space_free(p); } };
 struct AffDel { void operator()(isl_aff *p) const { isl_aff_free(p); } };
+struct LocalSpaceDel { void operator()(isl_local_space *p) const { isl_local_space_free(p); } };
+using LocalSpacePtr = std::unique_ptr<isl_local_space, LocalSpaceDel>;
 using AffPtr = std::unique_ptr<isl_aff, AffDel>;
 using SetPtr = std::unique_ptr<isl_set, SetDel>;
 using PwAffPtr = std::unique_ptr<isl_pw_aff, PwAffDel>;
@@ -200,8 +203,7 @@ struct Translation {
       names.push_back(p->name);
       meaning.push_back(p);
       readback.push_back(p);
-      space.reset(check(isl_space_set_dim_id(space.release(), isl_dim_param, pos,
-                                             check(isl_id_alloc(ctx, p->name.c_str(), nullptr)))));
+      nameDimension(pos, p->name);
       ++pos;
     }
     for (std::size_t i = 0; i < monos.size(); ++i) {
@@ -213,23 +215,31 @@ struct Translation {
       names.push_back(name);
       meaning.push_back(m);
       readback.push_back(totalized(m));
-      space.reset(check(isl_space_set_dim_id(space.release(), isl_dim_param, pos,
-                                             check(isl_id_alloc(ctx, name.c_str(), nullptr)))));
+      nameDimension(pos, name);
       ++pos;
     }
   }
 
-  isl_local_space *localSpace() const {
-    return check(isl_local_space_from_space(check(isl_space_copy(space.get()))));
+  // Every isl argument is owned before a call that takes it: a failing allocation (an aborted
+  // question) then never leaks an argument computed before it.
+  void nameDimension(int pos, const std::string &name) {
+    isl_id *id = check(isl_id_alloc(ctx, name.c_str(), nullptr));
+    space.reset(check(isl_space_set_dim_id(space.release(), isl_dim_param, pos, id)));
+  }
+
+  LocalSpacePtr localSpace() const {
+    return LocalSpacePtr(check(isl_local_space_from_space(check(isl_space_copy(space.get())))));
   }
   SetPtr universe() const { return SetPtr(check(isl_set_universe(check(isl_space_copy(space.get()))))); }
 
   PwAffPtr constant(const Integer &v) const {
-    isl_aff *a = check(isl_aff_val_on_domain(localSpace(), toVal(ctx, v).release()));
+    ValPtr value = toVal(ctx, v);
+    LocalSpacePtr ls = localSpace();
+    isl_aff *a = check(isl_aff_val_on_domain(ls.release(), value.release()));
     return PwAffPtr(check(isl_pw_aff_from_aff(a)));
   }
   PwAffPtr variable(int pos) const {
-    isl_aff *a = check(isl_aff_var_on_domain(localSpace(), isl_dim_param, pos));
+    isl_aff *a = check(isl_aff_var_on_domain(localSpace().release(), isl_dim_param, pos));
     return PwAffPtr(check(isl_pw_aff_from_aff(a)));
   }
 
@@ -240,8 +250,8 @@ struct Translation {
     for (std::size_t i = 0; i < names.size(); ++i) {
       const Monomial *m = i >= paramIndex.size() ? &monomials[i - paramIndex.size()].first : nullptr;
       if (!m && sizes == SizeDomain::ArraySizes) {
-        SetPtr atMost(check(isl_pw_aff_le_set(variable(int(i)).release(),
-                                              constant(maxArraySize()).release())));
+        PwAffPtr x = variable(int(i)), limit = constant(maxArraySize());
+        SetPtr atMost(check(isl_pw_aff_le_set(x.release(), limit.release())));
         s.reset(check(isl_set_intersect(s.release(), atMost.release())));
       }
       bool nonNegative = true;
@@ -249,20 +259,23 @@ struct Translation {
         for (auto &[a, k] : *m)
           if (k % 2 == 1 && a->kind != ExprKind::Param) nonNegative = false;
       if (!nonNegative) continue;
-      SetPtr atLeastZero(check(isl_pw_aff_ge_set(variable(int(i)).release(), constant(0).release())));
+      PwAffPtr x = variable(int(i)), zero = constant(0);
+      SetPtr atLeastZero(check(isl_pw_aff_ge_set(x.release(), zero.release())));
       s.reset(check(isl_set_intersect(s.release(), atLeastZero.release())));
       // A power p**k (k >= 1) of one parameter p >= 0 is at least p, over the integers.
       if (m) {
         if (m->size() == 1 && (*m)[0].first->kind == ExprKind::Param) {
           const Expr &base = (*m)[0].first;
-          SetPtr atLeastBase(check(isl_pw_aff_ge_set(
-              variable(int(i)).release(), variable(paramIndex.at(base)).release())));
+          PwAffPtr power = variable(int(i)), p = variable(paramIndex.at(base));
+          SetPtr atLeastBase(check(isl_pw_aff_ge_set(power.release(), p.release())));
           s.reset(check(isl_set_intersect(s.release(), atLeastBase.release())));
           // p**k and p have the same parity (p**k - p = p*(p**(k-1) - 1) is even).
-          PwAffPtr difference(check(isl_pw_aff_sub(variable(int(i)).release(),
-                                                   variable(paramIndex.at(base)).release())));
-          PwAffPtr parity(check(isl_pw_aff_mod_val(difference.release(), toVal(ctx, 2).release())));
-          SetPtr even(check(isl_pw_aff_eq_set(parity.release(), constant(0).release())));
+          PwAffPtr power2 = variable(int(i)), p2 = variable(paramIndex.at(base));
+          PwAffPtr difference(check(isl_pw_aff_sub(power2.release(), p2.release())));
+          ValPtr two = toVal(ctx, 2);
+          PwAffPtr parity(check(isl_pw_aff_mod_val(difference.release(), two.release())));
+          PwAffPtr zero2 = constant(0);
+          SetPtr even(check(isl_pw_aff_eq_set(parity.release(), zero2.release())));
           s.reset(check(isl_set_intersect(s.release(), even.release())));
         }
       }
@@ -292,7 +305,9 @@ struct Translation {
     case ExprKind::Param: return variable(paramIndex.at(n));
     case ExprKind::Sum: {
       // The affine part is built as one isl_aff; other atoms are added as pieces.
-      AffPtr a(check(isl_aff_val_on_domain(localSpace(), toVal(ctx, n->constantTerm).release())));
+      ValPtr constantTerm = toVal(ctx, n->constantTerm);
+      LocalSpacePtr ls = localSpace();
+      AffPtr a(check(isl_aff_val_on_domain(ls.release(), constantTerm.release())));
       std::vector<std::pair<Integer, Expr>> others;
       for (const Term &t : n->terms) {
         uint32_t degree = 0;
@@ -322,13 +337,17 @@ struct Translation {
     case ExprKind::FloorDiv: case ExprKind::ExactDiv: {
       // Exact division is floor division here; where it does not divide, definedness() has
       // already excluded the point.
-      isl_pw_aff *e = pwAffCopy(n->operands[0]).release();
-      e = check(isl_pw_aff_scale_down_val(e, toVal(ctx, n->value).release()));
-      return PwAffPtr(check(isl_pw_aff_floor(e)));
+      PwAffPtr e = pwAffCopy(n->operands[0]);
+      ValPtr divisor = toVal(ctx, n->value);
+      PwAffPtr scaled(check(isl_pw_aff_scale_down_val(e.release(), divisor.release())));
+      return PwAffPtr(check(isl_pw_aff_floor(scaled.release())));
     }
     case ExprKind::Mod:
-      return PwAffPtr(check(isl_pw_aff_mod_val(pwAffCopy(n->operands[0]).release(),
-                                               toVal(ctx, n->value).release())));
+    {
+      PwAffPtr e = pwAffCopy(n->operands[0]);
+      ValPtr divisor = toVal(ctx, n->value);
+      return PwAffPtr(check(isl_pw_aff_mod_val(e.release(), divisor.release())));
+    }
     case ExprKind::Min: case ExprKind::Max: {
       PwAffPtr r = pwAffCopy(n->operands[0]);
       for (std::size_t i = 1; i < n->operands.size(); ++i) {
@@ -435,9 +454,8 @@ struct Translation {
       return Expr(fromVal(v.get()));
     }
     case isl_ast_expr_id: {
-      isl_id *id = check(isl_ast_expr_id_get_id(e));
-      Expr r = nameToExpr(isl_id_get_name(id));
-      isl_id_free(id);
+      std::unique_ptr<isl_id, isl_id *(*)(isl_id *)> id(check(isl_ast_expr_id_get_id(e)), isl_id_free);
+      Expr r = nameToExpr(isl_id_get_name(id.get()));
       return r;
     }
     case isl_ast_expr_op: break;
@@ -524,7 +542,8 @@ struct Translation {
 
   /// The set as a predicate, simplified under `context` (gist).
   Pred toPred(isl_set *s, isl_set *context) {
-    SetPtr g(check(isl_set_gist_params(check(isl_set_copy(s)), check(isl_set_copy(context)))));
+    SetPtr sCopy(check(isl_set_copy(s))), contextCopy(check(isl_set_copy(context)));
+    SetPtr g(check(isl_set_gist_params(sCopy.release(), contextCopy.release())));
     g.reset(check(isl_set_coalesce(g.release())));
     // Without integer divisions the constraints read back directly; otherwise isl's AST
     // generator expresses the divisions as // and %.
@@ -539,28 +558,44 @@ struct Translation {
       AstExprPtr e(check(isl_ast_build_expr_from_set(build.get(), g.release())));
       return astToPred(e.get());
     }
+    // No exception may cross isl's C frames: the callbacks catch, stop the walk, and the
+    // exception is rethrown here.
     struct Acc {
       const Translation *self;
       std::vector<Pred> disjuncts;
-      bool failed = false;
-    } acc{this, {}, false};
+      std::exception_ptr error;
+    } acc{this, {}, nullptr};
     isl_set_foreach_basic_set(g.get(), [](isl_basic_set *b, void *user) -> isl_stat {
       auto *acc = static_cast<Acc *>(user);
       std::vector<Pred> conj;
       struct Inner {
         const Translation *self;
         std::vector<Pred> *conj;
-      } inner{acc->self, &conj};
+        std::exception_ptr *error;
+      } inner{acc->self, &conj, &acc->error};
       isl_basic_set_foreach_constraint(b, [](isl_constraint *c, void *u) -> isl_stat {
         auto *in = static_cast<Inner *>(u);
-        in->conj->push_back(in->self->constraintToPred(c));
+        isl_stat status = isl_stat_ok;
+        try {
+          in->conj->push_back(in->self->constraintToPred(c));
+        } catch (...) {
+          *in->error = std::current_exception();
+          status = isl_stat_error;
+        }
         isl_constraint_free(c);
-        return isl_stat_ok;
+        return status;
       }, &inner);
-      acc->disjuncts.push_back(Pred::conjunction(conj));
       isl_basic_set_free(b);
+      if (acc->error) return isl_stat_error;
+      try {
+        acc->disjuncts.push_back(Pred::conjunction(conj));
+      } catch (...) {
+        acc->error = std::current_exception();
+        return isl_stat_error;
+      }
       return isl_stat_ok;
     }, &acc);
+    if (acc.error) std::rethrow_exception(acc.error);
     return Pred::disjunction(acc.disjuncts);
   }
 };
