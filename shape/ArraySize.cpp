@@ -32,7 +32,12 @@ std::optional<Integer> intervalUpperBound(const Context &context, Expr e) {
   auto [terms, constant] = asPolynomial(e);
   Integer total = constant;
   for (const Term &t : terms) {
-    if (t.coefficient.sign() < 0) continue;
+    if (t.coefficient.sign() < 0) {
+      // Only a product of parameters is known to be >= 0 (an atom such as min(n, -3) is not).
+      for (auto &[atom, k] : t.monomial)
+        if (atom->kind != ExprKind::Param) return std::nullopt;
+      continue;
+    }
     Integer m = t.coefficient;
     for (auto &[atom, k] : t.monomial) {
       if (atom->kind != ExprKind::Param) return std::nullopt;
@@ -51,7 +56,9 @@ std::optional<Integer> intervalUpperBound(const Context &context, Expr e) {
 /// predicate itself as the exact condition.
 Decision decideFits(Solver &solver, const Context &context, Expr count) {
   Pred fits = le(count, Expr(maxArraySize()));
-  if (auto high = intervalUpperBound(context, count); high && *high <= maxArraySize()) {
+  // Only for a count defined everywhere: where it is undefined, `fits` does not hold.
+  if (auto high = count.isTotal() ? intervalUpperBound(context, count) : std::nullopt;
+      high && *high <= maxArraySize()) {
     Decision d;
     d.answer = Answer::Proven;
     d.condition = Pred::truth(true);

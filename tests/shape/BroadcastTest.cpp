@@ -96,6 +96,16 @@ TEST(Broadcast, SymbolicDecisions) {
   ASSERT_TRUE(never.validity.violating());
 }
 
+// The element-count shortcut bounds a count from its parts; a negative multiple of an atom that
+// may be negative (min(n, -1)) adds to the count and must not be dropped: 2 * (2**62 - 1 + 1)
+// elements is 2**63, one too many, for every n.
+TEST(Broadcast, ElementCountBoundKeepsNegativeAtoms) {
+  Solver solver;
+  Context c = noAssumptions(solver);
+  BroadcastResult r = broadcast(solver, c, {parseShape("(2, 2**62 - 1 - min(n, 0 - 1))")});
+  EXPECT_EQ(r.status(), Status::Error) << r.message;
+}
+
 TEST(Broadcast, ConcreteOverflowIsRefused) {
   Solver solver;
   Context c = noAssumptions(solver);
