@@ -1,7 +1,5 @@
 #include "shape/ArraySize.h"
 
-#include <unordered_set>
-
 namespace shapelab {
 
 namespace {
@@ -51,11 +49,10 @@ std::optional<Integer> intervalUpperBound(const Context &context, Expr e) {
   return total;
 }
 
-/// Decides `count <= 2**63 - 1` for a product of sizes without asking isl about opaque
+/// Decides `fits` (`count <= 2**63 - 1`) for a product of sizes without asking isl about opaque
 /// products where evaluation settles it: a real point on each side makes it Depends, with the
 /// predicate itself as the exact condition.
-Decision decideFits(Solver &solver, const Context &context, Expr count) {
-  Pred fits = le(count, Expr(maxArraySize()));
+Decision decideFits(Solver &solver, const Context &context, const Expr &count, const Pred &fits) {
   // Only for a count defined everywhere: where it is undefined, `fits` does not hold.
   if (auto high = count.isTotal() ? intervalUpperBound(context, count) : std::nullopt;
       high && *high <= maxArraySize()) {
@@ -139,7 +136,7 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
     return;
   Pred fits = le(count, Expr(maxArraySize()));
   validity.record(fits, what + " has at most 2**63 - 1 elements",
-                  decideFits(validity.solver(), context, count));
+                  decideFits(validity.solver(), context, count, fits));
 }
 
 } // namespace shapelab

@@ -40,7 +40,8 @@ std::optional<Decision> decideManyByWitnesses(Solver &solver, const Context &con
   constexpr std::size_t kFewPairs = 6; // below this, one isl question on the whole is cheap
   if (pairs.size() < kFewPairs || !context.consistencyProven()) return std::nullopt;
   std::optional<Assignment> violating;
-  for (std::size_t k = 0; k < pairs.size() && k < 8 && !violating; ++k) {
+  constexpr std::size_t kPairsAsked = 8; // a failing pair is usually among the first few
+  for (std::size_t k = 0; k < pairs.size() && k < kPairsAsked && !violating; ++k) {
     Decision d = solver.decide(context, pairs[k]);
     if (d.answer == Answer::Refuted || d.answer == Answer::Depends) violating = d.violating;
     if (d.answer == Answer::Refuted) {
@@ -57,6 +58,8 @@ std::optional<Decision> decideManyByWitnesses(Solver &solver, const Context &con
 
 /// Distinct sizes at one position beyond which the linear forms below replace all pairs.
 constexpr std::size_t kManyCandidates = 24;
+/// Past that, the first few sizes still give pairs for the witness search.
+constexpr std::size_t kPairedWhenMany = 8;
 
 /// The size that stands for "above every array size": where the sizes obligation holds, every
 /// dimension is at most 2**63 - 1, so no real size equals it.
@@ -65,14 +68,16 @@ Expr aboveEverySize() { return Expr(maxArraySize() + Integer(1)); }
 /// "The sizes other than 1 agree" in size linear in k: the largest of them is at most the
 /// smallest (a 1 counts as 0 in the largest and as aboveEverySize() in the smallest). Exact
 /// together with the sizes obligation.
+/// Each size with a 1 read as `instead` (0 where the largest is taken, aboveEverySize() where the
+/// smallest is).
+std::vector<Expr> onesReadAs(const std::vector<Expr> &sizes, const Expr &instead) {
+  std::vector<Expr> out;
+  for (const Expr &d : sizes) out.push_back(select(eq(d, Expr(1)), instead, d));
+  return out;
+}
+
 Pred nonOnesAgree(const std::vector<Expr> &sizes) {
-  std::vector<Expr> largest, smallest;
-  for (const Expr &d : sizes) {
-    Pred one = eq(d, Expr(1));
-    largest.push_back(select(one, Expr(0), d));
-    smallest.push_back(select(one, aboveEverySize(), d));
-  }
-  return le(max(largest), min(smallest));
+  return le(max(onesReadAs(sizes, Expr(0))), min(onesReadAs(sizes, aboveEverySize())));
 }
 
 /// Static mode: all sizes equal, as max <= min.
@@ -81,8 +86,7 @@ Pred allEqual(const std::vector<Expr> &sizes) { return le(max(sizes), min(sizes)
 /// NumPy's result where nonOnesAgree holds: 0 when a size is 0 (then every size other than 1 is
 /// 0), otherwise the largest size other than 1, or 1 when all are 1.
 Expr commonNonOne(const std::vector<Expr> &sizes) {
-  std::vector<Expr> largest;
-  for (const Expr &d : sizes) largest.push_back(select(eq(d, Expr(1)), Expr(0), d));
+  std::vector<Expr> largest = onesReadAs(sizes, Expr(0));
   largest.push_back(Expr(1));
   return select(eq(min(sizes), Expr(0)), Expr(0), max(largest));
 }
@@ -235,7 +239,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     // same (the pairs of the first few still serve the witness search).
     bool many = candidates.size() > kManyCandidates;
     std::vector<Pred> pairs;
-    std::size_t paired = many ? 8 : candidates.size();
+    std::size_t paired = many ? kPairedWhenMany : candidates.size();
     for (std::size_t a = 0; a < paired; ++a)
       for (std::size_t b = a + 1; b < paired; ++b) {
         Expr x = candidates[a], y = candidates[b];

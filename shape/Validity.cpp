@@ -127,16 +127,9 @@ std::optional<Decision> dependsFromPoints(const Context &context, const Pred &pr
                                           const std::vector<Assignment> &satisfying,
                                           const std::vector<Assignment> &violating) {
   if (!context.consistencyProven()) return std::nullopt;
-  std::vector<Expr> params = context.parameters();
-  collectParameters(pred, params);
-  auto complete = [&](Assignment a) {
-    for (const Expr &x : params)
-      if (!a.find(x->name)) a.set(x->name, 0);
-    return a;
-  };
   auto first = [&](const std::vector<Assignment> &candidates, bool want) -> std::optional<Assignment> {
     for (const Assignment &c : candidates) {
-      Assignment a = complete(c);
+      Assignment a = completed(c, context, pred);
       if (holds(context.assumptions(), a) && evaluate(pred, a) == std::optional<bool>(want)) return a;
     }
     return std::nullopt;

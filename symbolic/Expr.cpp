@@ -1,7 +1,6 @@
 #include "symbolic/Expr.h"
 
 #include <algorithm>
-#include <deque>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>

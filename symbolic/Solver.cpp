@@ -411,6 +411,13 @@ struct Translation {
     throw InternalError("unhandled predicate kind");
   }
 
+  /// holds(c) within the size domain: the set of a context's points.
+  SetPtr holdsWithin(const Pred &c, SizeDomain sizes) {
+    SetPtr s = holds(c);
+    SetPtr dom = domain(sizes);
+    return SetPtr(check(isl_set_intersect(s.release(), dom.release())));
+  }
+
   /// holds(P) = definedness(P) and P.
   SetPtr holds(const Pred &p) {
     SetPtr s = set(p);
@@ -615,16 +622,6 @@ struct MemoHash {
     return (k.assumptions.hash() * 31 + std::size_t(k.domain)) * 31 + k.predicate.hash();
   }
 };
-/// Every parameter mentioned by the context or by `p` that `a` does not assign gets 0: a witness
-/// is a complete point (DESIGN §3.3). Such parameters are unconstrained where `a` came from.
-Assignment completed(Assignment a, const Context &c, const Pred &p) {
-  for (Expr x : c.parameters())
-    if (!a.find(x.node()->name)) a.set(x.node()->name, 0);
-  for (Expr x : parametersOf(p))
-    if (!a.find(x.node()->name)) a.set(x.node()->name, 0);
-  return a;
-}
-
 bool wanted(const Pred &p, const Assignment &a, bool want) {
   auto v = evaluate(p, a);
   return want ? v == std::optional<bool>(true) : v != std::optional<bool>(true);
@@ -778,9 +775,7 @@ struct Solver::Impl {
     if (!isQuasiAffine(c) || !isQuasiAffine(p)) return std::nullopt;
     Translation t;
     t.build(ctx, {c, p, definedness(c), definedness(p)});
-    SetPtr C = t.holds(c);
-    SetPtr dom = t.domain(sizes);
-    C.reset(check(isl_set_intersect(C.release(), dom.release())));
+    SetPtr C = t.holdsWithin(c, sizes);
     SetPtr H = t.holds(p);
     SetPtr target(check(want ? isl_set_intersect(C.release(), H.release())
                              : isl_set_subtract(C.release(), H.release())));
@@ -844,9 +839,7 @@ struct Solver::Impl {
     auto it = contextCache.find(key);
     if (it != contextCache.end() && it->second.meaning == t.meaning)
       return SetPtr(check(isl_set_copy(it->second.set.get())));
-    SetPtr C = t.holds(c.assumptions());
-    SetPtr dom = t.domain(c.domain());
-    C.reset(check(isl_set_intersect(C.release(), dom.release())));
+    SetPtr C = t.holdsWithin(c.assumptions(), c.domain());
     if (contextCache.size() > 4096) contextCache.clear();
     CachedContext &slot = contextCache[key];
     slot.meaning = t.meaning;
@@ -1118,9 +1111,7 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
     try {
       Translation t;
       t.build(im.ctx, {data->assumptions, definedness(data->assumptions)});
-      SetPtr C = t.holds(data->assumptions);
-      SetPtr dom = t.domain(domain);
-      C.reset(check(isl_set_intersect(C.release(), dom.release())));
+      SetPtr C = t.holdsWithin(data->assumptions, domain);
       if (checkBool(isl_set_is_empty(C.get())))
         throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
                                       data->assumptions.toString());
@@ -1137,6 +1128,14 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
     for (Expr x : data->parameters)
       if (!data->sample.find(x.node()->name)) data->sample.set(x.node()->name, 0);
   return Context(data);
+}
+
+Assignment completed(Assignment a, const Context &c, const Pred &p) {
+  for (const Expr &x : c.parameters())
+    if (!a.find(x->name)) a.set(x->name, 0);
+  for (const Expr &x : parametersOf(p))
+    if (!a.find(x->name)) a.set(x->name, 0);
+  return a;
 }
 
 } // namespace shapelab

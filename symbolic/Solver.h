@@ -106,4 +106,8 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+/// `a` with 0 for every parameter of the context or of `p` that it leaves out: a witness is a
+/// complete point (DESIGN §3.3). Such parameters are unconstrained where `a` came from.
+Assignment completed(Assignment a, const Context &c, const Pred &p);
+
 } // namespace shapelab
