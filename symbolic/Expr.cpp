@@ -833,6 +833,38 @@ Expr Expr::operator-() const {
 
 Expr operator-(Expr a, Expr b) { return addSigned(a, b, -1); }
 
+Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negated) {
+  if (operands.empty()) return Expr(0);
+  bool allTotal = true;
+  for (const Expr &e : operands) allTotal = allTotal && e.isTotal();
+  if (!allTotal) {
+    // A partial operand may need a definedness guard after any step: fold step by step.
+    Expr out = operands[0];
+    for (std::size_t i = 1; i < operands.size(); ++i)
+      out = negated[i] ? out - operands[i] : out + operands[i];
+    return out;
+  }
+  std::vector<Term> terms;
+  Integer constant(0);
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const ExprNode *n = operands[i].node();
+    bool minus = i > 0 && negated[i];
+    auto add = [&](Term t) {
+      if (minus) t.coefficient = -t.coefficient;
+      terms.push_back(std::move(t));
+    };
+    if (n->kind == ExprKind::Constant) {
+      constant = minus ? constant - n->value : constant + n->value;
+    } else if (n->kind == ExprKind::Sum) {
+      for (const Term &t : n->terms) add(t);
+      constant = minus ? constant - n->constantTerm : constant + n->constantTerm;
+    } else {
+      add(Term{Integer(1), Monomial{{operands[i], 1}}});
+    }
+  }
+  return fromPolynomial(std::move(terms), std::move(constant));
+}
+
 Expr operator*(Expr a, Expr b) {
   auto [ta, ca] = asPolynomial(a);
   auto [tb, cb] = asPolynomial(b);

@@ -46,7 +46,7 @@ inline constexpr std::size_t kMaxPolynomialTerms = 4096;
 inline constexpr uint32_t kMaxDegree = 64;
 inline constexpr std::size_t kMaxCoefficientBits = 65536;
 /// Nodes of an expression written out as a tree (its printed size, up to a constant factor).
-inline constexpr uint64_t kMaxTreeSize = uint64_t(1) << 16;
+inline constexpr uint64_t kMaxTreeSize = uint64_t(1) << 13;
 /// Levels of nesting of an expression's nodes. Printing adds at most one pair of parentheses
 /// per level, so every printed form stays within the parser's nesting bound and reads back
 /// (canonicalisation can nest deeper than the text did: `x/5*n/6*n/7...` nests each division).
@@ -140,6 +140,11 @@ public:
 private:
   Expr(const ExprNode *node, Adopt a) : Handle(node, a) {}
 };
+
+/// e0 ± e1 ± ... (`negated[i]` says the sign of operand i, operand 0 always added): the same
+/// node as folding with + and - from the left, built in one normalisation when every operand is
+/// total (linear in the number of terms where the fold is quadratic).
+Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negated);
 
 /// Floor division by a positive constant; throws UserError for divisor <= 0.
 Expr floorDiv(Expr e, const Integer &divisor);

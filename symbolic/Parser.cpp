@@ -162,16 +162,34 @@ private:
     return predValue(Pred::conjunction(parts), a.position);
   }
 
+  /// A chain `a ± b ± ...` is built in one step (signedSum) rather than one sum per operator,
+  /// which would be quadratic in the length of the chain; when that step is refused as too
+  /// large, the chain is folded operator by operator to put the caret where the limit is passed.
   Value parseSum() {
-    Value a = parseProduct();
+    Value first = parseProduct();
+    if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return first;
+    requireExpr(first, "the left operand of '" + cur_.text + "'");
+    std::vector<Token> ops;
+    std::vector<Value> operands{first};
     while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
-      Token op = cur_;
-      requireExpr(a, "the left operand of '" + op.text + "'");
+      ops.push_back(cur_);
       advance();
-      Value b = parseProduct();
-      requireExpr(b, "the right operand of '" + op.text + "'");
-      a = exprValue(guard([&] { return op.kind == Tok::Plus ? a.expr + b.expr : a.expr - b.expr; },
-                          op.position),
+      operands.push_back(parseProduct());
+      requireExpr(operands.back(), "the right operand of '" + ops.back().text + "'");
+    }
+    std::vector<Expr> exprs;
+    std::vector<bool> negated{false};
+    for (const Value &v : operands) exprs.push_back(v.expr);
+    for (const Token &op : ops) negated.push_back(op.kind == Tok::Minus);
+    try {
+      return exprValue(signedSum(exprs, negated), first.position);
+    } catch (const InputTooLarge &) {
+    }
+    Value a = first;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Value &b = operands[i + 1];
+      a = exprValue(guard([&] { return negated[i + 1] ? a.expr - b.expr : a.expr + b.expr; },
+                          ops[i].position),
                     a.position);
     }
     return a;

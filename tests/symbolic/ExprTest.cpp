@@ -108,6 +108,26 @@ TEST(Expr, CanonicalFormKeepsTheValue) {
   EXPECT_TRUE(ok);
 }
 
+// signedSum (one normalisation for a whole chain `a ± b ± ...`, used by the parser) is the node
+// the left fold with + and - gives, for total and partial operands alike.
+TEST(Expr, SignedSumIsTheLeftFold) {
+  oracle::GenOptions o;
+  o.products = true;
+  bool ok = rc::check("signedSum == fold of + and -", [o] {
+    std::size_t k = *rc::gen::inRange<std::size_t>(1, 7);
+    std::vector<Expr> operands;
+    std::vector<bool> negated;
+    for (std::size_t i = 0; i < k; ++i) {
+      operands.push_back(parseExpr(oracle::show(*oracle::genExpr(2, o))));
+      negated.push_back(*rc::gen::arbitrary<bool>());
+    }
+    Expr fold = operands[0];
+    for (std::size_t i = 1; i < k; ++i) fold = negated[i] ? fold - operands[i] : fold + operands[i];
+    RC_ASSERT(signedSum(operands, negated) == fold);
+  });
+  EXPECT_TRUE(ok);
+}
+
 // Issue 9: interned nodes were never freed (~1.4 KB per distinct predicate). A node now lives
 // exactly as long as a handle to it: after many distinct parses, solver questions and
 // definedness caches, the intern tables are back to where they started.

@@ -177,3 +177,26 @@ TEST(Parser, EveryPrintedFormReadsBack) {
     EXPECT_NE(err.message().find("too large"), std::string::npos) << err.message();
   }
 }
+
+// The written-out size bound (kMaxTreeSize): five copies of a 1000-parameter sum under min()
+// are over it and refused with a caret inside the text; four copies are accepted.
+TEST(Parser, WrittenOutSizeIsBounded) {
+  std::string sum = "a0";
+  for (int i = 1; i < 1000; ++i) sum += " + a" + std::to_string(i);
+  auto minOf = [&](int copies) {
+    std::string text = "min(" + sum;
+    for (int i = 1; i < copies; ++i) text += ", " + sum + " + " + std::to_string(i) + "*b";
+    return text + ")";
+  };
+  Expr four = parseExpr(minOf(4));
+  EXPECT_LE(four->treeSize, kMaxTreeSize);
+  std::string five = minOf(5);
+  try {
+    (void)parseExpr(five);
+    ADD_FAILURE() << "five copies were accepted";
+  } catch (const SyntaxError &err) {
+    EXPECT_NE(err.message().find("written out it has more than"), std::string::npos) << err.message();
+    EXPECT_GT(err.position(), 0u);
+    EXPECT_LE(err.position(), five.size());
+  }
+}
