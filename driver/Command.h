@@ -1,10 +1,11 @@
-// Command — what every `shapelab` sub-command shares: argument scanning and error reporting.
+// Command — what every `shapelab` sub-command shares: its options (CLI11) and error reporting.
 //
 // Exit codes (the driver's contract): 0 when the question was answered, 1 when the answer is
-// a shape error (shape commands), 2 for bad input — syntax, reserved names, unknown names,
-// unsatisfiable assumptions — with a message on stderr.
+// a shape error (shape commands), 2 for bad input — a bad command line, syntax, reserved
+// names, unknown names, unsatisfiable assumptions — with a message on stderr.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,45 +18,41 @@ constexpr int kExitOk = 0;
 constexpr int kExitShapeError = 1;
 constexpr int kExitBadInput = 2;
 
-/// Thrown by argument scanning for a malformed command line.
-struct UsageError {
-  std::string message;
-};
-
-struct Arguments {
-  std::vector<std::string> positional;
-  std::vector<std::string> assumptions; // --assume
-  bool json = false;
-  bool help = false;
-  std::string mode = "numpy";           // --mode
-  std::string size;                     // --size
-  bool hasSize = false;
+/// Options several commands share. Which of them a command has is chosen when it is added.
+struct CommonOptions {
+  std::vector<std::string> assumptions; // --assume (repeatable)
+  bool json = false;                    // --json
+  std::string mode = "numpy";           // --mode numpy|static
   SolverOptions solver;                 // --time-limit MS, --memory-limit MB (every command)
+  uint64_t memoryLimitMb = SolverOptions().memoryLimitBytes >> 20;
+  /// The solver's options with the limits given on the command line.
+  SolverOptions solverOptions() const {
+    SolverOptions s = solver;
+    s.memoryLimitBytes = memoryLimitMb << 20;
+    return s;
+  }
 };
 
-/// Scans options shared by the commands; `allowed` lists the options this command accepts.
-Arguments scanArguments(const std::vector<std::string> &args, const std::vector<std::string> &allowed);
+enum CommonFlags : unsigned { kAssume = 1, kJson = 2, kMode = 4 };
 
-/// The --assume context (throws for bad text or inconsistent assumptions); shape commands reason about array sizes, `decide` about integers.
-Context contextOf(Solver &solver, const Arguments &arguments, SizeDomain domain);
+/// Adds the shared options (`flags`) and the solver limits to `cmd`, bound to `o`.
+void addCommonOptions(CLI::App *cmd, CommonOptions &o, unsigned flags);
 
-using CommandFunction = std::function<int(const std::vector<std::string> &)>;
+/// The --assume context (throws for bad text or inconsistent assumptions); shape commands
+/// reason about array sizes, `decide` about integers.
+Context contextOf(Solver &solver, const CommonOptions &o, SizeDomain domain);
 
-struct CommandInfo {
-  std::string name;
-  std::string summary;
-  CommandFunction run;
-};
-
-const std::vector<CommandInfo> &commands();
-
-/// Runs `body`, turning user errors into a stderr message and exit code 2.
+/// Runs `body`, turning user errors into a one-line stderr message and exit code 2.
 int reportErrors(const std::string &command, const std::function<int()> &body);
 
-int decideCommand(const std::vector<std::string> &args);
-int broadcastCommand(const std::vector<std::string> &args);
-int broadcastToCommand(const std::vector<std::string> &args);
-int gufuncCommand(const std::vector<std::string> &args);
-int rvCommand(const std::vector<std::string> &args);
+/// The text the user typed for an argument or option value CLI11 handed to a command (an
+/// argument such as `-n + 5 >= 0` reaches CLI11 marked, so that it is not read as an option).
+std::string argument(const std::string &received);
+
+/// Where a command's callback leaves its exit code.
+int &exitCode();
+
+void addDecideCommand(CLI::App &app);
+void addShapeCommands(CLI::App &app); // broadcast, broadcast-to, gufunc, rv
 
 } // namespace shapelab::driver

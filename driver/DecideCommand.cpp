@@ -10,60 +10,52 @@
 namespace shapelab::driver {
 
 namespace {
-const char *kDecideHelp =
-    "usage: shapelab decide [--assume CONSTRAINT]... PREDICATE [--json]\n\n"
+const char *kDecideDescription =
     "Decides PREDICATE for every value of its size parameters (all >= 0) allowed by the\n"
     "assumptions: proven, refuted (with a violating point), depends (with the exact\n"
-    "condition and a point on each side) or unknown (with what to check at run time).\n\n"
-    "  PREDICATE, CONSTRAINT   Python-like: n + 1 == m, 0 <= n < 10, n % 2 == 0 and m > n,\n"
-    "                          min(n, m) >= 2, (n*(n-1))/2 == k, not (n == 1 or m == 1)\n"
-    "  --assume C              add an assumption (repeatable)\n"
-    "  --json                  print {\"answer\", \"satisfying\", \"violating\", \"condition\"}\n\n"
-    "exit: 0 answered, 2 bad input (syntax, reserved names, unsatisfiable assumptions)\n";
+    "condition and a point on each side) or unknown (with what to check at run time).\n"
+    "PREDICATE and C are Python-like: n + 1 == m, 0 <= n < 10, n % 2 == 0 and m > n,\n"
+    "min(n, m) >= 2, (n*(n-1))/2 == k, not (n == 1 or m == 1).";
+const char *kDecideFooter =
+    "JSON: {\"answer\", \"satisfying\", \"violating\", \"condition\"} (+ \"residual\", \"reason\" when unknown)\n"
+    "exit: 0 answered, 2 bad input (syntax, reserved names, unsatisfiable assumptions)";
+
+struct DecideOptions {
+  CommonOptions common;
+  std::string predicate;
+};
+
+int decide(const DecideOptions &o) {
+  Pred p = parsePred(argument(o.predicate));
+  Solver solver(o.common.solverOptions());
+  Context c = contextOf(solver, o.common, SizeDomain::Integers);
+  Decision d = solver.decide(c, p);
+  if (!o.common.json) {
+    std::cout << d.toString() << "\n";
+    return kExitOk;
+  }
+  Json j = Json::object();
+  j["answer"] = spelling(d.answer);
+  if (d.satisfying) j["satisfying"] = assignmentJson(*d.satisfying);
+  if (d.violating) j["violating"] = assignmentJson(*d.violating);
+  if (d.answer == Answer::Depends) j["condition"] = d.condition.toString();
+  if (d.answer == Answer::Unknown) {
+    j["residual"] = d.residual.toString();
+    j["reason"] = d.reason;
+  }
+  std::cout << dumpJson(j) << "\n";
+  return kExitOk;
+}
 } // namespace
 
-int decideCommand(const std::vector<std::string> &argv) {
-  return reportErrors("decide", [&] {
-    Arguments a = scanArguments(argv, {"--assume", "--json"});
-    if (a.help) {
-      std::cout << kDecideHelp;
-      return kExitOk;
-    }
-    if (a.positional.size() != 1)
-      throw UsageError{a.positional.empty() ? "missing PREDICATE"
-                                            : "expected one PREDICATE (quote it), got " +
-                                                  std::to_string(a.positional.size()) + " arguments"};
-    Pred p = parsePred(a.positional[0]);
-    Solver solver(a.solver);
-    Context c = contextOf(solver, a, SizeDomain::Integers);
-    Decision d = solver.decide(c, p);
-    if (a.json) {
-      JsonObject o;
-      o.add("answer", JsonValue::string(spelling(d.answer)));
-      if (d.satisfying) o.add("satisfying", JsonValue::assignment(*d.satisfying));
-      if (d.violating) o.add("violating", JsonValue::assignment(*d.violating));
-      if (d.answer == Answer::Depends) o.add("condition", JsonValue::string(d.condition.toString()));
-      if (d.answer == Answer::Unknown) {
-        o.add("residual", JsonValue::string(d.residual.toString()));
-        o.add("reason", JsonValue::string(d.reason));
-      }
-      std::cout << o.toString() << "\n";
-    } else {
-      std::cout << d.toString() << "\n";
-    }
-    return kExitOk;
-  });
-}
-
-const std::vector<CommandInfo> &commands() {
-  static const std::vector<CommandInfo> list = {
-      {"decide", "decide a predicate over size parameters under assumptions", decideCommand},
-      {"broadcast", "broadcast shapes (numpy or static mode), decided per dimension", broadcastCommand},
-      {"broadcast-to", "NumPy's one-way broadcast_to", broadcastToCommand},
-      {"gufunc", "resolve a generalized-ufunc (Blockwise) call on symbolic shapes", gufuncCommand},
-      {"rv", "output shape of a random variable draw (PyTensor's catalogue)", rvCommand},
-  };
-  return list;
+void addDecideCommand(CLI::App &app) {
+  auto o = std::make_shared<DecideOptions>();
+  CLI::App *cmd = app.add_subcommand("decide", "decide a predicate over size parameters under assumptions");
+  cmd->description(std::string("decide a predicate over size parameters under assumptions\n") + kDecideDescription);
+  cmd->footer(kDecideFooter);
+  addCommonOptions(cmd, o->common, kAssume | kJson);
+  cmd->add_option("PREDICATE", o->predicate, "the predicate to decide (quote it)")->required();
+  cmd->callback([o] { exitCode() = reportErrors("decide", [&] { return decide(*o); }); });
 }
 
 } // namespace shapelab::driver

@@ -1,59 +1,51 @@
 #include "driver/Json.h"
 
-#include <cstdio>
-
 namespace shapelab::driver {
 
-std::string jsonEscape(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '\r': out += "\\r"; break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += char(c);
-      }
+Json integerJson(const Integer &i) {
+  if (auto v = i.tryToInt64()) return Json(*v);
+  return Json(i.toString());
+}
+
+Json assignmentJson(const Assignment &a) {
+  Json o = Json::object();
+  for (auto &[k, v] : a.values()) o[k] = integerJson(v);
+  return o;
+}
+
+namespace {
+std::string scalar(const Json &j) {
+  return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+}
+void write(const Json &j, std::string &out) {
+  if (j.is_object()) {
+    out += '{';
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!first) out += ", ";
+      first = false;
+      out += scalar(Json(it.key()));
+      out += ": ";
+      write(it.value(), out);
     }
+    out += '}';
+  } else if (j.is_array()) {
+    out += '[';
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (i) out += ", ";
+      write(j[i], out);
+    }
+    out += ']';
+  } else {
+    out += scalar(j);
   }
-  return out + "\"";
 }
+} // namespace
 
-JsonValue JsonValue::string(const std::string &s) { return raw(jsonEscape(s)); }
-
-JsonValue JsonValue::integer(const Integer &i) {
-  return i.fitsInt64() ? raw(i.toString()) : string(i.toString());
-}
-
-JsonValue JsonValue::array(const std::vector<JsonValue> &items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ", ";
-    out += items[i].text();
-  }
-  return raw(out + "]");
-}
-
-JsonValue JsonValue::assignment(const Assignment &a) {
-  JsonObject o;
-  for (auto &[k, v] : a.values()) o.add(k, integer(v));
-  return o.value();
-}
-
-std::string JsonObject::toString() const {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items_.size(); ++i) {
-    if (i) out += ", ";
-    out += jsonEscape(items_[i].first) + ": " + items_[i].second;
-  }
-  return out + "}";
+std::string dumpJson(const Json &j) {
+  std::string out;
+  write(j, out);
+  return out;
 }
 
 } // namespace shapelab::driver

@@ -1,48 +1,25 @@
-// Json — a minimal JSON writer for the driver's --json output.
+// Json — the driver's --json output, on nlohmann::ordered_json (keys keep insertion order).
 //
-// Example: JsonObject o; o.add("answer", JsonValue::string("proven")); o.toString()
-// gives {"answer": "proven"}. Keys keep insertion order. Integers that fit in 64 bits are
-// JSON numbers; larger ones are decimal strings (the contract of `shapelab decide --json`).
+// Every command prints one object per line in one style: `{"answer": "proven", "n": [1, 2]}`
+// (", " and ": " as separators, as Python's json.dumps writes them; the contract the golden
+// tests pin). Integers that fit in 64 bits are JSON numbers, larger ones decimal strings.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "symbolic/Evaluate.h"
 #include "symbolic/Integer.h"
 
 namespace shapelab::driver {
 
-class JsonValue {
-public:
-  static JsonValue raw(std::string text) { return JsonValue(std::move(text)); }
-  static JsonValue string(const std::string &s);
-  static JsonValue integer(const Integer &i);
-  static JsonValue boolean(bool b) { return raw(b ? "true" : "false"); }
-  static JsonValue null() { return raw("null"); }
-  static JsonValue array(const std::vector<JsonValue> &items);
-  static JsonValue assignment(const Assignment &a);
-  const std::string &text() const { return text_; }
+using Json = nlohmann::ordered_json;
 
-private:
-  explicit JsonValue(std::string t) : text_(std::move(t)) {}
-  std::string text_;
-};
-
-class JsonObject {
-public:
-  JsonObject &add(const std::string &key, const JsonValue &v) {
-    items_.emplace_back(key, v.text());
-    return *this;
-  }
-  std::string toString() const;
-  JsonValue value() const { return JsonValue::raw(toString()); }
-
-private:
-  std::vector<std::pair<std::string, std::string>> items_;
-};
-
-std::string jsonEscape(const std::string &s);
+/// A number when it fits in 64 bits, else its decimal text.
+Json integerJson(const Integer &i);
+/// {"name": value, ...} in the assignment's (sorted) order.
+Json assignmentJson(const Assignment &a);
+/// One line of JSON with ", " and ": " separators; bytes that are not UTF-8 become U+FFFD.
+std::string dumpJson(const Json &j);
 
 } // namespace shapelab::driver

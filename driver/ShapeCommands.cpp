@@ -13,20 +13,26 @@ namespace shapelab::driver {
 
 namespace {
 
-JsonValue dimJson(const std::optional<Expr> &d) {
-  if (!d) return JsonValue::null();
-  if (auto v = d->constantValue()) return JsonValue::integer(*v);
-  return JsonValue::string(d->toString());
+Json dimJson(const std::optional<Expr> &d) {
+  if (!d) return nullptr;
+  if (auto v = d->constantValue()) return integerJson(*v);
+  return d->toString();
 }
 
-JsonValue shapeJson(const std::vector<std::optional<Expr>> &s) {
-  std::vector<JsonValue> items;
+Json shapeJson(const std::vector<std::optional<Expr>> &s) {
+  Json items = Json::array();
   for (auto &d : s) items.push_back(dimJson(d));
-  return JsonValue::array(items);
+  return items;
 }
 
-JsonValue shapeJson(const Shape &s) {
+Json shapeJson(const Shape &s) {
   return shapeJson(std::vector<std::optional<Expr>>(s.begin(), s.end()));
+}
+
+Json stringsJson(const std::vector<std::string> &v) {
+  Json items = Json::array();
+  for (auto &x : v) items.push_back(x);
+  return items;
 }
 
 std::string shapeText(const std::vector<std::optional<Expr>> &s) {
@@ -39,14 +45,14 @@ std::string shapeText(const std::vector<std::optional<Expr>> &s) {
 }
 
 /// The fields every shape command prints: status, checks, violating, message.
-void addVerdict(JsonObject &o, const Validity &v, const std::string &message) {
-  o.add("status", JsonValue::string(spelling(v.status())));
-  std::vector<JsonValue> checks;
+void addVerdict(Json &o, const Validity &v, const std::string &message) {
+  o["status"] = spelling(v.status());
+  Json checks = Json::array();
   if (v.status() != Status::Error)
-    for (const Pred &p : v.checks()) checks.push_back(JsonValue::string(p.toString()));
-  o.add("checks", JsonValue::array(checks));
-  if (auto w = v.violating()) o.add("violating", JsonValue::assignment(*w));
-  o.add("message", JsonValue::string(message));
+    for (const Pred &p : v.checks()) checks.push_back(p.toString());
+  o["checks"] = checks;
+  if (auto w = v.violating()) o["violating"] = assignmentJson(*w);
+  o["message"] = message;
 }
 
 void printVerdict(const Validity &v, const std::string &message) {
@@ -60,13 +66,13 @@ void printVerdict(const Validity &v, const std::string &message) {
 int exitFor(const Validity &v) { return v.status() == Status::Error ? kExitShapeError : kExitOk; }
 
 /// Prints a broadcast or broadcast-to result and returns the exit code.
-int report(const Arguments &a, const BroadcastResult &r) {
+int report(const CommonOptions &a, const BroadcastResult &r) {
   bool error = r.status() == Status::Error;
   if (a.json) {
-    JsonObject o;
+    Json o = Json::object();
     addVerdict(o, r.validity, r.message);
-    o.add("shape", error ? JsonValue::null() : shapeJson(r.shape));
-    std::cout << o.toString() << "\n";
+    o["shape"] = error ? Json(nullptr) : shapeJson(r.shape);
+    std::cout << dumpJson(o) << "\n";
   } else {
     if (!error) std::cout << "shape: " << toString(r.shape) << "\n";
     printVerdict(r.validity, r.message);
@@ -76,14 +82,15 @@ int report(const Arguments &a, const BroadcastResult &r) {
 
 /// The solver (with the command's limits) and the --assume context of one shape command.
 struct Setup {
-  explicit Setup(const Arguments &a) : solver(a.solver) {
+  explicit Setup(const CommonOptions &a) : solver(a.solverOptions()) {
     context = contextOf(solver, a, SizeDomain::ArraySizes);
   }
   Solver solver;
   std::optional<Context> context;
 };
 
-GufuncArgument parseArgument(const std::string &text) {
+GufuncArgument parseArgument(const std::string &received) {
+  std::string text = argument(received);
   std::size_t p = 0;
   while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
   if (p < text.size() && text[p] == '<') {
@@ -95,163 +102,192 @@ GufuncArgument parseArgument(const std::string &text) {
   return {parseShape(text), false};
 }
 
-const char *kBroadcastHelp =
-    "usage: shapelab broadcast [--mode numpy|static] [--assume C]... SHAPE... [--json]\n\n"
-    "Broadcasts the shapes (right-aligned, left-padded with 1). numpy mode: sizes equal or 1;\n"
-    "static mode: only sizes provably 1 broadcast. SHAPE: (2,3), (), (3,), (n, m+1).\n"
-    "JSON: {\"status\": valid|runtime-check|error|unknown, \"shape\", \"checks\", \"violating\", \"message\"}\n"
-    "exit: 0 valid/runtime-check/unknown, 1 error, 2 bad input\n";
+const char *kExit = "exit: 0 valid/runtime-check/unknown, 1 error, 2 bad input";
 
-const char *kBroadcastToHelp =
-    "usage: shapelab broadcast-to [--assume C]... SHAPE TARGET [--json]\n\n"
-    "NumPy's one-way broadcast_to: SHAPE may broadcast to TARGET, never the reverse.\n"
-    "exit: 0 valid/runtime-check/unknown, 1 error, 2 bad input\n";
+struct BroadcastOptions {
+  CommonOptions common;
+  std::vector<std::string> shapes;
+};
 
-const char *kGufuncHelp =
-    "usage: shapelab gufunc [--mode numpy|static] [--assume C]... SIGNATURE ARG... [--json]\n\n"
-    "Resolves a generalized-ufunc call (Blockwise) on symbolic shapes. SIGNATURE: NumPy's\n"
-    "grammar ((m,n),(n,p)->(m,p), n?, frozen sizes), n|1 broadcastable dims, size expressions\n"
-    "((m)->(m-1), (n,d)->(n*(n-1)//2)), shape-only parameters <n>. ARG: a SHAPE, or <4>/<2,3>\n"
-    "for a shape-only value.\n"
-    "JSON: {\"status\", \"batch_shape\", \"core_dims\", \"out_shapes\" (null = undetermined),\n"
-    "\"undetermined\", \"checks\", \"violating\", \"message\"}\n"
-    "exit: 0 valid/runtime-check/unknown, 1 error, 2 bad input\n";
+int broadcastRun(const BroadcastOptions &o) {
+  std::vector<Shape> shapes;
+  for (auto &s : o.shapes) shapes.push_back(parseShape(argument(s)));
+  Setup s(o.common);
+  return report(o.common, broadcast(s.solver, *s.context, shapes, parseBroadcastMode(o.common.mode)));
+}
 
-const char *kRvHelp =
-    "usage: shapelab rv [--mode numpy|static] [--assume C]... NAME [--size SHAPE] SHAPE... [--json]\n"
-    "       shapelab rv --list [--json]\n\n"
-    "Output shape of a random variable draw: one SHAPE per parameter in the catalogue's order\n"
-    "(normal: loc, scale); a parameter whose value sets the core shape may be given as <5>.\n"
-    "Without --size the batch shape is the broadcast of the parameters' batch shapes; with\n"
-    "--size every parameter must broadcast to it. --size '()' is not the same as no --size.\n"
-    "JSON: {\"status\", \"shape\", \"batch_shape\", \"signature\", \"allocatable\", \"core_shape\",\n"
-    "\"undetermined\", \"checks\", \"violating\", \"message\"}\n"
-    "exit: 0 valid/runtime-check/unknown, 1 error, 2 bad input (syntax, unknown RV, ...)\n";
+struct BroadcastToOptions {
+  CommonOptions common;
+  std::string from, target;
+};
+
+int broadcastToRun(const BroadcastToOptions &o) {
+  Shape from = parseShape(argument(o.from)), target = parseShape(argument(o.target));
+  Setup s(o.common);
+  return report(o.common, broadcastTo(s.solver, *s.context, from, target));
+}
+
+struct GufuncOptions {
+  CommonOptions common;
+  std::string signature;
+  std::vector<std::string> arguments;
+};
+
+int gufuncRun(const GufuncOptions &o) {
+  Signature sig = parseSignature(argument(o.signature));
+  std::vector<GufuncArgument> args;
+  for (auto &a : o.arguments) args.push_back(parseArgument(a));
+  Setup s(o.common);
+  GufuncResult r = resolveGufunc(s.solver, *s.context, sig, args, parseBroadcastMode(o.common.mode));
+  bool error = r.status() == Status::Error;
+  if (o.common.json) {
+    Json j = Json::object();
+    addVerdict(j, r.validity, r.message);
+    j["batch_shape"] = error ? Json(nullptr) : shapeJson(r.batchShape);
+    Json core = Json::object();
+    for (auto &[name, value] : r.coreDims) core[name] = dimJson(value);
+    j["core_dims"] = core;
+    Json outs = Json::array();
+    for (auto &sh : r.outShapes) outs.push_back(shapeJson(sh));
+    j["out_shapes"] = error ? Json(nullptr) : outs;
+    j["undetermined"] = stringsJson(r.undetermined);
+    std::cout << dumpJson(j) << "\n";
+  } else {
+    if (!error) {
+      std::cout << "batch shape: " << toString(r.batchShape) << "\n";
+      for (std::size_t i = 0; i < r.outShapes.size(); ++i)
+        std::cout << "output " << i << ": " << shapeText(r.outShapes[i]) << "\n";
+      for (auto &u : r.undetermined)
+        std::cout << "undetermined: " << u << " (no input determines it: the output cannot be allocated before running)\n";
+    }
+    printVerdict(r.validity, r.message);
+  }
+  return exitFor(r.validity);
+}
+
+struct RvOptions {
+  CommonOptions common;
+  bool list = false;
+  std::string name;
+  std::optional<std::string> size;
+  std::vector<std::string> parameters;
+};
+
+int rvList(const RvOptions &o) {
+  Json items = Json::array();
+  for (const RandomVariableInfo &i : randomVariableCatalogue()) {
+    if (o.common.json) {
+      Json j = Json::object();
+      j["name"] = i.name;
+      j["class"] = i.className;
+      j["parameters"] = stringsJson(i.parameters);
+      j["signature"] = i.signature;
+      j["dtype"] = i.dtype;
+      j["core_shape"] = spelling(i.coreShape);
+      items.push_back(j);
+    } else {
+      std::string ps;
+      for (auto &p : i.parameters) ps += (ps.empty() ? "" : ", ") + p;
+      std::printf("%-27s %-16s %-8s %-11s (%s)\n", i.name.c_str(),
+                  i.signature.empty() ? "(per call)" : i.signature.c_str(), i.dtype.c_str(),
+                  spelling(i.coreShape), ps.c_str());
+    }
+  }
+  if (o.common.json) std::cout << dumpJson(items) << "\n";
+  return kExitOk;
+}
+
+int rvRun(const RvOptions &o) {
+  if (o.list) return rvList(o);
+  if (o.name.empty()) throw CLI::RequiredError("NAME");
+  const std::string &name = o.name;
+  if (!findRandomVariable(name)) throw UserError("unknown random variable '" + name + "'; 'shapelab rv --list' lists them");
+  std::vector<GufuncArgument> params;
+  for (auto &p : o.parameters) params.push_back(parseArgument(p));
+  std::optional<Shape> size;
+  if (o.size) size = parseShape(argument(*o.size));
+  Setup s(o.common);
+  RandomVariableResult r = inferRandomVariable(s.solver, *s.context, name, params, size, parseBroadcastMode(o.common.mode));
+  bool error = r.status() == Status::Error;
+  if (o.common.json) {
+    Json j = Json::object();
+    addVerdict(j, r.validity, r.message);
+    j["shape"] = error ? Json(nullptr) : shapeJson(r.shape);
+    j["batch_shape"] = error ? Json(nullptr) : shapeJson(r.batchShape);
+    j["signature"] = r.signature;
+    j["allocatable"] = r.allocatable();
+    j["core_shape"] = spelling(r.coreShape);
+    j["undetermined"] = stringsJson(r.undetermined);
+    std::cout << dumpJson(j) << "\n";
+  } else {
+    std::cout << "signature: " << r.signature << "\n";
+    if (!error) std::cout << "shape: " << shapeText(r.shape) << "\n";
+    std::cout << "allocatable before sampling: " << (r.allocatable() ? "yes" : "no (core shape needs a parameter's value)") << "\n";
+    printVerdict(r.validity, r.message);
+  }
+  return exitFor(r.validity);
+}
+
+/// Adds a command whose options live in a shared `Options` and whose body is `run`.
+template <class Options>
+CLI::App *command(CLI::App &app, const std::string &name, const std::string &summary,
+                  const std::string &details, std::shared_ptr<Options> o, int (*run)(const Options &)) {
+  CLI::App *cmd = app.add_subcommand(name, summary);
+  cmd->description(summary + "\n" + details);
+  cmd->callback([o, run, name] { exitCode() = reportErrors(name, [&] { return run(*o); }); });
+  return cmd;
+}
 
 } // namespace
 
-int broadcastCommand(const std::vector<std::string> &argv) {
-  return reportErrors("broadcast", [&] {
-    Arguments a = scanArguments(argv, {"--mode", "--assume", "--json"});
-    if (a.help) return std::cout << kBroadcastHelp, kExitOk;
-    std::vector<Shape> shapes;
-    for (auto &s : a.positional) shapes.push_back(parseShape(s));
-    Setup s(a);
-    return report(a, broadcast(s.solver, *s.context, shapes, parseBroadcastMode(a.mode)));
-  });
-}
-
-int broadcastToCommand(const std::vector<std::string> &argv) {
-  return reportErrors("broadcast-to", [&] {
-    Arguments a = scanArguments(argv, {"--assume", "--json"});
-    if (a.help) return std::cout << kBroadcastToHelp, kExitOk;
-    if (a.positional.size() != 2) throw UsageError{"expected SHAPE and TARGET"};
-    Shape from = parseShape(a.positional[0]), target = parseShape(a.positional[1]);
-    Setup s(a);
-    return report(a, broadcastTo(s.solver, *s.context, from, target));
-  });
-}
-
-int gufuncCommand(const std::vector<std::string> &argv) {
-  return reportErrors("gufunc", [&] {
-    Arguments a = scanArguments(argv, {"--mode", "--assume", "--json"});
-    if (a.help) return std::cout << kGufuncHelp, kExitOk;
-    if (a.positional.empty()) throw UsageError{"missing SIGNATURE"};
-    Signature sig = parseSignature(a.positional[0]);
-    std::vector<GufuncArgument> args;
-    for (std::size_t i = 1; i < a.positional.size(); ++i) args.push_back(parseArgument(a.positional[i]));
-    Setup s(a);
-    GufuncResult r = resolveGufunc(s.solver, *s.context, sig, args, parseBroadcastMode(a.mode));
-    bool error = r.status() == Status::Error;
-    if (a.json) {
-      JsonObject o;
-      addVerdict(o, r.validity, r.message);
-      o.add("batch_shape", error ? JsonValue::null() : shapeJson(r.batchShape));
-      JsonObject core;
-      for (auto &[name, value] : r.coreDims) core.add(name, dimJson(value));
-      o.add("core_dims", core.value());
-      std::vector<JsonValue> outs;
-      for (auto &sh : r.outShapes) outs.push_back(shapeJson(sh));
-      o.add("out_shapes", error ? JsonValue::null() : JsonValue::array(outs));
-      std::vector<JsonValue> und;
-      for (auto &u : r.undetermined) und.push_back(JsonValue::string(u));
-      o.add("undetermined", JsonValue::array(und));
-      std::cout << o.toString() << "\n";
-    } else {
-      if (!error) {
-        std::cout << "batch shape: " << toString(r.batchShape) << "\n";
-        for (std::size_t i = 0; i < r.outShapes.size(); ++i)
-          std::cout << "output " << i << ": " << shapeText(r.outShapes[i]) << "\n";
-        for (auto &u : r.undetermined)
-          std::cout << "undetermined: " << u << " (no input determines it: the output cannot be allocated before running)\n";
-      }
-      printVerdict(r.validity, r.message);
-    }
-    return exitFor(r.validity);
-  });
-}
-
-int rvCommand(const std::vector<std::string> &argv) {
-  return reportErrors("rv", [&] {
-    std::vector<std::string> rest;
-    bool list = false;
-    for (auto &x : argv) (x == "--list" ? list = true : (rest.push_back(x), false));
-    Arguments a = scanArguments(rest, {"--mode", "--assume", "--json", "--size"});
-    if (a.help) return std::cout << kRvHelp, kExitOk;
-    if (list && (!a.positional.empty() || !a.assumptions.empty() || a.hasSize))
-      throw UsageError{"--list takes no other arguments (only --json)"};
-    if (list) {
-      std::vector<JsonValue> items;
-      for (const RandomVariableInfo &i : randomVariableCatalogue()) {
-        if (a.json) {
-          std::vector<JsonValue> ps;
-          for (auto &p : i.parameters) ps.push_back(JsonValue::string(p));
-          JsonObject o;
-          o.add("name", JsonValue::string(i.name)).add("class", JsonValue::string(i.className));
-          o.add("parameters", JsonValue::array(ps)).add("signature", JsonValue::string(i.signature));
-          o.add("dtype", JsonValue::string(i.dtype)).add("core_shape", JsonValue::string(spelling(i.coreShape)));
-          items.push_back(o.value());
-        } else {
-          std::string ps;
-          for (auto &p : i.parameters) ps += (ps.empty() ? "" : ", ") + p;
-          std::printf("%-27s %-16s %-8s %-11s (%s)\n", i.name.c_str(),
-                      i.signature.empty() ? "(per call)" : i.signature.c_str(), i.dtype.c_str(),
-                      spelling(i.coreShape), ps.c_str());
-        }
-      }
-      if (a.json) std::cout << JsonValue::array(items).text() << "\n";
-      return kExitOk;
-    }
-    if (a.positional.empty()) throw UsageError{"missing NAME"};
-    std::string name = a.positional[0];
-    if (!findRandomVariable(name)) throw UserError("unknown random variable '" + name + "'; 'shapelab rv --list' lists them");
-    std::vector<GufuncArgument> params;
-    for (std::size_t i = 1; i < a.positional.size(); ++i) params.push_back(parseArgument(a.positional[i]));
-    std::optional<Shape> size;
-    if (a.hasSize) size = parseShape(a.size);
-    Setup s(a);
-    RandomVariableResult r = inferRandomVariable(s.solver, *s.context, name, params, size, parseBroadcastMode(a.mode));
-    bool error = r.status() == Status::Error;
-    if (a.json) {
-      JsonObject o;
-      addVerdict(o, r.validity, r.message);
-      o.add("shape", error ? JsonValue::null() : shapeJson(r.shape));
-      o.add("batch_shape", error ? JsonValue::null() : shapeJson(r.batchShape));
-      o.add("signature", JsonValue::string(r.signature));
-      o.add("allocatable", JsonValue::boolean(r.allocatable()));
-      o.add("core_shape", JsonValue::string(spelling(r.coreShape)));
-      std::vector<JsonValue> und;
-      for (auto &u : r.undetermined) und.push_back(JsonValue::string(u));
-      o.add("undetermined", JsonValue::array(und));
-      std::cout << o.toString() << "\n";
-    } else {
-      std::cout << "signature: " << r.signature << "\n";
-      if (!error) std::cout << "shape: " << shapeText(r.shape) << "\n";
-      std::cout << "allocatable before sampling: " << (r.allocatable() ? "yes" : "no (core shape needs a parameter's value)") << "\n";
-      printVerdict(r.validity, r.message);
-    }
-    return exitFor(r.validity);
-  });
+void addShapeCommands(CLI::App &app) {
+  {
+    auto o = std::make_shared<BroadcastOptions>();
+    CLI::App *cmd = command(app, "broadcast", "broadcast shapes (numpy or static mode), decided per dimension",
+        "Broadcasts the shapes (right-aligned, left-padded with 1). numpy mode: sizes equal or 1;\n"
+        "static mode: only sizes provably 1 broadcast. SHAPE: (2,3), (), (3,), (n, m+1).", o, broadcastRun);
+    cmd->footer(std::string("JSON: {\"status\": valid|runtime-check|error|unknown, \"shape\", \"checks\", \"violating\", \"message\"}\n") + kExit);
+    addCommonOptions(cmd, o->common, kAssume | kJson | kMode);
+    cmd->add_option("SHAPE", o->shapes, "the shapes to broadcast");
+  }
+  {
+    auto o = std::make_shared<BroadcastToOptions>();
+    CLI::App *cmd = command(app, "broadcast-to", "NumPy's one-way broadcast_to",
+        "SHAPE may broadcast to TARGET, never the reverse.", o, broadcastToRun);
+    cmd->footer(std::string("JSON: as broadcast\n") + kExit);
+    addCommonOptions(cmd, o->common, kAssume | kJson);
+    cmd->add_option("SHAPE", o->from, "the shape broadcast")->required();
+    cmd->add_option("TARGET", o->target, "the shape it must broadcast to")->required();
+  }
+  {
+    auto o = std::make_shared<GufuncOptions>();
+    CLI::App *cmd = command(app, "gufunc", "resolve a generalized-ufunc (Blockwise) call on symbolic shapes",
+        "SIGNATURE: NumPy's grammar ((m,n),(n,p)->(m,p), n?, frozen sizes), n|1 broadcastable dims,\n"
+        "size expressions ((m)->(m-1), (n,d)->(n*(n-1)//2)), shape-only parameters <n>.\n"
+        "ARG: a SHAPE, or <4>/<2,3> for a shape-only value.", o, gufuncRun);
+    cmd->footer(std::string("JSON: {\"status\", \"batch_shape\", \"core_dims\", \"out_shapes\" (null = undetermined),\n"
+                            "\"undetermined\", \"checks\", \"violating\", \"message\"}\n") + kExit);
+    addCommonOptions(cmd, o->common, kAssume | kJson | kMode);
+    cmd->add_option("SIGNATURE", o->signature, "the gufunc signature")->required();
+    cmd->add_option("ARG", o->arguments, "one shape per operand");
+  }
+  {
+    auto o = std::make_shared<RvOptions>();
+    CLI::App *cmd = command(app, "rv", "output shape of a random variable draw (PyTensor's catalogue)",
+        "One SHAPE per parameter in the catalogue's order (normal: loc, scale); a parameter whose\n"
+        "value sets the core shape may be given as <5>. Without --size the batch shape is the\n"
+        "broadcast of the parameters' batch shapes; with --size every parameter must broadcast to\n"
+        "it. --size '()' is not the same as no --size. 'shapelab rv --list' lists the catalogue.", o, rvRun);
+    cmd->footer(std::string("JSON: {\"status\", \"shape\", \"batch_shape\", \"signature\", \"allocatable\", \"core_shape\",\n"
+                            "\"undetermined\", \"checks\", \"violating\", \"message\"}\n") +
+                "exit: 0 valid/runtime-check/unknown, 1 error, 2 bad input (syntax, unknown RV, ...)");
+    addCommonOptions(cmd, o->common, kAssume | kJson | kMode);
+    CLI::Option *list = cmd->add_flag("--list", o->list, "list the catalogue (with --json: as JSON)");
+    CLI::Option *size = cmd->add_option("--size", o->size, "the draw's batch shape")->type_name("SHAPE");
+    CLI::Option *name = cmd->add_option("NAME", o->name, "the random variable");
+    CLI::Option *params = cmd->add_option("SHAPE", o->parameters, "one shape per parameter");
+    list->excludes(size)->excludes(name)->excludes(params)->excludes("--assume")->excludes("--mode");
+  }
 }
 
 } // namespace shapelab::driver

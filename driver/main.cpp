@@ -1,95 +1,48 @@
-// The `shapelab` command-line driver: `shapelab COMMAND [ARGS]`, `shapelab --help`.
-#include <cctype>
-#include <cstdio>
-#include <optional>
+// The `shapelab` command-line driver: `shapelab COMMAND [ARGS]`, `shapelab --help`,
+// `shapelab --version`. Command lines are parsed by CLI11; a bad one is reported in one line
+// with exit 2.
 #include <iostream>
+#include <set>
 
 #include "driver/Command.h"
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
 
+#ifndef SHAPELAB_VERSION
+#define SHAPELAB_VERSION "unknown"
+#endif
+
 namespace shapelab::driver {
 
-namespace {
-bool looksLikeShortOption(const std::string &a) {
-  if (a.size() < 2 || a[0] != '-') return false;
-  for (std::size_t i = 1; i < a.size(); ++i)
-    if (!std::isalpha((unsigned char)a[i])) return false;
-  return true;
-}
-} // namespace
-
-Arguments scanArguments(const std::vector<std::string> &args, const std::vector<std::string> &allowed) {
-  Arguments out;
-  auto accepts = [&](const std::string &o) {
-    for (auto &a : allowed)
-      if (a == o) return true;
-    return false;
-  };
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    auto value = [&](const std::string &name) -> std::string {
-      if (i + 1 >= args.size()) throw UsageError{"option " + name + " needs a value"};
-      return args[++i];
-    };
-    auto limit = [&](const std::string &name, const std::string &text) -> uint64_t {
-      std::optional<Integer> v = Integer::tryParse(text);
-      if (!v || v->sign() < 0 || !v->fitsInt64())
-        throw UsageError{"option " + name + " needs a non-negative integer, not '" + text + "'"};
-      return uint64_t(*v->tryToInt64());
-    };
-    if (a == "--help" || a == "-h") {
-      out.help = true;
-    } else if (a == "--time-limit" || a.rfind("--time-limit=", 0) == 0) {
-      out.solver.timeLimitMs = limit("--time-limit", a.size() > 12 ? a.substr(13) : value(a));
-    } else if (a == "--memory-limit" || a.rfind("--memory-limit=", 0) == 0) {
-      uint64_t mb = limit("--memory-limit", a.size() > 14 ? a.substr(15) : value(a));
-      if (mb > (uint64_t(1) << 40)) throw UsageError{"option --memory-limit is in MiB; " + std::to_string(mb) + " is too large"};
-      out.solver.memoryLimitBytes = mb << 20;
-    } else if (a == "--json" && accepts(a)) {
-      out.json = true;
-    } else if (a == "--assume" && accepts(a)) {
-      out.assumptions.push_back(value(a));
-    } else if (a.rfind("--assume=", 0) == 0 && accepts("--assume")) {
-      out.assumptions.push_back(a.substr(9));
-    } else if (a == "--mode" && accepts(a)) {
-      out.mode = value(a);
-    } else if (a.rfind("--mode=", 0) == 0 && accepts("--mode")) {
-      out.mode = a.substr(7);
-    } else if (a == "--size" && accepts(a)) {
-      out.size = value(a);
-      out.hasSize = true;
-    } else if (a.rfind("--size=", 0) == 0 && accepts("--size")) {
-      out.size = a.substr(7);
-      out.hasSize = true;
-    } else if (a == "--") {
-      for (++i; i < args.size(); ++i) out.positional.push_back(args[i]);
-    } else if (a.size() > 1 && a[0] == '-' && a[1] == '-') {
-      throw UsageError{"unknown option '" + a + "'"};
-    } else if (looksLikeShortOption(a)) {
-      // "-x" is an option nobody defined; "-n + 5 >= 0" is a predicate and passes.
-      throw UsageError{"unknown option '" + a + "'"};
-    } else {
-      out.positional.push_back(a);
-    }
-  }
-  if (out.mode != "numpy" && out.mode != "static")
-    throw UsageError{"--mode must be 'numpy' or 'static', not '" + out.mode + "'"};
-  return out;
+void addCommonOptions(CLI::App *cmd, CommonOptions &o, unsigned flags) {
+  if (flags & kAssume)
+    cmd->add_option("--assume", o.assumptions, "add an assumption (a predicate; repeatable)")
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->type_name("C");
+  if (flags & kMode)
+    cmd->add_option("--mode", o.mode, "broadcasting mode: numpy (sizes equal or 1) or static (only sizes provably 1 broadcast)")
+        ->check(CLI::IsMember({"numpy", "static"}))
+        ->capture_default_str();
+  if (flags & kJson) cmd->add_flag("--json", o.json, "print one JSON object");
+  cmd->add_option("--time-limit", o.solver.timeLimitMs, "milliseconds one question may take (0: unbounded); past it the answer is unknown")
+      ->type_name("MS")
+      ->capture_default_str();
+  cmd->add_option("--memory-limit", o.memoryLimitMb, "MiB of resident-memory growth one question may cause (0: unbounded)")
+      ->type_name("MB")
+      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 40).description("at most 2**40"))
+      ->capture_default_str();
 }
 
-Context contextOf(Solver &solver, const Arguments &arguments, SizeDomain domain) {
+Context contextOf(Solver &solver, const CommonOptions &o, SizeDomain domain) {
   std::vector<Pred> assumptions;
-  for (const std::string &text : arguments.assumptions) assumptions.push_back(parsePred(text));
+  for (const std::string &text : o.assumptions) assumptions.push_back(parsePred(argument(text)));
   return solver.makeContext(assumptions, domain);
 }
 
 int reportErrors(const std::string &command, const std::function<int()> &body) {
   try {
     return body();
-  } catch (const UsageError &e) {
-    std::cerr << "shapelab " << command << ": " << e.message << "\n"
-              << "run 'shapelab " << command << " --help' for usage\n";
   } catch (const SyntaxError &e) {
     std::cerr << "shapelab " << command << ": syntax error: " << e.render() << "\n";
   } catch (const InconsistentAssumptions &e) {
@@ -100,33 +53,97 @@ int reportErrors(const std::string &command, const std::function<int()> &body) {
   return kExitBadInput;
 }
 
+int &exitCode() {
+  static int code = kExitOk;
+  return code;
+}
+
+namespace {
+
+/// An argument such as `-n + 5 >= 0` or `-(n)` is a predicate or a shape, not an option: CLI11
+/// would read `-n + 5 >= 0` as option `-n` with a value. Such arguments reach CLI11 with a
+/// marker in front (so it sees a positional or an option's value) and lose it afterwards.
+/// Arguments shaped like options (`-x`, `--name`, `--name=value`) are left to CLI11, which
+/// reports the unknown ones.
+constexpr char kMarker = '\x1e';
+
+bool optionShaped(const std::string &a) {
+  if (a.size() < 2 || a[0] != '-') return false;
+  if (a == "--") return true;
+  std::size_t i = a[1] == '-' ? 2 : 1;
+  if (i == 2) {
+    std::size_t end = a.find('=');
+    if (end == std::string::npos) end = a.size();
+    for (std::size_t k = 2; k < end; ++k)
+      if (!std::isalnum((unsigned char)a[k]) && a[k] != '-' && a[k] != '_') return false;
+    return end > 2;
+  }
+  for (std::size_t k = 1; k < a.size(); ++k)
+    if (!std::isalpha((unsigned char)a[k])) return false;
+  return true;
+}
+
+std::vector<std::string> markExpressions(int argc, char **argv, std::set<std::string> &marked) {
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) { // CLI11 takes the arguments in reverse order
+    std::string a = argv[i];
+    if (a.size() > 1 && a[0] == '-' && !optionShaped(a)) {
+      marked.insert(a);
+      a = kMarker + a;
+    }
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+} // namespace
+
+std::set<std::string> &markedArguments() {
+  static std::set<std::string> marked;
+  return marked;
+}
+
+std::string argument(const std::string &received) {
+  if (!received.empty() && received[0] == kMarker && markedArguments().count(received.substr(1)))
+    return received.substr(1);
+  return received;
+}
+
 } // namespace shapelab::driver
 
 using namespace shapelab::driver;
 
-static void printHelp() {
-  std::cout << "shapelab — exact tensor shape and broadcasting semantics\n\n"
-               "usage: shapelab COMMAND [ARGS...]    (each command has --help)\n\n"
-               "commands:\n";
-  for (const CommandInfo &c : commands()) std::printf("  %-13s %s\n", c.name.c_str(), c.summary.c_str());
-  std::cout << "\nexit codes: 0 answered, 1 shape error, 2 bad input\n";
-}
-
 int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    printHelp();
-    return args.empty() ? kExitBadInput : kExitOk;
+  CLI::App app{"shapelab — exact tensor shape and broadcasting semantics.\n"
+               "Each command has --help. Exit codes: 0 answered, 1 shape error, 2 bad input.",
+               "shapelab"};
+  app.set_version_flag("--version", std::string("shapelab ") + SHAPELAB_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  addDecideCommand(app);
+  addShapeCommands(app);
+  if (argc == 1) {
+    std::cout << app.help();
+    return kExitBadInput;
   }
-  for (const CommandInfo &c : commands())
-    if (c.name == args[0]) {
-      try {
-        return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
-      } catch (const std::exception &e) {
-        std::cerr << "shapelab " << c.name << ": internal error: " << e.what() << "\n";
-        return 3;
-      }
-    }
-  std::cerr << "shapelab: unknown command '" << args[0] << "'; run 'shapelab --help'\n";
-  return kExitBadInput;
+  std::vector<std::string> args = markExpressions(argc, argv, markedArguments());
+  try {
+    app.parse(args);
+  } catch (const CLI::Success &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    std::string what = e.what();
+    if (app.get_subcommands().empty() && argv[1][0] != '-')
+      what = "unknown command '" + std::string(argv[1]) + "'";
+    for (char &c : what)
+      if (c == kMarker) c = ' ';
+    std::string name = "shapelab";
+    for (CLI::App *sub : app.get_subcommands()) name += " " + sub->get_name();
+    std::cerr << name << ": " << what << " (see '" << name << " --help')\n";
+    return kExitBadInput;
+  } catch (const std::exception &e) {
+    std::cerr << "shapelab: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return exitCode();
 }

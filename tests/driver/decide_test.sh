@@ -21,20 +21,31 @@ check syntax 2 '^' $S decide 'n + * 2'
 check syntax-msg 2 "expected an expression, found '*' at position 4" $S decide 'n + * 2' --json
 check reserved 2 'reserved' $S decide '_x > 1'
 check inconsistent 2 'inconsistent assumptions' $S decide --assume 'n < 0' 'n > 1'
-check usage 2 'missing PREDICATE' $S decide
-check unknown-option 2 "unknown option '--frobnicate'" $S decide --frobnicate 'n > 1'
-check help 0 'usage: shapelab decide' $S decide --help
+check usage 2 'PREDICATE is required' $S decide
+check unknown-option 2 'argument was not expected: --frobnicate' $S decide --frobnicate 'n > 1'
+check help 0 'Usage: shapelab decide' $S decide --help
 check top-help 0 'decide' $S --help
 # Regressions of issue 9.
 check i9-readback 0 '"condition": "n == 1 or n*(n // 2) >= 1 and n % 2 == 0"' $S decide '(1 if n == 1 else n*(n/2)) >= 1' --json
 check i9-product-context 0 '"satisfying": {"m": 1000003, "n": 1}' $S decide --assume 'n*m == 1000003' 'n == 1' --json
 check i9-complete-witness 0 '"violating": {"m": 0, "n": 0}' $S decide --assume 'm >= 0' 'n >= 1' --json
-check i9-short-option 2 "unknown option '-x'" $S decide -x 'n > 1'
+check i9-short-option 2 'argument was not expected: -x' $S decide -x 'n > 1'
 check i9-negative-predicate 0 'depends' $S decide '-n + 5 >= 0'
 check i9-control-bytes 2 "unexpected character '\\x01'" $S decide $'n >\x01 1'
 check i9-products-bounded 0 '"answer": "unknown"' $S decide '(a + b + c + d + 1)**8 == 0' --json
 check i9-chain-too-large 2 'expression too large' $S decide "x$(for k in $(seq 1 12); do printf '/2*0/2*a%d' $k; done) == 0"
 check i9-time-limit 0 'time limit (1000 ms per question)' $S decide "$(for k in $(seq 1 50); do printf 'n%d == %d or ' $k $k; done)False" --json
 check i9-time-limit-option 0 'time limit (5 ms per question)' $S decide --time-limit 5 "$(for k in $(seq 1 50); do printf 'n%d == %d or ' $k $k; done)False" --json
+# Command lines are parsed by CLI11 (issue 8): --version, a missing option value and a bad
+# number are reported by the library on one line, exit 2.
+check version 0 'shapelab 0.1.0' $S --version
+check missing-value 2 '--assume: 1 required' $S decide 'n > 1' --assume
+check bad-limit 2 'Could not convert: --time-limit' $S decide --time-limit soon 'n > 1'
+check unknown-command 2 "unknown command 'frob'" $S frob
+check negative-assumption 0 '"condition": "n <= 5"' $S decide --assume '-n + 7 >= 0' 'n <= 5' --json
+for args in "decide --frobnicate n>1" "decide" "frob" "rv --list normal"; do
+  lines=$($S $args 2>&1 >/dev/null | wc -l)
+  if [ "$lines" != 1 ]; then echo "FAIL one-line '$args': $lines lines on stderr"; fail=1; else echo "ok   one-line '$args'"; fi
+done
 rm -f /tmp/decide_err.$$
 exit $fail

@@ -24,7 +24,7 @@ check bc-zero 0 '"shape": [0, 0]' $S broadcast '(1,0)' '(0,1)' --json
 check bc-scalar 0 '"shape": []' $S broadcast '()' --json
 check bc-overflow 1 '2**63 - 1' $S broadcast '(2**62, 4)' '(1,)' --json
 check bc-syntax 2 'syntax error' $S broadcast '(3,,)' --json
-check bc-mode 2 "--mode must be 'numpy' or 'static'" $S broadcast --mode eager '(3,)'
+check bc-mode 2 '--mode: eager not in {numpy,static}' $S broadcast --mode eager '(3,)'
 check bc-inconsistent 2 'inconsistent assumptions' $S broadcast --assume 'n < 0' '(n,)'
 check bt-valid 0 '"shape": [2, 3]' $S broadcast-to '(1, 3)' '(2, 3)' --json
 check bt-error 1 'operands could not be broadcast together with remapped shapes [original->remapped]: (3,)  and requested shape (1,)' $S broadcast-to '(3,)' '(1,)' --json
@@ -44,6 +44,8 @@ check rv-value 0 '"shape": [5], "batch_shape": [], "signature": "<x>->(x)", "all
 check rv-needs-value 0 '"allocatable": false, "core_shape": "needs-value"' $S rv permutation '()' --json
 check rv-unknown 2 "unknown random variable 'foo'" $S rv foo '()' --json
 check rv-list 0 'multivariate_normal' $S rv --list
+check rv-list-extra 2 '--list excludes NAME' $S rv --list normal
+check rv-missing-name 2 'NAME is required' $S rv
 # Regressions of issue 9 (wrong answers found by differential testing), one per case.
 check i9-guard-in-product 0 '"checks": ["n == 1 or n*(n // 2) >= 1 and n*(n // 2) <= 2 and n % 2 == 0"' $S broadcast '((1 if n == 1 else n*(n/2)),)' '(2,)' --json
 check i9-core-size 0 '"checks": ["n >= 1"]' $S gufunc '(i)->(i)' '(n - 1,)' --json
@@ -61,5 +63,5 @@ check i9-reserved-sig 2 "name '_x' is reserved" $S gufunc '(_x)->(_x+1)' '(3,)'
 check i9-numpy-underscore 0 '"status": "valid"' $S gufunc '(_i)->()' '(3,)' --json
 
 check help 0 'broadcast-to' $S --help
-for c in broadcast broadcast-to gufunc rv; do check help-$c 0 'usage: shapelab' $S $c --help; done
+for c in broadcast broadcast-to gufunc rv; do check help-$c 0 "Usage: shapelab $c" $S $c --help; done
 exit $fail
