@@ -157,6 +157,7 @@ std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vec
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
                           BroadcastMode mode) {
   BroadcastResult r{{}, Validity(solver, context), ""};
+  for (const Shape &s : shapes) r.validity.mention(s);
   // Concrete shapes: NumPy's algorithm and messages, no solver. Both modes agree here, since a
   // constant 1 is provably 1.
   std::vector<std::vector<Integer>> concrete;
@@ -284,6 +285,8 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
 BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,
                             const Shape &target) {
   BroadcastResult r{target, Validity(solver, context), ""};
+  r.validity.mention(from);
+  r.validity.mention(target);
   auto f = concreteValues(from), t = concreteValues(target);
   if (from.size() > target.size()) {
     r.message = target.empty() ? "cannot broadcast a non-scalar to a scalar array"

@@ -60,6 +60,7 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
                            const std::vector<GufuncArgument> &args, BroadcastMode mode,
                            bool broadcastLoops) {
   GufuncResult r{{}, {}, {}, {}, {}, Validity(solver, context), ""};
+  for (const GufuncArgument &a : args) r.validity.mention(a.shape);
   const std::size_t nin = sig.inputs.size();
   if (args.size() != nin)
     throw UserError("the signature " + sig.text + " takes " + std::to_string(nin) +

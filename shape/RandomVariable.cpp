@@ -126,6 +126,8 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
   const RandomVariableInfo *info = findRandomVariable(name);
   if (!info) throw UserError("unknown random variable '" + name + "'; see 'shapelab rv --list'");
   RandomVariableResult r{"", {}, {}, {}, info->coreShape, Validity(solver, context), ""};
+  for (const GufuncArgument &p : params) r.validity.mention(p.shape);
+  if (size) r.validity.mention(*size);
   r.signature = info->signature.empty() ? dynamicSignature(*info, params) : info->signature;
   Signature sig = parseSignature(r.signature);
   if (params.size() != sig.inputs.size()) {

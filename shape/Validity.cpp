@@ -32,6 +32,13 @@ void Validity::absorb(const Validity &other) {
   settled_ = false;
   obligations_.insert(obligations_.end(), other.obligations_.begin(), other.obligations_.end());
   failures_.insert(failures_.end(), other.failures_.begin(), other.failures_.end());
+  mentioned_.insert(mentioned_.end(), other.mentioned_.begin(), other.mentioned_.end());
+}
+
+void Validity::mention(const std::vector<Expr> &dims) {
+  for (const Expr &d : dims)
+    for (const Expr &p : parametersOf(d))
+      if (std::find(mentioned_.begin(), mentioned_.end(), p) == mentioned_.end()) mentioned_.push_back(p);
 }
 
 void Validity::settle() const {
@@ -97,12 +104,23 @@ Pred Validity::domain() const {
 }
 
 std::optional<Assignment> Validity::violating() const {
+  // A witness is a complete point of the whole call: the parameters of the other obligations
+  // and of the operands get 0 (they are not in the context, so 0 is allowed, and the violated
+  // obligation keeps its values, so it stays violated).
+  auto whole = [&](const std::optional<Assignment> &point) -> std::optional<Assignment> {
+    if (!point) return point;
+    Assignment a = *point;
+    for (const Obligation &o : obligations_) a = completed(std::move(a), context_, o.predicate);
+    for (const Expr &p : mentioned_)
+      if (!a.find(p->name)) a.set(p->name, 0);
+    return a;
+  };
   for (const Obligation &o : obligations_)
-    if (o.decision.answer == Answer::Refuted) return o.decision.violating;
+    if (o.decision.answer == Answer::Refuted) return whole(o.decision.violating);
   settle();
-  if (joint_ && joint_->answer == Answer::Refuted) return joint_->violating;
+  if (joint_ && joint_->answer == Answer::Refuted) return whole(joint_->violating);
   for (const Obligation &o : obligations_)
-    if (o.decision.answer == Answer::Depends) return o.decision.violating;
+    if (o.decision.answer == Answer::Depends) return whole(o.decision.violating);
   return std::nullopt;
 }
 

@@ -40,13 +40,16 @@ public:
   void fail(std::string message);
   /// Takes over another computation's obligations and failures (same solver and context).
   void absorb(const Validity &other);
+  /// Notes the parameters of an operand's dims: a witness gives every one of them a value.
+  void mention(const std::vector<Expr> &dims);
 
   Status status() const;
   /// Runtime checks (as predicates) for every obligation that is not proven.
   std::vector<Pred> checks() const;
   /// The exact validity domain: the conjunction of the non-proven obligations' conditions.
   Pred domain() const;
-  /// A point where validity fails, when there is one.
+  /// A point where validity fails, when there is one: complete (every parameter of the
+  /// context, of the obligations and of the operands has a value).
   std::optional<Assignment> violating() const;
   /// The first failure's description, or a summary.
   std::string message() const;
@@ -60,6 +63,7 @@ private:
   Context context_;
   std::vector<Obligation> obligations_;
   std::vector<std::string> failures_;
+  std::vector<Expr> mentioned_; // parameters of the operands
   // Joint decision of the obligations that each depend, computed lazily once.
   mutable bool settled_ = false;
   mutable std::optional<Decision> joint_;

@@ -121,16 +121,27 @@ TEST(Gufunc, SymbolicAgreesWithConcreteAtPoints) {
     GufuncResult sym = resolveGufunc(solver, c, sig, args);
     RC_TAG(spelling(sym.status()));
     RC_ASSERT(sym.status() != Status::Unknown);
+    auto concreteAt = [&](const Assignment &at) {
+      std::vector<GufuncArgument> concrete;
+      for (auto &g : args) {
+        Shape s;
+        for (Expr d : g.shape) s.push_back(Expr(*evaluate(d, at)));
+        concrete.push_back({s, false});
+      }
+      return resolveGufunc(solver, c, sig, concrete);
+    };
+    // A violating point is complete (every parameter of the call has a value) and the call
+    // fails there.
+    if (auto w = sym.validity.violating()) {
+      for (auto &g : args)
+        for (Expr d : g.shape)
+          for (Expr p : parametersOf(d)) RC_ASSERT(w->find(p->name) != nullptr);
+      RC_ASSERT(concreteAt(*w).status() == Status::Error);
+    }
     for (int a = 0; a <= 3; ++a)
       for (int b = 0; b <= 3; ++b) {
         Assignment at{{"a", a}, {"b", b}};
-        std::vector<GufuncArgument> concrete;
-        for (auto &g : args) {
-          Shape s;
-          for (Expr d : g.shape) s.push_back(Expr(*evaluate(d, at)));
-          concrete.push_back({s, false});
-        }
-        GufuncResult con = resolveGufunc(solver, c, sig, concrete);
+        GufuncResult con = concreteAt(at);
         bool symValid = sym.status() != Status::Error && holds(sym.validity.domain(), at);
         bool conValid = con.status() == Status::Valid;
         RC_ASSERT(con.status() != Status::RuntimeCheck);

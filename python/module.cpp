@@ -1,0 +1,411 @@
+// The Python module `shapelab._shapelab` (re-exported by python/shapelab/__init__.py).
+//
+// Shapes come in as tuples or lists of ints and strings ((3, "n", "m + 1")), as a bare int
+// (a 1-d shape, as NumPy allows), or as text ("(n, 3)"); dims come out as Python ints, or as
+// strings for symbolic dims. Bad input raises shapelab.Error (a ValueError) or one of its
+// subclasses; shape errors are answers, not exceptions (broadcast_shapes excepted: it is a
+// drop-in for NumPy's and raises ValueError with NumPy's message).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shape/Broadcast.h"
+#include "shape/Gufunc.h"
+#include "shape/RandomVariable.h"
+#include "shape/Shape.h"
+#include "shape/Signature.h"
+#include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
+#include "symbolic/Solver.h"
+
+namespace py = pybind11;
+using namespace shapelab;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Values out
+
+py::object integerObject(const Integer &i) {
+  if (auto v = i.tryToInt64()) return py::int_(*v);
+  return py::reinterpret_steal<py::object>(PyLong_FromString(i.toString().c_str(), nullptr, 10));
+}
+
+py::object dimObject(const std::optional<Expr> &d) {
+  if (!d) return py::none();
+  if (auto v = d->constantValue()) return integerObject(*v);
+  return py::str(d->toString());
+}
+
+py::tuple shapeObject(const std::vector<std::optional<Expr>> &s) {
+  py::tuple t(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) t[i] = dimObject(s[i]);
+  return t;
+}
+
+py::tuple shapeObject(const Shape &s) {
+  return shapeObject(std::vector<std::optional<Expr>>(s.begin(), s.end()));
+}
+
+py::object assignmentObject(const std::optional<Assignment> &a) {
+  if (!a) return py::none();
+  py::dict d;
+  for (auto &[k, v] : a->values()) d[py::str(k)] = integerObject(v);
+  return d;
+}
+
+py::list stringList(const std::vector<std::string> &v) {
+  py::list l;
+  for (auto &s : v) l.append(py::str(s));
+  return l;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values in
+
+Integer integerOf(const py::handle &h) {
+  std::string text = py::str(h);
+  std::optional<Integer> v = Integer::tryParse(text);
+  if (!v) throw UserError("not an integer: " + text);
+  return *v;
+}
+
+/// A dim: an int, or an expression's text.
+Expr dimOf(const py::handle &h) {
+  if (py::isinstance<py::bool_>(h)) throw UserError("a dimension must be an int or a string, not a bool");
+  if (py::isinstance<py::int_>(h)) return Expr(integerOf(h));
+  if (py::isinstance<py::str>(h)) return parseExpr(h.cast<std::string>());
+  // NumPy integers and anything else with __index__.
+  if (PyIndex_Check(h.ptr())) return Expr(integerOf(py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()))));
+  throw UserError("a dimension must be an int or a string, not " +
+                  std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+}
+
+/// A shape: text, a tuple/list of dims, or a bare int (a 1-d shape).
+Shape shapeOf(const py::handle &h) {
+  if (py::isinstance<py::str>(h)) return parseShape(h.cast<std::string>());
+  if (py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) return {dimOf(h)};
+  if (py::isinstance<py::tuple>(h) || py::isinstance<py::list>(h)) {
+    Shape s;
+    for (py::handle d : h) s.push_back(dimOf(d));
+    return s;
+  }
+  if (PyIndex_Check(h.ptr())) return {dimOf(h)};
+  throw UserError("a shape must be a tuple or list of dims, an int, or text such as \"(n, 3)\", not " +
+                  std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+}
+
+/// A gufunc or RV argument: a shape, or "<...>" text for a shape-only value.
+GufuncArgument argumentOf(const py::handle &h) {
+  if (py::isinstance<py::str>(h)) {
+    std::string text = h.cast<std::string>();
+    std::size_t p = 0;
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
+    if (p < text.size() && text[p] == '<') {
+      GufuncArgument g{parseShapeAt(text, p, true), true};
+      while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
+      if (p != text.size()) throw SyntaxError("unexpected text after the shape-only value", text, p);
+      return g;
+    }
+  }
+  return {shapeOf(h), false};
+}
+
+std::vector<std::string> assumptionsOf(const py::handle &h) {
+  if (h.is_none()) return {};
+  if (py::isinstance<py::str>(h)) return {h.cast<std::string>()};
+  std::vector<std::string> out;
+  for (py::handle a : h) {
+    if (!py::isinstance<py::str>(a)) throw UserError("an assumption must be a string (a predicate)");
+    out.push_back(a.cast<std::string>());
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One solver for the module (calls hold the GIL, so one at a time); contexts built per call,
+// the empty one kept.
+
+Solver &solver() {
+  static Solver s;
+  return s;
+}
+
+Context contextFor(const py::handle &assume, SizeDomain domain) {
+  std::vector<std::string> texts = assumptionsOf(assume);
+  if (texts.empty()) {
+    static Context sizes = solver().makeContext({}, SizeDomain::ArraySizes);
+    static Context integers = solver().makeContext({}, SizeDomain::Integers);
+    return domain == SizeDomain::ArraySizes ? sizes : integers;
+  }
+  std::vector<Pred> preds;
+  for (auto &t : texts) preds.push_back(parsePred(t));
+  return solver().makeContext(preds, domain);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+struct PyDecision {
+  std::string answer, condition, residual, reason;
+  py::object satisfying = py::none(), violating = py::none();
+};
+
+struct PyVerdict {
+  std::string status, message;
+  py::list checks;
+  py::object violating = py::none();
+  void set(const Validity &v, const std::string &m) {
+    status = spelling(v.status());
+    message = m;
+    if (v.status() != Status::Error)
+      for (const Pred &p : v.checks()) checks.append(py::str(p.toString()));
+    if (auto w = v.violating()) violating = assignmentObject(*w);
+  }
+};
+
+struct PyBroadcast : PyVerdict {
+  py::object shape = py::none();
+};
+
+struct PyGufunc : PyVerdict {
+  py::object batch_shape = py::none(), out_shapes = py::none();
+  py::dict core_dims;
+  py::list undetermined;
+};
+
+struct PyRandomVariable : PyVerdict {
+  py::object shape = py::none(), batch_shape = py::none();
+  std::string signature, core_shape;
+  bool allocatable = false;
+  py::list undetermined;
+};
+
+PyBroadcast fromBroadcast(const BroadcastResult &r) {
+  PyBroadcast b;
+  b.set(r.validity, r.message);
+  if (r.status() != Status::Error) b.shape = shapeObject(r.shape);
+  return b;
+}
+
+std::string reprOf(const py::object &self, std::initializer_list<const char *> fields) {
+  std::string out = std::string(py::str(py::type::handle_of(self).attr("__name__"))) + "(";
+  bool first = true;
+  for (const char *f : fields) {
+    if (!first) out += ", ";
+    first = false;
+    out += std::string(f) + "=" + std::string(py::repr(self.attr(f)));
+  }
+  return out + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exceptions: shapelab.Error(ValueError), SyntaxError(Error) with .position and .text,
+// InconsistentAssumptions(Error), InputTooLarge(Error), RuntimeCheckRequired(Error).
+
+PyObject *errorType, *syntaxErrorType, *inconsistentType, *tooLargeType, *checkRequiredType;
+struct RuntimeCheckRequiredTag {};
+
+void raise(PyObject *type, const std::string &message, py::dict attributes = {}) {
+  py::object e = py::reinterpret_borrow<py::object>(type)(message);
+  for (auto item : attributes) e.attr(item.first) = item.second;
+  PyErr_SetObject(type, e.ptr());
+}
+
+} // namespace
+
+PYBIND11_MODULE(_shapelab, m) {
+  m.doc() = "shapelab: exact tensor shape and broadcasting semantics over symbolic sizes";
+
+  static py::exception<UserError> error(m, "Error", PyExc_ValueError);
+  errorType = error.ptr();
+  syntaxErrorType = py::exception<SyntaxError>(m, "SyntaxError", errorType).ptr();
+  inconsistentType = py::exception<InconsistentAssumptions>(m, "InconsistentAssumptions", errorType).ptr();
+  tooLargeType = py::exception<InputTooLarge>(m, "InputTooLarge", errorType).ptr();
+  checkRequiredType = py::exception<RuntimeCheckRequiredTag>(m, "RuntimeCheckRequired", errorType).ptr();
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const SyntaxError &e) {
+      py::dict a;
+      a["position"] = e.position();
+      a["text"] = py::bytes(e.text()).attr("decode")("utf-8", "replace");
+      raise(syntaxErrorType, e.render(), a);
+    } catch (const InconsistentAssumptions &e) {
+      raise(inconsistentType, e.what());
+    } catch (const InputTooLarge &e) {
+      raise(tooLargeType, e.what());
+    } catch (const UserError &e) {
+      raise(errorType, e.what());
+    }
+  });
+
+  py::class_<PyDecision>(m, "Decision", "The answer of decide(): answer, condition, satisfying, violating (+ residual, reason when unknown).")
+      .def_readonly("answer", &PyDecision::answer, "'proven' | 'refuted' | 'depends' | 'unknown'")
+      .def_readonly("condition", &PyDecision::condition, "the exact condition under the assumptions ('True', 'False', or a predicate); for unknown, what to check at run time")
+      .def_readonly("satisfying", &PyDecision::satisfying, "a point where it holds (dict name -> int), or None")
+      .def_readonly("violating", &PyDecision::violating, "a point where it fails (dict name -> int), or None")
+      .def_readonly("residual", &PyDecision::residual, "unknown: what to check at run time ('' otherwise)")
+      .def_readonly("reason", &PyDecision::reason, "unknown: why ('' otherwise)")
+      .def("__repr__", [](py::object self) { return reprOf(self, {"answer", "condition", "satisfying", "violating"}); });
+
+  py::class_<PyVerdict>(m, "Verdict")
+      .def_readonly("status", &PyVerdict::status, "'valid' | 'runtime-check' | 'error' | 'unknown'")
+      .def_readonly("checks", &PyVerdict::checks, "predicates to check at run time")
+      .def_readonly("violating", &PyVerdict::violating, "a point where the call fails (dict), or None")
+      .def_readonly("message", &PyVerdict::message, "NumPy's message for an error, else a summary");
+  py::class_<PyBroadcast, PyVerdict>(m, "BroadcastResult")
+      .def_readonly("shape", &PyBroadcast::shape, "the result shape (ints, strings for symbolic dims), None on error")
+      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "checks", "violating", "message"}); });
+  py::class_<PyGufunc, PyVerdict>(m, "GufuncResult")
+      .def_readonly("batch_shape", &PyGufunc::batch_shape)
+      .def_readonly("core_dims", &PyGufunc::core_dims, "signature name -> size (None when nothing determines it)")
+      .def_readonly("out_shapes", &PyGufunc::out_shapes, "one tuple per output (None for an undetermined dim), None on error")
+      .def_readonly("undetermined", &PyGufunc::undetermined)
+      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "batch_shape", "core_dims", "out_shapes", "undetermined", "checks", "violating", "message"}); });
+  py::class_<PyRandomVariable, PyVerdict>(m, "RandomVariableResult")
+      .def_readonly("shape", &PyRandomVariable::shape)
+      .def_readonly("batch_shape", &PyRandomVariable::batch_shape)
+      .def_readonly("signature", &PyRandomVariable::signature)
+      .def_readonly("allocatable", &PyRandomVariable::allocatable, "True when the output can be allocated before sampling")
+      .def_readonly("core_shape", &PyRandomVariable::core_shape, "'scalar' | 'from-shapes' | 'needs-value'")
+      .def_readonly("undetermined", &PyRandomVariable::undetermined)
+      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "batch_shape", "signature", "allocatable", "core_shape", "checks", "message"}); });
+
+  m.def(
+      "decide",
+      [](const std::string &predicate, py::object assume) {
+        Pred p = parsePred(predicate);
+        Context c = contextFor(assume, SizeDomain::Integers);
+        Decision d = solver().decide(c, p);
+        PyDecision out;
+        out.answer = spelling(d.answer);
+        out.satisfying = assignmentObject(d.satisfying);
+        out.violating = assignmentObject(d.violating);
+        if (d.answer == Answer::Unknown) {
+          out.residual = d.residual.toString();
+          out.reason = d.reason;
+          out.condition = out.residual;
+        } else {
+          out.condition = d.condition.toString();
+        }
+        return out;
+      },
+      py::arg("predicate"), py::arg("assume") = py::none(),
+      "Decides a predicate over size parameters (integers >= 0) under the assumptions.");
+
+  m.def(
+      "broadcast",
+      [](py::args shapes, const std::string &mode, py::object assume) {
+        std::vector<Shape> s;
+        for (py::handle h : shapes) s.push_back(shapeOf(h));
+        return fromBroadcast(broadcast(solver(), contextFor(assume, SizeDomain::ArraySizes), s, parseBroadcastMode(mode)));
+      },
+      py::arg("mode") = "numpy", py::arg("assume") = py::none(),
+      "Broadcasts shapes; never raises on shape errors (see .status).");
+
+  m.def(
+      "broadcast_to",
+      [](py::object from, py::object target, py::object assume) {
+        return fromBroadcast(broadcastTo(solver(), contextFor(assume, SizeDomain::ArraySizes), shapeOf(from), shapeOf(target)));
+      },
+      py::arg("shape"), py::arg("target"), py::arg("assume") = py::none(),
+      "NumPy's one-way broadcast_to: may `shape` broadcast to `target`?");
+
+  m.def(
+      "broadcast_shapes",
+      [](py::args shapes, const std::string &mode, py::object assume) -> py::tuple {
+        std::vector<Shape> s;
+        for (py::handle h : shapes) s.push_back(shapeOf(h));
+        BroadcastResult r = broadcast(solver(), contextFor(assume, SizeDomain::ArraySizes), s, parseBroadcastMode(mode));
+        switch (r.status()) {
+        case Status::Valid: return shapeObject(r.shape);
+        case Status::Error: PyErr_SetString(PyExc_ValueError, r.message.c_str()); throw py::error_already_set();
+        default: {
+          py::dict a;
+          PyBroadcast b = fromBroadcast(r);
+          a["checks"] = b.checks;
+          a["shape"] = b.shape;
+          a["status"] = b.status;
+          std::string checks;
+          for (const Pred &p : r.validity.checks()) checks += (checks.empty() ? "" : "; ") + p.toString();
+          raise(checkRequiredType,
+                "the shapes broadcast only where " + (checks.empty() ? r.message : checks) +
+                    " (shapelab.broadcast gives the checks and the shape)",
+                a);
+          throw py::error_already_set();
+        }
+        }
+      },
+      py::arg("mode") = "numpy", py::arg("assume") = py::none(),
+      "Drop-in for numpy.broadcast_shapes: the broadcast shape as a tuple, or ValueError with NumPy's\n"
+      "message. Symbolic dims (strings) are allowed; a result valid only for some sizes raises\n"
+      "RuntimeCheckRequired (a ValueError) naming the checks.");
+
+  m.def(
+      "gufunc",
+      [](const std::string &signature, py::args args, const std::string &mode, py::object assume) {
+        Signature sig = parseSignature(signature);
+        std::vector<GufuncArgument> a;
+        for (py::handle h : args) a.push_back(argumentOf(h));
+        GufuncResult r = resolveGufunc(solver(), contextFor(assume, SizeDomain::ArraySizes), sig, a, parseBroadcastMode(mode));
+        PyGufunc g;
+        g.set(r.validity, r.message);
+        bool error = r.status() == Status::Error;
+        if (!error) {
+          g.batch_shape = shapeObject(r.batchShape);
+          py::list outs;
+          for (auto &o : r.outShapes) outs.append(shapeObject(o));
+          g.out_shapes = outs;
+        }
+        for (auto &[name, value] : r.coreDims) g.core_dims[py::str(name)] = dimObject(value);
+        g.undetermined = stringList(r.undetermined);
+        return g;
+      },
+      py::arg("signature"), py::arg("mode") = "numpy", py::arg("assume") = py::none(),
+      "Resolves a generalized-ufunc call: gufunc('(m,n),(n,p)->(m,p)', '(b,m,n)', (4, 5)).");
+
+  m.def(
+      "rv",
+      [](const std::string &name, py::args params, py::object size, const std::string &mode, py::object assume) {
+        if (!findRandomVariable(name)) throw UserError("unknown random variable '" + name + "'; shapelab.rv_catalogue() lists them");
+        std::vector<GufuncArgument> p;
+        for (py::handle h : params) p.push_back(argumentOf(h));
+        std::optional<Shape> s;
+        if (!size.is_none()) s = shapeOf(size);
+        RandomVariableResult r = inferRandomVariable(solver(), contextFor(assume, SizeDomain::ArraySizes), name, p, s, parseBroadcastMode(mode));
+        PyRandomVariable v;
+        v.set(r.validity, r.message);
+        if (r.status() != Status::Error) {
+          v.shape = shapeObject(r.shape);
+          v.batch_shape = shapeObject(r.batchShape);
+        }
+        v.signature = r.signature;
+        v.core_shape = spelling(r.coreShape);
+        v.allocatable = r.allocatable();
+        v.undetermined = stringList(r.undetermined);
+        return v;
+      },
+      py::arg("name"), py::arg("size") = py::none(), py::arg("mode") = "numpy",
+      py::arg("assume") = py::none(),
+      "Output shape of a random variable draw: rv('multivariate_normal', '(5,n)', '(n,n)', size=(2, 5)).");
+
+  m.def("rv_catalogue", [] {
+    py::list out;
+    for (const RandomVariableInfo &i : randomVariableCatalogue()) {
+      py::dict d;
+      d["name"] = i.name;
+      d["class"] = i.className;
+      d["parameters"] = stringList(i.parameters);
+      d["signature"] = i.signature;
+      d["dtype"] = i.dtype;
+      d["core_shape"] = spelling(i.coreShape);
+      d["note"] = i.note;
+      out.append(d);
+    }
+    return out;
+  }, "The random-variable catalogue: one dict per RV (name, class, parameters, signature, dtype, core_shape, note).");
+}
