@@ -478,7 +478,7 @@ Pred definedness(Expr e);
 
 namespace {
 
-Expr keepDefinedness(Expr result, std::initializer_list<Expr> inputs) {
+template <class Inputs> Expr keepDefinednessOf(Expr result, const Inputs &inputs) {
   bool allTotal = true;
   for (const Expr &i : inputs) allTotal = allTotal && i.isTotal();
   if (allTotal) return result;
@@ -489,6 +489,9 @@ Expr keepDefinedness(Expr result, std::initializer_list<Expr> inputs) {
     if (!stillPresent(o, result.node())) missing.push_back(definedness(Expr(o)));
   if (missing.empty()) return result;
   return select(Pred::conjunction(missing), result, undefinedEverywhere());
+}
+Expr keepDefinedness(Expr result, std::initializer_list<Expr> inputs) {
+  return keepDefinednessOf(std::move(result), inputs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -837,13 +840,6 @@ Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negat
   if (operands.empty()) return Expr(0);
   bool allTotal = true;
   for (const Expr &e : operands) allTotal = allTotal && e.isTotal();
-  if (!allTotal) {
-    // A partial operand may need a definedness guard after any step: fold step by step.
-    Expr out = operands[0];
-    for (std::size_t i = 1; i < operands.size(); ++i)
-      out = negated[i] ? out - operands[i] : out + operands[i];
-    return out;
-  }
   std::vector<Term> terms;
   Integer constant(0);
   for (std::size_t i = 0; i < operands.size(); ++i) {
@@ -862,7 +858,9 @@ Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negat
       add(Term{Integer(1), Monomial{{operands[i], 1}}});
     }
   }
-  return fromPolynomial(std::move(terms), std::move(constant));
+  // Where operands are partial, the definedness of every one is kept (as the fold would keep
+  // it step by step).
+  return keepDefinednessOf(fromPolynomial(std::move(terms), std::move(constant)), operands);
 }
 
 Expr operator*(Expr a, Expr b) {
@@ -1178,13 +1176,14 @@ private:
       return it == bindings_.end() ? Expr(n) : it->second;
     }
     case ExprKind::Sum: {
-      Expr r(n->constantTerm);
+      // One normalisation for the whole sum (signedSum), not one per term.
+      std::vector<Expr> parts{Expr(n->constantTerm)};
       for (const Term &t : n->terms) {
         Expr m(t.coefficient);
         for (auto &[atom, k] : t.monomial) m = m * pow(expr(atom.node()), k);
-        r = r + m;
+        parts.push_back(m);
       }
-      return r;
+      return signedSum(parts, std::vector<bool>(parts.size(), false));
     }
     case ExprKind::FloorDiv: return floorDiv(expr(n->operands[0].node()), n->value);
     case ExprKind::Mod: return mod(expr(n->operands[0].node()), n->value);

@@ -141,9 +141,10 @@ private:
   Expr(const ExprNode *node, Adopt a) : Handle(node, a) {}
 };
 
-/// e0 ± e1 ± ... (`negated[i]` says the sign of operand i, operand 0 always added): the same
-/// node as folding with + and - from the left, built in one normalisation when every operand is
-/// total (linear in the number of terms where the fold is quadratic).
+/// e0 ± e1 ± ... (`negated[i]` says the sign of operand i, operand 0 always added), built in one
+/// normalisation (linear in the number of terms where folding with + and - is quadratic). The
+/// same node as the fold when every operand is total; with partial operands, the same value
+/// and the same domain of definition (the fold may guard a cancellation step by step).
 Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negated);
 
 /// Floor division by a positive constant; throws UserError for divisor <= 0.
