@@ -270,10 +270,34 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
   BroadcastResult b = broadcast(solver, context, loops, mode);
   if (b.status() == Status::Error && b.validity.obligations().empty()) {
     // A concrete loop mismatch, in NumPy's words.
+    // NumPy's words: each operand remapped onto the iterator's axes (the broadcast loop rank,
+    // then one axis per output core dim), and the iterator's requested shape (loop axes
+    // unknown, then the output core sizes). Axes an operand lacks print as newaxis, and leading
+    // ones are left out (NumPy's convert_shape_to_string).
+    std::size_t rank = 0;
+    for (const Shape &l : loops) rank = std::max(rank, l.size());
+    std::vector<std::optional<std::string>> outCore;
+    for (const auto &o : r.outShapes)
+      for (const auto &d : o) outCore.push_back(d ? d->toString() : "?");
+    auto axes = [&](const std::vector<std::optional<std::string>> &v) {
+      std::size_t i = 0;
+      while (i < v.size() && !v[i]) ++i;
+      if (i == v.size()) return std::string("()");
+      std::string t = *v[i++];
+      for (; i < v.size(); ++i) t += "," + (v[i] ? *v[i] : std::string("newaxis"));
+      return v.size() == 1 ? "(" + t + ",)" : "(" + t + ")";
+    };
     std::string ops;
-    for (std::size_t i = 0; i < nin; ++i) ops += (i ? " " : "") + compact(args[i].shape) + "->" + compact(loops[i]);
+    for (std::size_t i = 0; i < nin; ++i) {
+      std::vector<std::optional<std::string>> v(rank - loops[i].size());
+      for (Expr d : loops[i]) v.push_back(d.toString());
+      v.resize(rank + outCore.size());
+      ops += (i ? " " : "") + compact(args[i].shape) + "->" + axes(v);
+    }
+    std::vector<std::optional<std::string>> requested(rank);
+    requested.insert(requested.end(), outCore.begin(), outCore.end());
     r.validity.fail("operands could not be broadcast together with remapped shapes "
-                    "[original->remapped]: " + ops + "  and requested shape ()");
+                    "[original->remapped]: " + ops + "  and requested shape " + axes(requested));
   } else {
     r.validity.absorb(b.validity);
   }

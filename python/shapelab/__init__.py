@@ -6,7 +6,7 @@
     >>> sl.broadcast_shapes((3, 1), (4,))
     (3, 4)
     >>> sl.broadcast("(n,)", "(m,)").checks
-    ['m == n or m == 1 or n == 1']
+    ['n == 1 or m == 1 or n == m']
 
 Shapes are tuples or lists of ints and strings (symbolic dims: "n", "m + 1"), a bare int, or
 text such as "(n, 3)". Bad input raises shapelab.Error (a ValueError) or a subclass:

@@ -20,6 +20,21 @@ expected=$'status: runtime-check\nshape: (n, m)\ncheck: n == 3\ncheck: m*n <= 92
 if [ "$out" != "$expected" ]; then
   echo "consumer printed:"; echo "$out"; echo "expected:"; echo "$expected"; exit 1
 fi
+# The Python package, where the build made it, imports from the prefix.
+pkg="$tmp/prefix/lib/python3/dist-packages"
+if [ -f "$BUILD_DIR/python/shapelab/__init__.py" ]; then
+  test -f "$pkg/shapelab/__init__.py"
+  PYTHONPATH="$pkg" /usr/bin/python3 -c 'import shapelab, sys; assert shapelab.broadcast_shapes((3, 1), (4,)) == (3, 4); assert shapelab.__file__.startswith(sys.argv[1])' "$pkg"
+fi
+# The same consumer with shapelab as a subdirectory of its build (add_subdirectory; FetchContent
+# does the same), building only what the consumer needs.
+cmake -S "$SOURCE_DIR/examples/consumer" -B "$tmp/sub" -DSHAPELAB_SOURCE_DIR="$SOURCE_DIR" \
+  -DCMAKE_CXX_FLAGS="${CONSUMER_FLAGS:-}" -DCMAKE_EXE_LINKER_FLAGS="${CONSUMER_FLAGS:-}" > "$tmp/sub-configure.log"
+cmake --build "$tmp/sub" --target consumer -j"${JOBS:-2}" > "$tmp/sub-build.log" || { tail -30 "$tmp/sub-build.log"; exit 1; }
+out=$("$tmp/sub/consumer")
+if [ "$out" != "$expected" ]; then
+  echo "consumer (add_subdirectory) printed:"; echo "$out"; exit 1
+fi
 # A version the package does not satisfy is refused.
 mkdir -p "$tmp/old"
 cat > "$tmp/old/CMakeLists.txt" <<'CMAKE'

@@ -1,0 +1,198 @@
+"""The Python module against its contract, and against NumPy on generated shapes.
+
+Run by the test suite (ctest PythonTest) as
+    PYTHONPATH=<build>/python /usr/bin/python3 -m pytest tests/python
+Shapes come from Hypothesis' own generators (hypothesis.extra.numpy), not from shapelab's, and
+every expected answer is NumPy's: np.broadcast_shapes, and real gufuncs run on empty arrays.
+"""
+
+import doctest
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from numpy.core import _umath_tests as umath_tests
+
+import shapelab as sl
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# --- The API contract -----------------------------------------------------------------------
+
+
+def test_decide():
+    d = sl.decide("n % 2 == 0 or n == m", assume=["n >= 1"])
+    assert d.answer == "depends"
+    assert isinstance(d.condition, str) and d.condition
+    for point, want in ((d.satisfying, True), (d.violating, False)):
+        assert set(point) == {"n", "m"}
+        n, m = point["n"], point["m"]
+        assert n >= 1 and ((n % 2 == 0 or n == m) == want)
+    assert sl.decide("n + 1 > n").answer == "proven"
+    assert sl.decide("n + 1 > n").violating is None
+    r = sl.decide("n == 1", assume="n >= 2")
+    assert r.answer == "refuted" and r.violating["n"] >= 2
+
+
+def test_decide_big_integers_are_python_ints():
+    d = sl.decide("n == 2**70 + 5", assume=["n >= 2**70"])
+    assert d.satisfying == {"n": 2**70 + 5}
+
+
+def test_broadcast_result_fields():
+    r = sl.broadcast("(n,)", "(m,)", mode="numpy", assume=[])
+    assert r.status == "runtime-check"
+    assert len(r.shape) == 1 and isinstance(r.shape[0], str)
+    assert r.checks and all(isinstance(c, str) for c in r.checks)
+    # The violating point is complete, and NumPy refuses the shapes there.
+    n, m = r.violating["n"], r.violating["m"]
+    with pytest.raises(ValueError):
+        np.broadcast_shapes((n,), (m,))
+    assert isinstance(r.message, str)
+    e = sl.broadcast((3,), (4,))
+    assert e.status == "error" and e.shape is None and e.checks == []
+    assert sl.broadcast(("n", 1), (1, "m"), mode="static", assume=["n <= 1000", "m <= 1000"]).status == "valid"
+    assert sl.broadcast("(n,)", "(3,)", mode="static").status == "runtime-check"
+
+
+def test_broadcast_shapes_symbolic():
+    assert sl.broadcast_shapes(("n", 1), (1, 3), assume=["n <= 1000"]) == ("n", 3)
+    with pytest.raises(sl.RuntimeCheckRequired) as info:
+        sl.broadcast_shapes(("n",), (4,))
+    assert isinstance(info.value, ValueError)
+    assert info.value.checks == ["n == 4 or n == 1"]
+
+
+def test_gufunc_fields():
+    g = sl.gufunc("(m,n),(n,p)->(m,p)", "(b,m,n)", (4, 5))
+    assert g.status == "runtime-check"
+    assert g.batch_shape == ("b",)
+    assert g.core_dims == {"m": "m", "n": "n", "p": 5}
+    assert g.out_shapes == [("b", "m", 5)]
+    assert g.undetermined == []
+    assert "n == 4" in g.checks
+    u = sl.gufunc("(n)->(k)", (3,))
+    assert u.undetermined and u.out_shapes == [(None,)]
+    assert sl.gufunc("(i),(i)->()", (3,), (4,)).status == "error"
+
+
+def test_rv():
+    r = sl.rv("multivariate_normal", "(5,n)", "(n,n)", size=(2, 5), assume=["n <= 100"])
+    assert r.status == "valid" and r.shape == (2, 5, "n") and r.allocatable
+    assert r.core_shape == "from-shapes"
+    assert sl.rv("normal", (), (), size=(3,)).shape == (3,)
+    c = sl.rv_catalogue()
+    assert len(c) > 30 and {"name", "class", "parameters", "signature", "dtype", "core_shape"} <= set(c[0])
+    assert any(x["core_shape"] == "needs-value" for x in c)
+
+
+def test_bad_input_raises_value_errors():
+    with pytest.raises(sl.SyntaxError) as info:
+        sl.decide("n + * 2")
+    assert isinstance(info.value, ValueError)
+    assert info.value.position == 4 and info.value.text == "n + * 2"
+    with pytest.raises(sl.SyntaxError):
+        sl.broadcast("(n,", "(3,)")
+    with pytest.raises(sl.InconsistentAssumptions):
+        sl.decide("n > 1", assume=["n < 0"])
+    with pytest.raises(sl.SyntaxError, match="too large"):  # limits in a text get a caret
+        sl.decide("x" + "".join(f"/2*0/2*a{k}" for k in range(1, 13)) + " == 0")
+    for bad in (3.5, [1.5], {"a": 1}, [True]):
+        with pytest.raises(sl.Error):
+            sl.broadcast(bad)
+    with pytest.raises(sl.Error):
+        sl.rv("no_such_rv")
+    with pytest.raises(sl.Error):
+        sl.decide("_x > 1")
+    with pytest.raises(sl.Error):
+        sl.gufunc("(i)->(i)", (1,), (2,))
+
+
+def test_docstring_examples():
+    failures, _ = doctest.testmod(sl, verbose=False)
+    assert failures == 0
+
+
+# --- Against NumPy, on shapes from Hypothesis' generators -------------------------------------
+
+
+def numpy_broadcast(shapes):
+    try:
+        return np.broadcast_shapes(*shapes), None
+    except ValueError as e:
+        return None, str(e)
+
+
+def ours_broadcast(shapes):
+    try:
+        return sl.broadcast_shapes(*shapes), None
+    except ValueError as e:
+        return None, str(e)
+
+
+@SETTINGS
+@given(st.integers(1, 5).flatmap(lambda k: hnp.mutually_broadcastable_shapes(num_shapes=k, min_dims=0, max_dims=5, min_side=0, max_side=4)))
+def test_broadcast_shapes_agrees_on_broadcastable_shapes(shapes):
+    assert sl.broadcast_shapes(*shapes.input_shapes) == np.broadcast_shapes(*shapes.input_shapes)
+    assert sl.broadcast_shapes(*shapes.input_shapes) == shapes.result_shape
+
+
+@SETTINGS
+@given(st.lists(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4), min_size=1, max_size=4))
+def test_broadcast_shapes_agrees_errors_included(shapes):
+    # Arbitrary shapes: most do not broadcast; NumPy's message must be ours, word for word.
+    assert ours_broadcast(shapes) == numpy_broadcast(shapes)
+
+
+def numpy_gufunc(ufunc, shapes):
+    """The output shapes NumPy computes, by running the gufunc on empty arrays, or its error."""
+    try:
+        out = ufunc(*[np.zeros(s) for s in shapes])
+    except ValueError as e:
+        return None, str(e)
+    outs = out if isinstance(out, tuple) else (out,)
+    return [o.shape for o in outs], None
+
+
+def ours_gufunc(signature, shapes):
+    g = sl.gufunc(signature, *shapes)
+    assert g.status in ("valid", "error"), g  # concrete shapes are decided
+    return (g.out_shapes, None) if g.status == "valid" else (None, g.message)
+
+
+GUFUNCS = {
+    "(n?,k),(k,m?)->(n?,m?)": np.matmul,
+    "(m,n),(n,p)->(m,p)": umath_tests.matrix_multiply,
+    "(i),(i)->()": umath_tests.inner1d,
+    "(i),(i),(i)->()": umath_tests.innerwt,
+    "(3),(3)->(3)": umath_tests.cross1d,
+    "(i)->(i)": umath_tests.cumsum,
+}
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(GUFUNCS)), st.data())
+def test_gufunc_agrees_on_compatible_shapes(signature, data):
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(signature=signature, max_dims=3, max_side=4))
+    want, _ = numpy_gufunc(GUFUNCS[signature], shapes.input_shapes)
+    got, _ = ours_gufunc(signature, shapes.input_shapes)
+    assert got == want
+    assert got[0] == shapes.result_shape
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(GUFUNCS)), st.data())
+def test_gufunc_agrees_errors_included(signature, data):
+    arity = signature.split("->")[0].count("(")
+    shapes = data.draw(st.lists(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4), min_size=arity, max_size=arity))
+    ufunc = GUFUNCS[signature]
+    want, want_error = numpy_gufunc(ufunc, shapes)
+    got, got_error = ours_gufunc(signature, shapes)
+    assert got == want, (got_error, want_error)
+    if want_error is not None:
+        # NumPy names the gufunc in front of core-dimension messages; the rest is word for word.
+        prefix = ufunc.__name__ + ": "
+        assert got_error == (want_error[len(prefix):] if want_error.startswith(prefix) else want_error)
