@@ -130,6 +130,28 @@ def gufunc_cases():
                     msg = msg[len(f.__name__) + 2:]
                 res = "error\t" + msg
             rows.append(f.signature + "\t" + shapes_text(shapes) + "\t" + res)
+    # Loop mismatches between operands of different loop ranks, with and without output core
+    # dims: NumPy's message shows its iterator's axes (newaxis) and requested shape.
+    fixed = [
+        (umt.innerwt, [(0,), (0, 0), (0, 2, 0)]),
+        (umt.matrix_multiply, [(0, 0, 0), (2, 0, 0)]),
+        (umt.matrix_multiply, [(3, 2, 2), (4, 1, 2, 2)]),
+        (umt.cross1d, [(2, 3), (5, 1, 3), ]),
+        (umt.cross1d, [(2, 3), (5, 4, 3)]),
+        (umt.inner1d, [(2, 3), (4, 3)]),
+        (umt.cumsum, [(2, 3)]),
+    ]
+    for f, shapes in fixed:
+        try:
+            out = f(*[np.zeros(s) for s in shapes])
+            outs = out if isinstance(out, tuple) else (out,)
+            res = "ok\t" + "|".join(shape_text(np.shape(o)) for o in outs)
+        except ValueError as e:
+            msg = str(e)
+            if msg.startswith(f.__name__ + ": "):
+                msg = msg[len(f.__name__) + 2:]
+            res = "error\t" + msg
+        rows.append(f.signature + "\t" + shapes_text(shapes) + "\t" + res)
     return rows
 
 
