@@ -16,3 +16,11 @@ run gufunc '(m,n),(n,p)->(m,p)' '(b,m,n)' '(n,p)' --json
 run gufunc '(n,d)->(n*(n-1)//2)' '(n, 3)' --json
 run rv multivariate_normal --size '(2,5)' '(5,n)' '(n,n)' --json
 run rv permutation '()'
+echo "\$ PYTHONPATH=build/python /usr/bin/python3    # the same answers from Python"
+PYTHONPATH=build/python /usr/bin/python3 - <<'PY'
+import shapelab as sl
+print(">>> sl.broadcast_shapes((3, 1), (4,))")
+print(sl.broadcast_shapes((3, 1), (4,)))
+print('>>> sl.gufunc("(m,n),(n,p)->(m,p)", "(b,m,n)", (4, 5))')
+print(sl.gufunc("(m,n),(n,p)->(m,p)", "(b,m,n)", (4, 5)))
+PY
