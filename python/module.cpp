@@ -98,6 +98,38 @@ Shape shapeOf(const py::handle &h) {
                   std::string(py::str(py::type::handle_of(h).attr("__name__"))));
 }
 
+/// The shapes as integers when every one is a tuple, list or bare int of Python ints that fit in
+/// 64 bits; nullopt otherwise (text, symbolic dims, other types: the general path decides).
+std::optional<std::vector<std::vector<Integer>>> concreteShapes(const py::args &shapes) {
+  std::vector<std::vector<Integer>> out;
+  auto dim = [](PyObject *o, std::vector<Integer> &v) {
+    if (!PyLong_CheckExact(o)) return false;
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    v.push_back(Integer(int64_t(x)));
+    return true;
+  };
+  for (py::handle h : shapes) {
+    std::vector<Integer> v;
+    PyObject *o = h.ptr();
+    if (PyTuple_CheckExact(o)) {
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+        if (!dim(PyTuple_GET_ITEM(o, i), v)) return std::nullopt;
+    } else if (PyList_CheckExact(o)) {
+      for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i)
+        if (!dim(PyList_GET_ITEM(o, i), v)) return std::nullopt;
+    } else if (!dim(o, v)) {
+      return std::nullopt;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 /// A gufunc or RV argument: a shape, or "<...>" text for a shape-only value.
 GufuncArgument argumentOf(const py::handle &h) {
   if (py::isinstance<py::str>(h)) {
@@ -318,6 +350,22 @@ PYBIND11_MODULE(_shapelab, m) {
   m.def(
       "broadcast_shapes",
       [](py::args shapes, const std::string &mode, py::object assume) -> py::tuple {
+        // Shapes of plain ints: NumPy's algorithm on integers, as broadcast() does for concrete
+        // shapes, without building expressions (the common drop-in call).
+        (void)parseBroadcastMode(mode); // refuses a bad mode on every path
+        bool noAssumptions = assume.is_none() || (py::isinstance<py::sequence>(assume) &&
+                                                  !py::isinstance<py::str>(assume) && py::len(assume) == 0);
+        if (auto concrete = noAssumptions ? concreteShapes(shapes) : std::nullopt) {
+          std::string message;
+          auto out = broadcastConcrete(*concrete, message);
+          if (!out) {
+            PyErr_SetString(PyExc_ValueError, message.c_str());
+            throw py::error_already_set();
+          }
+          py::tuple t(out->size());
+          for (std::size_t i = 0; i < out->size(); ++i) t[i] = integerObject((*out)[i]);
+          return t;
+        }
         std::vector<Shape> s;
         for (py::handle h : shapes) s.push_back(shapeOf(h));
         BroadcastResult r = broadcast(solver(), contextFor(assume, SizeDomain::ArraySizes), s, parseBroadcastMode(mode));

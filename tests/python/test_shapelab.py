@@ -58,6 +58,21 @@ def test_broadcast_result_fields():
     assert sl.broadcast("(n,)", "(3,)", mode="static").status == "runtime-check"
 
 
+def test_broadcast_shapes_checks_mode_and_assumptions_on_concrete_shapes():
+    with pytest.raises(sl.Error):
+        sl.broadcast_shapes((3,), (3,), mode="eager")
+    with pytest.raises(sl.InconsistentAssumptions):
+        sl.broadcast_shapes((3,), (3,), assume=["n < 0"])
+    assert sl.broadcast_shapes([2, 1], (3,), 1) == (2, 3)
+    assert sl.broadcast_shapes((2**62, 1), (1, 1)) == (2**62, 1)
+    # NumPy says "broadcast dimensions too large." here; shapelab names the operand (known
+    # divergence, kept with the CLI's message).
+    with pytest.raises(ValueError, match="more than 2\\*\\*63 - 1 elements"):
+        sl.broadcast_shapes((2**62, 4))
+    with pytest.raises(ValueError):
+        sl.broadcast_shapes((2**64,))
+
+
 def test_broadcast_shapes_symbolic():
     assert sl.broadcast_shapes(("n", 1), (1, 3), assume=["n <= 1000"]) == ("n", 3)
     with pytest.raises(sl.RuntimeCheckRequired) as info:
