@@ -89,18 +89,7 @@ struct Setup {
   std::optional<Context> context;
 };
 
-GufuncArgument parseArgument(const std::string &received) {
-  std::string text = argument(received);
-  std::size_t p = 0;
-  while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
-  if (p < text.size() && text[p] == '<') {
-    GufuncArgument g{parseShapeAt(text, p, true), true};
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
-    if (p != text.size()) throw SyntaxError("unexpected text after the shape-only value", text, p);
-    return g;
-  }
-  return {parseShape(text), false};
-}
+GufuncArgument parseArgument(const std::string &received) { return parseGufuncArgument(argument(received)); }
 
 const char *kExit = "exit: 0 valid/runtime-check/unknown, 1 error, 2 bad input";
 

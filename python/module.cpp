@@ -132,17 +132,7 @@ std::optional<std::vector<std::vector<Integer>>> concreteShapes(const py::args &
 
 /// A gufunc or RV argument: a shape, or "<...>" text for a shape-only value.
 GufuncArgument argumentOf(const py::handle &h) {
-  if (py::isinstance<py::str>(h)) {
-    std::string text = h.cast<std::string>();
-    std::size_t p = 0;
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
-    if (p < text.size() && text[p] == '<') {
-      GufuncArgument g{parseShapeAt(text, p, true), true};
-      while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
-      if (p != text.size()) throw SyntaxError("unexpected text after the shape-only value", text, p);
-      return g;
-    }
-  }
+  if (py::isinstance<py::str>(h)) return parseGufuncArgument(h.cast<std::string>());
   return {shapeOf(h), false};
 }
 
@@ -162,16 +152,16 @@ std::vector<std::string> assumptionsOf(const py::handle &h) {
 // the empty one kept.
 
 Solver &solver() {
-  static Solver s;
-  return s;
+  static Solver *s = new Solver(); // never destroyed: it outlives every result handed out
+  return *s;
 }
 
 Context contextFor(const py::handle &assume, SizeDomain domain) {
   std::vector<std::string> texts = assumptionsOf(assume);
   if (texts.empty()) {
-    static Context sizes = solver().makeContext({}, SizeDomain::ArraySizes);
-    static Context integers = solver().makeContext({}, SizeDomain::Integers);
-    return domain == SizeDomain::ArraySizes ? sizes : integers;
+    static Context *sizes = new Context(solver().makeContext({}, SizeDomain::ArraySizes));
+    static Context *integers = new Context(solver().makeContext({}, SizeDomain::Integers));
+    return domain == SizeDomain::ArraySizes ? *sizes : *integers;
   }
   std::vector<Pred> preds;
   for (auto &t : texts) preds.push_back(parsePred(t));
@@ -252,8 +242,9 @@ void raise(PyObject *type, const std::string &message, py::dict attributes = {})
 PYBIND11_MODULE(_shapelab, m) {
   m.doc() = "shapelab: exact tensor shape and broadcasting semantics over symbolic sizes";
 
-  static py::exception<UserError> error(m, "Error", PyExc_ValueError);
-  errorType = error.ptr();
+  // The module holds the exception types; no C++ static owns one (its destructor would run
+  // after the interpreter is gone).
+  errorType = py::exception<UserError>(m, "Error", PyExc_ValueError).ptr();
   syntaxErrorType = py::exception<SyntaxError>(m, "SyntaxError", errorType).ptr();
   inconsistentType = py::exception<InconsistentAssumptions>(m, "InconsistentAssumptions", errorType).ptr();
   tooLargeType = py::exception<InputTooLarge>(m, "InputTooLarge", errorType).ptr();

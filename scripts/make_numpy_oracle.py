@@ -114,22 +114,26 @@ def gufunc_shapes(rng, signature):
     return shapes
 
 
+def gufunc_row(f, shapes):
+    """One oracle row: what the gufunc `f` does on empty arrays of `shapes`."""
+    try:
+        out = f(*[np.zeros(s) for s in shapes])
+        outs = out if isinstance(out, tuple) else (out,)
+        res = "ok\t" + "|".join(shape_text(np.shape(o)) for o in outs)
+    except ValueError as e:
+        msg = str(e)
+        if msg.startswith(f.__name__ + ": "):
+            msg = msg[len(f.__name__) + 2:]
+        res = "error\t" + msg
+    return f.signature + "\t" + shapes_text(shapes) + "\t" + res
+
+
 def gufunc_cases():
     rng = random.Random(99)
     rows = []
     for name, f in GUFUNCS:
         for _ in range(60):
-            shapes = gufunc_shapes(rng, f.signature)
-            try:
-                out = f(*[np.zeros(s) for s in shapes])
-                outs = out if isinstance(out, tuple) else (out,)
-                res = "ok\t" + "|".join(shape_text(np.shape(o)) for o in outs)
-            except ValueError as e:
-                msg = str(e)
-                if msg.startswith(f.__name__ + ": "):
-                    msg = msg[len(f.__name__) + 2:]
-                res = "error\t" + msg
-            rows.append(f.signature + "\t" + shapes_text(shapes) + "\t" + res)
+            rows.append(gufunc_row(f, gufunc_shapes(rng, f.signature)))
     # Loop mismatches between operands of different loop ranks, with and without output core
     # dims: NumPy's message shows its iterator's axes (newaxis) and requested shape.
     fixed = [
@@ -142,16 +146,7 @@ def gufunc_cases():
         (umt.cumsum, [(2, 3)]),
     ]
     for f, shapes in fixed:
-        try:
-            out = f(*[np.zeros(s) for s in shapes])
-            outs = out if isinstance(out, tuple) else (out,)
-            res = "ok\t" + "|".join(shape_text(np.shape(o)) for o in outs)
-        except ValueError as e:
-            msg = str(e)
-            if msg.startswith(f.__name__ + ": "):
-                msg = msg[len(f.__name__) + 2:]
-            res = "error\t" + msg
-        rows.append(f.signature + "\t" + shapes_text(shapes) + "\t" + res)
+        rows.append(gufunc_row(f, shapes))
     return rows
 
 

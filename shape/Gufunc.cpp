@@ -56,6 +56,18 @@ std::optional<std::pair<Integer, Expr>> linearIn(Expr e, const std::string &u) {
 
 } // namespace
 
+GufuncArgument parseGufuncArgument(const std::string &text) {
+  std::size_t p = 0;
+  while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
+  if (p < text.size() && text[p] == '<') {
+    GufuncArgument g{parseShapeAt(text, p, true), true};
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
+    if (p != text.size()) throw SyntaxError("unexpected text after the shape-only value", text, p);
+    return g;
+  }
+  return {parseShape(text), false};
+}
+
 GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signature &sig,
                            const std::vector<GufuncArgument> &args, BroadcastMode mode,
                            bool broadcastLoops) {

@@ -32,6 +32,9 @@ struct GufuncArgument {
   bool shapeOnly = false; // given as <...>
 };
 
+/// An argument as text: a shape ("(b, m, n)") or a shape-only value ("<4>", "<2, 3>").
+GufuncArgument parseGufuncArgument(const std::string &text);
+
 struct GufuncResult {
   Shape batchShape;
   /// Every signature name with its size, or nullopt when nothing determines it.
