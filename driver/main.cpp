@@ -1,6 +1,7 @@
 // The `shapelab` command-line driver: `shapelab COMMAND [ARGS]`, `shapelab --help`,
 // `shapelab --version`. Command lines are parsed by CLI11; a bad one is reported in one line
 // with exit 2.
+#include <cctype>
 #include <iostream>
 #include <set>
 
