@@ -45,10 +45,6 @@ Context contextOf(Solver &solver, const CommonOptions &o, SizeDomain domain);
 /// Runs `body`, turning user errors into a one-line stderr message and exit code 2.
 int reportErrors(const std::string &command, const std::function<int()> &body);
 
-/// The text the user typed for an argument or option value CLI11 handed to a command (an
-/// argument such as `-n + 5 >= 0` reaches CLI11 marked, so that it is not read as an option).
-std::string argument(const std::string &received);
-
 /// Where a command's callback leaves its exit code.
 int &exitCode();
 

@@ -26,7 +26,7 @@ struct DecideOptions {
 };
 
 int decide(const DecideOptions &o) {
-  Pred p = parsePred(argument(o.predicate));
+  Pred p = parsePred(o.predicate);
   Solver solver(o.common.solverOptions());
   Context c = contextOf(solver, o.common, SizeDomain::Integers);
   Decision d = solver.decide(c, p);

@@ -89,7 +89,6 @@ struct Setup {
   std::optional<Context> context;
 };
 
-GufuncArgument parseArgument(const std::string &received) { return parseGufuncArgument(argument(received)); }
 
 const char *kExit = "exit: 0 valid/runtime-check/unknown, 1 error, 2 bad input";
 
@@ -100,7 +99,7 @@ struct BroadcastOptions {
 
 int broadcastRun(const BroadcastOptions &o) {
   std::vector<Shape> shapes;
-  for (auto &s : o.shapes) shapes.push_back(parseShape(argument(s)));
+  for (auto &s : o.shapes) shapes.push_back(parseShape(s));
   Setup s(o.common);
   return report(o.common, broadcast(s.solver, *s.context, shapes, parseBroadcastMode(o.common.mode)));
 }
@@ -111,7 +110,7 @@ struct BroadcastToOptions {
 };
 
 int broadcastToRun(const BroadcastToOptions &o) {
-  Shape from = parseShape(argument(o.from)), target = parseShape(argument(o.target));
+  Shape from = parseShape(o.from), target = parseShape(o.target);
   Setup s(o.common);
   return report(o.common, broadcastTo(s.solver, *s.context, from, target));
 }
@@ -123,9 +122,9 @@ struct GufuncOptions {
 };
 
 int gufuncRun(const GufuncOptions &o) {
-  Signature sig = parseSignature(argument(o.signature));
+  Signature sig = parseSignature(o.signature);
   std::vector<GufuncArgument> args;
-  for (auto &a : o.arguments) args.push_back(parseArgument(a));
+  for (auto &a : o.arguments) args.push_back(parseGufuncArgument(a));
   Setup s(o.common);
   GufuncResult r = resolveGufunc(s.solver, *s.context, sig, args, parseBroadcastMode(o.common.mode));
   bool error = r.status() == Status::Error;
@@ -192,9 +191,9 @@ int rvRun(const RvOptions &o) {
   const std::string &name = o.name;
   if (!findRandomVariable(name)) throw UserError("unknown random variable '" + name + "'; 'shapelab rv --list' lists them");
   std::vector<GufuncArgument> params;
-  for (auto &p : o.parameters) params.push_back(parseArgument(p));
+  for (auto &p : o.parameters) params.push_back(parseGufuncArgument(p));
   std::optional<Shape> size;
-  if (o.size) size = parseShape(argument(*o.size));
+  if (o.size) size = parseShape(*o.size);
   Setup s(o.common);
   RandomVariableResult r = inferRandomVariable(s.solver, *s.context, name, params, size, parseBroadcastMode(o.common.mode));
   bool error = r.status() == Status::Error;

@@ -16,6 +16,10 @@
 namespace shapelab::driver {
 
 void addCommonOptions(CLI::App *cmd, CommonOptions &o, unsigned flags) {
+  // The limits are unsigned: refuse a sign before a conversion could wrap it around.
+  CLI::Validator nonNegative(
+      [](std::string &s) { return s.find('-') == std::string::npos ? std::string() : "must be a non-negative integer, not " + s; },
+      "", "non-negative");
   if (flags & kAssume)
     cmd->add_option("--assume", o.assumptions, "add an assumption (a predicate; repeatable)")
         ->allow_extra_args(false)
@@ -28,16 +32,18 @@ void addCommonOptions(CLI::App *cmd, CommonOptions &o, unsigned flags) {
   if (flags & kJson) cmd->add_flag("--json", o.json, "print one JSON object");
   cmd->add_option("--time-limit", o.solver.timeLimitMs, "milliseconds one question may take (0: unbounded); past it the answer is unknown")
       ->type_name("MS")
+      ->check(nonNegative)
       ->capture_default_str();
   cmd->add_option("--memory-limit", o.memoryLimitMb, "MiB of resident-memory growth one question may cause (0: unbounded)")
       ->type_name("MB")
+      ->check(nonNegative)
       ->check(CLI::Range(uint64_t(0), uint64_t(1) << 40).description("at most 2**40"))
       ->capture_default_str();
 }
 
 Context contextOf(Solver &solver, const CommonOptions &o, SizeDomain domain) {
   std::vector<Pred> assumptions;
-  for (const std::string &text : o.assumptions) assumptions.push_back(parsePred(argument(text)));
+  for (const std::string &text : o.assumptions) assumptions.push_back(parsePred(text));
   return solver.makeContext(assumptions, domain);
 }
 
@@ -63,7 +69,8 @@ namespace {
 
 /// An argument such as `-n + 5 >= 0` or `-(n)` is a predicate or a shape, not an option: CLI11
 /// would read `-n + 5 >= 0` as option `-n` with a value. Such arguments reach CLI11 with a
-/// marker in front (so it sees a positional or an option's value) and lose it afterwards.
+/// marker in front (so it sees a positional or an option's value) and lose it as CLI11 stores
+/// them (unmarkValues).
 /// Arguments shaped like options (`-x`, `--name`, `--name=value`) are left to CLI11, which
 /// reports the unknown ones.
 constexpr char kMarker = '\x1e';
@@ -97,18 +104,27 @@ std::vector<std::string> markExpressions(int argc, char **argv, std::set<std::st
   return args;
 }
 
-} // namespace
-
 std::set<std::string> &markedArguments() {
   static std::set<std::string> marked;
   return marked;
 }
 
-std::string argument(const std::string &received) {
+/// The text the user typed for a value CLI11 received marked.
+std::string unmarked(std::string received) {
   if (!received.empty() && received[0] == kMarker && markedArguments().count(received.substr(1)))
-    return received.substr(1);
+    received.erase(0, 1);
   return received;
 }
+
+/// Every value-taking option and positional of every command loses the marker as CLI11 reads
+/// it, so that commands see exactly what was typed.
+void unmarkValues(CLI::App &app) {
+  for (CLI::App *cmd : app.get_subcommands([](CLI::App *) { return true; }))
+    for (CLI::Option *opt : cmd->get_options())
+      if (opt->get_type_size() > 0) opt->transform(unmarked, "");
+}
+
+} // namespace
 
 } // namespace shapelab::driver
 
@@ -123,6 +139,7 @@ int main(int argc, char **argv) {
   app.fallthrough(false);
   addDecideCommand(app);
   addShapeCommands(app);
+  unmarkValues(app);
   if (argc == 1) {
     std::cout << app.help();
     return kExitBadInput;

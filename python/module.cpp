@@ -369,8 +369,7 @@ PYBIND11_MODULE(_shapelab, m) {
           a["checks"] = b.checks;
           a["shape"] = b.shape;
           a["status"] = b.status;
-          std::string checks;
-          for (const Pred &p : r.validity.checks()) checks += (checks.empty() ? "" : "; ") + p.toString();
+          std::string checks = py::str("; ").attr("join")(b.checks).cast<std::string>();
           raise(checkRequiredType,
                 "the shapes broadcast only where " + (checks.empty() ? r.message : checks) +
                     " (shapelab.broadcast gives the checks and the shape)",

@@ -41,6 +41,8 @@ check i9-time-limit-option 0 'time limit (5 ms per question)' $S decide --time-l
 check version 0 'shapelab 0.1.0' $S --version
 check missing-value 2 '--assume: 1 required' $S decide 'n > 1' --assume
 check bad-limit 2 'Could not convert: --time-limit' $S decide --time-limit soon 'n > 1'
+check negative-limit 2 '--time-limit' $S decide --time-limit -5 'n > 1'
+check negative-memory 2 '--memory-limit' $S decide --memory-limit=-1 'n > 1'
 check unknown-command 2 "unknown command 'frob'" $S frob
 check negative-assumption 0 '"condition": "n <= 5"' $S decide --assume '-n + 7 >= 0' 'n <= 5' --json
 for args in "decide --frobnicate n>1" "decide" "frob" "rv --list normal"; do

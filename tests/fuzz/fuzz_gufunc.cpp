@@ -12,11 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   try {
     Signature sig = parseSignature(texts[0]);
     std::vector<GufuncArgument> args;
-    for (std::size_t i = 1; i < texts.size(); ++i) {
-      std::size_t p = 0;
-      bool angle = !texts[i].empty() && texts[i][0] == '<';
-      args.push_back({parseShapeAt(texts[i], p, angle), angle});
-    }
+    for (std::size_t i = 1; i < texts.size(); ++i) args.push_back(parseGufuncArgument(texts[i]));
     Context c = solver->makeContext({});
     for (BroadcastMode mode : {BroadcastMode::Numpy, BroadcastMode::Static}) {
       GufuncResult r = resolveGufunc(*solver, c, sig, args, mode);
