@@ -50,5 +50,8 @@ int &exitCode();
 
 void addDecideCommand(CLI::App &app);
 void addShapeCommands(CLI::App &app); // broadcast, broadcast-to, gufunc, rv
+void addProgramCommands(CLI::App &app); // run, repl
+/// The interactive session `shapelab repl` opens (also `shapelab` alone on a terminal).
+int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptions &solverOptions);
 
 } // namespace shapelab::driver

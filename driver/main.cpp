@@ -4,6 +4,7 @@
 #include <cctype>
 #include <iostream>
 #include <set>
+#include <unistd.h>
 
 #include "driver/Command.h"
 #include "symbolic/Errors.h"
@@ -139,8 +140,10 @@ int main(int argc, char **argv) {
   app.fallthrough(false);
   addDecideCommand(app);
   addShapeCommands(app);
+  addProgramCommands(app);
   unmarkValues(app);
   if (argc == 1) {
+    if (isatty(0) && isatty(1)) return runRepl(0, "numpy", false, shapelab::SolverOptions());
     std::cout << app.help();
     return kExitBadInput;
   }

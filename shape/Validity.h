@@ -54,6 +54,8 @@ public:
   /// The first failure's description, or a summary.
   std::string message() const;
   const std::vector<Obligation> &obligations() const { return obligations_; }
+  /// Violations recorded with fail(), in order.
+  const std::vector<std::string> &failures() const { return failures_; }
   Solver &solver() const { return *solver_; }
   const Context &context() const { return context_; }
 

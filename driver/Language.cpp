@@ -1,0 +1,1677 @@
+#include "driver/Language.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <set>
+#include <unordered_map>
+
+#include "driver/Json.h"
+#include "interp/Interpreter.h"
+#include "ops/Graph.h"
+#include "shape/RandomVariable.h"
+#include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
+
+namespace shapelab::driver {
+
+using interp::Array;
+using ops::DType;
+using ops::IndexEntry;
+using ops::Node;
+
+namespace {
+
+/// An error at a byte position of the line.
+struct LangError {
+  std::string message;
+  std::size_t position;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tokens.
+
+struct Token {
+  enum Kind { Name, Int, Float, String, Op, End } kind = End;
+  std::string text;
+  std::size_t pos = 0;
+};
+
+std::vector<Token> tokenize(const std::string &line) {
+  static const std::vector<std::string> ops = {"...", "**", "//", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":",
+                                               "=", ".", "+", "-", "*", "/", "%", "@", "<", ">", "&", "|", "~"};
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    char c = line[i];
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+      continue;
+    }
+    if (c == '#') break;
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t s = i;
+      while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_')) ++i;
+      out.push_back({Token::Name, line.substr(s, i - s), s});
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1])))) {
+      std::size_t s = i;
+      bool isFloat = false;
+      while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+      if (i < line.size() && line[i] == '.' && line.compare(i, 3, "...") != 0) {
+        isFloat = true;
+        ++i;
+        while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+      }
+      if (i < line.size() && (line[i] == 'e' || line[i] == 'E')) {
+        std::size_t e = i + 1;
+        if (e < line.size() && (line[e] == '+' || line[e] == '-')) ++e;
+        if (e < line.size() && std::isdigit(static_cast<unsigned char>(line[e]))) {
+          isFloat = true;
+          i = e;
+          while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+        }
+      }
+      if (i < line.size() && (std::isalpha(static_cast<unsigned char>(line[i])) || line[i] == '_'))
+        throw LangError{"invalid number literal", s};
+      out.push_back({isFloat ? Token::Float : Token::Int, line.substr(s, i - s), s});
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      std::size_t s = i++;
+      std::string text;
+      while (i < line.size() && line[i] != c) {
+        if (line[i] == '\\' && i + 1 < line.size()) ++i;
+        text += line[i++];
+      }
+      if (i >= line.size()) throw LangError{"unterminated string", s};
+      ++i;
+      out.push_back({Token::String, text, s});
+      continue;
+    }
+    bool matched = false;
+    for (const std::string &o : ops)
+      if (line.compare(i, o.size(), o) == 0) {
+        out.push_back({Token::Op, o, i});
+        i += o.size();
+        matched = true;
+        break;
+      }
+    if (!matched) throw LangError{"unexpected character '" + printable(std::string(1, c)) + "'", i};
+  }
+  out.push_back({Token::End, "", line.size()});
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values of the language.
+
+struct Value {
+  enum Kind { None, Array, Size, Float, Bool, Predicate, Tuple, String, DTypeName, Ellipsis, Slice, Callable, Literal };
+  Kind kind = None;
+  const Node *node = nullptr; // Array; Callable: the bound array of a method
+  Expr size;                  // Size
+  double number = 0;          // Float
+  bool flag = false;          // Bool; Tuple: written as a list
+  Pred pred;                  // Predicate
+  std::vector<Value> items;   // Tuple/list; Slice: start, stop, step
+  std::string text;           // String; Callable: the function's name
+  DType dtype = DType::Float64;
+  std::shared_ptr<interp::Array> literal; // Literal: an array given by value (in :eval bindings)
+  std::size_t pos = 0;
+
+  static Value ofSize(Expr e, std::size_t p) {
+    Value v;
+    v.kind = Size;
+    v.size = std::move(e);
+    v.pos = p;
+    return v;
+  }
+  static Value ofNode(const Node *n, std::size_t p) {
+    Value v;
+    v.kind = Array;
+    v.node = n;
+    v.pos = p;
+    return v;
+  }
+};
+
+const char *kindName(Value::Kind k) {
+  switch (k) {
+  case Value::None: return "None";
+  case Value::Array: return "an array";
+  case Value::Size: return "an integer";
+  case Value::Float: return "a float";
+  case Value::Bool: return "a bool";
+  case Value::Predicate: return "a predicate";
+  case Value::Tuple: return "a tuple";
+  case Value::String: return "a string";
+  case Value::DTypeName: return "a dtype";
+  case Value::Ellipsis: return "...";
+  case Value::Slice: return "a slice";
+  case Value::Callable: return "a function";
+  case Value::Literal: return "an array literal";
+  }
+  return "?";
+}
+
+Json shapeJson(const Shape &s) {
+  Json a = Json::array();
+  for (const Expr &d : s) {
+    if (auto c = d.constantValue()) a.push_back(integerJson(*c));
+    else a.push_back(d.toString());
+  }
+  return a;
+}
+
+Json valueJson(const Array &a) {
+  std::function<Json(std::size_t, int64_t)> rec = [&](std::size_t dim, int64_t off) -> Json {
+    if (dim == a.rank()) {
+      return interp::dispatch(a.dtype(), [&](auto t) -> Json {
+        using T = decltype(t);
+        T v = a.base<T>()[off];
+        if constexpr (std::is_same_v<T, bool>) return Json(v);
+        else if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(v)) return "nan";
+          if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+          return Json(double(v));
+        } else return Json(int64_t(v));
+      });
+    }
+    Json list = Json::array();
+    for (int64_t i = 0; i < a.shape()[dim]; ++i) list.push_back(rec(dim + 1, off + i * a.strides()[dim]));
+    return list;
+  };
+  return rec(0, a.offset());
+}
+
+const std::string kHelp =
+    "statements (one per line, # comments):\n"
+    "  param n, m                     size parameters (integers >= 0)\n"
+    "  assume n >= 1 and m % 2 == 0   assumptions (predicates over sizes)\n"
+    "  mode numpy | mode static       broadcasting mode of the ops built after it\n"
+    "  x = input((n, 1), float64)     a named input\n"
+    "  z = exp(x + y) * 2.0           NumPy expressions (see :ops)\n"
+    "  a, b = split(x, 2, axis=0)     several names at once\n"
+    "commands:\n"
+    "  :shape EXPR                    shape, dtype, status\n"
+    "  :explain EXPR                  + runtime checks, validity condition, a violating point\n"
+    "  :errors                        the program's error domain, with a witness\n"
+    "  :eval EXPR [with n=3, x=[[1.0]], y=load(\"y.npy\")]   evaluate (missing inputs are seeded)\n"
+    "  :save EXPR \"file.npy\" [with ...]                     evaluate and save as .npy\n"
+    "  :graph EXPR                    the DAG (shared nodes once)\n"
+    "  :ops  :help  :reset  :quit";
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+struct Session::Impl {
+  Solver &solver;
+  SessionOptions options;
+  BroadcastMode mode;
+  std::unique_ptr<ops::Graph> graph;
+  std::map<std::string, Value> variables;
+  std::unordered_map<const Node *, std::string> names;
+  std::vector<const Node *> statements; // every node a statement assigned, in order
+
+  // The line being run.
+  std::vector<Token> toks;
+  std::size_t at = 0;
+  std::string line;
+  std::string pendingInputName; // `x = input(...)`: the name the input takes
+
+  Impl(Solver &s, SessionOptions o) : solver(s), options(std::move(o)), mode(options.mode) { reset(); }
+
+  void reset() {
+    variables.clear();
+    names.clear();
+    statements.clear();
+    graph.reset();
+    graph = std::make_unique<ops::Graph>(solver);
+    mode = options.mode;
+  }
+
+  // ---- token helpers ----
+  const Token &peek(std::size_t k = 0) const { return toks[std::min(at + k, toks.size() - 1)]; }
+  bool isOp(const char *o, std::size_t k = 0) const { return peek(k).kind == Token::Op && peek(k).text == o; }
+  bool isName(const char *n, std::size_t k = 0) const { return peek(k).kind == Token::Name && peek(k).text == n; }
+  bool acceptOp(const char *o) {
+    if (!isOp(o)) return false;
+    ++at;
+    return true;
+  }
+  void expectOp(const char *o) {
+    if (!acceptOp(o)) fail(std::string("expected '") + o + "'" + found());
+  }
+  std::string found() const {
+    const Token &t = peek();
+    if (t.kind == Token::End) return " at the end of the line";
+    return ", found '" + t.text + "'";
+  }
+  [[noreturn]] void fail(const std::string &message) const { throw LangError{message, peek().pos}; }
+  [[noreturn]] static void failAt(const std::string &message, std::size_t pos) { throw LangError{message, pos}; }
+
+  // ---- conversions ----
+  const Node *array(const Value &v) {
+    switch (v.kind) {
+    case Value::Array: return v.node;
+    case Value::Size: return graph->size(v.size);
+    case Value::Float: return graph->literal(v.number, DType::Float64);
+    case Value::Bool: return graph->literal(v.flag ? 1 : 0, DType::Bool);
+    default: failAt(std::string("expected an array, found ") + kindName(v.kind), v.pos);
+    }
+  }
+  Expr sizeOf(const Value &v, const char *what) {
+    if (v.kind == Value::Size) return v.size;
+    if (v.kind == Value::Bool) return Expr(v.flag ? 1 : 0);
+    failAt(std::string(what) + " must be an integer (a size expression), not " + kindName(v.kind), v.pos);
+  }
+  int64_t constant(const Value &v, const char *what) {
+    Expr e = sizeOf(v, what);
+    auto c = e.constantValue();
+    if (!c) failAt(std::string(what) + " must be a constant integer, not " + e.toString(), v.pos);
+    auto i = c->tryToInt64();
+    if (!i) failAt(std::string(what) + " is out of range", v.pos);
+    return *i;
+  }
+  Shape shapeOf(const Value &v, const char *what = "a shape") {
+    if (v.kind == Value::Size) return {v.size};
+    if (v.kind != Value::Tuple) failAt(std::string(what) + " must be a tuple of sizes, not " + kindName(v.kind), v.pos);
+    Shape s;
+    for (const Value &i : v.items) s.push_back(sizeOf(i, "a dimension"));
+    return s;
+  }
+  std::optional<std::vector<int64_t>> axesOf(const Value &v) {
+    if (v.kind == Value::None) return std::nullopt;
+    if (v.kind == Value::Tuple) {
+      std::vector<int64_t> a;
+      for (const Value &i : v.items) a.push_back(constant(i, "an axis"));
+      return a;
+    }
+    return std::vector<int64_t>{constant(v, "axis")};
+  }
+  DType dtypeOf(const Value &v) {
+    if (v.kind == Value::DTypeName) return v.dtype;
+    if (v.kind == Value::String)
+      if (auto t = ops::dtypeNamed(v.text)) return *t;
+    failAt("expected a dtype (bool, int32, int64, float32, float64)", v.pos);
+  }
+
+  // ---- expressions (Python's precedence) ----
+  Value expression() { return orTest(); }
+
+  Value orTest() {
+    Value a = andTest();
+    while (isName("or")) {
+      std::size_t p = peek().pos;
+      ++at;
+      Value b = andTest();
+      a = logical(a, b, false, p);
+    }
+    return a;
+  }
+  Value andTest() {
+    Value a = notTest();
+    while (isName("and")) {
+      std::size_t p = peek().pos;
+      ++at;
+      Value b = notTest();
+      a = logical(a, b, true, p);
+    }
+    return a;
+  }
+  Value logical(const Value &a, const Value &b, bool conj, std::size_t p) {
+    if (a.kind != Value::Predicate || b.kind != Value::Predicate)
+      failAt(std::string("'") + (conj ? "and" : "or") + "' joins predicates over sizes; for arrays use logical_" + (conj ? "and" : "or") + " or '" + (conj ? "&" : "|") + "'", p);
+    Value v;
+    v.kind = Value::Predicate;
+    v.pred = conj ? (a.pred && b.pred) : (a.pred || b.pred);
+    v.pos = a.pos;
+    return v;
+  }
+  Value notTest() {
+    if (isName("not")) {
+      std::size_t p = peek().pos;
+      ++at;
+      Value a = notTest();
+      if (a.kind != Value::Predicate) failAt("'not' applies to a predicate over sizes; for arrays use ~", p);
+      a.pred = !a.pred;
+      return a;
+    }
+    return comparison();
+  }
+  Value comparison() {
+    Value a = bitOr();
+    std::optional<Value> result;
+    while (true) {
+      static const char *cmp[] = {"==", "!=", "<=", ">=", "<", ">"};
+      const char *op = nullptr;
+      for (const char *c : cmp)
+        if (isOp(c)) op = c;
+      if (!op) break;
+      std::size_t p = peek().pos;
+      ++at;
+      Value b = bitOr();
+      Value r = binary(op, a, b, p);
+      if (result) {
+        if (result->kind != Value::Predicate || r.kind != Value::Predicate)
+          failAt("chained comparisons are only for sizes", p);
+        result->pred = result->pred && r.pred;
+      } else {
+        result = r;
+      }
+      a = b;
+    }
+    return result ? *result : a;
+  }
+  Value bitOr() {
+    Value a = bitAnd();
+    while (isOp("|")) {
+      std::size_t p = peek().pos;
+      ++at;
+      a = binary("|", a, bitAnd(), p);
+    }
+    return a;
+  }
+  Value bitAnd() {
+    Value a = arith();
+    while (isOp("&")) {
+      std::size_t p = peek().pos;
+      ++at;
+      a = binary("&", a, arith(), p);
+    }
+    return a;
+  }
+  Value arith() {
+    Value a = term();
+    while (isOp("+") || isOp("-")) {
+      std::string op = peek().text;
+      std::size_t p = peek().pos;
+      ++at;
+      a = binary(op, a, term(), p);
+    }
+    return a;
+  }
+  Value term() {
+    Value a = factor();
+    while (isOp("*") || isOp("/") || isOp("//") || isOp("%") || isOp("@")) {
+      std::string op = peek().text;
+      std::size_t p = peek().pos;
+      ++at;
+      a = binary(op, a, factor(), p);
+    }
+    return a;
+  }
+  Value factor() {
+    if (isOp("-") || isOp("+") || isOp("~")) {
+      std::string op = peek().text;
+      std::size_t p = peek().pos;
+      ++at;
+      Value a = factor();
+      return unaryOp(op, a, p);
+    }
+    return power();
+  }
+  Value power() {
+    Value a = primary();
+    if (isOp("**")) {
+      std::size_t p = peek().pos;
+      ++at;
+      Value b = factor();
+      return binary("**", a, b, p);
+    }
+    return a;
+  }
+
+  Value unaryOp(const std::string &op, Value a, std::size_t p) {
+    try {
+      if (op == "+") return a;
+      if (op == "-") {
+        if (a.kind == Value::Size) return Value::ofSize(-a.size, p);
+        if (a.kind == Value::Float) return a.number = -a.number, a.pos = p, a;
+        return Value::ofNode(graph->unary("negative", array(a)), p);
+      }
+      if (a.kind == Value::Predicate) return a.pred = !a.pred, a;
+      return Value::ofNode(graph->unary("invert", array(a)), p);
+    } catch (const UserError &e) {
+      failAt(e.what(), p);
+    }
+  }
+
+  static bool numberLike(const Value &v) {
+    return v.kind == Value::Float || v.kind == Value::Bool || (v.kind == Value::Size && v.size.isConstant());
+  }
+  static double asDouble(const Value &v) {
+    if (v.kind == Value::Float) return v.number;
+    if (v.kind == Value::Bool) return v.flag;
+    return v.size.constantValue()->toDoubleLossy();
+  }
+
+  Value binary(const std::string &op, const Value &a, const Value &b, std::size_t p) {
+    try {
+      return binaryUnchecked(op, a, b, p);
+    } catch (const LangError &) {
+      throw;
+    } catch (const UserError &e) {
+      failAt(e.what(), p);
+    }
+  }
+
+  Value binaryUnchecked(const std::string &op, const Value &a, const Value &b, std::size_t p) {
+    bool sizes = a.kind == Value::Size && b.kind == Value::Size;
+    if (sizes) {
+      const Expr &x = a.size, &y = b.size;
+      auto positive = [](const Expr &e) -> std::optional<Integer> {
+        auto c = e.constantValue();
+        if (c && *c > Integer(0)) return c;
+        return std::nullopt;
+      };
+      if (op == "+") return Value::ofSize(x + y, p);
+      if (op == "-") return Value::ofSize(x - y, p);
+      if (op == "*") return Value::ofSize(x * y, p);
+      if (op == "//" && positive(y)) return Value::ofSize(floorDiv(x, *positive(y)), p);
+      if (op == "%" && positive(y)) return Value::ofSize(mod(x, *positive(y)), p);
+      if (op == "**") {
+        auto c = y.constantValue();
+        if (c && *c >= Integer(0) && *c <= Integer(64)) return Value::ofSize(pow(x, uint32_t(c->toInt64Checked())), p);
+      }
+      static const std::map<std::string, CompareOp> cmp = {{"==", CompareOp::EQ}, {"!=", CompareOp::NE}, {"<", CompareOp::LT},
+                                                           {"<=", CompareOp::LE}, {">", CompareOp::GT}, {">=", CompareOp::GE}};
+      if (auto it = cmp.find(op); it != cmp.end()) {
+        Value v;
+        v.kind = Value::Predicate;
+        v.pred = Pred::compare(it->second, x, y);
+        v.pos = a.pos;
+        return v;
+      }
+    }
+    if (a.kind == Value::Predicate && b.kind == Value::Predicate && (op == "&" || op == "|")) {
+      Value v = a;
+      v.pred = op == "&" ? (a.pred && b.pred) : (a.pred || b.pred);
+      return v;
+    }
+    // Python numbers fold (2.0 * 3 is 6.0).
+    if (numberLike(a) && numberLike(b) && !sizes && (a.kind == Value::Float || b.kind == Value::Float)) {
+      double x = asDouble(a), y = asDouble(b), r;
+      if (op == "+") r = x + y;
+      else if (op == "-") r = x - y;
+      else if (op == "*") r = x * y;
+      else if (op == "/") {
+        if (y == 0) failAt("float division by zero", p);
+        r = x / y;
+      } else if (op == "**") r = std::pow(x, y);
+      else goto nodes;
+      Value v;
+      v.kind = Value::Float;
+      v.number = r;
+      v.pos = a.pos;
+      return v;
+    }
+  nodes:
+    if (op == "@") return Value::ofNode(graph->blockwise("matmul", {array(a), array(b)}, mode), p);
+    std::optional<std::string> name = ops::binaryOpFor(op);
+    if (!name) failAt("unsupported operator '" + op + "'", p);
+    return Value::ofNode(graph->binary(*name, array(a), array(b), mode), p);
+  }
+
+  Value primary() {
+    Value v = atom();
+    while (true) {
+      if (isOp("(")) {
+        std::size_t p = peek().pos;
+        ++at;
+        v = callArguments(v, p);
+      } else if (isOp("[")) {
+        std::size_t p = peek().pos;
+        ++at;
+        v = subscript(v, p);
+      } else if (isOp(".")) {
+        ++at;
+        if (peek().kind != Token::Name) fail("expected an attribute name" + found());
+        Token t = peek();
+        ++at;
+        v = attribute(v, t);
+      } else {
+        return v;
+      }
+    }
+  }
+
+  Value atom() {
+    Token t = peek();
+    switch (t.kind) {
+    case Token::Int: {
+      ++at;
+      Expr e;
+      try {
+        e = parseExpr(t.text);
+      } catch (const UserError &err) {
+        failAt(err.what(), t.pos);
+      }
+      return Value::ofSize(e, t.pos);
+    }
+    case Token::Float: {
+      ++at;
+      Value v;
+      v.kind = Value::Float;
+      v.number = std::strtod(t.text.c_str(), nullptr);
+      v.pos = t.pos;
+      return v;
+    }
+    case Token::String: {
+      ++at;
+      Value v;
+      v.kind = Value::String;
+      v.text = t.text;
+      v.pos = t.pos;
+      return v;
+    }
+    case Token::Name: {
+      ++at;
+      return name(t);
+    }
+    case Token::Op:
+      if (t.text == "(") {
+        ++at;
+        if (acceptOp(")")) {
+          Value v;
+          v.kind = Value::Tuple;
+          v.pos = t.pos;
+          return v;
+        }
+        Value first = expression();
+        if (!isOp(",")) {
+          expectOp(")");
+          return first;
+        }
+        Value v;
+        v.kind = Value::Tuple;
+        v.pos = t.pos;
+        v.items.push_back(first);
+        while (acceptOp(",")) {
+          if (isOp(")")) break;
+          v.items.push_back(expression());
+        }
+        expectOp(")");
+        return v;
+      }
+      if (t.text == "[") {
+        ++at;
+        Value v;
+        v.kind = Value::Tuple;
+        v.flag = true;
+        v.pos = t.pos;
+        if (!acceptOp("]")) {
+          do {
+            if (isOp("]")) break;
+            v.items.push_back(expression());
+          } while (acceptOp(","));
+          expectOp("]");
+        }
+        return v;
+      }
+      if (t.text == "...") {
+        ++at;
+        Value v;
+        v.kind = Value::Ellipsis;
+        v.pos = t.pos;
+        return v;
+      }
+      break;
+    default: break;
+    }
+    fail(t.kind == Token::End ? "expected an expression at the end of the line" : "expected an expression, found '" + t.text + "'");
+  }
+
+  Value name(const Token &t) {
+    const std::string &n = t.text;
+    if (n == "True" || n == "False") {
+      Value v;
+      v.kind = Value::Bool;
+      v.flag = n == "True";
+      v.pos = t.pos;
+      return v;
+    }
+    if (n == "None") {
+      Value v;
+      v.pos = t.pos;
+      return v;
+    }
+    if (auto it = variables.find(n); it != variables.end()) {
+      Value v = it->second;
+      v.pos = t.pos;
+      return v;
+    }
+    if (auto d = ops::dtypeNamed(n); d && n != "int" && n != "float" && n != "bool") {
+      Value v;
+      v.kind = Value::DTypeName;
+      v.dtype = *d;
+      v.pos = t.pos;
+      return v;
+    }
+    if (n == "bool" || n == "int" || n == "float") {
+      Value v;
+      v.kind = Value::DTypeName;
+      v.dtype = *ops::dtypeNamed(n);
+      v.pos = t.pos;
+      return v;
+    }
+    if (n == "np" || n == "numpy" || n == "random" || n == "linalg" || isFunction(n)) {
+      Value v;
+      v.kind = Value::Callable;
+      v.text = (n == "np" || n == "numpy") ? "" : n;
+      v.pos = t.pos;
+      return v;
+    }
+    failAt("name '" + n + "' is not defined", t.pos);
+  }
+
+  static bool isFunction(const std::string &n) {
+    static const std::set<std::string> fns = {
+        "input", "where", "astype", "transpose", "expand_dims", "squeeze", "reshape", "broadcast_to", "full", "zeros",
+        "ones", "concatenate", "stack", "split", "set_subtensor", "inc_subtensor", "sum", "prod", "max", "min", "all",
+        "any", "mean", "amax", "amin", "matmul", "outer", "diff", "cumsum", "convolve", "specify_shape", "ifelse",
+        "divide", "mod", "logical_not", "shape", "ndim", "size"};
+    return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
+  }
+
+  Value attribute(const Value &v, const Token &t) {
+    const std::string &a = t.text;
+    if (v.kind == Value::Callable && !v.node) {
+      Value f = v;
+      f.text = v.text.empty() ? a : v.text + "." + a;
+      if (v.text.empty() && !(a == "random" || a == "linalg" || isFunction(a))) failAt("no function '" + a + "'", t.pos);
+      if (v.text == "random" && !findRandomVariable(a)) failAt("unknown random variable '" + a + "' (see :ops)", t.pos);
+      if (v.text == "linalg" && a != "det" && a != "inv" && a != "solve") failAt("linalg has det, inv and solve", t.pos);
+      return f;
+    }
+    if (v.kind != Value::Array) failAt(std::string(kindName(v.kind)) + " has no attribute '" + a + "'", t.pos);
+    const Node *n = v.node;
+    if (a == "shape") {
+      Value s;
+      s.kind = Value::Tuple;
+      s.pos = t.pos;
+      for (const Expr &d : n->shape) s.items.push_back(Value::ofSize(d, t.pos));
+      return s;
+    }
+    if (a == "ndim") return Value::ofSize(Expr(int64_t(n->rank())), t.pos);
+    if (a == "size") {
+      Expr p = 1;
+      for (const Expr &d : n->shape) p = p * d;
+      return Value::ofSize(p, t.pos);
+    }
+    if (a == "T") return Value::ofNode(graph->transpose(n, std::nullopt), t.pos);
+    if (a == "dtype") {
+      Value d;
+      d.kind = Value::DTypeName;
+      d.dtype = n->dtype;
+      d.pos = t.pos;
+      return d;
+    }
+    static const std::set<std::string> methods = {"sum", "prod", "max", "min", "all", "any", "mean", "reshape", "astype",
+                                                  "transpose", "squeeze", "cumsum"};
+    if (!methods.count(a)) failAt("an array has no attribute '" + a + "'", t.pos);
+    Value m;
+    m.kind = Value::Callable;
+    m.text = a;
+    m.node = n;
+    m.pos = t.pos;
+    return m;
+  }
+
+  Value subscript(const Value &v, std::size_t p) {
+    // Entries: expressions, slices a:b:c, None, ...
+    std::vector<Value> entries;
+    do {
+      if (isOp("]")) break;
+      std::optional<Value> start;
+      std::size_t ep = peek().pos;
+      if (!isOp(":")) start = expression();
+      if (isOp(":")) {
+        Value s;
+        s.kind = Value::Slice;
+        s.pos = ep;
+        s.items.resize(3);
+        if (start) s.items[0] = *start;
+        ++at;
+        if (!isOp(":") && !isOp(",") && !isOp("]")) s.items[1] = expression();
+        if (acceptOp(":"))
+          if (!isOp(",") && !isOp("]")) s.items[2] = expression();
+        entries.push_back(s);
+      } else {
+        entries.push_back(*start);
+      }
+    } while (acceptOp(","));
+    expectOp("]");
+    if (v.kind == Value::Tuple) {
+      if (entries.size() != 1 || entries[0].kind != Value::Size) failAt("a tuple takes one integer index", p);
+      int64_t i = constant(entries[0], "the index");
+      int64_t n = int64_t(v.items.size());
+      if (i < -n || i >= n) failAt("tuple index out of range", entries[0].pos);
+      return v.items[std::size_t(i < 0 ? i + n : i)];
+    }
+    if (v.kind != Value::Array) failAt(std::string(kindName(v.kind)) + " is not subscriptable", p);
+    std::vector<IndexEntry> index;
+    const Node *arrayIndex = nullptr;
+    for (const Value &e : entries) {
+      IndexEntry x;
+      switch (e.kind) {
+      case Value::Slice:
+        x.kind = IndexEntry::Slice;
+        if (e.items[0].kind != Value::None) x.start = sizeOf(e.items[0], "a slice start");
+        if (e.items[1].kind != Value::None) x.stop = sizeOf(e.items[1], "a slice stop");
+        if (e.items[2].kind != Value::None) {
+          x.step = constant(e.items[2], "a slice step");
+          if (x.step == 0) failAt("slice step cannot be zero", e.items[2].pos);
+        }
+        break;
+      case Value::None: x.kind = IndexEntry::NewAxis; break;
+      case Value::Ellipsis:
+        x.kind = IndexEntry::Slice;
+        x.step = 0;
+        break;
+      case Value::Size:
+      case Value::Bool:
+        if (e.kind == Value::Bool) failAt("a bool scalar index is not supported", e.pos);
+        x.kind = IndexEntry::Integer;
+        x.start = e.size;
+        break;
+      case Value::Array:
+        if (arrayIndex) failAt("shapelab supports one array in an index", e.pos);
+        x.kind = IndexEntry::Array;
+        arrayIndex = e.node;
+        break;
+      default: failAt(std::string("an index cannot be ") + kindName(e.kind), e.pos);
+      }
+      index.push_back(x);
+    }
+    try {
+      return Value::ofNode(graph->index(v.node, index, arrayIndex), p);
+    } catch (const UserError &e) {
+      failAt(e.what(), p);
+    }
+  }
+
+  struct Args {
+    std::vector<Value> positional;
+    std::vector<std::pair<std::string, Value>> keywords;
+    std::size_t pos;
+    std::string fn;
+    const Value *get(std::size_t i, const char *keyword) const {
+      if (i < positional.size()) return &positional[i];
+      for (const auto &[k, v] : keywords)
+        if (k == keyword) return &v;
+      return nullptr;
+    }
+  };
+
+  Value callArguments(const Value &f, std::size_t p) {
+    if (f.kind != Value::Callable) failAt(std::string(kindName(f.kind)) + " is not callable", p);
+    Args args;
+    args.pos = f.pos;
+    args.fn = f.text;
+    if (!acceptOp(")")) {
+      do {
+        if (isOp(")")) break;
+        if (peek().kind == Token::Name && isOp("=", 1)) {
+          std::string k = peek().text;
+          at += 2;
+          args.keywords.push_back({k, expression()});
+        } else {
+          if (!args.keywords.empty()) fail("positional argument follows keyword argument");
+          args.positional.push_back(expression());
+        }
+      } while (acceptOp(","));
+      expectOp(")");
+    }
+    try {
+      return call(f, args);
+    } catch (const LangError &) {
+      throw;
+    } catch (const UserError &e) {
+      failAt(e.what(), f.pos);
+    }
+  }
+
+  void checkArguments(const Args &a, std::size_t most, std::initializer_list<const char *> keywords) {
+    if (a.positional.size() > most)
+      failAt(a.fn + "() takes at most " + std::to_string(most) + " positional arguments (" + std::to_string(a.positional.size()) + " given)", a.pos);
+    for (const auto &[k, v] : a.keywords) {
+      bool ok = false;
+      for (const char *w : keywords) ok |= k == w;
+      if (!ok) failAt(a.fn + "() got an unexpected keyword argument '" + k + "'", v.pos);
+    }
+  }
+  const Value &required(const Args &a, std::size_t i, const char *keyword) {
+    const Value *v = a.get(i, keyword);
+    if (!v) failAt(a.fn + "() missing required argument '" + keyword + "'", a.pos);
+    return *v;
+  }
+  Value optional(const Args &a, std::size_t i, const char *keyword) {
+    const Value *v = a.get(i, keyword);
+    return v ? *v : Value();
+  }
+  std::vector<const Node *> arrays(const Value &list) {
+    if (list.kind != Value::Tuple) failAt("expected a list of arrays", list.pos);
+    std::vector<const Node *> out;
+    for (const Value &v : list.items) out.push_back(array(v));
+    return out;
+  }
+
+  Value call(const Value &f, Args &a) {
+    std::string fn = f.text;
+    const std::size_t p = f.pos;
+    auto node = [&](const Node *n) { return Value::ofNode(n, p); };
+    // Methods: x.sum(axis=...) is sum(x, axis=...).
+    if (f.node) a.positional.insert(a.positional.begin(), Value::ofNode(f.node, p));
+    if (fn == "amax") fn = "max";
+    if (fn == "amin") fn = "min";
+    if (fn == "divide") fn = "true_divide";
+    if (fn == "mod") fn = "remainder";
+    if (fn == "input") {
+      checkArguments(a, 2, {"shape", "dtype"});
+      if (pendingInputName.empty()) failAt("input(...) must be assigned to one name: x = input((n,), float64)", p);
+      Shape s = shapeOf(required(a, 0, "shape"));
+      Value d = optional(a, 1, "dtype");
+      std::string name = pendingInputName;
+      pendingInputName.clear();
+      return node(graph->input(name, d.kind == Value::None ? DType::Float64 : dtypeOf(d), s));
+    }
+    if (fn == "logical_not") fn = "invert";
+    if (ops::isUnaryOp(fn)) {
+      checkArguments(a, 1, {"x"});
+      const Node *x = array(required(a, 0, "x"));
+      if (fn == "invert" || x->dtype != DType::Bool) return node(graph->unary(fn, x));
+      return node(graph->unary(fn, x));
+    }
+    if (ops::isBinaryOp(fn)) {
+      checkArguments(a, 2, {"x1", "x2"});
+      return node(graph->binary(fn, array(required(a, 0, "x1")), array(required(a, 1, "x2")), mode));
+    }
+    if (fn == "where") {
+      checkArguments(a, 3, {"condition", "x", "y"});
+      return node(graph->where(array(required(a, 0, "condition")), array(required(a, 1, "x")), array(required(a, 2, "y")), mode));
+    }
+    if (fn == "astype") {
+      checkArguments(a, 2, {"x", "dtype"});
+      return node(graph->astype(array(required(a, 0, "x")), dtypeOf(required(a, 1, "dtype"))));
+    }
+    if (fn == "transpose") {
+      const Node *x = array(required(a, 0, "a"));
+      if (f.node && a.positional.size() > 2) {
+        Value t;
+        t.kind = Value::Tuple;
+        t.items.assign(a.positional.begin() + 1, a.positional.end());
+        return node(graph->transpose(x, axesOf(t)));
+      }
+      checkArguments(a, 2, {"a", "axes"});
+      return node(graph->transpose(x, axesOf(optional(a, 1, "axes"))));
+    }
+    if (fn == "expand_dims") {
+      checkArguments(a, 2, {"a", "axis"});
+      return node(graph->expandDims(array(required(a, 0, "a")), *axesOf(required(a, 1, "axis"))));
+    }
+    if (fn == "squeeze") {
+      checkArguments(a, 2, {"a", "axis"});
+      return node(graph->squeeze(array(required(a, 0, "a")), axesOf(optional(a, 1, "axis"))));
+    }
+    if (fn == "reshape") {
+      const Node *x = array(required(a, 0, "a"));
+      Value s = required(a, 1, "newshape");
+      if (f.node && a.positional.size() > 2) {
+        s = Value();
+        s.kind = Value::Tuple;
+        s.items.assign(a.positional.begin() + 1, a.positional.end());
+      } else {
+        checkArguments(a, 2, {"a", "newshape", "shape"});
+      }
+      return node(graph->reshape(x, shapeOf(s)));
+    }
+    if (fn == "broadcast_to") {
+      checkArguments(a, 2, {"array", "shape"});
+      return node(graph->broadcastTo(array(required(a, 0, "array")), shapeOf(required(a, 1, "shape"))));
+    }
+    if (fn == "full" || fn == "zeros" || fn == "ones") {
+      bool isFull = fn == "full";
+      checkArguments(a, isFull ? 3 : 2, {"shape", "fill_value", "dtype"});
+      Shape s = shapeOf(required(a, 0, "shape"));
+      Value d = optional(a, isFull ? 2 : 1, "dtype");
+      std::optional<DType> t;
+      if (d.kind != Value::None) t = dtypeOf(d);
+      else if (!isFull) t = DType::Float64;
+      Value fill;
+      if (isFull) fill = required(a, 1, "fill_value");
+      else {
+        fill.kind = Value::Float;
+        fill.number = fn == "ones" ? 1.0 : 0.0;
+      }
+      const Node *value = array(fill);
+      if (!t && value->weak) t = value->dtype == DType::Bool ? DType::Bool : value->dtype;
+      return node(graph->full(s, value, t));
+    }
+    if (fn == "concatenate" || fn == "stack") {
+      checkArguments(a, 2, {"arrays", "axis"});
+      std::vector<const Node *> xs = arrays(required(a, 0, "arrays"));
+      Value ax = optional(a, 1, "axis");
+      if (fn == "stack") return node(graph->stack(xs, ax.kind == Value::None && !a.get(1, "axis") ? 0 : constant(ax, "axis")));
+      std::optional<int64_t> axis = 0;
+      if (a.get(1, "axis")) axis = ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"));
+      return node(graph->concatenate(xs, axis));
+    }
+    if (fn == "split") {
+      checkArguments(a, 3, {"ary", "indices_or_sections", "axis"});
+      const Node *x = array(required(a, 0, "ary"));
+      Value how = required(a, 1, "indices_or_sections");
+      Value ax = optional(a, 2, "axis");
+      int64_t axis = ax.kind == Value::None ? 0 : constant(ax, "axis");
+      std::vector<const Node *> parts;
+      if (how.kind == Value::Tuple) {
+        std::vector<Expr> at;
+        for (const Value &v : how.items) at.push_back(sizeOf(v, "a split index"));
+        parts = graph->split(x, at, axis);
+      } else {
+        parts = graph->split(x, sizeOf(how, "sections"), axis);
+      }
+      Value t;
+      t.kind = Value::Tuple;
+      t.flag = true;
+      t.pos = p;
+      for (const Node *n : parts) t.items.push_back(Value::ofNode(n, p));
+      return t;
+    }
+    if (fn == "set_subtensor" || fn == "inc_subtensor") {
+      checkArguments(a, 2, {"x", "y"});
+      return node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), fn == "inc_subtensor", mode));
+    }
+    if (fn == "sum" || fn == "prod" || fn == "max" || fn == "min" || fn == "all" || fn == "any" || fn == "mean") {
+      checkArguments(a, 3, {"a", "axis", "keepdims"});
+      Value keep = optional(a, 2, "keepdims");
+      bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
+      return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(optional(a, 1, "axis")), keepdims));
+    }
+    if (fn == "matmul" || fn == "outer" || fn == "convolve" || fn == "linalg.solve") {
+      checkArguments(a, 2, {"a", "b", "v", "x1", "x2"});
+      const Node *x = array(*(a.get(0, "a") ? a.get(0, "a") : &required(a, 0, "x1")));
+      const Value *second = a.get(1, "b");
+      if (!second) second = a.get(1, "v");
+      if (!second) second = a.get(1, "x2");
+      if (!second) failAt(fn + "() takes two arrays", p);
+      const Node *y = array(*second);
+      if (fn == "outer") {
+        x = graph->reshape(x, {Expr(-1)});
+        y = graph->reshape(y, {Expr(-1)});
+      }
+      return node(graph->blockwise(fn == "linalg.solve" ? "solve" : fn, {x, y}, mode));
+    }
+    if (fn == "linalg.det" || fn == "linalg.inv") {
+      checkArguments(a, 1, {"a"});
+      return node(graph->blockwise(fn.substr(7), {array(required(a, 0, "a"))}, mode));
+    }
+    if (fn == "diff") {
+      checkArguments(a, 3, {"a", "n", "axis"});
+      Value n = optional(a, 1, "n"), ax = optional(a, 2, "axis");
+      return node(graph->diff(array(required(a, 0, "a")), n.kind == Value::None ? 1 : constant(n, "n"),
+                              ax.kind == Value::None ? -1 : constant(ax, "axis")));
+    }
+    if (fn == "cumsum") {
+      checkArguments(a, 2, {"a", "axis"});
+      Value ax = optional(a, 1, "axis");
+      return node(graph->cumsum(array(required(a, 0, "a")), ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"))));
+    }
+    if (fn == "specify_shape") {
+      checkArguments(a, 2, {"x", "shape"});
+      Value s = required(a, 1, "shape");
+      std::vector<std::optional<Expr>> dims;
+      if (s.kind == Value::Tuple) {
+        for (const Value &d : s.items) dims.push_back(d.kind == Value::None ? std::nullopt : std::optional<Expr>(sizeOf(d, "a dimension")));
+      } else {
+        dims.push_back(sizeOf(s, "a dimension"));
+      }
+      return node(graph->specifyShape(array(required(a, 0, "x")), dims));
+    }
+    if (fn == "ifelse") {
+      checkArguments(a, 3, {"cond", "a", "b"});
+      const Value &c = required(a, 0, "cond");
+      const Node *x = array(required(a, 1, "a")), *y = array(required(a, 2, "b"));
+      if (c.kind == Value::Predicate) return node(graph->ifelse(c.pred, x, y));
+      if (c.kind == Value::Bool) return node(graph->ifelse(Pred::truth(c.flag), x, y));
+      return node(graph->ifelse(array(c), x, y));
+    }
+    if (fn == "shape" || fn == "ndim" || fn == "size") {
+      checkArguments(a, 1, {"a"});
+      Token t{Token::Name, fn, p};
+      return attribute(Value::ofNode(array(required(a, 0, "a")), p), t);
+    }
+    if (fn.rfind("random.", 0) == 0) return randomCall(fn.substr(7), a, p);
+    failAt("'" + fn + "' is not a function shapelab knows (see :ops)", p);
+  }
+
+  Value randomCall(const std::string &name, Args &a, std::size_t p) {
+    const RandomVariableInfo *info = findRandomVariable(name);
+    std::vector<const Node *> params;
+    std::vector<std::optional<Shape>> shapeOnly;
+    std::optional<Shape> size;
+    for (const auto &[k, v] : a.keywords) {
+      if (k == "size") {
+        if (v.kind != Value::None) size = shapeOf(v, "size");
+        continue;
+      }
+      auto it = std::find(info->parameters.begin(), info->parameters.end(), k);
+      if (it == info->parameters.end()) failAt("random." + name + "() got an unexpected keyword argument '" + k + "'", v.pos);
+      std::size_t i = std::size_t(it - info->parameters.begin());
+      if (i < a.positional.size()) failAt("random." + name + "() got multiple values for '" + k + "'", v.pos);
+      if (a.positional.size() < i) a.positional.resize(i);
+      a.positional.insert(a.positional.begin() + std::ptrdiff_t(i), v);
+    }
+    if (a.positional.size() > info->parameters.size())
+      failAt("random." + name + "() takes " + std::to_string(info->parameters.size()) + " parameters", p);
+    bool byValue = name == "permutation" || name == "choice_without_replacement";
+    for (std::size_t i = 0; i < a.positional.size(); ++i) {
+      const Value &v = a.positional[i];
+      // Value-shaped parameters: permutation's integer x, choice's core_shape.
+      bool valueShaped = byValue && ((name == "permutation" && v.kind == Value::Size) ||
+                                     (name == "choice_without_replacement" && i == info->parameters.size() - 1));
+      if (valueShaped) {
+        Shape s = v.kind == Value::Tuple ? shapeOf(v) : Shape{sizeOf(v, "the value")};
+        shapeOnly.push_back(s);
+        params.push_back(graph->size(0));
+      } else if (name == "choice_without_replacement" && i == 1 && v.kind == Value::None) {
+        continue; // p=None
+      } else {
+        shapeOnly.push_back(std::nullopt);
+        params.push_back(array(v));
+      }
+    }
+    return Value::ofNode(graph->random(name, params, size, mode, shapeOnly), p);
+  }
+
+  // ---- statements ----
+  Json lineJson(int lineNumber) {
+    Json j;
+    j["line"] = lineNumber;
+    return j;
+  }
+
+  std::string statusText(const Validity &v) {
+    std::string s = spelling(v.status());
+    std::vector<Pred> checks = v.checks();
+    if (v.status() == Status::Error) s += ": " + v.message();
+    else if (!checks.empty()) {
+      s += ": ";
+      for (std::size_t i = 0; i < checks.size(); ++i) s += (i ? "; " : "") + checks[i].toString();
+    }
+    return s;
+  }
+
+  void assign(const std::vector<std::string> &targets, const Value &v, int lineNumber, Reply &r) {
+    std::vector<Value> values;
+    if (targets.size() == 1) values.push_back(v);
+    else {
+      if (v.kind != Value::Tuple) failAt("cannot unpack " + std::string(kindName(v.kind)) + " into " + std::to_string(targets.size()) + " names", 0);
+      if (v.items.size() != targets.size())
+        failAt("expected " + std::to_string(targets.size()) + " values to unpack, got " + std::to_string(v.items.size()), 0);
+      values = v.items;
+    }
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const std::string &t = targets[i];
+      if (t.empty() || t[0] == '_') failAt("names starting with '_' are reserved", 0);
+      if (t == "param" || t == "assume" || t == "mode") failAt("'" + t + "' is a statement keyword", 0);
+      Value val = values[i];
+      variables[t] = val;
+      Json j = lineJson(lineNumber);
+      j["assign"] = t;
+      if (val.kind == Value::Array) {
+        names[val.node] = t;
+        statements.push_back(val.node);
+        Validity vd = ops::validityOf(*graph, val.node);
+        j["shape"] = shapeJson(val.node->shape);
+        j["status"] = spelling(vd.status());
+        j["dtype"] = ops::spelling(val.node->dtype);
+        if (options.json) r.lines.push_back(dumpJson(j));
+        else r.lines.push_back(t + ": " + toString(val.node->shape) + " " + ops::spelling(val.node->dtype) + ", " + statusText(vd));
+      } else {
+        j["shape"] = Json::array();
+        j["status"] = "valid";
+        j["kind"] = kindName(val.kind);
+        if (val.kind == Value::Size) j["value"] = val.size.toString();
+        if (options.json) r.lines.push_back(dumpJson(j));
+        else r.lines.push_back(t + ": " + (val.kind == Value::Size ? val.size.toString() : std::string(kindName(val.kind))));
+      }
+    }
+  }
+
+  Reply execute(const std::string &text, int lineNumber) {
+    Reply r;
+    line = text;
+    at = 0;
+    pendingInputName.clear();
+    try {
+      toks = tokenize(text);
+      if (peek().kind == Token::End) return r;
+      if (isOp(":")) return command(lineNumber);
+      if (isName("param") && peek(1).kind == Token::Name) {
+        ++at;
+        std::vector<std::string> declared;
+        do {
+          if (peek().kind != Token::Name) fail("expected a parameter name" + found());
+          Token t = peek();
+          ++at;
+          try {
+            Expr e = graph->param(t.text);
+            variables[t.text] = Value::ofSize(e, t.pos);
+          } catch (const UserError &e) {
+            failAt(e.what(), t.pos);
+          }
+          declared.push_back(t.text);
+        } while (acceptOp(","));
+        if (peek().kind != Token::End) fail("expected ',' or the end of the line" + found());
+        Json j = lineJson(lineNumber);
+        j["param"] = declared;
+        if (options.json) r.lines.push_back(dumpJson(j));
+        return r;
+      }
+      if (isName("assume") && peek(1).kind != Token::End && !isOp("=", 1)) {
+        ++at;
+        std::size_t p = peek().pos;
+        Value v = expression();
+        if (peek().kind != Token::End) fail("unexpected '" + peek().text + "' after the predicate");
+        if (v.kind == Value::Bool) {
+          v.kind = Value::Predicate;
+          v.pred = Pred::truth(v.flag);
+        }
+        if (v.kind != Value::Predicate) failAt("assume takes a predicate over sizes (n >= 1, m % 2 == 0, ...)", p);
+        try {
+          graph->assume({v.pred});
+        } catch (const InconsistentAssumptions &e) {
+          failAt(std::string("inconsistent assumptions: ") + e.what(), p);
+        }
+        Json j = lineJson(lineNumber);
+        j["assume"] = v.pred.toString();
+        if (options.json) r.lines.push_back(dumpJson(j));
+        return r;
+      }
+      if (isName("mode") && peek(1).kind == Token::Name && peek(2).kind == Token::End) {
+        const Token &t = peek(1);
+        if (t.text != "numpy" && t.text != "static") failAt("mode is numpy or static, not '" + t.text + "'", t.pos);
+        mode = parseBroadcastMode(t.text);
+        Json j = lineJson(lineNumber);
+        j["mode"] = t.text;
+        if (options.json) r.lines.push_back(dumpJson(j));
+        return r;
+      }
+      // Assignment: NAME (, NAME)* = expression.
+      std::vector<std::string> targets;
+      std::size_t k = 0;
+      while (peek(k).kind == Token::Name && (isOp(",", k + 1) || isOp("=", k + 1))) {
+        targets.push_back(peek(k).text);
+        if (isOp("=", k + 1)) break;
+        k += 2;
+      }
+      if (!targets.empty() && isOp("=", 2 * targets.size() - 1)) {
+        at = 2 * targets.size();
+        if (targets.size() == 1) pendingInputName = targets[0];
+        Value v = expression();
+        if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+        assign(targets, v, lineNumber, r);
+        return r;
+      }
+      Value v = expression();
+      if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+      // A bare expression shows what an assignment would.
+      assign({"_"}, v, lineNumber, r);
+      return r;
+    } catch (const LangError &e) {
+      return error(e.message, e.position, lineNumber);
+    } catch (const SyntaxError &e) {
+      return error(e.message(), 0, lineNumber);
+    } catch (const UserError &e) {
+      return error(e.what(), 0, lineNumber);
+    }
+  }
+
+  Reply error(const std::string &message, std::size_t position, int lineNumber) {
+    Reply r;
+    r.failed = true;
+    position = std::min(position, line.size());
+    if (options.json) {
+      Json j = lineJson(lineNumber);
+      j["error"] = message;
+      j["column"] = position + 1;
+      r.lines.push_back(dumpJson(j));
+    } else {
+      SyntaxError rendered(message, line, position);
+      r.lines.push_back("error: " + rendered.render());
+    }
+    return r;
+  }
+
+  // ---- commands ----
+  std::string targetText() const {
+    std::size_t from = peek().pos, to = from;
+    for (std::size_t k = at; k < toks.size() && toks[k].kind != Token::End && !(toks[k].kind == Token::Name && toks[k].text == "with") &&
+                              toks[k].kind != Token::String;
+         ++k)
+      to = toks[k].pos + toks[k].text.size();
+    return line.substr(from, to - from);
+  }
+
+  const Node *target(std::string &text) {
+    text = targetText();
+    std::size_t p = peek().pos;
+    Value v = expression();
+    if (v.kind != Value::Array) failAt("expected an array, found " + std::string(kindName(v.kind)), p);
+    return v.node;
+  }
+
+  Json assignmentOrNull(const std::optional<Assignment> &a) { return a ? assignmentJson(*a) : Json(nullptr); }
+
+  Reply command(int lineNumber) {
+    Reply r;
+    ++at;
+    if (peek().kind != Token::Name) fail("expected a command after ':' (see :help)");
+    std::string cmd = peek().text;
+    std::size_t cmdPos = peek().pos;
+    ++at;
+    Json j = lineJson(lineNumber);
+    auto done = [&]() {
+      if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+    };
+    if (cmd == "shape" || cmd == "explain") {
+      std::string name;
+      const Node *n = target(name);
+      done();
+      Validity v = ops::validityOf(*graph, n);
+      std::vector<Pred> checks = v.checks();
+      std::optional<Assignment> bad = v.violating();
+      Pred condition = v.domain();
+      j["command"] = cmd;
+      j["name"] = name;
+      j["shape"] = shapeJson(n->shape);
+      j["status"] = spelling(v.status());
+      Json cj = Json::array();
+      for (const Pred &c : checks) cj.push_back(c.toString());
+      j["checks"] = cj;
+      j["violating"] = assignmentOrNull(bad);
+      j["condition"] = condition.toString();
+      j["dtype"] = ops::spelling(n->dtype);
+      if (cmd == "explain") {
+        Json obs = Json::array();
+        for (const Obligation &o : v.obligations()) {
+          Json x;
+          x["what"] = o.what;
+          x["predicate"] = o.predicate.toString();
+          x["answer"] = spelling(o.decision.answer);
+          obs.push_back(x);
+        }
+        j["obligations"] = obs;
+        Json fs = Json::array();
+        for (const std::string &f : v.failures()) fs.push_back(f);
+        j["failures"] = fs;
+      }
+      if (options.json) {
+        r.lines.push_back(dumpJson(j));
+        return r;
+      }
+      r.lines.push_back(name + ": shape " + toString(n->shape) + ", dtype " + ops::spelling(n->dtype) + ", " + spelling(v.status()));
+      for (std::size_t i = 0; i < n->rank(); ++i) {
+        auto c = n->shape[i].constantValue();
+        r.lines.push_back("  dim " + std::to_string(i) + ": " + n->shape[i].toString() + (c ? "" : n->shape[i].kind() == ExprKind::Select ? "  (piecewise)" : "  (symbolic)"));
+      }
+      if (cmd == "explain") {
+        for (const std::string &f : v.failures()) r.lines.push_back("  error: " + f);
+        for (const Obligation &o : v.obligations())
+          if (o.decision.answer != Answer::Proven)
+            r.lines.push_back("  requires " + o.what + ": " + o.predicate.toString() + "  [" + spelling(o.decision.answer) + "]");
+        for (const Pred &c : checks) r.lines.push_back("  runtime check: " + c.toString());
+        r.lines.push_back("  valid where: " + condition.toString());
+        if (bad) r.lines.push_back("  violating point: " + bad->toString());
+      } else if (!checks.empty()) {
+        for (const Pred &c : checks) r.lines.push_back("  runtime check: " + c.toString());
+      }
+      return r;
+    }
+    if (cmd == "errors") {
+      done();
+      Validity v(graph->solver(), graph->context());
+      std::set<const Node *> seen;
+      for (const Node *s : statements) {
+        if (!seen.insert(s).second) continue;
+        v.absorb(ops::validityOf(*graph, s));
+      }
+      Status st = v.status();
+      j["command"] = "errors";
+      std::optional<Assignment> witness = v.violating();
+      std::string condition;
+      if (st == Status::Valid) condition = "False";
+      else if (st == Status::Error) condition = "True";
+      else condition = (!v.domain()).toString();
+      if (st == Status::Unknown && !witness) j["empty"] = nullptr;
+      else j["empty"] = st == Status::Valid;
+      j["condition"] = condition;
+      j["witness"] = assignmentOrNull(witness);
+      j["status"] = spelling(st);
+      if (options.json) {
+        r.lines.push_back(dumpJson(j));
+        return r;
+      }
+      if (st == Status::Valid) r.lines.push_back("error domain: empty (every statement is valid for every size allowed)");
+      else {
+        r.lines.push_back("error domain: " + condition + (st == Status::Unknown ? "  (undecided: checked at run time)" : ""));
+        if (witness) r.lines.push_back("  witness: " + witness->toString());
+      }
+      return r;
+    }
+    if (cmd == "eval" || cmd == "save") {
+      std::string name;
+      const Node *n = target(name);
+      std::string path;
+      if (cmd == "save") {
+        if (peek().kind != Token::String) fail("expected the file name as a string" + found());
+        path = resolve(peek().text);
+        ++at;
+      }
+      Assignment point;
+      std::map<std::string, Array> inputs;
+      if (isName("with")) {
+        ++at;
+        bindings(point, inputs);
+      }
+      done();
+      j["command"] = cmd;
+      j["name"] = name;
+      try {
+        interp::InterpreterOptions io;
+        io.seed = options.seed;
+        io.namer = [this](const Node *x) {
+          auto it = names.find(x);
+          return it != names.end() ? it->second + " (" + x->op + ")" : x->describe();
+        };
+        interp::Interpreter in(*graph, point, inputs, io);
+        Array value = in.evaluate(n);
+        if (cmd == "save") {
+          interp::saveNpy(value, path);
+          j["path"] = path;
+        }
+        j["dtype"] = ops::spelling(value.dtype());
+        j["shape"] = value.shape();
+        if (cmd == "eval") {
+          if (value.size() > 1000000) throw interp::EvalError(interp::EvalError::Input, "the value has " + std::to_string(value.size()) + " elements; use :save");
+          j["value"] = valueJson(value);
+        }
+        if (options.json) r.lines.push_back(dumpJson(j));
+        else if (cmd == "eval")
+          r.lines.push_back(name + " = " + value.toString() + "  (" + ops::spelling(value.dtype()) + ", shape " + interp::shapeText(value.shape()) + ")");
+        else
+          r.lines.push_back("saved " + name + " " + interp::shapeText(value.shape()) + " " + ops::spelling(value.dtype()) + " to " + path);
+      } catch (const interp::EvalError &e) {
+        r.failed = true;
+        Json err;
+        err["kind"] = interp::EvalError::spelling(e.kind);
+        err["message"] = e.what();
+        j["error"] = err;
+        if (options.json) r.lines.push_back(dumpJson(j));
+        else r.lines.push_back(std::string(interp::EvalError::spelling(e.kind)) + " error: " + e.what());
+      }
+      return r;
+    }
+    if (cmd == "graph") {
+      std::string name;
+      const Node *n = target(name);
+      done();
+      std::vector<const Node *> order;
+      std::set<const Node *> seen;
+      std::vector<std::pair<const Node *, bool>> stack{{n, false}};
+      while (!stack.empty()) {
+        auto [x, expanded] = stack.back();
+        stack.pop_back();
+        if (seen.count(x)) continue;
+        if (expanded) {
+          seen.insert(x);
+          order.push_back(x);
+          continue;
+        }
+        stack.push_back({x, true});
+        for (auto it = x->inputs.rbegin(); it != x->inputs.rend(); ++it)
+          if (!seen.count(*it)) stack.push_back({*it, false});
+      }
+      Json nodes = Json::array();
+      for (const Node *x : order) {
+        Json o;
+        o["id"] = x->id;
+        o["op"] = x->op;
+        std::vector<uint32_t> ins;
+        for (const Node *i : x->inputs) ins.push_back(i->id);
+        o["inputs"] = ins;
+        o["shape"] = shapeJson(x->shape);
+        o["dtype"] = ops::spelling(x->dtype);
+        if (auto it = names.find(x); it != names.end()) o["name"] = it->second;
+        nodes.push_back(o);
+        std::string args;
+        for (const Node *i : x->inputs) args += (args.empty() ? "%" : ", %") + std::to_string(i->id);
+        std::string label = x->kind == ops::OpKind::Input ? "input " + x->op
+                            : x->kind == ops::OpKind::Scalar ? (x->exprs.empty() ? interp::formatDouble(x->number) : x->exprs[0].toString())
+                                                             : x->op + "(" + args + ")";
+        auto it = names.find(x);
+        r.lines.push_back("%" + std::to_string(x->id) + " = " + label + " : " + toString(x->shape) + " " + ops::spelling(x->dtype) +
+                          (it != names.end() ? "   # " + it->second : ""));
+      }
+      j["command"] = "graph";
+      j["name"] = name;
+      j["nodes"] = nodes;
+      if (options.json) r.lines = {dumpJson(j)};
+      return r;
+    }
+    if (cmd == "ops") {
+      done();
+      Json list = Json::array();
+      for (const ops::OpInfo &o : ops::opCatalogue()) {
+        Json x;
+        x["name"] = o.name;
+        x["signature"] = o.signature;
+        x["rule"] = o.rule;
+        list.push_back(x);
+        r.lines.push_back("  " + o.signature + "  — " + o.rule);
+      }
+      j["command"] = "ops";
+      j["ops"] = list;
+      if (options.json) r.lines = {dumpJson(j)};
+      return r;
+    }
+    if (cmd == "help") {
+      done();
+      j["command"] = "help";
+      j["text"] = kHelp;
+      if (options.json) r.lines.push_back(dumpJson(j));
+      else r.lines.push_back(kHelp);
+      return r;
+    }
+    if (cmd == "reset") {
+      done();
+      reset();
+      j["command"] = "reset";
+      if (options.json) r.lines.push_back(dumpJson(j));
+      return r;
+    }
+    if (cmd == "quit" || cmd == "q" || cmd == "exit") {
+      done();
+      r.quit = true;
+      j["command"] = "quit";
+      if (options.json) r.lines.push_back(dumpJson(j));
+      return r;
+    }
+    failAt("unknown command ':" + cmd + "' (see :help)", cmdPos);
+  }
+
+  std::string resolve(const std::string &path) const {
+    if (options.baseDirectory.empty() || std::filesystem::path(path).is_absolute()) return path;
+    return (std::filesystem::path(options.baseDirectory) / path).string();
+  }
+
+  /// with n=3, m=4, x=[[1.0],[2.0]], y=load("y.npy")
+  void bindings(Assignment &point, std::map<std::string, Array> &inputs) {
+    do {
+      if (peek().kind != Token::Name || !isOp("=", 1)) fail("expected name=value" + found());
+      Token t = peek();
+      at += 2;
+      std::size_t p = peek().pos;
+      if (isName("load") && isOp("(", 1)) {
+        at += 2;
+        if (peek().kind != Token::String) fail("load takes a file name string");
+        std::string path = resolve(peek().text);
+        ++at;
+        expectOp(")");
+        try {
+          inputs[t.text] = interp::loadNpy(path);
+        } catch (const UserError &e) {
+          failAt(e.what(), p);
+        }
+        continue;
+      }
+      if (isOp("[")) {
+        inputs[t.text] = literalArray(p);
+        continue;
+      }
+      bool negative = acceptOp("-");
+      if (peek().kind == Token::Int) {
+        Integer v = parseExpr(peek().text).constantValue().value();
+        ++at;
+        if (negative) v = -v;
+        auto var = variables.find(t.text);
+        if (var != variables.end() && var->second.kind == Value::Array) {
+          Array a(DType::Int64, {});
+          if (!v.fitsInt64()) failAt("the value does not fit in int64", p);
+          a.base<int64_t>()[0] = v.toInt64Checked();
+          inputs[t.text] = a;
+        } else {
+          point.set(t.text, v);
+        }
+        continue;
+      }
+      if (peek().kind == Token::Float || isName("True") || isName("False")) {
+        Array a = scalarLiteral(negative);
+        inputs[t.text] = a;
+        continue;
+      }
+      fail("expected an integer, a list of numbers or load(\"file.npy\")" + found());
+    } while (acceptOp(","));
+  }
+
+  Array scalarLiteral(bool negative) {
+    Token t = peek();
+    ++at;
+    if (t.kind == Token::Name) {
+      Array a(DType::Bool, {});
+      a.base<bool>()[0] = t.text == "True";
+      return a;
+    }
+    if (t.kind == Token::Int) {
+      Array a(DType::Int64, {});
+      auto v = parseExpr(t.text).constantValue()->tryToInt64();
+      if (!v) failAt("integer out of range", t.pos);
+      a.base<int64_t>()[0] = negative ? -*v : *v;
+      return a;
+    }
+    Array a(DType::Float64, {});
+    double v = std::strtod(t.text.c_str(), nullptr);
+    a.base<double>()[0] = negative ? -v : v;
+    return a;
+  }
+
+  /// A nested list of numbers (rectangular) as an array: bool, int64 or float64 as NumPy infers.
+  Array literalArray(std::size_t p) {
+    struct Item {
+      std::vector<Item> children;
+      bool leaf = false;
+      Token token;
+      bool negative = false;
+    };
+    std::function<Item(std::size_t)> parse = [&](std::size_t depth) -> Item {
+      Item it;
+      if (depth > 32) fail("the nested lists are too deep");
+      if (acceptOp("[")) {
+        if (!isOp("]")) {
+          do {
+            if (isOp("]")) break;
+            it.children.push_back(parse(depth + 1));
+          } while (acceptOp(","));
+        }
+        expectOp("]");
+        return it;
+      }
+      it.leaf = true;
+      it.negative = acceptOp("-");
+      it.token = peek();
+      if (it.token.kind != Token::Int && it.token.kind != Token::Float && !isName("True") && !isName("False"))
+        fail("expected a number" + found());
+      ++at;
+      return it;
+    };
+    Item root = parse(0);
+    std::vector<int64_t> shape;
+    for (const Item *i = &root; !i->leaf; i = &i->children[0]) {
+      shape.push_back(int64_t(i->children.size()));
+      if (i->children.empty()) break;
+    }
+    std::vector<const Item *> leaves;
+    std::function<void(const Item &, std::size_t)> walk = [&](const Item &i, std::size_t depth) {
+      if (i.leaf) {
+        if (depth != shape.size()) failAt("the nested lists have an inhomogeneous shape", p);
+        leaves.push_back(&i);
+        return;
+      }
+      if (depth >= shape.size() || int64_t(i.children.size()) != shape[depth])
+        failAt("the nested lists have an inhomogeneous shape", p);
+      for (const Item &c : i.children) walk(c, depth + 1);
+    };
+    walk(root, 0);
+    bool anyFloat = false, allBool = !leaves.empty();
+    for (const Item *l : leaves) {
+      anyFloat |= l->token.kind == Token::Float;
+      allBool &= l->token.kind == Token::Name;
+    }
+    DType t = allBool ? DType::Bool : anyFloat ? DType::Float64 : DType::Int64;
+    Array a(t, shape);
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      const Item &l = *leaves[i];
+      if (t == DType::Bool) {
+        a.base<bool>()[i] = l.token.text == "True";
+      } else if (l.token.kind == Token::Int && t == DType::Int64) {
+        auto x = parseExpr(l.token.text).constantValue()->tryToInt64();
+        if (!x) failAt("integer out of range", l.token.pos);
+        a.base<int64_t>()[i] = l.negative ? -*x : *x;
+      } else {
+        double v = l.token.kind == Token::Name ? (l.token.text == "True") : std::strtod(l.token.text.c_str(), nullptr);
+        a.base<double>()[i] = l.negative ? -v : v;
+      }
+    }
+    return a;
+  }
+};
+
+Session::Session(Solver &solver, SessionOptions options) : impl_(std::make_unique<Impl>(solver, std::move(options))) {}
+Session::~Session() = default;
+Reply Session::execute(const std::string &line, int lineNumber) { return impl_->execute(line, lineNumber); }
+std::size_t Session::nodeCount() const { return impl_->graph->nodes().size(); }
+
+int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out, const std::string &fileName) {
+  Session session(solver, options);
+  std::istringstream in(text);
+  std::string line;
+  int number = 0, failures = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    Reply r = session.execute(line, number);
+    for (const std::string &l : r.lines) {
+      if (r.failed && !options.json) out << fileName << ":" << number << ": ";
+      out << l << "\n";
+    }
+    if (r.failed) ++failures;
+    if (r.quit) break;
+  }
+  return failures;
+}
+
+} // namespace shapelab::driver

@@ -1,0 +1,62 @@
+// Language — the statements of a shapelab program and the session that runs them (the REPL
+// and `shapelab run`).
+//
+// Model: one statement per line, `#` comments. A program reads as NumPy code with four extra
+// statements: `param n, m` declares size parameters, `assume <predicate>` adds assumptions,
+// `mode numpy|static` picks the broadcasting mode of the ops built after it, and
+// `x = input(shape, dtype)` declares an input named after its variable. Expressions follow
+// Python's grammar and precedence; function names, argument order and keywords are NumPy's
+// (`sum(x, axis=1, keepdims=True)`, `concatenate([a, b], axis=0)`, an optional `np.` prefix).
+// Integers are exact symbolic sizes until they meet an array (then a weak int64 scalar, as a
+// Python int is); comparisons of sizes are predicates (for `assume` and `ifelse`).
+// Commands start with ':' — :shape :explain :errors :eval :save :graph :ops :help :reset :quit.
+// Every line produces one reply: text for a person, or (with json) one JSON object on one line
+// per command (one per assigned name for a statement), following the contract in README.
+// Errors never end a session: each is reported with its column (1-based) and a caret.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shape/Broadcast.h"
+#include "symbolic/Solver.h"
+
+namespace shapelab::driver {
+
+struct SessionOptions {
+  BroadcastMode mode = BroadcastMode::Numpy;
+  bool json = false;
+  uint64_t seed = 0;
+  /// Where :save and load() resolve relative paths (a script's directory).
+  std::string baseDirectory;
+};
+
+struct Reply {
+  std::vector<std::string> lines; // what to print (JSON: one object per line)
+  bool failed = false;            // the line was an error
+  bool quit = false;              // :quit
+};
+
+class Session {
+public:
+  Session(Solver &solver, SessionOptions options);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+  /// Runs one line (1-based `lineNumber`, used in JSON and messages).
+  Reply execute(const std::string &line, int lineNumber);
+  /// How many graph nodes the session holds now (for tests and memory checks).
+  std::size_t nodeCount() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Runs a script: every line through one Session, replies to `out`. Returns the number of
+/// statements that failed.
+int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out,
+              const std::string &fileName);
+
+} // namespace shapelab::driver

@@ -1,0 +1,182 @@
+#include "interp/Array.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "symbolic/Errors.h"
+
+namespace shapelab::interp {
+
+int64_t checkedCount(const std::vector<int64_t> &shape) {
+  int64_t count = 1;
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0) throw OverflowError("negative dimensions are not allowed");
+    if (d == 0) empty = true;
+  }
+  if (empty) return 0;
+  for (int64_t d : shape) {
+    if (d > kMaxElements || count > kMaxElements / d)
+      throw OverflowError("an array of shape " + shapeText(shape) + " is larger than the interpreters evaluate (" +
+                          std::to_string(kMaxElements) + " elements)");
+    count *= d;
+  }
+  return count;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+Array::Array(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+  int64_t count = checkedCount(shape_);
+  strides_.assign(shape_.size(), 1);
+  for (std::size_t i = shape_.size(); i-- > 1;) strides_[i - 1] = strides_[i] * std::max<int64_t>(shape_[i], 1);
+  std::size_t words = (std::size_t(count) * ops::itemSize(dtype) + 7) / 8 + 1;
+  buffer_ = std::shared_ptr<uint64_t[]>(new uint64_t[words]());
+}
+
+int64_t Array::size() const {
+  int64_t n = 1;
+  for (int64_t d : shape_) n *= d;
+  return n;
+}
+
+bool Array::isContiguous() const {
+  int64_t expect = 1;
+  for (std::size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] != 1 && strides_[i] != expect) return false;
+    expect *= shape_[i];
+  }
+  return offset_ == 0;
+}
+
+void Array::forEachOffset(const std::function<void(int64_t)> &f) const {
+  if (size() == 0) return;
+  std::size_t r = shape_.size();
+  std::vector<int64_t> idx(r, 0);
+  int64_t off = offset_;
+  while (true) {
+    f(off);
+    std::size_t i = r;
+    while (i > 0) {
+      --i;
+      if (++idx[i] < shape_[i]) {
+        off += strides_[i];
+        break;
+      }
+      off -= strides_[i] * (shape_[i] - 1);
+      idx[i] = 0;
+      if (i == 0) return;
+    }
+    if (r == 0) return;
+  }
+}
+
+Array Array::contiguous() const {
+  if (isContiguous()) return *this;
+  return astype(dtype_);
+}
+
+Array Array::astype(DType t) const {
+  Array out(t, shape_);
+  dispatch(dtype_, [&](auto from) {
+    using From = decltype(from);
+    dispatch(t, [&](auto to) {
+      using To = decltype(to);
+      To *dst = out.base<To>();
+      const From *src = base<From>();
+      int64_t k = 0;
+      forEachOffset([&](int64_t off) { dst[k++] = castValue<To>(src[off]); });
+    });
+  });
+  return out;
+}
+
+Array Array::transposed(const std::vector<int64_t> &perm) const {
+  Array v = *this;
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    v.shape_[i] = shape_[perm[i]];
+    v.strides_[i] = strides_[perm[i]];
+  }
+  return v;
+}
+
+Array Array::broadcastTo(const std::vector<int64_t> &shape) const {
+  Array v = *this;
+  v.shape_ = shape;
+  v.strides_.assign(shape.size(), 0);
+  std::size_t lead = shape.size() - shape_.size();
+  for (std::size_t i = 0; i < shape_.size(); ++i)
+    v.strides_[lead + i] = shape_[i] == shape[lead + i] ? strides_[i] : 0;
+  return v;
+}
+
+Array Array::reshaped(const std::vector<int64_t> &shape) const {
+  Array c = contiguous();
+  c.shape_ = shape;
+  c.strides_.assign(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) c.strides_[i - 1] = c.strides_[i] * std::max<int64_t>(shape[i], 1);
+  return c;
+}
+
+Array Array::view(int64_t offset, std::vector<int64_t> shape, std::vector<int64_t> strides) const {
+  Array v = *this;
+  v.offset_ = offset;
+  v.shape_ = std::move(shape);
+  v.strides_ = std::move(strides);
+  return v;
+}
+
+bool Array::identical(const Array &o) const {
+  if (dtype_ != o.dtype_ || shape_ != o.shape_) return false;
+  Array a = contiguous(), b = o.contiguous();
+  return std::memcmp(a.base<char>(), b.base<char>(), std::size_t(size()) * ops::itemSize(dtype_)) == 0;
+}
+
+namespace {
+template <class F> std::string shortest(F v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  // Python's repr of a float always shows it is one: "1.0", not "1".
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+} // namespace
+
+std::string formatDouble(double v) { return shortest(v); }
+std::string formatFloat(float v) { return shortest(v); }
+
+std::string Array::toString() const {
+  std::string out;
+  std::vector<int64_t> idx(shape_.size(), 0);
+  std::function<void(std::size_t, int64_t)> rec = [&](std::size_t dim, int64_t off) {
+    if (dim == shape_.size()) {
+      dispatch(dtype_, [&](auto t) {
+        using T = decltype(t);
+        T v = base<T>()[off];
+        if constexpr (std::is_same_v<T, bool>) out += v ? "true" : "false";
+        else if constexpr (std::is_same_v<T, double>) out += formatDouble(v);
+        else if constexpr (std::is_same_v<T, float>) out += formatFloat(v);
+        else out += std::to_string(v);
+      });
+      return;
+    }
+    out += "[";
+    for (int64_t i = 0; i < shape_[dim]; ++i) {
+      if (i) out += ", ";
+      rec(dim + 1, off + i * strides_[dim]);
+    }
+    out += "]";
+  };
+  rec(0, offset_);
+  return out;
+}
+
+} // namespace shapelab::interp

@@ -1,0 +1,142 @@
+// Array — a strided n-d array of one of shapelab's dtypes (DESIGN §2: interp/).
+//
+// Model: a shared buffer, a dtype, a shape, strides (in elements, may be 0 for broadcast
+// dimensions or negative) and an offset. Views (transpose, broadcast, slices) share the buffer;
+// `contiguous()` copies into C order. Zero-size dimensions and 0-d arrays are ordinary. Element
+// access goes through `forEachOffset`, an odometer over the shape in C order.
+// Invariant: every offset reachable from the shape and strides lies inside the buffer (views
+// are only made by the functions below, which keep it).
+// Cost: shapes and counts are int64; building an array checks its element count against
+// kMaxElements first (OverflowError beyond), so no count ever overflows.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <type_traits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ops/DType.h"
+
+namespace shapelab::interp {
+
+using ops::DType;
+
+/// The largest array the interpreters materialize (elements); larger ones are refused.
+inline constexpr int64_t kMaxElements = int64_t(1) << 28;
+
+/// The C++ element type of each dtype.
+template <DType T> struct Element;
+template <> struct Element<DType::Bool> { using type = bool; };
+template <> struct Element<DType::Int32> { using type = int32_t; };
+template <> struct Element<DType::Int64> { using type = int64_t; };
+template <> struct Element<DType::Float32> { using type = float; };
+template <> struct Element<DType::Float64> { using type = double; };
+
+/// Calls f(T{}) with T the element type of `t`.
+template <class F> decltype(auto) dispatch(DType t, F &&f) {
+  switch (t) {
+  case DType::Bool: return f(bool{});
+  case DType::Int32: return f(int32_t{});
+  case DType::Int64: return f(int64_t{});
+  case DType::Float32: return f(float{});
+  default: return f(double{});
+  }
+}
+
+template <class T> constexpr DType dtypeOf();
+template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
+template <> constexpr DType dtypeOf<int32_t>() { return DType::Int32; }
+template <> constexpr DType dtypeOf<int64_t>() { return DType::Int64; }
+template <> constexpr DType dtypeOf<float>() { return DType::Float32; }
+template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
+
+/// NumPy's cast of one value (float to int: NaN and out-of-range values give the type's
+/// minimum, as NumPy's C casts do on x86-64; to bool: non-zero).
+template <class To, class From> To castValue(From v) {
+  if constexpr (std::is_same_v<To, bool>) return v != From(0);
+  else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    constexpr double lo = double(std::numeric_limits<To>::min());
+    constexpr double hi = -lo; // 2**31 or 2**63, exactly representable
+    if (!(double(v) >= lo && double(v) < hi)) return std::numeric_limits<To>::min();
+    return To(v);
+  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
+    return To(static_cast<std::make_unsigned_t<To>>(v)); // wraps, as NumPy's int casts do
+  } else {
+    return To(v);
+  }
+}
+
+class Array {
+public:
+  Array() : Array(DType::Float64, {}) {}
+  /// A new C-contiguous array filled with zeros. Throws OverflowError beyond kMaxElements.
+  Array(DType dtype, std::vector<int64_t> shape);
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  const std::vector<int64_t> &strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  std::size_t rank() const { return shape_.size(); }
+  int64_t size() const;
+  bool isContiguous() const;
+
+  /// Typed pointer to element 0 of the buffer (add offset() and strides yourself).
+  template <class T> T *base() const { return reinterpret_cast<T *>(buffer_.get()); }
+  /// The element at a C-order linear index (slow; for tests and printing).
+  template <class T> T at(int64_t linear) const;
+  /// Calls f(offset) for every element in C order (offset into base<T>()).
+  void forEachOffset(const std::function<void(int64_t)> &f) const;
+
+  /// A C-contiguous copy (or this array when it already is one).
+  Array contiguous() const;
+  Array astype(DType t) const;
+  /// Views.
+  Array transposed(const std::vector<int64_t> &perm) const;
+  /// A view with stride 0 on broadcast dimensions; `shape` must be a valid broadcast target.
+  Array broadcastTo(const std::vector<int64_t> &shape) const;
+  /// C-order reshape of a contiguous copy.
+  Array reshaped(const std::vector<int64_t> &shape) const;
+  /// A view: `view(offset, shape, strides)` on the same buffer.
+  Array view(int64_t offset, std::vector<int64_t> shape, std::vector<int64_t> strides) const;
+
+  /// Element-wise bitwise equality (NaNs with the same bits are equal); shapes and dtypes too.
+  bool identical(const Array &o) const;
+  /// "[[1.0, 2.0], [3.0, 4.0]]" — floats in shortest round-trip form, nan/inf as in NumPy.
+  std::string toString() const;
+
+private:
+  DType dtype_;
+  std::vector<int64_t> shape_, strides_;
+  int64_t offset_ = 0;
+  std::shared_ptr<uint64_t[]> buffer_;
+};
+
+/// Product of dims, refusing negatives and counts beyond kMaxElements (OverflowError).
+int64_t checkedCount(const std::vector<int64_t> &shape);
+/// "(3, 4)", "(3,)", "()".
+std::string shapeText(const std::vector<int64_t> &shape);
+/// Shortest text that reads back to the same double ("0.1", "1e+300", "nan", "inf").
+std::string formatDouble(double v);
+std::string formatFloat(float v);
+
+template <class T> T Array::at(int64_t linear) const {
+  int64_t off = offset_;
+  for (std::size_t i = shape_.size(); i-- > 0;) {
+    off += (linear % shape_[i]) * strides_[i];
+    linear /= shape_[i];
+  }
+  return base<T>()[off];
+}
+
+// .npy files (NumPy's format 1.0/2.0/3.0: a magic string, a header dict, the data).
+/// Reads a little-endian bool/int32/int64/float32/float64 array in C or Fortran order; anything
+/// else (big-endian, other dtypes, object arrays, a truncated file) is a UserError naming it.
+Array loadNpy(const std::string &path);
+Array parseNpy(const std::string &bytes, const std::string &what);
+void saveNpy(const Array &a, const std::string &path);
+std::string npyBytes(const Array &a);
+
+} // namespace shapelab::interp

@@ -1,0 +1,1050 @@
+#include "interp/Interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "interp/Kernels.h"
+#include "shape/Broadcast.h"
+#include "shape/RandomVariable.h"
+
+namespace shapelab::interp {
+
+using ops::IndexEntry;
+using ops::Node;
+using ops::OpKind;
+
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+[[noreturn]] void shapeError(const std::string &message) { throw EvalError(EvalError::Shape, message); }
+[[noreturn]] void valueError(const std::string &message) { throw EvalError(EvalError::Value, message); }
+
+std::string numpyShapes(const std::vector<Dims> &shapes) {
+  std::string s;
+  for (const Dims &d : shapes) {
+    std::string t = shapeText(d);
+    // NumPy writes (3,) here as "(3,)" and joins with a space.
+    s += t + " ";
+  }
+  return s;
+}
+
+/// NumPy's broadcasting of concrete shapes (for a kernel's own check).
+Dims broadcastShapes(const std::vector<Dims> &shapes) {
+  std::size_t rank = 0;
+  for (const Dims &s : shapes) rank = std::max(rank, s.size());
+  Dims out(rank, 1);
+  for (const Dims &s : shapes)
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      int64_t &o = out[rank - s.size() + i];
+      int64_t d = s[i];
+      if (d == o || d == 1) continue;
+      if (o == 1) o = d;
+      else shapeError("operands could not be broadcast together with shapes " + numpyShapes(shapes));
+    }
+  return out;
+}
+
+/// In static mode a size 1 that was not provably 1 when the graph was built does not broadcast.
+void checkStaticBroadcast(const Node *n, const std::vector<Dims> &shapes, const Dims &out) {
+  if (n->mode != BroadcastMode::Static) return;
+  for (std::size_t k = 0; k < shapes.size(); ++k)
+    for (std::size_t i = 0; i < shapes[k].size(); ++i) {
+      std::size_t fromRight = shapes[k].size() - 1 - i;
+      int64_t d = shapes[k][i], o = out[out.size() - 1 - fromRight];
+      bool marked = fromRight < 64 && (n->broadcastable[k] >> fromRight & 1);
+      if (d == 1 && o != 1 && !marked)
+        shapeError("Runtime broadcasting not allowed. Input " + std::to_string(k) + " had a distinct dimension length of 1 (axis " +
+                   std::to_string(i) + "), but was not marked as broadcastable when the graph was built (mode static): shapes " +
+                   numpyShapes(shapes));
+    }
+}
+
+
+/// Element offsets of `a` broadcast to `shape`, in C order.
+std::vector<int64_t> offsets(const Array &a, const Dims &shape) {
+  std::vector<int64_t> out;
+  out.reserve(std::size_t(checkedCount(shape)));
+  a.broadcastTo(shape).forEachOffset([&](int64_t o) { out.push_back(o); });
+  return out;
+}
+
+enum class Bin { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+Bin binCode(const std::string &op) {
+  static const std::vector<std::pair<std::string, Bin>> table = {
+      {"add", Bin::Add}, {"subtract", Bin::Sub}, {"multiply", Bin::Mul}, {"true_divide", Bin::Div},
+      {"floor_divide", Bin::FloorDiv}, {"remainder", Bin::Mod}, {"power", Bin::Pow}, {"maximum", Bin::Max},
+      {"minimum", Bin::Min}, {"equal", Bin::Eq}, {"not_equal", Bin::Ne}, {"less", Bin::Lt},
+      {"less_equal", Bin::Le}, {"greater", Bin::Gt}, {"greater_equal", Bin::Ge}, {"bitwise_and", Bin::And},
+      {"bitwise_or", Bin::Or}};
+  for (const auto &[name, code] : table)
+    if (name == op) return code;
+  throw InternalError("unknown binary op " + op);
+}
+
+template <class T> T arithmetic(Bin op, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+    case Bin::Add: case Bin::Max: case Bin::Or: return a || b;
+    case Bin::Mul: case Bin::Min: case Bin::And: return a && b;
+    default: throw InternalError("bool arithmetic");
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    switch (op) {
+    case Bin::Add: return T(U(a) + U(b));
+    case Bin::Sub: return T(U(a) - U(b));
+    case Bin::Mul: return T(U(a) * U(b));
+    case Bin::FloorDiv: return floorDivide(a, b);
+    case Bin::Mod: return remainder(a, b);
+    case Bin::Pow:
+      if (b < 0) valueError("Integers to negative integer powers are not allowed.");
+      return integerPower(a, b);
+    case Bin::Max: return std::max(a, b);
+    case Bin::Min: return std::min(a, b);
+    case Bin::And: return a & b;
+    case Bin::Or: return a | b;
+    default: throw InternalError("int arithmetic");
+    }
+  } else {
+    switch (op) {
+    case Bin::Add: return a + b;
+    case Bin::Sub: return a - b;
+    case Bin::Mul: return a * b;
+    case Bin::Div: return a / b;
+    case Bin::FloorDiv: return floorDivide(a, b);
+    case Bin::Mod: return remainder(a, b);
+    case Bin::Pow: return std::pow(a, b);
+    case Bin::Max: return (a >= b || std::isnan(a)) ? a : b;
+    case Bin::Min: return (a <= b || std::isnan(a)) ? a : b;
+    default: throw InternalError("float arithmetic");
+    }
+  }
+}
+
+template <class T> bool comparison(Bin op, T a, T b) {
+  switch (op) {
+  case Bin::Eq: return a == b;
+  case Bin::Ne: return a != b;
+  case Bin::Lt: return a < b;
+  case Bin::Le: return a <= b;
+  case Bin::Gt: return a > b;
+  default: return a >= b;
+  }
+}
+
+template <class T> T unaryValue(const std::string &op, T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (op == "invert") return !x;
+    return x; // abs
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    if (op == "abs") return x < 0 ? T(U(0) - U(x)) : x;
+    if (op == "negative") return T(U(0) - U(x));
+    if (op == "sign") return T((x > 0) - (x < 0));
+    if (op == "invert") return T(~x);
+    throw InternalError("integer unary " + op);
+  } else {
+    if (op == "exp") return std::exp(x);
+    if (op == "log") return std::log(x);
+    if (op == "log1p") return std::log1p(x);
+    if (op == "expm1") return std::expm1(x);
+    if (op == "sin") return std::sin(x);
+    if (op == "cos") return std::cos(x);
+    if (op == "tan") return std::tan(x);
+    if (op == "tanh") return std::tanh(x);
+    if (op == "sqrt") return std::sqrt(x);
+    if (op == "abs") return std::fabs(x);
+    if (op == "negative") return -x;
+    if (op == "sign") return std::isnan(x) ? x : T((x > 0) - (x < 0));
+    if (op == "floor") return std::floor(x);
+    if (op == "ceil") return std::ceil(x);
+    throw InternalError("float unary " + op);
+  }
+}
+
+/// The gufunc loop: inputs with their core ranks, batch dims broadcast, one call per batch
+/// index with contiguous core blocks (type T); `core` writes the output block.
+template <class T>
+Array gufuncLoop(const std::vector<Array> &ins, const std::vector<std::size_t> &coreRanks, const Dims &outCore,
+                 DType outType, const std::function<void(const std::vector<const T *> &, T *)> &core) {
+  std::vector<Dims> batches;
+  for (std::size_t i = 0; i < ins.size(); ++i)
+    batches.emplace_back(ins[i].shape().begin(), ins[i].shape().end() - coreRanks[i]);
+  Dims batch = broadcastShapes(batches);
+  Dims outShape = batch;
+  outShape.insert(outShape.end(), outCore.begin(), outCore.end());
+  Array out(outType, outShape);
+  int64_t outBlock = checkedCount(outCore), count = checkedCount(batch);
+  std::vector<Array> typed;
+  std::vector<int64_t> blocks;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    typed.push_back(ins[i].astype(dtypeOf<T>()));
+    Dims core(ins[i].shape().end() - coreRanks[i], ins[i].shape().end());
+    blocks.push_back(checkedCount(core));
+  }
+  std::vector<std::vector<int64_t>> batchIndex;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    // Which block of input i each batch element reads: broadcast an index array.
+    Array idx(DType::Int64, batches[i]);
+    int64_t *p = idx.base<int64_t>();
+    for (int64_t k = 0; k < idx.size(); ++k) p[k] = k;
+    std::vector<int64_t> offs = offsets(idx, batch);
+    for (int64_t &o : offs) o = p[o];
+    batchIndex.push_back(std::move(offs));
+  }
+  std::unique_ptr<T[]> result(new T[std::size_t(outBlock)]);
+  std::vector<const T *> blockPtrs(ins.size());
+  for (int64_t b = 0; b < count; ++b) {
+    for (std::size_t i = 0; i < ins.size(); ++i) blockPtrs[i] = typed[i].base<T>() + batchIndex[i][b] * blocks[i];
+    std::fill(result.get(), result.get() + outBlock, T(0));
+    core(blockPtrs, result.get());
+    dispatch(outType, [&](auto t) {
+      using O = decltype(t);
+      O *o = out.base<O>() + b * outBlock;
+      for (int64_t k = 0; k < outBlock; ++k) o[k] = castValue<O>(result[k]);
+    });
+  }
+  return out;
+}
+
+} // namespace
+
+Array seededInput(const std::string &name, DType dtype, const std::vector<int64_t> &shape, uint64_t seed) {
+  Array a(dtype, shape);
+  uint64_t key = std::hash<std::string>()(name);
+  dispatch(dtype, [&](auto t) {
+    using T = decltype(t);
+    T *p = a.base<T>();
+    for (int64_t i = 0; i < a.size(); ++i) {
+      CounterRng rng(seed, key, uint64_t(i));
+      uint64_t r = rng.next();
+      if constexpr (std::is_same_v<T, bool>) p[i] = r & 1;
+      else if constexpr (std::is_integral_v<T>) p[i] = T(r % 5);
+      else p[i] = T(double(int64_t(r % 128) - 64) / 16.0);
+    }
+  });
+  return a;
+}
+
+Interpreter::Interpreter(const ops::Graph &graph, Assignment params, std::map<std::string, Array> inputs,
+                         InterpreterOptions options)
+    : graph_(graph), point_(std::move(params)), inputs_(std::move(inputs)), options_(std::move(options)) {
+  for (const Expr &p : graph.params())
+    if (!point_.find(p->name)) throw EvalError(EvalError::Input, "no value for size parameter " + p->name);
+  for (const auto &[name, v] : point_.values()) {
+    if (v < Integer(0)) throw EvalError(EvalError::Input, "size parameter " + name + " is " + v.toString() + "; sizes are >= 0");
+    if (!v.fitsInt64()) throw EvalError(EvalError::Input, "size parameter " + name + " does not fit in int64");
+  }
+  for (const Pred &a : graph.assumptions()) {
+    // Assumptions about data-dependent sizes hold by construction; check the user's.
+    bool dataBound = false;
+    for (const Expr &p : parametersOf(a)) dataBound |= p->reserved;
+    if (!dataBound && !holds(a, point_))
+      throw EvalError(EvalError::Input, point_.toString() + " does not satisfy the assumption " + a.toString());
+  }
+}
+
+std::string Interpreter::name(const Node *n) const { return options_.namer ? options_.namer(n) : n->describe(); }
+
+int64_t Interpreter::value(const Expr &e) const {
+  std::optional<Integer> v = shapelab::evaluate(e, point_);
+  if (!v) shapeError(e.toString() + " is not defined at " + point_.toString());
+  if (!v->fitsInt64()) shapeError(e.toString() + " does not fit in int64 at " + point_.toString());
+  return v->toInt64Checked();
+}
+
+Array Interpreter::evaluate(const Node *node) {
+  // Iterative post-order (graphs can be deep); ifelse evaluates its condition, then one branch.
+  std::vector<std::pair<const Node *, bool>> stack{{node, false}};
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    if (values_.count(n)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      stack.back().second = true;
+      if (n->kind == OpKind::IfElse) {
+        if (n->inputs.size() == 3) stack.push_back({n->inputs[2], false});
+        continue; // the branch is chosen when n runs
+      }
+      for (auto it = n->inputs.rbegin(); it != n->inputs.rend(); ++it)
+        if (!values_.count(*it)) stack.push_back({*it, false});
+      continue;
+    }
+    if (n->kind == OpKind::IfElse) {
+      bool take;
+      if (n->inputs.size() == 3) {
+        take = values_.at(n->inputs[2]).astype(DType::Bool).at<bool>(0);
+        point_.set((*n->dataSize)->name, take ? 1 : 0);
+      } else {
+        take = holds(n->cond, point_);
+      }
+      const Node *branch = n->inputs[take ? 0 : 1];
+      if (!values_.count(branch)) {
+        stack.push_back({branch, false});
+        continue;
+      }
+    }
+    stack.pop_back();
+    Array result;
+    try {
+      result = run(n);
+    } catch (const EvalError &e) {
+      if (options_.debugChecks && e.kind == EvalError::Shape) debugCheck(n, Array(), &e);
+      throw EvalError(e.kind, name(n) + ": " + e.what());
+    } catch (const OverflowError &e) {
+      throw EvalError(EvalError::Input, name(n) + ": " + e.what());
+    }
+    if (options_.debugChecks) debugCheck(n, result, nullptr);
+    values_.emplace(n, std::move(result));
+  }
+  return values_.at(node);
+}
+
+void Interpreter::debugCheck(const Node *n, const Array &result, const EvalError *failure) {
+  bool valid = n->validity.failures().empty();
+  for (const Obligation &o : n->validity.obligations()) valid = valid && holds(o.predicate, point_);
+  if (failure) {
+    if (valid)
+      throw InternalError(name(n) + ": the kernel raised a shape error (" + failure->what() +
+                          ") where the shape rule says the op is valid at " + point_.toString());
+    return;
+  }
+  if (!valid) {
+    std::string which;
+    for (const std::string &f : n->validity.failures()) which = f;
+    for (const Obligation &o : n->validity.obligations())
+      if (!holds(o.predicate, point_)) which = o.what + " (" + o.predicate.toString() + ")";
+    throw InternalError(name(n) + ": the kernel succeeded where the shape rule requires " + which + ", which fails at " +
+                        point_.toString());
+  }
+  Dims expected;
+  for (const Expr &d : n->shape) expected.push_back(value(d));
+  if (expected != result.shape())
+    throw InternalError(name(n) + ": computed shape " + shapeText(result.shape()) + " but the inferred shape " +
+                        toString(n->shape) + " is " + shapeText(expected) + " at " + point_.toString());
+  if (result.dtype() != n->dtype)
+    throw InternalError(name(n) + ": computed dtype " + ops::spelling(result.dtype()) + " but inferred " + ops::spelling(n->dtype));
+}
+
+Array Interpreter::inputValue(const Node *n) {
+  Dims declared;
+  for (const Expr &d : n->shape) declared.push_back(value(d));
+  auto it = inputs_.find(n->op);
+  if (it == inputs_.end()) return seededInput(n->op, n->dtype, declared, options_.seed);
+  const Array &given = it->second;
+  if (given.shape() != declared)
+    throw EvalError(EvalError::Input, "input " + n->op + " has shape " + shapeText(given.shape()) + ", but its declared shape " +
+                                          toString(n->shape) + " is " + shapeText(declared) + " at " + point_.toString());
+  return given.astype(n->dtype);
+}
+
+Array Interpreter::run(const Node *n) {
+  auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
+  switch (n->kind) {
+  case OpKind::Input: return inputValue(n);
+  case OpKind::Scalar: {
+    Array a(n->dtype, {});
+    if (!n->exprs.empty()) a.base<int64_t>()[0] = value(n->exprs[0]);
+    else dispatch(n->dtype, [&](auto t) { a.base<decltype(t)>()[0] = castValue<decltype(t)>(n->number); });
+    return a;
+  }
+  case OpKind::Unary: {
+    Array x = in(0).astype(n->dtype);
+    dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      T *p = x.base<T>();
+      for (int64_t i = 0; i < x.size(); ++i) p[i] = unaryValue<T>(n->op, p[i]);
+    });
+    return x;
+  }
+  case OpKind::Binary:
+  case OpKind::Where: {
+    std::vector<Dims> shapes;
+    for (std::size_t i = 0; i < n->inputs.size(); ++i) shapes.push_back(in(i).shape());
+    Dims out = broadcastShapes(shapes);
+    checkStaticBroadcast(n, shapes, out);
+    Array result(n->dtype, out);
+    if (n->kind == OpKind::Where) {
+      Array c = in(0).astype(DType::Bool), a = in(1).astype(n->dtype), b = in(2).astype(n->dtype);
+      dispatch(n->dtype, [&](auto t) {
+        using T = decltype(t);
+        T *r = result.base<T>();
+        std::vector<int64_t> cc = offsets(c, out), aa = offsets(a, out), bb = offsets(b, out);
+        for (std::size_t k = 0; k < cc.size(); ++k) r[k] = c.base<bool>()[cc[k]] ? a.base<T>()[aa[k]] : b.base<T>()[bb[k]];
+      });
+      return result;
+    }
+    Bin op = binCode(n->op);
+    bool compare = op >= Bin::Eq && op <= Bin::Ge;
+    // The type the values are computed in: the promoted operand type (comparisons), else the
+    // result's.
+    const Node *a0 = n->inputs[0], *b0 = n->inputs[1];
+    DType compute = compare ? ops::resultType({{a0->dtype, a0->weak}, {b0->dtype, b0->weak}}) : n->dtype;
+    Array a = in(0).astype(compute), b = in(1).astype(compute);
+    std::vector<int64_t> oa = offsets(a, out), ob = offsets(b, out);
+    dispatch(compute, [&](auto t) {
+      using T = decltype(t);
+      const T *pa = a.base<T>(), *pb = b.base<T>();
+      if (compare) {
+        bool *r = result.base<bool>();
+        for (std::size_t k = 0; k < oa.size(); ++k) r[k] = comparison<T>(op, pa[oa[k]], pb[ob[k]]);
+      } else {
+        T *r = result.base<T>();
+        for (std::size_t k = 0; k < oa.size(); ++k) r[k] = arithmetic<T>(op, pa[oa[k]], pb[ob[k]]);
+      }
+    });
+    return result;
+  }
+  case OpKind::Cast: return in(0).astype(n->dtype);
+  case OpKind::Transpose: return in(0).transposed(n->ints).contiguous().astype(n->dtype);
+  case OpKind::Reshape: {
+    const Array &x = in(0);
+    Dims target;
+    if (n->op == "squeeze") {
+      for (std::size_t i = 0; i < x.rank(); ++i) {
+        if (n->ints[i] && x.shape()[i] != 1) shapeError("cannot select an axis to squeeze out which has size not equal to one");
+        if (!n->ints[i]) target.push_back(x.shape()[i]);
+      }
+    } else {
+      int64_t known = 1, unknown = -1;
+      for (std::size_t i = 0; i < n->exprs.size(); ++i) {
+        int64_t d = value(n->exprs[i]);
+        if (d == -1 && n->op == "reshape") unknown = int64_t(i);
+        else if (d < 0) shapeError("negative dimensions not allowed");
+        else known = known * d; // bounded: the node's validity keeps counts in range
+        target.push_back(d);
+      }
+      std::string shown = "(";
+      for (std::size_t i = 0; i < target.size(); ++i) shown += (i ? "," : "") + std::to_string(target[i]);
+      shown += target.size() == 1 ? ",)" : ")";
+      std::string message = "cannot reshape array of size " + std::to_string(x.size()) + " into shape " + shown;
+      if (unknown >= 0) {
+        if (known == 0 || x.size() % known != 0) shapeError(message);
+        target[unknown] = x.size() / known;
+      } else if (known != x.size()) {
+        shapeError(message);
+      }
+    }
+    return x.reshaped(target).contiguous();
+  }
+  case OpKind::BroadcastTo:
+  case OpKind::Alloc: {
+    const Array &x = in(0);
+    Dims target;
+    for (const Expr &e : n->exprs) {
+      int64_t d = value(e);
+      if (d < 0) shapeError("negative dimensions are not allowed");
+      target.push_back(d);
+    }
+    checkedCount(target);
+    bool ok = x.rank() <= target.size();
+    for (std::size_t i = 0; ok && i < x.rank(); ++i) {
+      int64_t d = x.shape()[i], t = target[target.size() - x.rank() + i];
+      ok = d == t || d == 1;
+    }
+    if (!ok)
+      shapeError("operands could not be broadcast together with remapped shapes [original->remapped]: " + shapeText(x.shape()) +
+                 "  and requested shape " + shapeText(target));
+    return x.astype(n->dtype).broadcastTo(target).contiguous().astype(n->dtype);
+  }
+  case OpKind::Concatenate:
+  case OpKind::Stack: {
+    int64_t axis = n->ints[0];
+    std::vector<Array> xs;
+    for (std::size_t i = 0; i < n->inputs.size(); ++i) {
+      Array x = in(i).astype(n->dtype);
+      if (n->kind == OpKind::Stack) {
+        if (x.shape() != in(0).shape()) shapeError("all input arrays must have the same shape");
+        Dims s = x.shape();
+        s.insert(s.begin() + axis, 1);
+        x = x.reshaped(s);
+      } else {
+        for (std::size_t d = 0; d < x.rank(); ++d)
+          if (int64_t(d) != axis && x.shape()[d] != in(0).shape()[d])
+            shapeError("all the input array dimensions except for the concatenation axis must match exactly, but along dimension " +
+                       std::to_string(d) + ", the array at index 0 has size " + std::to_string(in(0).shape()[d]) +
+                       " and the array at index " + std::to_string(i) + " has size " + std::to_string(x.shape()[d]));
+      }
+      xs.push_back(x);
+    }
+    Dims out = xs[0].shape();
+    out[axis] = 0;
+    for (const Array &x : xs) out[axis] += x.shape()[axis];
+    Array result(n->dtype, out);
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= out[d];
+    for (std::size_t d = axis + 1; d < out.size(); ++d) inner *= out[d];
+    std::size_t item = ops::itemSize(n->dtype);
+    char *dst = result.base<char>();
+    int64_t row = out[axis] * inner;
+    int64_t at = 0;
+    for (const Array &x : xs) {
+      int64_t w = x.shape()[axis] * inner;
+      for (int64_t o = 0; o < outer; ++o)
+        std::memcpy(dst + (o * row + at) * item, x.base<char>() + o * w * item, std::size_t(w) * item);
+      at += w;
+    }
+    return result;
+  }
+  case OpKind::Index:
+  case OpKind::SetSubtensor: {
+    const Array &x = in(0);
+    const Array *array = nullptr;
+    if (n->kind == OpKind::Index && n->inputs.size() > 1) array = &in(1);
+    if (n->kind == OpKind::SetSubtensor && n->inputs.size() > 3) array = &in(2);
+    // Walk the entries: output dims, and per output element the source offset.
+    struct Step {
+      IndexEntry::Kind kind;
+      int64_t start = 0, step = 1, axis = 0;
+    };
+    std::vector<Step> steps;
+    Dims outShape;
+    std::size_t axis = 0;
+    std::vector<std::vector<int64_t>> maskCoords; // bool index: coordinates of the true elements
+    Array arrayValues;
+    for (const IndexEntry &e : n->index) {
+      switch (e.kind) {
+      case IndexEntry::NewAxis:
+        outShape.push_back(1);
+        steps.push_back({e.kind});
+        break;
+      case IndexEntry::Integer: {
+        int64_t L = x.shape()[axis], i = value(*e.start);
+        if (i < -L || i >= L)
+          shapeError("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(L));
+        steps.push_back({e.kind, i < 0 ? i + L : i, 0, int64_t(axis++)});
+        break;
+      }
+      case IndexEntry::Slice: {
+        int64_t L = x.shape()[axis], s = e.step;
+        auto adjust = [&](const std::optional<Expr> &v, bool isStart) {
+          if (!v) return s > 0 ? (isStart ? int64_t(0) : L) : (isStart ? L - 1 : int64_t(-1));
+          int64_t w = value(*v);
+          if (w < 0) {
+            w += L;
+            if (w < 0) w = s < 0 ? -1 : 0;
+          } else if (w >= L) {
+            w = s < 0 ? L - 1 : L;
+          }
+          return w;
+        };
+        int64_t a = adjust(e.start, true), b = adjust(e.stop, false);
+        int64_t len = s > 0 ? (a < b ? (b - a - 1) / s + 1 : 0) : (b < a ? (a - b - 1) / (-s) + 1 : 0);
+        outShape.push_back(len);
+        steps.push_back({e.kind, a, s, int64_t(axis++)});
+        break;
+      }
+      case IndexEntry::Array: {
+        if (array->dtype() == DType::Bool) {
+          Array mask = array->contiguous();
+          for (std::size_t d = 0; d < mask.rank(); ++d)
+            if (mask.shape()[d] != x.shape()[axis + d])
+              shapeError("boolean index did not match indexed array along dimension " + std::to_string(axis + d) +
+                         "; dimension is " + std::to_string(x.shape()[axis + d]) + " but corresponding boolean dimension is " +
+                         std::to_string(mask.shape()[d]));
+          for (int64_t k = 0; k < mask.size(); ++k)
+            if (mask.base<bool>()[k]) {
+              std::vector<int64_t> c(mask.rank());
+              int64_t r = k;
+              for (std::size_t d = mask.rank(); d-- > 0;) c[d] = r % mask.shape()[d], r /= mask.shape()[d];
+              maskCoords.push_back(c);
+            }
+          if (n->kind == OpKind::Index) point_.set((*n->dataSize)->name, int64_t(maskCoords.size()));
+          outShape.push_back(int64_t(maskCoords.size()));
+          steps.push_back({e.kind, 0, 0, int64_t(axis)});
+          axis += mask.rank();
+        } else {
+          arrayValues = array->astype(DType::Int64);
+          int64_t L = x.shape()[axis];
+          for (int64_t k = 0; k < arrayValues.size(); ++k) {
+            int64_t &v = arrayValues.base<int64_t>()[k];
+            if (v < -L || v >= L)
+              valueError("index " + std::to_string(v) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(L));
+            if (v < 0) v += L;
+          }
+          outShape.insert(outShape.end(), arrayValues.shape().begin(), arrayValues.shape().end());
+          steps.push_back({e.kind, 0, 0, int64_t(axis++)});
+        }
+        break;
+      }
+      }
+    }
+    // Source offsets of the region, in the region's C order.
+    int64_t count = checkedCount(outShape);
+    std::vector<int64_t> source;
+    source.reserve(std::size_t(count));
+    Dims idx(outShape.size(), 0);
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t off = x.offset();
+      std::size_t o = 0;
+      for (const Step &s : steps) {
+        switch (s.kind) {
+        case IndexEntry::NewAxis: ++o; break;
+        case IndexEntry::Integer: off += s.start * x.strides()[s.axis]; break;
+        case IndexEntry::Slice: off += (s.start + idx[o++] * s.step) * x.strides()[s.axis]; break;
+        case IndexEntry::Array:
+          if (array->dtype() == DType::Bool) {
+            const std::vector<int64_t> &c = maskCoords[idx[o++]];
+            for (std::size_t d = 0; d < c.size(); ++d) off += c[d] * x.strides()[s.axis + d];
+          } else {
+            int64_t lin = 0;
+            for (std::size_t d = 0; d < arrayValues.rank(); ++d) lin = lin * arrayValues.shape()[d] + idx[o++];
+            off += arrayValues.base<int64_t>()[lin] * x.strides()[s.axis];
+          }
+          break;
+        }
+      }
+      source.push_back(off);
+      for (std::size_t d = outShape.size(); d-- > 0;) {
+        if (++idx[d] < outShape[d]) break;
+        idx[d] = 0;
+      }
+    }
+    if (n->kind == OpKind::Index) {
+      Array result(n->dtype, outShape);
+      std::size_t item = ops::itemSize(n->dtype);
+      for (int64_t k = 0; k < count; ++k) std::memcpy(result.base<char>() + k * item, x.base<char>() + source[k] * item, item);
+      return result;
+    }
+    // set / inc: a fresh copy of x with the region written.
+    const Array &v = in(1);
+    bool fits = v.rank() <= outShape.size();
+    for (std::size_t i = 0; fits && i < v.rank(); ++i) {
+      int64_t d = v.shape()[i], t = outShape[outShape.size() - v.rank() + i];
+      fits = d == t || d == 1;
+    }
+    if (!fits) shapeError("could not broadcast input array from shape " + shapeText(v.shape()) + " into shape " + shapeText(outShape));
+    Array copy = x.contiguous().astype(x.dtype());
+    // Offsets computed on x's layout; map them onto the copy's C layout.
+    std::vector<int64_t> xOffsets;
+    x.forEachOffset([&](int64_t o) { xOffsets.push_back(o); });
+    std::unordered_map<int64_t, int64_t> position;
+    for (std::size_t k = 0; k < xOffsets.size(); ++k) position.emplace(xOffsets[k], int64_t(k));
+    Array value = v.astype(n->dtype);
+    std::vector<int64_t> vo = offsets(value, outShape);
+    bool inc = n->op == "inc_subtensor";
+    dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      T *dst = copy.base<T>();
+      const T *src = value.base<T>();
+      for (int64_t k = 0; k < count; ++k) {
+        T &d = dst[position.at(source[k])];
+        d = inc ? arithmetic<T>(Bin::Add, d, src[vo[k]]) : src[vo[k]];
+      }
+    });
+    return copy;
+  }
+  case OpKind::Reduce: {
+    const Array &x = in(0);
+    std::vector<bool> reduced(x.rank());
+    for (int64_t a : n->ints) reduced[a] = true;
+    Dims kept, outShape;
+    int64_t per = 1;
+    for (std::size_t i = 0; i < x.rank(); ++i) {
+      if (!reduced[i]) kept.push_back(x.shape()[i]);
+      else per *= x.shape()[i];
+    }
+    const std::string &op = n->op;
+    if ((op == "max" || op == "min") && per == 0)
+      shapeError(std::string("zero-size array to reduction operation ") + (op == "max" ? "maximum" : "minimum") + " which has no identity");
+    DType acc = op == "mean" ? n->dtype : (op == "all" || op == "any") ? DType::Bool : n->dtype;
+    Array src = x.astype(acc);
+    // Move reduced axes last: out index major, reduced minor.
+    std::vector<int64_t> perm;
+    for (std::size_t i = 0; i < x.rank(); ++i)
+      if (!reduced[i]) perm.push_back(int64_t(i));
+    for (std::size_t i = 0; i < x.rank(); ++i)
+      if (reduced[i]) perm.push_back(int64_t(i));
+    Array moved = src.transposed(perm).contiguous();
+    int64_t outCount = checkedCount(kept);
+    Array result(n->dtype, kept);
+    dispatch(acc, [&](auto t) {
+      using T = decltype(t);
+      const T *p = moved.base<T>();
+      T *r = result.base<T>();
+      for (int64_t o = 0; o < outCount; ++o) {
+        const T *row = p + o * per;
+        T v;
+        if (op == "sum" || op == "mean") {
+          v = T(0);
+          for (int64_t k = 0; k < per; ++k) v = arithmetic<T>(Bin::Add, v, row[k]);
+          if constexpr (std::is_floating_point_v<T>)
+            if (op == "mean") v = v / T(per);
+        } else if (op == "prod") {
+          v = T(1);
+          for (int64_t k = 0; k < per; ++k) v = arithmetic<T>(Bin::Mul, v, row[k]);
+        } else if (op == "max" || op == "min") {
+          v = row[0];
+          for (int64_t k = 1; k < per; ++k) v = arithmetic<T>(op == "max" ? Bin::Max : Bin::Min, v, row[k]);
+        } else if (op == "all") {
+          v = T(1);
+          for (int64_t k = 0; k < per; ++k) v = v && row[k];
+        } else {
+          v = T(0);
+          for (int64_t k = 0; k < per; ++k) v = v || row[k];
+        }
+        r[o] = v;
+      }
+    });
+    for (std::size_t i = 0; i < x.rank(); ++i) {
+      if (!reduced[i]) outShape.push_back(x.shape()[i]);
+      else if (n->number != 0) outShape.push_back(1);
+    }
+    return result.reshaped(outShape);
+  }
+  case OpKind::Blockwise: return runBlockwise(n);
+  case OpKind::Diff: {
+    int64_t order = n->ints[0], axis = n->ints[1];
+    Array x = in(0).astype(n->dtype);
+    for (int64_t r = 0; r < order && x.shape()[axis] > 0; ++r) {
+      Dims s = x.shape();
+      s[axis] -= 1;
+      Array out(n->dtype, s);
+      Dims lo(x.rank(), 0), hi(x.rank(), 0);
+      hi[axis] = 1;
+      Array a = x.view(x.offset() + x.strides()[axis], s, x.strides()), b = x.view(x.offset(), s, x.strides());
+      std::vector<int64_t> oa, ob;
+      a.forEachOffset([&](int64_t o) { oa.push_back(o); });
+      b.forEachOffset([&](int64_t o) { ob.push_back(o); });
+      dispatch(n->dtype, [&](auto t) {
+        using T = decltype(t);
+        T *d = out.base<T>();
+        const T *p = x.base<T>();
+        for (std::size_t k = 0; k < oa.size(); ++k) {
+          if constexpr (std::is_same_v<T, bool>) d[k] = p[oa[k]] != p[ob[k]];
+          else d[k] = arithmetic<T>(Bin::Sub, p[oa[k]], p[ob[k]]);
+        }
+      });
+      x = out;
+    }
+    if (x.shape()[axis] == 0 || order == 0) {
+      Dims s = x.shape();
+      s[axis] = std::max<int64_t>(0, in(0).shape()[axis] - order);
+      if (order > 0 || s != x.shape()) x = Array(n->dtype, s);
+    }
+    return x;
+  }
+  case OpKind::Cumsum: {
+    int64_t axis = n->ints[0];
+    Array x = in(0).astype(n->dtype);
+    int64_t L = x.shape()[axis], inner = 1, outer = 1;
+    for (std::size_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+    for (int64_t d = 0; d < axis; ++d) outer *= x.shape()[d];
+    dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      T *p = x.base<T>();
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i)
+          for (int64_t k = 1; k < L; ++k) {
+            T &cur = p[(o * L + k) * inner + i];
+            cur = arithmetic<T>(Bin::Add, p[(o * L + k - 1) * inner + i], cur);
+          }
+    });
+    return x;
+  }
+  case OpKind::Random: return runRandom(n);
+  case OpKind::SpecifyShape: {
+    const Array &x = in(0);
+    for (std::size_t i = 0; i < x.rank(); ++i)
+      if (n->ints[i] && x.shape()[i] != value(n->exprs[i]))
+        shapeError("SpecifyShape: dim " + std::to_string(i) + " of input has shape " + std::to_string(x.shape()[i]) + ", expected " +
+                   std::to_string(value(n->exprs[i])) + ".");
+    return x.contiguous().astype(n->dtype);
+  }
+  case OpKind::IfElse: {
+    bool take = n->inputs.size() == 3 ? point_.find((*n->dataSize)->name)->sign() > 0 : holds(n->cond, point_);
+    return values_.at(n->inputs[take ? 0 : 1]).astype(n->dtype);
+  }
+  }
+  throw InternalError("unhandled op");
+}
+
+} // namespace shapelab::interp
+
+namespace shapelab::interp {
+
+namespace {
+std::string coreMismatch(const std::string &sig, std::size_t operand, std::size_t dim, int64_t got, int64_t want) {
+  return "Input operand " + std::to_string(operand) + " has a mismatch in its core dimension " + std::to_string(dim) +
+         ", with gufunc signature " + sig + " (size " + std::to_string(got) + " is different from " + std::to_string(want) + ")";
+}
+} // namespace
+
+Array Interpreter::runBlockwise(const Node *n) {
+  std::vector<Array> xs;
+  for (const Node *i : n->inputs) xs.push_back(values_.at(i));
+  const std::string &op = n->op;
+  if (op == "convolve") {
+    const Array &a = xs[0], &v = xs[1];
+    if (a.size() == 0) valueError("a cannot be empty");
+    if (v.size() == 0) valueError("v cannot be empty");
+    (void)0;
+  }
+  auto square = [&](const Array &a, const std::string &sig) {
+    if (a.rank() < 2)
+      shapeError(std::string(op) + ": " + std::to_string(a.rank()) + "-dimensional array given. Array must be at least two-dimensional");
+    int64_t m = a.shape()[a.rank() - 1];
+    if (a.shape()[a.rank() - 2] != m) shapeError("Last 2 dimensions of the array must be square");
+    (void)sig;
+    return m;
+  };
+  if (op == "convolve") {
+    int64_t na = xs[0].shape()[0], nv = xs[1].shape()[0];
+    if (na == 0) shapeError("a cannot be empty");
+    if (nv == 0) shapeError("v cannot be empty");
+    return dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      return gufuncLoop<T>(xs, {1, 1}, {na + nv - 1}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+        for (int64_t i = 0; i < na; ++i)
+          for (int64_t j = 0; j < nv; ++j) out[i + j] = arithmetic<T>(Bin::Add, out[i + j], arithmetic<T>(Bin::Mul, in[0][i], in[1][j]));
+      });
+    });
+  }
+  if (op == "outer") {
+    int64_t m = xs[0].shape()[0], k = xs[1].shape()[0];
+    return dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      return gufuncLoop<T>(xs, {1, 1}, {m, k}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < k; ++j) out[i * k + j] = arithmetic<T>(Bin::Mul, in[0][i], in[1][j]);
+      });
+    });
+  }
+  if (op == "matmul") {
+    const std::string sig = "(n?,k),(k,m?)->(n?,m?)";
+    Array a = xs[0], b = xs[1];
+    bool aVec = a.rank() == 1, bVec = b.rank() == 1;
+    if (aVec) a = a.reshaped({1, a.shape()[0]});
+    if (bVec) b = b.reshaped({b.shape()[0], 1});
+    int64_t rows = a.shape()[a.rank() - 2], inner = a.shape()[a.rank() - 1], cols = b.shape()[b.rank() - 1];
+    if (b.shape()[b.rank() - 2] != inner) shapeError("matmul: " + coreMismatch(sig, 1, 0, b.shape()[b.rank() - 2], inner));
+    Dims core;
+    if (!aVec) core.push_back(rows);
+    if (!bVec) core.push_back(cols);
+    return dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      Array r = gufuncLoop<T>({a, b}, {2, 2}, {rows, cols}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j) {
+            T s = T(0);
+            for (int64_t q = 0; q < inner; ++q) s = arithmetic<T>(Bin::Add, s, arithmetic<T>(Bin::Mul, in[0][i * inner + q], in[1][q * cols + j]));
+            out[i * cols + j] = s;
+          }
+      });
+      Dims s(r.shape().begin(), r.shape().end() - 2);
+      s.insert(s.end(), core.begin(), core.end());
+      return r.reshaped(s);
+    });
+  }
+  if (op == "det" || op == "inv") {
+    int64_t m = square(xs[0], "");
+    std::size_t sz = std::size_t(m);
+    Dims core = op == "det" ? Dims{} : Dims{m, m};
+    return gufuncLoop<double>(xs, {2}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
+      std::vector<double> a(in[0], in[0] + m * m);
+      if (op == "det") {
+        out[0] = determinant(a, sz);
+        return;
+      }
+      std::vector<double> eye(sz * sz, 0.0);
+      for (std::size_t i = 0; i < sz; ++i) eye[i * sz + i] = 1.0;
+      if (!solveLinear(a, sz, eye, sz)) valueError("Singular matrix");
+      std::copy(eye.begin(), eye.end(), out);
+    });
+  }
+  if (op == "solve") {
+    int64_t m = square(xs[0], "");
+    bool vector = xs[1].rank() + 1 == xs[0].rank();
+    if (xs[1].rank() < 1) shapeError("solve: b must have at least one dimension");
+    int64_t bm = xs[1].shape()[xs[1].rank() - (vector ? 1 : 2)];
+    std::string sig = vector ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)";
+    if (bm != m) shapeError("solve: " + coreMismatch(sig, 1, 0, bm, m));
+    int64_t k = vector ? 1 : xs[1].shape()[xs[1].rank() - 1];
+    Dims core = vector ? Dims{m} : Dims{m, k};
+    return gufuncLoop<double>(xs, {2, vector ? 1u : 2u}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
+      std::vector<double> a(in[0], in[0] + m * m), b(in[1], in[1] + m * k);
+      if (!solveLinear(a, std::size_t(m), b, std::size_t(k))) valueError("Singular matrix");
+      std::copy(b.begin(), b.end(), out);
+    });
+  }
+  throw InternalError("unknown blockwise op " + op);
+}
+
+Array Interpreter::runRandom(const Node *n) {
+  const std::string &name = n->op;
+  Dims outShape;
+  for (const Expr &d : n->shape) outShape.push_back(value(d));
+  Array out(n->dtype, outShape);
+  uint64_t draw = uint64_t(n->ints[0]);
+  std::vector<Array> ps;
+  for (const Node *i : n->inputs) ps.push_back(values_.at(i));
+  auto fail = [&](const std::string &why) { valueError(name + ": " + why); };
+  const RandomVariableInfo *info = findRandomVariable(name);
+  bool scalarCore = info && info->signature.find_first_not_of("(),->") == std::string::npos && !info->signature.empty();
+  if (scalarCore) {
+    std::vector<std::vector<int64_t>> offs;
+    std::vector<Array> typed;
+    for (const Array &p : ps) typed.push_back(p.astype(DType::Float64));
+    for (const Array &p : typed) offs.push_back(offsets(p, outShape));
+    std::vector<double> q(ps.size());
+    for (int64_t k = 0; k < out.size(); ++k) {
+      for (std::size_t i = 0; i < ps.size(); ++i) q[i] = typed[i].base<double>()[offs[i][k]];
+      CounterRng rng(options_.seed, draw, uint64_t(k));
+      double v;
+      std::string error;
+      if (!sampleScalar(name, q, rng, v, error)) fail(error);
+      dispatch(n->dtype, [&](auto t) { out.base<decltype(t)>()[k] = castValue<decltype(t)>(v); });
+    }
+    return out;
+  }
+  // Vector cores: the batch is the output without its core dims.
+  auto batchOf = [&](std::size_t coreRank) {
+    Dims b(outShape.begin(), outShape.end() - coreRank);
+    return b;
+  };
+  auto rows = [&](const Array &p, std::size_t coreRank, const Dims &batch) {
+    Dims target = batch;
+    target.insert(target.end(), p.shape().end() - coreRank, p.shape().end());
+    return p.astype(DType::Float64).broadcastTo(target).contiguous();
+  };
+  if (name == "multivariate_normal" || name == "dirichlet" || name == "multinomial" || name == "categorical") {
+    std::size_t outCore = name == "categorical" ? 0 : 1;
+    Dims batch = batchOf(outCore);
+    int64_t count = checkedCount(batch);
+    if (name == "multivariate_normal") {
+      int64_t dim = outShape.back();
+      Array mean = rows(ps[0], 1, batch), cov = rows(ps[1], 2, batch);
+      for (int64_t b = 0; b < count; ++b) {
+        // Cholesky of the covariance (positive semi-definite: zero pivots are allowed).
+        const double *c = cov.base<double>() + b * dim * dim;
+        std::vector<double> L(std::size_t(dim * dim), 0.0);
+        for (int64_t i = 0; i < dim; ++i)
+          for (int64_t j = 0; j <= i; ++j) {
+            double s = c[i * dim + j];
+            for (int64_t q = 0; q < j; ++q) s -= L[i * dim + q] * L[j * dim + q];
+            if (i == j) {
+              if (s < -1e-8 * std::max(1.0, std::fabs(c[i * dim + i]))) fail("covariance is not positive semi-definite");
+              L[i * dim + i] = std::sqrt(std::max(s, 0.0));
+            } else {
+              L[i * dim + j] = L[j * dim + j] > 0 ? s / L[j * dim + j] : 0.0;
+            }
+          }
+        CounterRng rng(options_.seed, draw, uint64_t(b));
+        std::vector<double> z(static_cast<std::size_t>(dim));
+        for (double &v : z) v = rng.normal();
+        for (int64_t i = 0; i < dim; ++i) {
+          double v = mean.base<double>()[b * dim + i];
+          for (int64_t j = 0; j <= i; ++j) v += L[i * dim + j] * z[j];
+          out.base<double>()[b * dim + i] = v;
+        }
+      }
+      return out;
+    }
+    if (name == "dirichlet") {
+      int64_t dim = outShape.back();
+      Array alpha = rows(ps[0], 1, batch);
+      for (int64_t b = 0; b < count; ++b) {
+        CounterRng rng(options_.seed, draw, uint64_t(b));
+        double total = 0;
+        for (int64_t i = 0; i < dim; ++i) {
+          double a = alpha.base<double>()[b * dim + i];
+          if (!(a > 0)) fail("alpha <= 0");
+          total += out.base<double>()[b * dim + i] = rng.gamma(a);
+        }
+        for (int64_t i = 0; i < dim; ++i) out.base<double>()[b * dim + i] /= total;
+      }
+      return out;
+    }
+    // multinomial(n, p) and categorical(p): p rows.
+    const Array &pArray = ps[name == "multinomial" ? 1 : 0];
+    int64_t dim = pArray.shape().empty() ? 0 : pArray.shape().back();
+    Array p = rows(pArray, 1, batch);
+    Array trials = name == "multinomial" ? rows(ps[0], 0, batch) : Array();
+    for (int64_t b = 0; b < count; ++b) {
+      CounterRng rng(options_.seed, draw, uint64_t(b));
+      const double *pr = p.base<double>() + b * dim;
+      for (int64_t i = 0; i < dim; ++i)
+        if (!(pr[i] >= 0 && pr[i] <= 1)) fail("probabilities must be in [0, 1]");
+      if (name == "categorical") {
+        if (dim == 0) fail("p is empty");
+        double u = rng.uniform(), acc = 0;
+        int64_t pick = dim - 1;
+        for (int64_t i = 0; i < dim; ++i)
+          if (u < (acc += pr[i])) {
+            pick = i;
+            break;
+          }
+        out.base<int64_t>()[b] = pick;
+      } else {
+        int64_t left = int64_t(trials.base<double>()[b]);
+        if (left < 0) fail("n < 0");
+        double rest = 1.0;
+        for (int64_t i = 0; i < dim; ++i) {
+          int64_t k = i + 1 == dim ? left : (rest > 0 ? rng.binomial(left, std::min(1.0, pr[i] / rest)) : 0);
+          out.base<int64_t>()[b * dim + i] = k;
+          left -= k;
+          rest -= pr[i];
+        }
+      }
+    }
+    return out;
+  }
+  if (name == "permutation" || name == "choice_without_replacement") {
+    // permutation of arange(x) (a literal x) or of an array's first axis; choice draws
+    // prod(core_shape) distinct rows of a, weighted by p when given.
+    bool literal = n->ints.size() > 1 && n->ints[1] >= 0;
+    Array a = literal ? Array() : ps[0].contiguous();
+    int64_t items = literal ? outShape.empty() ? 0 : outShape[0] : (a.rank() ? a.shape()[0] : 0);
+    if (name == "permutation" && !literal && a.rank() == 0) fail("x must be an integer or at least 1-dimensional");
+    int64_t picks = name == "permutation" ? items : 1;
+    std::vector<double> weights(static_cast<std::size_t>(items), 1.0);
+    if (name == "choice_without_replacement") {
+      std::size_t coreDims = std::size_t(n->ints.back() >= 0 ? 0 : 0);
+      (void)coreDims;
+      int64_t rowSize = a.rank() ? a.size() / std::max<int64_t>(items, 1) : 1;
+      picks = rowSize ? out.size() / rowSize : 0;
+      if (ps.size() > 1) {
+        Array p = ps[1].astype(DType::Float64);
+        for (int64_t i = 0; i < items; ++i) weights[i] = p.base<double>()[i];
+      }
+      if (picks > items) fail("Cannot take a larger sample than population when replace is False");
+    }
+    CounterRng rng(options_.seed, draw, 0);
+    std::vector<int64_t> order(static_cast<std::size_t>(items));
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<int64_t> chosen;
+    for (int64_t k = 0; k < picks; ++k) {
+      double total = 0;
+      for (int64_t i = k; i < items; ++i) total += weights[order[i]];
+      double u = rng.uniform() * total, acc = 0;
+      int64_t at = items - 1;
+      for (int64_t i = k; i < items; ++i)
+        if (u < (acc += weights[order[i]])) {
+          at = i;
+          break;
+        }
+      std::swap(order[k], order[at]);
+      chosen.push_back(order[k]);
+    }
+    if (literal) {
+      for (int64_t k = 0; k < items; ++k) out.base<int64_t>()[k] = chosen[k];
+      return out;
+    }
+    int64_t row = items ? a.size() / items : 0;
+    std::size_t item = ops::itemSize(n->dtype);
+    Array src = a.astype(n->dtype);
+    for (std::size_t k = 0; k < chosen.size(); ++k)
+      std::memcpy(out.base<char>() + k * row * item, src.base<char>() + chosen[k] * row * item, std::size_t(row) * item);
+    return out;
+  }
+  fail("no sampler");
+  return out;
+}
+
+} // namespace shapelab::interp

@@ -1,0 +1,77 @@
+// Interpreter — the reference interpreter: the definition of a program's meaning (DESIGN §3.6).
+//
+// Model: evaluates the nodes a requested node depends on, each once, in the most direct correct
+// way: every kernel reads its operands and writes a fresh C-contiguous result (no fusion, no
+// in-place, no aliasing). Values follow NumPy (dtypes by ops::resultType, IEEE floats without
+// traps, NumPy's integer division and modulo, wrapping integer arithmetic). `ifelse` is lazy.
+// Shape errors are detected by each kernel on the concrete shapes, with NumPy's messages, and
+// raised as EvalError naming the node. A debug check (on by default) compares every result
+// with the node's symbolic shape and validity evaluated at the parameter values; any
+// disagreement is an InternalError, never ignored.
+// Random variables draw from a counter-based generator keyed by (seed, draw, element), so any
+// evaluation order gives the same values.
+// Example: Interpreter(g, {{"n", 3}}, {}, 7).evaluate(node) -> the node's array at n = 3, with
+// inputs not given filled deterministically from the seed.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "interp/Array.h"
+#include "ops/Graph.h"
+#include "symbolic/Evaluate.h"
+
+namespace shapelab::interp {
+
+/// A failure while evaluating: a shape error (the program is invalid at these sizes), a value
+/// error (a singular matrix, an index out of bounds, a negative integer power), or bad inputs.
+class EvalError : public UserError {
+public:
+  enum Kind { Shape, Value, Input };
+  EvalError(Kind kind, std::string message) : UserError(std::move(message)), kind(kind) {}
+  Kind kind;
+  static const char *spelling(Kind k) { return k == Shape ? "shape" : k == Value ? "value" : "input"; }
+};
+
+struct InterpreterOptions {
+  uint64_t seed = 0;
+  bool debugChecks = true;
+  /// Names nodes in messages ("z" rather than "add#4"); defaults to Node::describe.
+  std::function<std::string(const ops::Node *)> namer;
+};
+
+class Interpreter {
+public:
+  /// `params` must give every size parameter of the graph and satisfy its assumptions;
+  /// `inputs` may leave inputs out (they are filled from the seed).
+  Interpreter(const ops::Graph &graph, Assignment params, std::map<std::string, Array> inputs,
+              InterpreterOptions options = {});
+  /// The node's value (evaluating what it needs). Throws EvalError.
+  Array evaluate(const ops::Node *node);
+  /// Parameter values, data-dependent sizes included once they are known.
+  const Assignment &point() const { return point_; }
+
+private:
+  Array run(const ops::Node *n);
+  Array inputValue(const ops::Node *n);
+  Array runBlockwise(const ops::Node *n);
+  Array runRandom(const ops::Node *n);
+  void debugCheck(const ops::Node *n, const Array &result, const EvalError *failure);
+  int64_t value(const Expr &e) const;
+  std::string name(const ops::Node *n) const;
+
+  const ops::Graph &graph_;
+  Assignment point_;
+  std::map<std::string, Array> inputs_;
+  InterpreterOptions options_;
+  std::unordered_map<const ops::Node *, Array> values_;
+};
+
+/// Deterministic pseudo-random data for an input that was not given: floats are multiples of
+/// 1/16 in [-4, 4), integers in [0, 5), bools fair; keyed by (seed, name, element).
+Array seededInput(const std::string &name, DType dtype, const std::vector<int64_t> &shape, uint64_t seed);
+
+} // namespace shapelab::interp

@@ -1,0 +1,1021 @@
+#include "ops/Graph.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <set>
+#include <unordered_set>
+
+#include "shape/ArraySize.h"
+#include "shape/Gufunc.h"
+#include "shape/RandomVariable.h"
+#include "shape/Signature.h"
+#include "symbolic/Errors.h"
+
+namespace shapelab::ops {
+
+namespace {
+
+const std::vector<std::string> kUnary = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sqrt",
+                                         "abs", "negative", "sign", "floor", "ceil", "invert"};
+const std::vector<std::pair<std::string, std::string>> kBinary = {
+    {"+", "add"}, {"-", "subtract"}, {"*", "multiply"}, {"/", "true_divide"}, {"//", "floor_divide"},
+    {"%", "remainder"}, {"**", "power"}, {"==", "equal"}, {"!=", "not_equal"}, {"<", "less"},
+    {"<=", "less_equal"}, {">", "greater"}, {">=", "greater_equal"}, {"&", "bitwise_and"},
+    {"|", "bitwise_or"}, {"", "maximum"}, {"", "minimum"}};
+
+bool isComparison(const std::string &op) {
+  return op == "equal" || op == "not_equal" || op == "less" || op == "less_equal" || op == "greater" ||
+         op == "greater_equal";
+}
+
+std::size_t mix(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+
+/// NumPy's axis normalisation (numpy.exceptions.AxisError's message).
+int64_t normalizeAxis(int64_t axis, std::size_t rank) {
+  int64_t r = int64_t(rank);
+  if (axis < -r || axis >= r)
+    throw OpError("axis " + std::to_string(axis) + " is out of bounds for array of dimension " + std::to_string(rank));
+  return axis < 0 ? axis + r : axis;
+}
+
+Expr product(const Shape &s, std::size_t from = 0, std::size_t to = SIZE_MAX) {
+  Expr p = 1;
+  for (std::size_t i = from; i < std::min(to, s.size()); ++i) p = p * s[i];
+  return p;
+}
+
+std::string dimText(const Expr &e) { return e.toString(); }
+
+/// Records `pred` with `what`; a predicate false for every size is recorded as a failure with
+/// `concrete` (NumPy's message) instead.
+void requireOr(Validity &v, const Pred &pred, const std::string &what, const std::string &concrete) {
+  if (pred.constantValue() == true) return;
+  if (pred.constantValue() == false) {
+    v.fail(concrete);
+    return;
+  }
+  v.require(pred, what);
+}
+
+/// Dimensions given by the user must be sizes (>= 0, defined, at most 2**63 - 1).
+void requireSizes(Validity &v, const Context &c, const Shape &dims, const std::string &what) {
+  if (!constantDimensionsFit(v, dims, what)) return;
+  Pred p = arraySizeObligation(c, dims);
+  if (!p.isTrue()) v.require(p, what + " has sizes as dimensions");
+}
+
+/// `numerator / divisor` as a polynomial when each term of the numerator is a multiple of the
+/// divisor's single monomial; nullopt otherwise.
+std::optional<Expr> divideByMonomial(const Expr &numerator, const Expr &divisor) {
+  auto [dterms, dconst] = asPolynomial(divisor);
+  if (dterms.empty()) {
+    if (dconst <= Integer(0)) return std::nullopt;
+    return exactDiv(numerator, dconst);
+  }
+  if (dterms.size() != 1 || dconst != Integer(0)) return std::nullopt;
+  const Term &d = dterms[0];
+  auto [nterms, nconst] = asPolynomial(numerator);
+  if (nconst != Integer(0)) return std::nullopt;
+  std::vector<Term> out;
+  for (const Term &t : nterms) {
+    Monomial m = t.monomial;
+    for (const auto &[atom, exponent] : d.monomial) {
+      auto it = std::find_if(m.begin(), m.end(), [&](const auto &f) { return f.first == atom; });
+      if (it == m.end() || it->second < exponent) return std::nullopt;
+      it->second -= exponent;
+      if (it->second == 0) m.erase(it);
+    }
+    out.push_back({t.coefficient, std::move(m)});
+  }
+  Expr q = fromPolynomial(std::move(out), 0);
+  if (d.coefficient == Integer(1)) return q;
+  if (d.coefficient <= Integer(0)) return std::nullopt;
+  return exactDiv(q, d.coefficient);
+}
+
+const char *reductionName(const std::string &op) {
+  if (op == "max") return "maximum";
+  if (op == "min") return "minimum";
+  return op.c_str();
+}
+
+} // namespace
+
+bool isUnaryOp(const std::string &name) { return std::find(kUnary.begin(), kUnary.end(), name) != kUnary.end(); }
+bool isBinaryOp(const std::string &name) {
+  return std::any_of(kBinary.begin(), kBinary.end(), [&](const auto &p) { return p.second == name; });
+}
+std::optional<std::string> binaryOpFor(const std::string &symbol) {
+  for (const auto &[s, name] : kBinary)
+    if (!s.empty() && s == symbol) return name;
+  return std::nullopt;
+}
+
+std::string Node::describe() const {
+  switch (kind) {
+  case OpKind::Input: return "input " + op;
+  case OpKind::Scalar: return exprs.empty() ? "literal" : "size " + exprs[0].toString();
+  default: break;
+  }
+  std::string s = op.empty() ? "node" : op;
+  s += "#" + std::to_string(id);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graph bookkeeping.
+
+Graph::Graph(Solver &solver, std::vector<Pred> assumptions)
+    : solver_(&solver), assumptions_(std::move(assumptions)), context_(solver.makeContext(assumptions_)) {}
+
+void Graph::assume(const std::vector<Pred> &more) {
+  std::vector<Pred> all = assumptions_;
+  all.insert(all.end(), more.begin(), more.end());
+  Context c = solver_->makeContext(all); // throws, leaving the graph unchanged
+  assumptions_ = std::move(all);
+  context_ = std::move(c);
+}
+
+Expr Graph::param(const std::string &name) {
+  Expr p = Expr::param(name); // refuses reserved names
+  if (std::find(params_.begin(), params_.end(), p) != params_.end())
+    throw NameError("size parameter '" + name + "' is already declared");
+  if (inputsByName_.count(name)) throw NameError("'" + name + "' is already an input");
+  params_.push_back(p);
+  return p;
+}
+
+Expr Graph::freshDataSize(const Expr &bound, bool boolean) {
+  Expr k = Expr::reservedParam("_k" + std::to_string(++dataSizes_));
+  assumptions_.push_back(le(k, boolean ? Expr(1) : bound));
+  context_ = solver_->makeContext(assumptions_);
+  return k;
+}
+
+Expr Graph::choose(const Pred &cond, const Expr &a, const Expr &b) {
+  if (a == b) return a;
+  if (auto v = cond.constantValue()) return *v ? a : b;
+  Decision d = solver_->decide(context_, cond);
+  if (d.answer == Answer::Proven) return a;
+  if (d.answer == Answer::Refuted) return b;
+  return select(cond, a, b);
+}
+
+bool Graph::KeyEq::operator()(const Node *a, const Node *b) const {
+  return a->kind == b->kind && a->op == b->op && a->inputs == b->inputs && a->ints == b->ints &&
+         a->exprs == b->exprs && a->index == b->index &&
+         std::memcmp(&a->number, &b->number, sizeof(double)) == 0 && a->cond == b->cond && a->mode == b->mode &&
+         a->weak == b->weak && (a->kind != OpKind::Cast || a->dtype == b->dtype);
+}
+
+Node Graph::blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const {
+  Node n{kind, std::move(op), std::move(inputs), {}, {}, {}, 0, Pred(), BroadcastMode::Numpy, 0,
+         DType::Float64, false, {}, Validity(*solver_, context_), {}, nullptr, 0, std::nullopt};
+  return n;
+}
+
+template <class Rule> const Node *Graph::make(Node c, Rule rule) {
+  std::size_t h = std::hash<std::string>()(c.op) ^ (std::size_t(c.kind) << 56);
+  for (const Node *i : c.inputs) h = mix(h, i->id);
+  for (int64_t v : c.ints) h = mix(h, std::size_t(v));
+  for (const Expr &e : c.exprs) h = mix(h, e.hash());
+  for (const IndexEntry &e : c.index)
+    h = mix(mix(mix(h, e.kind * 31 + std::size_t(e.step)), e.start ? e.start->hash() : 1), e.stop ? e.stop->hash() : 2);
+  h = mix(h, std::bit_cast<uint64_t>(c.number));
+  h = mix(h, c.cond.hash() + std::size_t(c.mode) + (c.weak ? 7 : 0) + (c.kind == OpKind::Cast ? std::size_t(c.dtype) : 0));
+  c.hash = h;
+  ++stats_.lookups;
+  if (auto it = interned_.find(&c); it != interned_.end()) {
+    ++stats_.hits;
+    return it->second;
+  }
+  c.validity = Validity(*solver_, context_);
+  rule(c); // may throw: nothing is kept
+  c.id = uint32_t(nodes_.size());
+  nodes_.push_back(std::move(c));
+  Node &n = nodes_.back();
+  finish(n);
+  interned_.emplace(&n, &n);
+  ++stats_.nodes;
+  return &n;
+}
+
+void Graph::finish(Node &n) {
+  n.validity.mention(n.shape);
+  // What computing n gathers: its own obligations (unless valid) and its operands' (a lazy
+  // ifelse folds its branches' into its own obligations instead).
+  std::vector<const Node *> from;
+  if (n.kind == OpKind::IfElse) {
+    if (n.inputs.size() == 3) from.push_back(n.inputs[2]);
+  } else {
+    from = n.inputs;
+  }
+  bool own = n.validity.status() != Status::Valid;
+  std::shared_ptr<const std::vector<const Node *>> single;
+  bool several = false;
+  for (const Node *i : from) {
+    if (!i->pending || i->pending->empty() || i->pending == single) continue;
+    if (single) several = true;
+    else single = i->pending;
+  }
+  if (!own && !several) {
+    n.pending = single;
+    return;
+  }
+  auto merged = std::make_shared<std::vector<const Node *>>();
+  std::set<uint32_t> seen;
+  for (const Node *i : from)
+    if (i->pending)
+      for (const Node *p : *i->pending)
+        if (seen.insert(p->id).second) merged->push_back(p);
+  if (own) merged->push_back(&n);
+  n.pending = std::move(merged);
+}
+
+Validity validityOf(const Graph &graph, const Node *node) {
+  Validity v(graph.solver(), graph.context());
+  std::unordered_set<Pred> recorded;
+  if (node->pending)
+    for (const Node *p : *node->pending) {
+      for (const std::string &f : p->validity.failures()) v.fail(f);
+      for (const Obligation &o : p->validity.obligations()) {
+        if (!recorded.insert(o.predicate).second) continue; // the same requirement from another op
+        // Decided again when assumptions were added since (memoized by the solver).
+        if (p->validity.context().assumptions() == graph.context().assumptions()) v.record(o.predicate, o.what, o.decision);
+        else v.require(o.predicate, o.what);
+      }
+    }
+  v.mention(node->shape);
+  for (const Node *i : node->inputs) v.mention(i->shape);
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources.
+
+const Node *Graph::input(const std::string &name, DType dtype, const Shape &shape) {
+  Expr::param(name); // refuses reserved and malformed names
+  if (inputsByName_.count(name)) throw NameError("input '" + name + "' is already defined");
+  if (std::find(params_.begin(), params_.end(), Expr::param(name)) != params_.end())
+    throw NameError("'" + name + "' is already a size parameter");
+  Node c = blank(OpKind::Input, name, {});
+  c.exprs = shape;
+  const Node *n = make(std::move(c), [&](Node &n) {
+    n.dtype = dtype;
+    n.shape = shape;
+    requireSizes(n.validity, context_, shape, "input " + name);
+    requireElementCountFits(n.validity, shape, "input " + name);
+  });
+  inputsByName_[name] = n;
+  return n;
+}
+
+const Node *Graph::literal(double value, DType kind) {
+  Node c = blank(OpKind::Scalar, "literal", {});
+  c.number = value;
+  c.weak = true;
+  c.ints = {int64_t(kind)};
+  return make(std::move(c), [&](Node &n) { n.dtype = kind; });
+}
+
+const Node *Graph::size(Expr value) {
+  Node c = blank(OpKind::Scalar, "size", {});
+  c.exprs = {value};
+  c.weak = true;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = DType::Int64;
+    static const Integer lowest = -maxArraySize() - Integer(1);
+    Pred fits = Pred::conjunction({definedness(value), ge(value, lowest), le(value, maxArraySize())});
+    requireOr(n.validity, fits, "the value " + value.toString() + " fits in int64",
+              "Python integer " + value.toString() + " out of bounds for int64");
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elementwise.
+
+const Node *Graph::unary(const std::string &op, const Node *x) {
+  if (!isUnaryOp(op)) throw OpError("unknown elementwise function '" + op + "'");
+  Node c = blank(OpKind::Unary, op, {x});
+  return make(std::move(c), [&](Node &n) {
+    DType t = x->dtype;
+    bool math = op != "abs" && op != "negative" && op != "sign" && op != "invert";
+    if (op == "negative" && t == DType::Bool)
+      throw OpError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the logical_not function instead.");
+    if ((op == "sign" && t == DType::Bool) || (op == "invert" && isFloat(t)))
+      throw OpError("ufunc '" + op + "' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
+    if (math && t == DType::Bool) throw OpError(op + " of a bool array is float16 in NumPy, a dtype shapelab does not have; use astype first");
+    if (math && isInteger(t)) t = DType::Float64;
+    if (x->weak && math) t = DType::Float64;
+    n.dtype = t;
+    n.weak = x->weak;
+    n.shape = x->shape;
+  });
+}
+
+const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, BroadcastMode mode) {
+  if (!isBinaryOp(op)) throw OpError("unknown elementwise function '" + op + "'");
+  Node c = blank(OpKind::Binary, op, {a, b});
+  c.mode = mode;
+  return make(std::move(c), [&](Node &n) {
+    DType t = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
+    if (t == DType::Bool) {
+      if (op == "subtract")
+        throw OpError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
+      if (op == "floor_divide" || op == "remainder" || op == "power")
+        throw OpError(op + " of bool arrays is int8 in NumPy, a dtype shapelab does not have; use astype first");
+    }
+    if ((op == "bitwise_and" || op == "bitwise_or") && isFloat(t))
+      throw OpError("ufunc '" + op + "' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
+    if (op == "true_divide" && !isFloat(t)) t = DType::Float64;
+    n.dtype = isComparison(op) ? DType::Bool : t;
+    n.weak = a->weak && b->weak;
+    BroadcastResult r = broadcast(*solver_, context_, {a->shape, b->shape}, mode);
+    n.shape = r.shape;
+    n.validity = std::move(r.validity);
+    if (mode == BroadcastMode::Static)
+      for (const Node *in : n.inputs) {
+        uint64_t bits = 0;
+        for (std::size_t i = 0; i < in->rank() && i < 64; ++i)
+          if (provablyOne(*solver_, context_, in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
+        n.broadcastable.push_back(bits);
+      }
+  });
+}
+
+const Node *Graph::where(const Node *cnd, const Node *a, const Node *b, BroadcastMode mode) {
+  Node c = blank(OpKind::Where, "where", {cnd, a, b});
+  c.mode = mode;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
+    n.weak = a->weak && b->weak && cnd->weak;
+    BroadcastResult r = broadcast(*solver_, context_, {cnd->shape, a->shape, b->shape}, mode);
+    n.shape = r.shape;
+    n.validity = std::move(r.validity);
+    if (mode == BroadcastMode::Static)
+      for (const Node *in : n.inputs) {
+        uint64_t bits = 0;
+        for (std::size_t i = 0; i < in->rank() && i < 64; ++i)
+          if (provablyOne(*solver_, context_, in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
+        n.broadcastable.push_back(bits);
+      }
+  });
+}
+
+const Node *Graph::astype(const Node *x, DType dtype) {
+  Node c = blank(OpKind::Cast, "astype", {x});
+  c.dtype = dtype;
+  return make(std::move(c), [&](Node &n) { n.shape = x->shape; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout.
+
+const Node *Graph::transpose(const Node *x, std::optional<std::vector<int64_t>> axes) {
+  std::vector<int64_t> perm;
+  if (!axes) {
+    for (std::size_t i = x->rank(); i-- > 0;) perm.push_back(int64_t(i));
+  } else {
+    if (axes->size() != x->rank()) throw OpError("axes don't match array");
+    std::vector<bool> used(x->rank());
+    for (int64_t a : *axes) {
+      int64_t k = normalizeAxis(a, x->rank());
+      if (used[k]) throw OpError("repeated axis in transpose");
+      used[k] = true;
+      perm.push_back(k);
+    }
+  }
+  Node c = blank(OpKind::Transpose, "transpose", {x});
+  c.ints = perm;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    for (int64_t k : perm) n.shape.push_back(x->shape[k]);
+  });
+}
+
+namespace {
+/// The reshape rule: `target` (one -1 allowed) for an array of shape `from`.
+Shape reshapeTarget(Validity &v, const Context &context, const Shape &from, const std::vector<Expr> &target) {
+  Expr total = product(from);
+  std::optional<std::size_t> unknown;
+  Shape known;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    auto value = target[i].constantValue();
+    if (value && *value == Integer(-1)) {
+      if (unknown) throw OpError("can only specify one unknown dimension");
+      unknown = i;
+    } else if (value && *value < Integer(0)) {
+      throw OpError("negative dimensions not allowed");
+    } else {
+      known.push_back(target[i]);
+    }
+  }
+  requireSizes(v, context, known, "the new shape");
+  std::string shown = "(";
+  for (std::size_t i = 0; i < target.size(); ++i) shown += (i ? "," : "") + target[i].toString();
+  shown += target.size() == 1 ? ",)" : ")";
+  std::string sizeText = total.toString();
+  std::string message = "cannot reshape array of size " + sizeText + " into shape " + shown;
+  Expr rest = product(known);
+  if (!unknown) {
+    requireOr(v, eq(total, rest), "the element count is kept (" + sizeText + " == " + rest.toString() + ")", message);
+    return target;
+  }
+  if (rest.constantValue() == Integer(0)) {
+    v.fail(message);
+    return target;
+  }
+  std::optional<Expr> q = divideByMonomial(total, rest);
+  if (!q)
+    throw OpError("reshape: the -1 dimension would be " + sizeText + " / " + rest.toString() +
+                  ", which is not an expression shapelab can represent; give the dimension");
+  Shape out = target;
+  out[*unknown] = *q;
+  if (!rest.isConstant()) requireOr(v, ge(rest, 1), "the known dimensions are not empty", message);
+  requireOr(v, definedness(*q), "the element count " + sizeText + " is a multiple of " + rest.toString(), message);
+  return out;
+}
+} // namespace
+
+const Node *Graph::reshape(const Node *x, const std::vector<Expr> &shape) {
+  Node c = blank(OpKind::Reshape, "reshape", {x});
+  c.exprs = shape;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = reshapeTarget(n.validity, context_, x->shape, shape);
+  });
+}
+
+const Node *Graph::expandDims(const Node *x, std::vector<int64_t> axes) {
+  std::size_t rank = x->rank() + axes.size();
+  std::vector<bool> isNew(rank);
+  for (int64_t a : axes) {
+    int64_t k = normalizeAxis(a, rank);
+    if (isNew[k]) throw OpError("repeated axis");
+    isNew[k] = true;
+  }
+  Shape target;
+  for (std::size_t i = 0, j = 0; i < rank; ++i) target.push_back(isNew[i] ? Expr(1) : x->shape[j++]);
+  Node c = blank(OpKind::Reshape, "expand_dims", {x});
+  c.exprs = target;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = target;
+  });
+}
+
+const Node *Graph::squeeze(const Node *x, std::optional<std::vector<int64_t>> axes) {
+  std::vector<bool> drop(x->rank());
+  if (axes) {
+    for (int64_t a : *axes) {
+      int64_t k = normalizeAxis(a, x->rank());
+      if (drop[k]) throw OpError("repeated axis");
+      drop[k] = true;
+    }
+  } else {
+    for (std::size_t i = 0; i < x->rank(); ++i) {
+      Decision d = solver_->decide(context_, eq(x->shape[i], 1));
+      if (d.answer == Answer::Proven) drop[i] = true;
+      else if (d.answer != Answer::Refuted)
+        throw OpError("squeeze without axis: whether dimension " + std::to_string(i) + " (" + dimText(x->shape[i]) +
+                      ") is 1 depends on the sizes, so the result's rank would too; give axis=");
+    }
+  }
+  Shape target;
+  for (std::size_t i = 0; i < x->rank(); ++i)
+    if (!drop[i]) target.push_back(x->shape[i]);
+  Node c = blank(OpKind::Reshape, "squeeze", {x});
+  c.exprs = target;
+  c.ints.assign(drop.begin(), drop.end());
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = target;
+    for (std::size_t i = 0; i < x->rank(); ++i)
+      if (drop[i])
+        requireOr(n.validity, eq(x->shape[i], 1), "squeezed dimension " + std::to_string(i) + " is 1",
+                  "cannot select an axis to squeeze out which has size not equal to one");
+  });
+}
+
+const Node *Graph::broadcastTo(const Node *x, const Shape &shape) {
+  Node c = blank(OpKind::BroadcastTo, "broadcast_to", {x});
+  c.exprs = shape;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    requireSizes(n.validity, context_, shape, "the target shape");
+    BroadcastResult r = shapelab::broadcastTo(*solver_, context_, x->shape, shape);
+    n.shape = shape;
+    n.validity.absorb(r.validity);
+  });
+}
+
+const Node *Graph::full(const Shape &shape, const Node *value, std::optional<DType> dtype) {
+  Node c = blank(OpKind::Alloc, "full", {value});
+  c.exprs = shape;
+  if (dtype) c.ints = {int64_t(*dtype)};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = dtype ? *dtype : value->dtype;
+    requireSizes(n.validity, context_, shape, "the shape");
+    BroadcastResult r = shapelab::broadcastTo(*solver_, context_, value->shape, shape);
+    n.validity.absorb(r.validity);
+    n.shape = shape;
+  });
+}
+
+const Node *Graph::concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axisArg) {
+  if (xs.empty()) throw OpError("need at least one array to concatenate");
+  if (!axisArg) {
+    std::vector<const Node *> flat;
+    for (const Node *x : xs) flat.push_back(reshape(x, {Expr(-1)}));
+    return concatenate(flat, 0);
+  }
+  std::size_t rank = xs[0]->rank();
+  if (rank == 0) throw OpError("zero-dimensional arrays cannot be concatenated");
+  for (std::size_t i = 1; i < xs.size(); ++i)
+    if (xs[i]->rank() != rank)
+      throw OpError("all the input arrays must have same number of dimensions, but the array at index 0 has " +
+                    std::to_string(rank) + " dimension(s) and the array at index " + std::to_string(i) + " has " +
+                    std::to_string(xs[i]->rank()) + " dimension(s)");
+  int64_t axis = normalizeAxis(*axisArg, rank);
+  Node c = blank(OpKind::Concatenate, "concatenate", xs);
+  c.ints = {axis};
+  return make(std::move(c), [&](Node &n) {
+    std::vector<Typed> types;
+    for (const Node *x : xs) types.push_back({x->dtype, false});
+    n.dtype = resultType(types);
+    n.shape = xs[0]->shape;
+    std::vector<Expr> parts;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      parts.push_back(xs[i]->shape[axis]);
+      if (i == 0) continue;
+      for (std::size_t d = 0; d < rank; ++d) {
+        if (int64_t(d) == axis) continue;
+        const Expr &a = xs[0]->shape[d], &b = xs[i]->shape[d];
+        requireOr(n.validity, eq(a, b),
+                  "dimension " + std::to_string(d) + " of array " + std::to_string(i) + " matches array 0",
+                  "all the input array dimensions except for the concatenation axis must match exactly, but along dimension " +
+                      std::to_string(d) + ", the array at index 0 has size " + dimText(a) + " and the array at index " +
+                      std::to_string(i) + " has size " + dimText(b));
+      }
+    }
+    n.shape[axis] = signedSum(parts, std::vector<bool>(parts.size(), false));
+    requireElementCountFits(n.validity, n.shape, "the result");
+  });
+}
+
+const Node *Graph::stack(const std::vector<const Node *> &xs, int64_t axisArg) {
+  if (xs.empty()) throw OpError("need at least one array to stack");
+  std::size_t rank = xs[0]->rank();
+  for (std::size_t i = 1; i < xs.size(); ++i)
+    if (xs[i]->rank() != rank) throw OpError("all input arrays must have the same shape");
+  int64_t axis = normalizeAxis(axisArg, rank + 1);
+  Node c = blank(OpKind::Stack, "stack", xs);
+  c.ints = {axis};
+  return make(std::move(c), [&](Node &n) {
+    std::vector<Typed> types;
+    for (const Node *x : xs) types.push_back({x->dtype, false});
+    n.dtype = resultType(types);
+    for (std::size_t i = 1; i < xs.size(); ++i)
+      for (std::size_t d = 0; d < rank; ++d)
+        requireOr(n.validity, eq(xs[0]->shape[d], xs[i]->shape[d]),
+                  "dimension " + std::to_string(d) + " of array " + std::to_string(i) + " matches array 0",
+                  "all input arrays must have the same shape");
+    n.shape = xs[0]->shape;
+    n.shape.insert(n.shape.begin() + axis, Expr(int64_t(xs.size())));
+    requireElementCountFits(n.validity, n.shape, "the result");
+  });
+}
+
+std::vector<const Node *> Graph::split(const Node *x, std::variant<Expr, std::vector<Expr>> how, int64_t axisArg) {
+  if (x->rank() == 0) throw OpError("split of a 0-d array");
+  int64_t axis = normalizeAxis(axisArg, x->rank());
+  const Expr L = x->shape[axis];
+  auto slice = [&](std::optional<Expr> a, std::optional<Expr> b) {
+    std::vector<IndexEntry> entries(std::size_t(axis), IndexEntry{});
+    entries.push_back({IndexEntry::Slice, a, b, 1});
+    return index(x, entries);
+  };
+  std::vector<const Node *> parts;
+  if (auto *sections = std::get_if<Expr>(&how)) {
+    auto count = sections->constantValue();
+    if (!count || *count <= Integer(0)) throw OpError("number sections must be larger than 0.");
+    if (*count > Integer(4096)) throw OpError("split: at most 4096 sections");
+    int64_t k = count->toInt64Checked();
+    if (auto l = L.constantValue(); l && Integer::floorMod(*l, *count) != Integer(0))
+      throw OpError("array split does not result in an equal division");
+    Expr part = exactDiv(L, *count);
+    for (int64_t i = 0; i < k; ++i) {
+      std::vector<IndexEntry> entries(std::size_t(axis), IndexEntry{});
+      entries.push_back({IndexEntry::Slice, part * Expr(i), part * Expr(i + 1), 1});
+      parts.push_back(index(x, entries));
+    }
+    return parts;
+  }
+  const std::vector<Expr> &at = std::get<std::vector<Expr>>(how);
+  std::optional<Expr> prev;
+  for (std::size_t i = 0; i <= at.size(); ++i) {
+    std::optional<Expr> next = i < at.size() ? std::optional<Expr>(at[i]) : std::nullopt;
+    parts.push_back(slice(prev, next));
+    prev = next;
+  }
+  return parts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Indexing.
+
+namespace {
+/// NumPy's slice length on a dimension of size L (PySlice_AdjustIndices), exactly.
+struct SliceBounds {
+  Expr start, length;
+};
+} // namespace
+
+const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const Node *array) {
+  // Expand `...` and pad with full slices.
+  std::size_t consumed = 0, ellipses = 0, arrays = 0;
+  for (const IndexEntry &e : entries) {
+    if (e.kind == IndexEntry::Slice && e.step == 0) ++ellipses;
+    else if (e.kind == IndexEntry::Integer || e.kind == IndexEntry::Slice) ++consumed;
+    else if (e.kind == IndexEntry::Array) {
+      ++arrays;
+      consumed += array && array->dtype == DType::Bool ? std::max<std::size_t>(array->rank(), 0) : 1;
+    }
+  }
+  if (ellipses > 1) throw OpError("an index can only have a single ellipsis ('...')");
+  if (arrays > 1 || (arrays && !array)) throw OpError("shapelab supports one array in an index");
+  if (array && array->dtype != DType::Bool && !isInteger(array->dtype))
+    throw OpError("arrays used as indices must be of integer (or boolean) type");
+  if (consumed > x->rank())
+    throw OpError("too many indices for array: array is " + std::to_string(x->rank()) + "-dimensional, but " +
+                  std::to_string(consumed) + " were indexed");
+  std::vector<IndexEntry> full;
+  for (const IndexEntry &e : entries) {
+    if (e.kind == IndexEntry::Slice && e.step == 0) {
+      for (std::size_t i = 0; i < x->rank() - consumed; ++i) full.push_back(IndexEntry{});
+    } else {
+      full.push_back(e);
+    }
+  }
+  if (!ellipses)
+    for (std::size_t i = consumed; i < x->rank(); ++i) full.push_back(IndexEntry{});
+  // Integers next to the array index join it (NumPy broadcasts them together); elsewhere they
+  // would move the array's dimensions to the front, which shapelab does not model.
+  if (array) {
+    std::size_t pos = 0;
+    while (full[pos].kind != IndexEntry::Array) ++pos;
+    std::size_t lo = pos, hi = pos;
+    while (lo > 0 && full[lo - 1].kind == IndexEntry::Integer) --lo;
+    while (hi + 1 < full.size() && full[hi + 1].kind == IndexEntry::Integer) ++hi;
+    for (std::size_t i = 0; i < full.size(); ++i)
+      if (full[i].kind == IndexEntry::Integer && (i < lo || i > hi))
+        throw OpError("an integer index separated from an array index by a slice or None moves the result's axes "
+                      "(NumPy's advanced indexing rule); shapelab does not model that: index in two steps");
+  }
+  std::vector<const Node *> ins{x};
+  if (array) ins.push_back(array);
+  Node c = blank(OpKind::Index, "index", ins);
+  c.index = full;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    std::size_t axis = 0;
+    bool arrayPlaced = false;
+    for (const IndexEntry &e : full) {
+      switch (e.kind) {
+      case IndexEntry::NewAxis: n.shape.push_back(1); break;
+      case IndexEntry::Integer: {
+        const Expr &L = x->shape[axis];
+        const Expr &i = *e.start;
+        requireOr(n.validity, Pred::conjunction({ge(i, -L), lt(i, L)}),
+                  "index " + i.toString() + " is within axis " + std::to_string(axis) + " of size " + dimText(L),
+                  "index " + i.toString() + " is out of bounds for axis " + std::to_string(axis) + " with size " +
+                      dimText(L));
+        if (array && !arrayPlaced) {
+          arrayPlaced = true;
+          if (array->dtype != DType::Bool) for (const Expr &d : array->shape) n.shape.push_back(d);
+          else n.shape.push_back(*n.dataSize);
+        }
+        ++axis;
+        break;
+      }
+      case IndexEntry::Slice: {
+        const Expr &L = x->shape[axis++];
+        int64_t s = e.step;
+        // start/stop after NumPy's adjustment (PySlice_AdjustIndices).
+        auto adjust = [&](const std::optional<Expr> &v, bool isStart) -> Expr {
+          if (!v) return s > 0 ? (isStart ? Expr(0) : L) : (isStart ? L - 1 : Expr(-1));
+          const Expr &w = *v;
+          Expr below = s < 0 ? Expr(-1) : Expr(0);
+          Expr above = s < 0 ? L - 1 : L;
+          // Negative: w + L clipped below; otherwise w clipped above.
+          return choose(lt(w, 0), max(w + L, below), min(w, above));
+        };
+        Expr a = adjust(e.start, true), b = adjust(e.stop, false);
+        for (const auto &bound : {e.start, e.stop})
+          if (bound && !bound->isTotal())
+            n.validity.require(definedness(*bound), "the slice bound " + bound->toString() + " is defined (array split does not result in an equal division otherwise)");
+        Expr len = s > 0 ? max(Expr(0), floorDiv(b - a + Expr(s - 1), Integer(s)))
+                         : max(Expr(0), floorDiv(a - b + Expr(-s - 1), Integer(-s)));
+        n.shape.push_back(len);
+        break;
+      }
+      case IndexEntry::Array: {
+        if (array->dtype == DType::Bool) {
+          for (std::size_t d = 0; d < array->rank(); ++d) {
+            const Expr &L = x->shape[axis + d], &M = array->shape[d];
+            requireOr(n.validity, eq(L, M),
+                      "boolean index dimension " + std::to_string(d) + " matches axis " + std::to_string(axis + d),
+                      "boolean index did not match indexed array along dimension " + std::to_string(axis + d) +
+                          "; dimension is " + dimText(L) + " but corresponding boolean dimension is " + dimText(M));
+          }
+          if (!n.dataSize) n.dataSize = freshDataSize(product(array->shape), false);
+          axis += array->rank();
+        } else {
+          ++axis;
+        }
+        if (!arrayPlaced) {
+          arrayPlaced = true;
+          if (array->dtype != DType::Bool) for (const Expr &d : array->shape) n.shape.push_back(d);
+          else n.shape.push_back(*n.dataSize);
+        }
+        break;
+      }
+      }
+    }
+    if (array && array->dtype == DType::Bool && !n.dataSize) n.dataSize = freshDataSize(product(array->shape), false);
+    requireElementCountFits(n.validity, n.shape, "the result");
+  });
+}
+
+const Node *Graph::setSubtensor(const Node *region, const Node *value, bool increment, BroadcastMode mode) {
+  if (region->kind != OpKind::Index)
+    throw OpError(std::string(increment ? "inc" : "set") + "_subtensor needs an indexed array as its first argument, like x[1:3]");
+  const Node *x = region->inputs[0];
+  std::vector<const Node *> ins{x, value};
+  if (region->inputs.size() > 1) ins.push_back(region->inputs[1]);
+  ins.push_back(region);
+  Node c = blank(OpKind::SetSubtensor, increment ? "inc_subtensor" : "set_subtensor", ins);
+  c.index = region->index;
+  c.mode = mode;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = x->shape;
+    BroadcastResult r = shapelab::broadcastTo(*solver_, context_, value->shape, region->shape);
+    n.validity.absorb(r.validity);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions, Blockwise, the rest.
+
+const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
+                          bool keepdims) {
+  static const std::set<std::string> known = {"sum", "prod", "max", "min", "all", "any", "mean"};
+  if (!known.count(op)) throw OpError("unknown reduction '" + op + "'");
+  std::vector<int64_t> list;
+  if (!axes) {
+    for (std::size_t i = 0; i < x->rank(); ++i) list.push_back(int64_t(i));
+  } else {
+    for (int64_t a : *axes) {
+      int64_t k = normalizeAxis(a, x->rank());
+      if (std::find(list.begin(), list.end(), k) != list.end()) throw OpError("duplicate value in 'axis'");
+      list.push_back(k);
+    }
+    std::sort(list.begin(), list.end());
+  }
+  Node c = blank(OpKind::Reduce, op, {x});
+  c.ints = list;
+  c.number = keepdims ? 1 : 0;
+  return make(std::move(c), [&](Node &n) {
+    DType t = x->dtype;
+    if (op == "sum" || op == "prod") t = isFloat(t) ? t : DType::Int64;
+    if (op == "all" || op == "any") t = DType::Bool;
+    if (op == "mean") t = isFloat(t) ? t : DType::Float64;
+    n.dtype = t;
+    for (std::size_t i = 0; i < x->rank(); ++i) {
+      bool reduced = std::find(list.begin(), list.end(), int64_t(i)) != list.end();
+      if (!reduced) n.shape.push_back(x->shape[i]);
+      else if (keepdims) n.shape.push_back(1);
+      if (reduced && (op == "max" || op == "min"))
+        requireOr(n.validity, ge(x->shape[i], 1), "reduced axis " + std::to_string(i) + " is not empty",
+                  std::string("zero-size array to reduction operation ") + reductionName(op) + " which has no identity");
+    }
+  });
+}
+
+const Node *Graph::blockwise(const std::string &op, const std::vector<const Node *> &xs, BroadcastMode mode) {
+  std::string sig;
+  std::size_t arity = 1;
+  if (op == "matmul") sig = "(n?,k),(k,m?)->(n?,m?)", arity = 2;
+  else if (op == "outer") sig = "(m),(n)->(m,n)", arity = 2;
+  else if (op == "det") sig = "(m,m)->()";
+  else if (op == "inv") sig = "(m,m)->(m,m)";
+  else if (op == "solve") {
+    arity = 2;
+    // NumPy's rule: b is a stack of vectors when it has one dimension fewer than a.
+    if (xs.size() == 2) sig = xs[1]->rank() + 1 == xs[0]->rank() ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)";
+  } else if (op == "convolve") arity = 2;
+  else throw OpError("unknown function '" + op + "'");
+  if (xs.size() != arity)
+    throw OpError(op + "() takes " + std::to_string(arity) + " array argument(s), " + std::to_string(xs.size()) + " given");
+  if (op == "matmul")
+    for (std::size_t i = 0; i < 2; ++i)
+      if (xs[i]->rank() == 0) throw OpError("matmul: Input operand " + std::to_string(i) + " does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)");
+  Node c = blank(OpKind::Blockwise, op, xs);
+  c.mode = mode;
+  return make(std::move(c), [&](Node &n) {
+    std::vector<Typed> types;
+    for (const Node *x : xs) types.push_back({x->dtype, false});
+    DType t = resultType(types);
+    if (op == "det" || op == "inv" || op == "solve") t = isFloat(t) ? t : DType::Float64;
+    if (op == "convolve" && t == DType::Bool) t = DType::Bool;
+    n.dtype = t;
+    if (op == "convolve") {
+      for (std::size_t i = 0; i < 2; ++i)
+        if (xs[i]->rank() != 1) throw OpError("object too deep for desired array");
+      const Expr &a = xs[0]->shape[0], &v = xs[1]->shape[0];
+      requireOr(n.validity, ge(a, 1), "a is not empty", "a cannot be empty");
+      requireOr(n.validity, ge(v, 1), "v is not empty", "v cannot be empty");
+      n.shape = {a + v - 1};
+      return;
+    }
+    std::vector<GufuncArgument> args;
+    for (const Node *x : xs) args.push_back({x->shape, false});
+    GufuncResult r = resolveGufunc(*solver_, context_, parseSignature(sig), args, mode);
+    for (const auto &d : r.outShapes[0]) n.shape.push_back(d ? *d : Expr(0));
+    n.validity = std::move(r.validity);
+  });
+}
+
+const Node *Graph::diff(const Node *x, int64_t order, int64_t axisArg) {
+  if (x->rank() == 0) throw OpError("diff requires input that is at least one dimensional");
+  if (order < 0) throw OpError("order must be non-negative but got " + std::to_string(order));
+  int64_t axis = normalizeAxis(axisArg, x->rank());
+  Node c = blank(OpKind::Diff, "diff", {x});
+  c.ints = {order, axis};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = x->shape;
+    n.shape[axis] = max(Expr(0), x->shape[axis] - Expr(order));
+  });
+}
+
+const Node *Graph::cumsum(const Node *x, std::optional<int64_t> axisArg) {
+  if (!axisArg) return cumsum(reshape(x, {Expr(-1)}), 0);
+  int64_t axis = normalizeAxis(*axisArg, x->rank());
+  Node c = blank(OpKind::Cumsum, "cumsum", {x});
+  c.ints = {axis};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = isFloat(x->dtype) ? x->dtype : DType::Int64;
+    n.shape = x->shape;
+  });
+}
+
+const Node *Graph::random(const std::string &name, const std::vector<const Node *> &parameters,
+                          const std::optional<Shape> &size, BroadcastMode mode,
+                          const std::vector<std::optional<Shape>> &shapeOnly) {
+  const RandomVariableInfo *info = findRandomVariable(name);
+  if (!info) throw OpError("unknown random variable '" + name + "' (see :ops)");
+  std::vector<GufuncArgument> args;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    if (i < shapeOnly.size() && shapeOnly[i]) args.push_back({*shapeOnly[i], true});
+    else args.push_back({parameters[i]->shape, false});
+  }
+  Node c = blank(OpKind::Random, name, parameters);
+  c.ints = {int64_t(++draws_)};
+  for (const auto &s : shapeOnly) c.ints.push_back(s ? int64_t(s->size()) : -1);
+  for (const auto &s : shapeOnly)
+    if (s) c.exprs.insert(c.exprs.end(), s->begin(), s->end());
+  if (size) {
+    c.ints.push_back(int64_t(size->size()));
+    c.exprs.insert(c.exprs.end(), size->begin(), size->end());
+  }
+  c.mode = mode;
+  return make(std::move(c), [&](Node &n) {
+    if (size) requireSizes(n.validity, context_, *size, "size");
+    RandomVariableResult r = inferRandomVariable(*solver_, context_, name, args, size, mode);
+    if (!r.allocatable())
+      throw OpError(name + ": the output shape depends on the value of a parameter (" + r.undetermined.front() +
+                    "); give that parameter as a literal");
+    for (const auto &d : r.shape) n.shape.push_back(*d);
+    n.validity.absorb(r.validity);
+    if (info->dtype == "int64") n.dtype = DType::Int64;
+    else if (name == "permutation" || name == "choice_without_replacement")
+      n.dtype = parameters.empty() || (shapeOnly.size() && shapeOnly[0]) ? DType::Int64 : parameters[0]->dtype;
+    else n.dtype = DType::Float64;
+  });
+}
+
+const Node *Graph::specifyShape(const Node *x, const std::vector<std::optional<Expr>> &shape) {
+  if (shape.size() != x->rank())
+    throw OpError("specify_shape: the array has " + std::to_string(x->rank()) + " dimension(s), the shape " +
+                  std::to_string(shape.size()));
+  Node c = blank(OpKind::SpecifyShape, "specify_shape", {x});
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    c.ints.push_back(shape[i] ? 1 : 0);
+    c.exprs.push_back(shape[i] ? *shape[i] : Expr(0));
+  }
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      n.shape.push_back(shape[i] ? *shape[i] : x->shape[i]);
+      if (shape[i])
+        requireOr(n.validity, eq(x->shape[i], *shape[i]),
+                  "dimension " + std::to_string(i) + " is " + shape[i]->toString(),
+                  "SpecifyShape: dim " + std::to_string(i) + " of input has shape " + dimText(x->shape[i]) +
+                      ", expected " + shape[i]->toString() + ".");
+    }
+  });
+}
+
+namespace {
+void foldBranches(Graph &g, Node &n, const Pred &cond, const Node *a, const Node *b) {
+  if (a->rank() != b->rank())
+    throw OpError("ifelse: the branches have ranks " + std::to_string(a->rank()) + " and " + std::to_string(b->rank()));
+  n.dtype = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
+  Pred okA = validityOf(g, a).domain(), okB = validityOf(g, b).domain();
+  if (!okA.isTrue()) n.validity.require(!cond || okA, "the first branch is valid where it is chosen");
+  if (!okB.isTrue()) n.validity.require(cond || okB, "the second branch is valid where it is chosen");
+}
+} // namespace
+
+const Node *Graph::ifelse(const Pred &cond, const Node *a, const Node *b) {
+  Node c = blank(OpKind::IfElse, "ifelse", {a, b});
+  c.cond = cond;
+  return make(std::move(c), [&](Node &n) {
+    foldBranches(*this, n, cond, a, b);
+    for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(cond, a->shape[i], b->shape[i]));
+  });
+}
+
+const Node *Graph::ifelse(const Node *cond, const Node *a, const Node *b) {
+  if (cond->rank() != 0) throw OpError("ifelse: the condition must be a 0-d array or a predicate over sizes");
+  Node c = blank(OpKind::IfElse, "ifelse", {a, b, cond});
+  return make(std::move(c), [&](Node &n) {
+    n.dataSize = freshDataSize(1, true);
+    Pred chosen = eq(*n.dataSize, 1);
+    n.cond = chosen;
+    foldBranches(*this, n, chosen, a, b);
+    for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(chosen, a->shape[i], b->shape[i]));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const std::vector<OpInfo> &opCatalogue() {
+  static const std::vector<OpInfo> list = [] {
+    std::vector<OpInfo> l;
+    for (const std::string &u : kUnary)
+      l.push_back({u, u + "(x)", u == "invert" ? "~x; bool or integer" : "same shape; integers give float64"});
+    for (const auto &[sym, name] : kBinary)
+      l.push_back({name, sym.empty() ? name + "(a, b)" : "a " + sym + " b", "broadcasts a with b (per mode)"});
+    std::vector<OpInfo> more = {
+        {"where", "where(c, a, b)", "broadcasts the three"},
+        {"astype", "astype(x, dtype) / x.astype(dtype)", "same shape"},
+        {"transpose", "transpose(x, axes=None) / x.T", "permutes the dimensions"},
+        {"expand_dims", "expand_dims(x, axis)", "inserts dimensions of size 1"},
+        {"squeeze", "squeeze(x, axis=None)", "the squeezed dimensions must be 1"},
+        {"reshape", "reshape(x, shape)", "element count kept; one -1 inferred (exact division)"},
+        {"broadcast_to", "broadcast_to(x, shape)", "x broadcasts to shape, one way"},
+        {"full", "full(shape, value, dtype=None)", "value broadcasts to shape"},
+        {"zeros", "zeros(shape, dtype=float64)", "shape dims are sizes"},
+        {"ones", "ones(shape, dtype=float64)", "shape dims are sizes"},
+        {"concatenate", "concatenate([a, b, ...], axis=0)", "other dimensions equal; axis sizes add"},
+        {"stack", "stack([a, b, ...], axis=0)", "equal shapes; a new axis"},
+        {"split", "a, b = split(x, sections_or_indices, axis=0)", "sections must divide the axis"},
+        {"index", "x[i, a:b:s, None, ..., mask_or_int_array]", "NumPy's indexing; slices clip; a mask gives a size _kN"},
+        {"set_subtensor", "set_subtensor(x[idx], v)", "v broadcasts to the region"},
+        {"inc_subtensor", "inc_subtensor(x[idx], v)", "v broadcasts to the region"},
+        {"sum", "sum(x, axis=None, keepdims=False)", "int/bool sum to int64"},
+        {"prod", "prod(x, axis=None, keepdims=False)", "int/bool to int64"},
+        {"max", "max(x, axis=None, keepdims=False)", "reduced axes must not be empty"},
+        {"min", "min(x, axis=None, keepdims=False)", "reduced axes must not be empty"},
+        {"all", "all(x, axis=None, keepdims=False)", "bool result"},
+        {"any", "any(x, axis=None, keepdims=False)", "bool result"},
+        {"mean", "mean(x, axis=None, keepdims=False)", "int/bool give float64; empty gives nan"},
+        {"matmul", "matmul(a, b) / a @ b", "gufunc (n?,k),(k,m?)->(n?,m?)"},
+        {"outer", "outer(a, b)", "flattens both; (m),(n)->(m,n)"},
+        {"linalg.det", "linalg.det(a)", "gufunc (m,m)->()"},
+        {"linalg.inv", "linalg.inv(a)", "gufunc (m,m)->(m,m); singular is a value error"},
+        {"linalg.solve", "linalg.solve(a, b)", "gufunc (m,m),(m)->(m) when b has one dimension fewer, else (m,m),(m,n)->(m,n)"},
+        {"diff", "diff(x, n=1, axis=-1)", "axis shrinks to max(L - n, 0)"},
+        {"cumsum", "cumsum(x, axis=None)", "None flattens"},
+        {"convolve", "convolve(a, v)", "1-d, both non-empty; full mode: n + m - 1"},
+        {"specify_shape", "specify_shape(x, shape)", "each given dim must equal x's (None skips)"},
+        {"ifelse", "ifelse(c, a, b)", "lazy; c a predicate over sizes or a 0-d bool array"},
+        {"shape", "x.shape, x.shape[i], x.ndim, x.size", "symbolic sizes usable in shapes and arithmetic"},
+    };
+    l.insert(l.end(), more.begin(), more.end());
+    for (const RandomVariableInfo &rv : randomVariableCatalogue()) {
+      std::string ps;
+      for (const std::string &p : rv.parameters) ps += p + ", ";
+      l.push_back({"random." + rv.name, "random." + rv.name + "(" + ps + "size=None)",
+                   rv.signature.empty() ? rv.note : "gufunc " + rv.signature});
+    }
+    return l;
+  }();
+  return list;
+}
+
+} // namespace shapelab::ops

@@ -1,0 +1,221 @@
+// Graph — the immutable, hash-consed tensor program IR (DESIGN §2, §3.6).
+//
+// Model: a Graph owns its nodes. A node is an operation applied to earlier nodes with constant
+// attributes (axes, symbolic slice bounds, a dtype, ...); its dtype, symbolic shape and
+// validity are computed once, by the op's factory, when the node is made. Structurally equal
+// nodes (same op, attributes, operands and broadcasting mode) are one node, so a node's
+// identity is its pointer and equality and hashing are O(1). Ranks are concrete; dimensions
+// are expressions over the size parameters and over data-dependent sizes `_kN` that boolean
+// masks and value-dependent conditions introduce (each bounded in the graph's context).
+//
+// Validity: each node records the obligations of its own op (decided by the solver under the
+// graph's context: valid / runtime-check / error / unknown); the validity of *computing* a node
+// gathers the obligations of every node it depends on (`validityOf`). A rank or axis error,
+// a wrong argument or dtype is not an obligation: the factory throws OpError and makes nothing.
+// Example: with n, m parameters, add(input x (n, 1), input y (1, m)) has shape (n, m) and is
+// valid; add of (n,) and (m,) needs `n == 1 or m == 1 or n == m` at run time.
+//
+// Lifetime: the expressions a graph's nodes hold are released with the graph; a program's
+// nodes live exactly as long as its Graph (the REPL's :reset drops it).
+// Cost: a factory is one hash lookup when the node exists; a new node costs its shape rule
+// (solver questions per obligation, memoized per context). Not thread-safe.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "ops/DType.h"
+#include "shape/Broadcast.h"
+#include "shape/Shape.h"
+#include "shape/Validity.h"
+#include "symbolic/Errors.h"
+
+namespace shapelab::ops {
+
+/// A build-time error of an operation that no parameter value can fix: a wrong rank or axis,
+/// a bad argument, an unsupported dtype. Its message reads like NumPy's.
+class OpError : public UserError {
+public:
+  using UserError::UserError;
+};
+
+enum class OpKind : uint8_t {
+  Input,       // a named tensor input (op = name)
+  Scalar,      // a 0-d constant: a Python literal (weak) or a symbolic size (exprs[0])
+  Unary,       // op = exp, log, ..., logical_not / invert (`~`)
+  Binary,      // op = add, subtract, ..., less, logical_and, ...
+  Where,       // where(c, a, b)
+  Cast,        // astype(x, dtype)
+  Transpose,   // ints = permutation
+  Reshape,     // exprs = target shape (already resolved: -1 replaced)
+  BroadcastTo, // exprs = target shape
+  Alloc,       // full(shape, value): inputs {value}, exprs = shape
+  Concatenate, // ints = {axis}
+  Stack,       // ints = {axis}
+  Index,       // basic + one advanced index: index entries; inputs {x, [index array]}
+  SetSubtensor,// inputs {x, value, [index array]}; index entries; op = "set" | "inc"
+  Reduce,      // op = sum, prod, max, min, all, any, mean; ints = axes (sorted); number = keepdims
+  Blockwise,   // op = matmul, outer, det, inv, solve, convolve
+  Diff,        // ints = {n, axis}
+  Cumsum,      // ints = {axis}  (axis None flattens first: a Reshape below it)
+  Random,      // op = RV name; ints = {draw id}; inputs = parameters; exprs = size when given
+  SpecifyShape,// exprs = the shape (each dim required equal)
+  IfElse,      // inputs {a, b} and, for a data condition, {c}; cond = the size predicate
+};
+
+/// One entry of an index expression, after `...` is expanded.
+struct IndexEntry {
+  enum Kind : uint8_t { Integer, Slice, NewAxis, Array } kind = Slice;
+  std::optional<Expr> start, stop; // Integer: start is the index
+  int64_t step = 1;
+  friend bool operator==(const IndexEntry &a, const IndexEntry &b) {
+    return a.kind == b.kind && a.start == b.start && a.stop == b.stop && a.step == b.step;
+  }
+};
+
+class Graph;
+
+struct Node {
+  // What the node is (its structural key).
+  OpKind kind;
+  std::string op;
+  std::vector<const Node *> inputs;
+  std::vector<int64_t> ints;
+  std::vector<Expr> exprs;
+  std::vector<IndexEntry> index;
+  double number = 0;       // Scalar: a float literal's value; Reduce: keepdims
+  Pred cond;               // IfElse on sizes: the condition
+  BroadcastMode mode = BroadcastMode::Numpy;
+  // What the factory derived.
+  uint32_t id = 0;         // position in the graph (creation order: operands come first)
+  DType dtype = DType::Float64;
+  bool weak = false;       // a Python literal (Scalar only)
+  Shape shape;
+  Validity validity;       // this op's own obligations
+  /// Static mode: per input, a bit per (right-aligned) dimension that broadcasts (provably 1).
+  std::vector<uint64_t> broadcastable;
+  /// Nodes (this one and those it depends on) whose own validity is not `valid`: what the
+  /// validity of computing this node gathers. Shared between nodes where it does not change.
+  std::shared_ptr<const std::vector<const Node *>> pending;
+  std::size_t hash = 0;
+  /// The data-dependent size this node introduces (Index with a mask, IfElse on data).
+  std::optional<Expr> dataSize;
+
+  std::size_t rank() const { return shape.size(); }
+  /// A short description: "add(x, y)", "input x".
+  std::string describe() const;
+};
+
+/// The validity of computing `node` from the graph's inputs, its operands included.
+Validity validityOf(const Graph &graph, const Node *node);
+
+struct GraphStats {
+  std::size_t nodes = 0, lookups = 0, hits = 0;
+};
+
+class Graph {
+public:
+  /// `assumptions` over the size parameters; throws InconsistentAssumptions when proven empty.
+  Graph(Solver &solver, std::vector<Pred> assumptions = {});
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  Solver &solver() const { return *solver_; }
+  /// The assumptions plus the bounds of every data-dependent size introduced so far.
+  const Context &context() const { return context_; }
+  const std::vector<Pred> &assumptions() const { return assumptions_; }
+  /// Adds assumptions (refused, leaving the graph unchanged, when they contradict the others).
+  void assume(const std::vector<Pred> &more);
+  /// Declares a size parameter (a name usable in shapes); names must be new.
+  Expr param(const std::string &name);
+  const std::vector<Expr> &params() const { return params_; }
+
+  // Factories. Each validates its arguments, computes the node's shape and validity once, and
+  // returns the existing node when an equal one was made before.
+  const Node *input(const std::string &name, DType dtype, const Shape &shape);
+  const Node *literal(double value, DType kind);      // a Python literal: bool, int or float
+  const Node *size(Expr value);                        // a symbolic size as a 0-d int64 (weak)
+  const Node *unary(const std::string &op, const Node *x);
+  const Node *binary(const std::string &op, const Node *a, const Node *b, BroadcastMode mode);
+  const Node *where(const Node *c, const Node *a, const Node *b, BroadcastMode mode);
+  const Node *astype(const Node *x, DType dtype);
+  const Node *transpose(const Node *x, std::optional<std::vector<int64_t>> axes);
+  const Node *expandDims(const Node *x, std::vector<int64_t> axes);
+  const Node *squeeze(const Node *x, std::optional<std::vector<int64_t>> axes);
+  /// Target dims may hold one -1 (inferred).
+  const Node *reshape(const Node *x, const std::vector<Expr> &shape);
+  const Node *broadcastTo(const Node *x, const Shape &shape);
+  const Node *full(const Shape &shape, const Node *value, std::optional<DType> dtype);
+  const Node *concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axis);
+  const Node *stack(const std::vector<const Node *> &xs, int64_t axis);
+  /// split(x, sections) or split(x, indices): the parts.
+  std::vector<const Node *> split(const Node *x, std::variant<Expr, std::vector<Expr>> how, int64_t axis);
+  /// Index entries may contain one Ellipsis marker (kind Slice with step 0) and one Array entry
+  /// (then `array` is the int or bool index array).
+  const Node *index(const Node *x, std::vector<IndexEntry> entries, const Node *array = nullptr);
+  /// set_subtensor / inc_subtensor of the region `region` (an Index node) with `value`.
+  const Node *setSubtensor(const Node *region, const Node *value, bool increment, BroadcastMode mode);
+  const Node *reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
+                     bool keepdims);
+  const Node *blockwise(const std::string &op, const std::vector<const Node *> &xs, BroadcastMode mode);
+  const Node *diff(const Node *x, int64_t n, int64_t axis);
+  const Node *cumsum(const Node *x, std::optional<int64_t> axis);
+  /// Parameters are nodes; `shapeOnly` gives the value-shaped parameters of permutation and
+  /// choice (a size tuple). `size` nullopt is NumPy's size=None.
+  const Node *random(const std::string &name, const std::vector<const Node *> &parameters,
+                     const std::optional<Shape> &size, BroadcastMode mode,
+                     const std::vector<std::optional<Shape>> &shapeOnly = {});
+  const Node *specifyShape(const Node *x, const std::vector<std::optional<Expr>> &shape);
+  /// ifelse on a predicate over sizes (lazy: only the chosen branch runs).
+  const Node *ifelse(const Pred &cond, const Node *a, const Node *b);
+  /// ifelse on a 0-d bool array (its value decides at run time).
+  const Node *ifelse(const Node *cond, const Node *a, const Node *b);
+
+  const std::deque<Node> &nodes() const { return nodes_; }
+  const GraphStats &stats() const { return stats_; }
+
+private:
+  struct KeyHash {
+    std::size_t operator()(const Node *n) const { return n->hash; }
+  };
+  struct KeyEq {
+    bool operator()(const Node *a, const Node *b) const;
+  };
+  /// Looks `candidate` up; when new, runs `rule` on it (fills dtype, shape, validity) and keeps it.
+  template <class Rule> const Node *make(Node candidate, Rule rule);
+  Node blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const;
+  Expr freshDataSize(const Expr &bound, bool boolean);
+  /// `cond` ? a : b, with the branch picked when the solver decides `cond`.
+  Expr choose(const Pred &cond, const Expr &a, const Expr &b);
+  void finish(Node &n);
+
+  Solver *solver_;
+  std::vector<Pred> assumptions_;
+  Context context_;
+  std::vector<Expr> params_;
+  std::deque<Node> nodes_;
+  std::unordered_map<const Node *, const Node *, KeyHash, KeyEq> interned_;
+  std::unordered_map<std::string, const Node *> inputsByName_;
+  uint32_t dataSizes_ = 0, draws_ = 0;
+  GraphStats stats_;
+};
+
+/// The catalogue: every function a program may call, with its NumPy-style signature and what
+/// its shape rule requires (for `:ops` and the docs).
+struct OpInfo {
+  std::string name, signature, rule;
+};
+const std::vector<OpInfo> &opCatalogue();
+
+/// Unary and binary elementwise op names (NumPy's ufunc names) and the operator spellings.
+bool isUnaryOp(const std::string &name);
+bool isBinaryOp(const std::string &name);
+/// "add" for "+", "less" for "<", ...; nullopt when `symbol` is not an operator.
+std::optional<std::string> binaryOpFor(const std::string &symbol);
+
+} // namespace shapelab::ops
