@@ -1335,12 +1335,7 @@ struct Session::Impl {
     }
     if (cmd == "errors") {
       done();
-      Validity v(graph->solver(), graph->context());
-      std::set<const Node *> seen;
-      for (const Node *s : statements) {
-        if (!seen.insert(s).second) continue;
-        v.absorb(ops::validityOf(*graph, s));
-      }
+      Validity v = ops::validityOf(*graph, statements);
       Status st = v.status();
       j["command"] = "errors";
       std::optional<Assignment> witness = v.violating();
@@ -1441,7 +1436,7 @@ struct Session::Impl {
       for (const Node *x : order) {
         Json o;
         o["id"] = x->id;
-        o["op"] = x->op;
+        o["op"] = x->kind == ops::OpKind::Input ? std::string("input") : x->op;
         std::vector<uint32_t> ins;
         for (const Node *i : x->inputs) ins.push_back(i->id);
         o["inputs"] = ins;

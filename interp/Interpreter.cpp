@@ -495,6 +495,7 @@ Array Interpreter::run(const Node *n) {
   case OpKind::Index:
   case OpKind::SetSubtensor: {
     const Array &x = in(0);
+    if (n->op == "split" && x.shape()[n->ints[1]] % n->ints[0] != 0) shapeError("array split does not result in an equal division");
     const Array *array = nullptr;
     if (n->kind == OpKind::Index && n->inputs.size() > 1) array = &in(1);
     if (n->kind == OpKind::SetSubtensor && n->inputs.size() > 3) array = &in(2);

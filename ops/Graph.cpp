@@ -135,6 +135,7 @@ void Graph::assume(const std::vector<Pred> &more) {
   Context c = solver_->makeContext(all); // throws, leaving the graph unchanged
   assumptions_ = std::move(all);
   context_ = std::move(c);
+  contexts_.clear();
 }
 
 Expr Graph::param(const std::string &name) {
@@ -146,20 +147,72 @@ Expr Graph::param(const std::string &name) {
   return p;
 }
 
-Expr Graph::freshDataSize(const Expr &bound, bool boolean) {
+Expr Graph::freshDataSize(Node &n, const Expr &bound, bool boolean) {
   Expr k = Expr::reservedParam("_k" + std::to_string(++dataSizes_));
-  assumptions_.push_back(le(k, boolean ? Expr(1) : bound));
-  context_ = solver_->makeContext(assumptions_);
+  dataBounds_.emplace(k->name, le(k, boolean ? Expr(1) : bound));
+  // The node's own obligations may now mention k: decide them with its bound.
+  std::vector<Expr> reserved = reservedOf(n);
+  reserved.push_back(k);
+  n.validity = Validity(*solver_, contextFor(reserved));
   return k;
 }
 
-Expr Graph::choose(const Pred &cond, const Expr &a, const Expr &b) {
+std::vector<Expr> Graph::reservedOf(const Node &c) const {
+  std::vector<Expr> out;
+  auto add = [&](const Expr &e) {
+    for (const Expr &p : parametersOf(e))
+      if (p->reserved && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  for (const Node *i : c.inputs)
+    for (const Expr &d : i->shape) add(d);
+  for (const Expr &e : c.exprs) add(e);
+  for (const IndexEntry &e : c.index) {
+    if (e.start) add(*e.start);
+    if (e.stop) add(*e.stop);
+  }
+  return out;
+}
+
+Context Graph::contextFor(std::vector<Expr> reserved) const {
+  if (reserved.empty()) return context_;
+  // Bounds can mention other data-dependent sizes: close the set.
+  for (std::size_t i = 0; i < reserved.size(); ++i) {
+    auto it = dataBounds_.find(reserved[i]->name);
+    if (it == dataBounds_.end()) continue;
+    for (const Expr &p : parametersOf(it->second))
+      if (p->reserved && std::find(reserved.begin(), reserved.end(), p) == reserved.end()) reserved.push_back(p);
+  }
+  std::sort(reserved.begin(), reserved.end(), [](const Expr &a, const Expr &b) { return a->name < b->name; });
+  std::string key;
+  for (const Expr &r : reserved) key += r->name + ",";
+  if (auto it = contexts_.find(key); it != contexts_.end()) return it->second;
+  std::vector<Pred> all = assumptions_;
+  for (const Expr &r : reserved)
+    if (auto it = dataBounds_.find(r->name); it != dataBounds_.end()) all.push_back(it->second);
+  Context c = solver_->makeContext(all);
+  contexts_.emplace(key, c);
+  return c;
+}
+
+Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, const Expr &b) {
   if (a == b) return a;
   if (auto v = cond.constantValue()) return *v ? a : b;
-  Decision d = solver_->decide(context_, cond);
+  Decision d = solver_->decide(context, cond);
   if (d.answer == Answer::Proven) return a;
   if (d.answer == Answer::Refuted) return b;
   return select(cond, a, b);
+}
+
+Expr Graph::nonNegative(const Context &context, const Expr &e) {
+  if (auto c = e.constantValue()) return *c < Integer(0) ? Expr(0) : e;
+  return solver_->proves(context, ge(e, 0)) ? e : max(Expr(0), e);
+}
+
+Expr Graph::smaller(const Context &context, const Expr &a, const Expr &b, bool smallest) {
+  if (a == b) return a;
+  if (solver_->proves(context, le(a, b))) return smallest ? a : b;
+  if (solver_->proves(context, le(b, a))) return smallest ? b : a;
+  return smallest ? min(a, b) : max(a, b);
 }
 
 bool Graph::KeyEq::operator()(const Node *a, const Node *b) const {
@@ -190,7 +243,7 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
     ++stats_.hits;
     return it->second;
   }
-  c.validity = Validity(*solver_, context_);
+  c.validity = Validity(*solver_, contextFor(reservedOf(c)));
   rule(c); // may throw: nothing is kept
   c.id = uint32_t(nodes_.size());
   nodes_.push_back(std::move(c));
@@ -233,21 +286,40 @@ void Graph::finish(Node &n) {
   n.pending = std::move(merged);
 }
 
-Validity validityOf(const Graph &graph, const Node *node) {
-  Validity v(graph.solver(), graph.context());
+Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) {
+  // What is gathered: every pending node once, every distinct requirement once.
+  std::vector<const Node *> pending;
+  std::unordered_set<const Node *> seen;
+  std::vector<Expr> reserved;
+  auto addReserved = [&](const auto &x) {
+    for (const Expr &p : parametersOf(x))
+      if (p->reserved && std::find(reserved.begin(), reserved.end(), p) == reserved.end()) reserved.push_back(p);
+  };
+  for (const Node *node : nodes) {
+    if (node->pending)
+      for (const Node *p : *node->pending)
+        if (seen.insert(p).second) {
+          pending.push_back(p);
+          for (const Obligation &o : p->validity.obligations()) addReserved(o.predicate);
+        }
+    for (const Expr &d : node->shape) addReserved(d);
+  }
+  Context context = graph.contextFor(reserved);
+  Validity v(graph.solver(), context);
   std::unordered_set<Pred> recorded;
-  if (node->pending)
-    for (const Node *p : *node->pending) {
-      for (const std::string &f : p->validity.failures()) v.fail(f);
-      for (const Obligation &o : p->validity.obligations()) {
-        if (!recorded.insert(o.predicate).second) continue; // the same requirement from another op
-        // Decided again when assumptions were added since (memoized by the solver).
-        if (p->validity.context().assumptions() == graph.context().assumptions()) v.record(o.predicate, o.what, o.decision);
-        else v.require(o.predicate, o.what);
-      }
+  for (const Node *p : pending) {
+    for (const std::string &f : p->validity.failures()) v.fail(f);
+    for (const Obligation &o : p->validity.obligations()) {
+      if (!recorded.insert(o.predicate).second) continue; // the same requirement from another op
+      // Decided again where the context differs (assumptions added since, or more data bounds).
+      if (p->validity.context().assumptions() == context.assumptions()) v.record(o.predicate, o.what, o.decision);
+      else v.require(o.predicate, o.what);
     }
-  v.mention(node->shape);
-  for (const Node *i : node->inputs) v.mention(i->shape);
+  }
+  for (const Node *node : nodes) {
+    v.mention(node->shape);
+    for (const Node *i : node->inputs) v.mention(i->shape);
+  }
   return v;
 }
 
@@ -264,7 +336,7 @@ const Node *Graph::input(const std::string &name, DType dtype, const Shape &shap
   const Node *n = make(std::move(c), [&](Node &n) {
     n.dtype = dtype;
     n.shape = shape;
-    requireSizes(n.validity, context_, shape, "input " + name);
+    requireSizes(n.validity, n.validity.context(), shape, "input " + name);
     requireElementCountFits(n.validity, shape, "input " + name);
   });
   inputsByName_[name] = n;
@@ -331,14 +403,14 @@ const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, B
     if (op == "true_divide" && !isFloat(t)) t = DType::Float64;
     n.dtype = isComparison(op) ? DType::Bool : t;
     n.weak = a->weak && b->weak;
-    BroadcastResult r = broadcast(*solver_, context_, {a->shape, b->shape}, mode);
+    BroadcastResult r = broadcast(*solver_, n.validity.context(), {a->shape, b->shape}, mode);
     n.shape = r.shape;
     n.validity = std::move(r.validity);
     if (mode == BroadcastMode::Static)
       for (const Node *in : n.inputs) {
         uint64_t bits = 0;
         for (std::size_t i = 0; i < in->rank() && i < 64; ++i)
-          if (provablyOne(*solver_, context_, in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
+          if (provablyOne(*solver_, n.validity.context(), in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
         n.broadcastable.push_back(bits);
       }
   });
@@ -350,14 +422,14 @@ const Node *Graph::where(const Node *cnd, const Node *a, const Node *b, Broadcas
   return make(std::move(c), [&](Node &n) {
     n.dtype = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
     n.weak = a->weak && b->weak && cnd->weak;
-    BroadcastResult r = broadcast(*solver_, context_, {cnd->shape, a->shape, b->shape}, mode);
+    BroadcastResult r = broadcast(*solver_, n.validity.context(), {cnd->shape, a->shape, b->shape}, mode);
     n.shape = r.shape;
     n.validity = std::move(r.validity);
     if (mode == BroadcastMode::Static)
       for (const Node *in : n.inputs) {
         uint64_t bits = 0;
         for (std::size_t i = 0; i < in->rank() && i < 64; ++i)
-          if (provablyOne(*solver_, context_, in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
+          if (provablyOne(*solver_, n.validity.context(), in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
         n.broadcastable.push_back(bits);
       }
   });
@@ -443,7 +515,7 @@ const Node *Graph::reshape(const Node *x, const std::vector<Expr> &shape) {
   c.exprs = shape;
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
-    n.shape = reshapeTarget(n.validity, context_, x->shape, shape);
+    n.shape = reshapeTarget(n.validity, n.validity.context(), x->shape, shape);
   });
 }
 
@@ -475,7 +547,7 @@ const Node *Graph::squeeze(const Node *x, std::optional<std::vector<int64_t>> ax
     }
   } else {
     for (std::size_t i = 0; i < x->rank(); ++i) {
-      Decision d = solver_->decide(context_, eq(x->shape[i], 1));
+      Decision d = solver_->decide(contextFor(reservedOf(blank(OpKind::Reshape, "", {x}))), eq(x->shape[i], 1));
       if (d.answer == Answer::Proven) drop[i] = true;
       else if (d.answer != Answer::Refuted)
         throw OpError("squeeze without axis: whether dimension " + std::to_string(i) + " (" + dimText(x->shape[i]) +
@@ -503,8 +575,8 @@ const Node *Graph::broadcastTo(const Node *x, const Shape &shape) {
   c.exprs = shape;
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
-    requireSizes(n.validity, context_, shape, "the target shape");
-    BroadcastResult r = shapelab::broadcastTo(*solver_, context_, x->shape, shape);
+    requireSizes(n.validity, n.validity.context(), shape, "the target shape");
+    BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), x->shape, shape);
     n.shape = shape;
     n.validity.absorb(r.validity);
   });
@@ -516,8 +588,8 @@ const Node *Graph::full(const Shape &shape, const Node *value, std::optional<DTy
   if (dtype) c.ints = {int64_t(*dtype)};
   return make(std::move(c), [&](Node &n) {
     n.dtype = dtype ? *dtype : value->dtype;
-    requireSizes(n.validity, context_, shape, "the shape");
-    BroadcastResult r = shapelab::broadcastTo(*solver_, context_, value->shape, shape);
+    requireSizes(n.validity, n.validity.context(), shape, "the shape");
+    BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), value->shape, shape);
     n.validity.absorb(r.validity);
     n.shape = shape;
   });
@@ -604,11 +676,11 @@ std::vector<const Node *> Graph::split(const Node *x, std::variant<Expr, std::ve
     int64_t k = count->toInt64Checked();
     if (auto l = L.constantValue(); l && Integer::floorMod(*l, *count) != Integer(0))
       throw OpError("array split does not result in an equal division");
-    Expr part = exactDiv(L, *count);
+    // Part i is [i*L//k, (i+1)*L//k): total bounds; the division is an obligation of each part.
     for (int64_t i = 0; i < k; ++i) {
       std::vector<IndexEntry> entries(std::size_t(axis), IndexEntry{});
-      entries.push_back({IndexEntry::Slice, part * Expr(i), part * Expr(i + 1), 1});
-      parts.push_back(index(x, entries));
+      entries.push_back({IndexEntry::Slice, floorDiv(L * Expr(i), *count), floorDiv(L * Expr(i + 1), *count), 1});
+      parts.push_back(indexImpl(x, entries, nullptr, "split", {k, axis}));
     }
     return parts;
   }
@@ -633,6 +705,11 @@ struct SliceBounds {
 } // namespace
 
 const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const Node *array) {
+  return indexImpl(x, std::move(entries), array, "index", {});
+}
+
+const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array, const std::string &op,
+                             std::vector<int64_t> ints) {
   // Expand `...` and pad with full slices.
   std::size_t consumed = 0, ellipses = 0, arrays = 0;
   for (const IndexEntry &e : entries) {
@@ -675,10 +752,17 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
   }
   std::vector<const Node *> ins{x};
   if (array) ins.push_back(array);
-  Node c = blank(OpKind::Index, "index", ins);
+  Node c = blank(OpKind::Index, op, ins);
   c.index = full;
+  c.ints = ints;
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
+    if (op == "split") {
+      const Expr &L = x->shape[ints[1]];
+      requireOr(n.validity, eq(mod(L, Integer(ints[0])), 0),
+                "axis " + std::to_string(ints[1]) + " divides into " + std::to_string(ints[0]) + " equal sections",
+                "array split does not result in an equal division");
+    }
     std::size_t axis = 0;
     bool arrayPlaced = false;
     for (const IndexEntry &e : full) {
@@ -709,14 +793,15 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
           Expr below = s < 0 ? Expr(-1) : Expr(0);
           Expr above = s < 0 ? L - 1 : L;
           // Negative: w + L clipped below; otherwise w clipped above.
-          return choose(lt(w, 0), max(w + L, below), min(w, above));
+          const Context &cx = n.validity.context();
+          return choose(cx, lt(w, 0), smaller(cx, w + L, below, false), smaller(cx, w, above, true));
         };
         Expr a = adjust(e.start, true), b = adjust(e.stop, false);
         for (const auto &bound : {e.start, e.stop})
           if (bound && !bound->isTotal())
             n.validity.require(definedness(*bound), "the slice bound " + bound->toString() + " is defined (array split does not result in an equal division otherwise)");
-        Expr len = s > 0 ? max(Expr(0), floorDiv(b - a + Expr(s - 1), Integer(s)))
-                         : max(Expr(0), floorDiv(a - b + Expr(-s - 1), Integer(-s)));
+        Expr len = nonNegative(n.validity.context(), s > 0 ? floorDiv(b - a + Expr(s - 1), Integer(s))
+                                                           : floorDiv(a - b + Expr(-s - 1), Integer(-s)));
         n.shape.push_back(len);
         break;
       }
@@ -729,7 +814,7 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
                       "boolean index did not match indexed array along dimension " + std::to_string(axis + d) +
                           "; dimension is " + dimText(L) + " but corresponding boolean dimension is " + dimText(M));
           }
-          if (!n.dataSize) n.dataSize = freshDataSize(product(array->shape), false);
+          if (!n.dataSize) n.dataSize = freshDataSize(n, product(array->shape), false);
           axis += array->rank();
         } else {
           ++axis;
@@ -743,8 +828,9 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
       }
       }
     }
-    if (array && array->dtype == DType::Bool && !n.dataSize) n.dataSize = freshDataSize(product(array->shape), false);
-    requireElementCountFits(n.validity, n.shape, "the result");
+    if (array && array->dtype == DType::Bool && !n.dataSize) n.dataSize = freshDataSize(n, product(array->shape), false);
+    // Basic indexing and masks select at most x's elements; an integer array can repeat them.
+    if (array && array->dtype != DType::Bool) requireElementCountFits(n.validity, n.shape, "the result");
   });
 }
 
@@ -761,7 +847,7 @@ const Node *Graph::setSubtensor(const Node *region, const Node *value, bool incr
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     n.shape = x->shape;
-    BroadcastResult r = shapelab::broadcastTo(*solver_, context_, value->shape, region->shape);
+    BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), value->shape, region->shape);
     n.validity.absorb(r.validity);
   });
 }
@@ -842,7 +928,7 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
     }
     std::vector<GufuncArgument> args;
     for (const Node *x : xs) args.push_back({x->shape, false});
-    GufuncResult r = resolveGufunc(*solver_, context_, parseSignature(sig), args, mode);
+    GufuncResult r = resolveGufunc(*solver_, n.validity.context(), parseSignature(sig), args, mode);
     for (const auto &d : r.outShapes[0]) n.shape.push_back(d ? *d : Expr(0));
     n.validity = std::move(r.validity);
   });
@@ -893,8 +979,8 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
   }
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
-    if (size) requireSizes(n.validity, context_, *size, "size");
-    RandomVariableResult r = inferRandomVariable(*solver_, context_, name, args, size, mode);
+    if (size) requireSizes(n.validity, n.validity.context(), *size, "size");
+    RandomVariableResult r = inferRandomVariable(*solver_, n.validity.context(), name, args, size, mode);
     if (!r.allocatable())
       throw OpError(name + ": the output shape depends on the value of a parameter (" + r.undetermined.front() +
                     "); give that parameter as a literal");
@@ -945,7 +1031,7 @@ const Node *Graph::ifelse(const Pred &cond, const Node *a, const Node *b) {
   c.cond = cond;
   return make(std::move(c), [&](Node &n) {
     foldBranches(*this, n, cond, a, b);
-    for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(cond, a->shape[i], b->shape[i]));
+    for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(n.validity.context(), cond, a->shape[i], b->shape[i]));
   });
 }
 
@@ -953,11 +1039,11 @@ const Node *Graph::ifelse(const Node *cond, const Node *a, const Node *b) {
   if (cond->rank() != 0) throw OpError("ifelse: the condition must be a 0-d array or a predicate over sizes");
   Node c = blank(OpKind::IfElse, "ifelse", {a, b, cond});
   return make(std::move(c), [&](Node &n) {
-    n.dataSize = freshDataSize(1, true);
+    n.dataSize = freshDataSize(n, 1, true);
     Pred chosen = eq(*n.dataSize, 1);
     n.cond = chosen;
     foldBranches(*this, n, chosen, a, b);
-    for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(chosen, a->shape[i], b->shape[i]));
+    for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(n.validity.context(), chosen, a->shape[i], b->shape[i]));
   });
 }
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -111,8 +112,10 @@ struct Node {
   std::string describe() const;
 };
 
-/// The validity of computing `node` from the graph's inputs, its operands included.
-Validity validityOf(const Graph &graph, const Node *node);
+/// The validity of computing `nodes` from the graph's inputs, their operands included (under
+/// the current assumptions and the bounds of the data-dependent sizes involved).
+Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes);
+inline Validity validityOf(const Graph &graph, const Node *node) { return validityOf(graph, std::vector<const Node *>{node}); }
 
 struct GraphStats {
   std::size_t nodes = 0, lookups = 0, hits = 0;
@@ -126,8 +129,11 @@ public:
   Graph &operator=(const Graph &) = delete;
 
   Solver &solver() const { return *solver_; }
-  /// The assumptions plus the bounds of every data-dependent size introduced so far.
+  /// The user's assumptions (size parameters only).
   const Context &context() const { return context_; }
+  /// The assumptions plus the bounds of the given data-dependent sizes (and of those their
+  /// bounds mention): where questions about them are decided. Memoized.
+  Context contextFor(std::vector<Expr> reserved) const;
   const std::vector<Pred> &assumptions() const { return assumptions_; }
   /// Adds assumptions (refused, leaving the graph unchanged, when they contradict the others).
   void assume(const std::vector<Pred> &more);
@@ -189,15 +195,27 @@ private:
   /// Looks `candidate` up; when new, runs `rule` on it (fills dtype, shape, validity) and keeps it.
   template <class Rule> const Node *make(Node candidate, Rule rule);
   Node blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const;
-  Expr freshDataSize(const Expr &bound, bool boolean);
+  /// A new data-dependent size 0 <= _kN <= bound (0 or 1 when `boolean`) that node `n`
+  /// introduces; n's validity is then decided in a context holding the bound.
+  Expr freshDataSize(Node &n, const Expr &bound, bool boolean);
+  /// max(0, e), or e when the solver proves e >= 0.
+  Expr nonNegative(const Context &context, const Expr &e);
+  /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.
+  Expr smaller(const Context &context, const Expr &a, const Expr &b, bool smallest);
+  const Node *indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array, const std::string &op,
+                        std::vector<int64_t> ints);
+  /// The data-dependent sizes a candidate's operands and attributes mention.
+  std::vector<Expr> reservedOf(const Node &c) const;
   /// `cond` ? a : b, with the branch picked when the solver decides `cond`.
-  Expr choose(const Pred &cond, const Expr &a, const Expr &b);
+  Expr choose(const Context &context, const Pred &cond, const Expr &a, const Expr &b);
   void finish(Node &n);
 
   Solver *solver_;
   std::vector<Pred> assumptions_;
   Context context_;
   std::vector<Expr> params_;
+  std::map<std::string, Pred> dataBounds_; // _kN -> its bound
+  mutable std::map<std::string, Context> contexts_;
   std::deque<Node> nodes_;
   std::unordered_map<const Node *, const Node *, KeyHash, KeyEq> interned_;
   std::unordered_map<std::string, const Node *> inputsByName_;
