@@ -222,6 +222,8 @@ struct Session::Impl {
   std::size_t at = 0;
   std::string line;
   std::string pendingInputName; // `x = input(...)`: the name the input takes
+  std::size_t rhsStart = 0;     // where that right-hand side starts
+  const Node *inputMade = nullptr;
 
   Impl(Solver &s, SessionOptions o) : solver(s), options(std::move(o)), mode(options.mode) { reset(); }
 
@@ -873,12 +875,13 @@ struct Session::Impl {
     if (fn == "mod") fn = "remainder";
     if (fn == "input") {
       checkArguments(a, 2, {"shape", "dtype"});
-      if (pendingInputName.empty()) failAt("input(...) must be assigned to one name: x = input((n,), float64)", p);
+      if (pendingInputName.empty() || p != rhsStart) failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", p);
       Shape s = shapeOf(required(a, 0, "shape"));
       Value d = optional(a, 1, "dtype");
       std::string name = pendingInputName;
       pendingInputName.clear();
-      return node(graph->input(name, d.kind == Value::None ? DType::Float64 : dtypeOf(d), s));
+      inputMade = graph->input(name, d.kind == Value::None ? DType::Float64 : dtypeOf(d), s);
+      return node(inputMade);
     }
     if (fn == "logical_not") fn = "invert";
     if (ops::isUnaryOp(fn)) {
@@ -1127,7 +1130,8 @@ struct Session::Impl {
         names[val.node] = t;
         statements.push_back(val.node);
         Validity vd = ops::validityOf(*graph, val.node);
-        j["shape"] = shapeJson(val.node->shape);
+        // Like the shape commands: no shape where no size makes the op valid.
+        j["shape"] = vd.status() == Status::Error ? Json(nullptr) : shapeJson(val.node->shape);
         j["status"] = spelling(vd.status());
         j["dtype"] = ops::spelling(val.node->dtype);
         if (options.json) r.lines.push_back(dumpJson(j));
@@ -1213,8 +1217,12 @@ struct Session::Impl {
       if (!targets.empty() && isOp("=", 2 * targets.size() - 1)) {
         at = 2 * targets.size();
         if (targets.size() == 1) pendingInputName = targets[0];
+        rhsStart = peek().pos;
+        inputMade = nullptr;
         Value v = expression();
         if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+        if (inputMade && v.node != inputMade)
+          failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", rhsStart);
         assign(targets, v, lineNumber, r);
         return r;
       }
@@ -1258,10 +1266,11 @@ struct Session::Impl {
     return line.substr(from, to - from);
   }
 
-  const Node *target(std::string &text) {
+  const Node *target(std::string &text, bool sizesToo = false) {
     text = targetText();
     std::size_t p = peek().pos;
     Value v = expression();
+    if (sizesToo && v.kind == Value::Size) return graph->size(v.size);
     if (v.kind != Value::Array) failAt("expected an array, found " + std::string(kindName(v.kind)), p);
     return v.node;
   }
@@ -1289,7 +1298,7 @@ struct Session::Impl {
       Pred condition = v.domain();
       j["command"] = cmd;
       j["name"] = name;
-      j["shape"] = shapeJson(n->shape);
+      j["shape"] = v.status() == Status::Error ? Json(nullptr) : shapeJson(n->shape);
       j["status"] = spelling(v.status());
       Json cj = Json::array();
       for (const Pred &c : checks) cj.push_back(c.toString());
@@ -1361,7 +1370,7 @@ struct Session::Impl {
     }
     if (cmd == "eval" || cmd == "save") {
       std::string name;
-      const Node *n = target(name);
+      const Node *n = target(name, true);
       std::string path;
       if (cmd == "save") {
         if (peek().kind != Token::String) fail("expected the file name as a string" + found());
@@ -1512,6 +1521,10 @@ struct Session::Impl {
       Token t = peek();
       at += 2;
       std::size_t p = peek().pos;
+      bool known = false;
+      for (const Expr &q : graph->params()) known |= q->name == t.text;
+      for (const Node &x : graph->nodes()) known |= x.kind == ops::OpKind::Input && x.op == t.text;
+      if (!known) failAt("there is no size parameter or input named '" + t.text + "'", t.pos);
       if (isName("load") && isOp("(", 1)) {
         at += 2;
         if (peek().kind != Token::String) fail("load takes a file name string");
@@ -1650,6 +1663,11 @@ Session::Session(Solver &solver, SessionOptions options) : impl_(std::make_uniqu
 Session::~Session() = default;
 Reply Session::execute(const std::string &line, int lineNumber) { return impl_->execute(line, lineNumber); }
 std::size_t Session::nodeCount() const { return impl_->graph->nodes().size(); }
+const ops::Graph &Session::graph() const { return *impl_->graph; }
+const ops::Node *Session::lookup(const std::string &name) const {
+  auto it = impl_->variables.find(name);
+  return it != impl_->variables.end() && it->second.kind == Value::Array ? it->second.node : nullptr;
+}
 
 int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out, const std::string &fileName) {
   Session session(solver, options);

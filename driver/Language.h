@@ -22,6 +22,11 @@
 #include "shape/Broadcast.h"
 #include "symbolic/Solver.h"
 
+namespace shapelab::ops {
+class Graph;
+struct Node;
+} // namespace shapelab::ops
+
 namespace shapelab::driver {
 
 struct SessionOptions {
@@ -48,6 +53,9 @@ public:
   Reply execute(const std::string &line, int lineNumber);
   /// How many graph nodes the session holds now (for tests and memory checks).
   std::size_t nodeCount() const;
+  /// The program built so far, and the array a name is bound to (nullptr if none).
+  const ops::Graph &graph() const;
+  const ops::Node *lookup(const std::string &name) const;
 
 private:
   struct Impl;

@@ -197,21 +197,28 @@ Context Graph::contextFor(std::vector<Expr> reserved) const {
 Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, const Expr &b) {
   if (a == b) return a;
   if (auto v = cond.constantValue()) return *v ? a : b;
-  Decision d = solver_->decide(context, cond);
-  if (d.answer == Answer::Proven) return a;
-  if (d.answer == Answer::Refuted) return b;
+  if (provesCheaply(context, cond)) return a;
+  if (provesCheaply(context, !cond)) return b;
   return select(cond, a, b);
+}
+
+// Simplifications only: a question isl answers directly (quasi-affine) is asked; one over
+// products of sizes would make the solver search for witnesses, so the general form is kept.
+bool Graph::provesCheaply(const Context &context, const Pred &p) {
+  if (auto v = p.constantValue()) return *v;
+  if (p.kind() == PredKind::Compare && !(p->lhs.isQuasiAffine() && p->rhs.isQuasiAffine())) return false;
+  return solver_->proves(context, p);
 }
 
 Expr Graph::nonNegative(const Context &context, const Expr &e) {
   if (auto c = e.constantValue()) return *c < Integer(0) ? Expr(0) : e;
-  return solver_->proves(context, ge(e, 0)) ? e : max(Expr(0), e);
+  return provesCheaply(context, ge(e, 0)) ? e : max(Expr(0), e);
 }
 
 Expr Graph::smaller(const Context &context, const Expr &a, const Expr &b, bool smallest) {
   if (a == b) return a;
-  if (solver_->proves(context, le(a, b))) return smallest ? a : b;
-  if (solver_->proves(context, le(b, a))) return smallest ? b : a;
+  if (provesCheaply(context, le(a, b))) return smallest ? a : b;
+  if (provesCheaply(context, le(b, a))) return smallest ? b : a;
   return smallest ? min(a, b) : max(a, b);
 }
 
@@ -1021,6 +1028,11 @@ void foldBranches(Graph &g, Node &n, const Pred &cond, const Node *a, const Node
     throw OpError("ifelse: the branches have ranks " + std::to_string(a->rank()) + " and " + std::to_string(b->rank()));
   n.dtype = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
   Pred okA = validityOf(g, a).domain(), okB = validityOf(g, b).domain();
+  if (okA == okB) {
+    // Both branches need the same: no matter which runs.
+    if (!okA.isTrue()) n.validity.require(okA, "either branch is valid");
+    return;
+  }
   if (!okA.isTrue()) n.validity.require(!cond || okA, "the first branch is valid where it is chosen");
   if (!okB.isTrue()) n.validity.require(cond || okB, "the second branch is valid where it is chosen");
 }

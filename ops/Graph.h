@@ -198,6 +198,7 @@ private:
   /// A new data-dependent size 0 <= _kN <= bound (0 or 1 when `boolean`) that node `n`
   /// introduces; n's validity is then decided in a context holding the bound.
   Expr freshDataSize(Node &n, const Expr &bound, bool boolean);
+  bool provesCheaply(const Context &context, const Pred &p);
   /// max(0, e), or e when the solver proves e >= 0.
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.

@@ -1,0 +1,92 @@
+#include "proptests/RandomProgram.h"
+
+#include "driver/Language.h"
+#include "ops/Graph.h"
+
+namespace shapelab::proptests {
+
+namespace {
+struct Var {
+  std::string name;
+  std::size_t rank;
+  ops::DType dtype;
+};
+} // namespace
+
+GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng, int count, ProgramOptions options) {
+  GeneratedProgram out;
+  std::vector<Var> vars;
+  int line = 0;
+  auto run = [&](const std::string &text) {
+    driver::Reply r = session.execute(text, ++line);
+    if (r.failed) return false;
+    out.lines.push_back(text);
+    return true;
+  };
+  auto pick = [&](std::size_t n) { return std::size_t(rng() % n); };
+  // Names stay fresh when the session already holds a program (a second call extends it).
+  const std::string prefix = session.nodeCount() ? "g" + std::to_string(session.nodeCount()) + "_" : "";
+  if (!session.nodeCount()) run("param n, m");
+  const char *inputs[][2] = {{"(n, m)", "float64"}, {"(m,)", "float64"}, {"(n, 1)", "float64"},
+                             {"(1, m)", "int32"},   {"(3,)", "int64"},    {"(n,)", "float32"}};
+  for (int i = 0; i < 6; ++i) {
+    std::string name = prefix + "in" + std::to_string(i);
+    if (run(name + " = input(" + inputs[i][0] + ", " + inputs[i][1] + ")")) {
+      const ops::Node *node = session.lookup(name);
+      vars.push_back({name, node->rank(), node->dtype});
+      out.names.push_back(name);
+    }
+  }
+  static const char *unary[] = {"exp", "abs", "negative", "sqrt", "floor", "tanh"};
+  static const char *binary[] = {"+", "-", "*", "/", "//", "%", "maximum", "minimum", "<", "=="};
+  static const char *reductions[] = {"sum", "max", "min", "mean", "prod", "any"};
+  static const char *bounds[] = {"", "1", "-1", "n", "m", "n - 1", "2", "-n"};
+  for (int attempt = 0; !vars.empty() && int(out.names.size()) - 6 < count && attempt < count * 20; ++attempt) {
+    const Var &a = vars[vars.size() - 1 - pick(std::min<std::size_t>(vars.size(), 8))];
+    const Var &b = vars[pick(vars.size())];
+    std::string e;
+    switch (pick(options.dataDependent ? 16 : 14)) {
+    case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
+    case 2: case 3: case 4: {
+      std::string op = binary[pick(10)];
+      const Var &c = options.partialOps ? b : a;
+      e = op[0] >= 'a' ? op + "(" + a.name + ", " + c.name + ")" : a.name + " " + op + " " + c.name;
+      break;
+    }
+    case 5:
+      e = std::string(reductions[pick(6)]) + "(" + a.name + (a.rank && pick(3) ? ", axis=" + std::to_string(int(pick(a.rank)) - int(pick(2) * a.rank)) : "") +
+          (pick(2) ? ", keepdims=True" : "") + ")";
+      break;
+    case 6: e = "reshape(" + a.name + ", (-1,))"; break;
+    case 7: e = "transpose(" + a.name + ")"; break;
+    case 8: {
+      if (!a.rank) continue;
+      std::string s = std::string(bounds[pick(8)]) + ":" + bounds[pick(8)];
+      if (pick(3) == 0) s += pick(2) ? ":2" : ":-1";
+      e = a.name + "[" + s + "]";
+      break;
+    }
+    case 9: e = a.rank ? a.name + "[" + std::string(pick(2) ? "0" : "-1") + "]" : a.name + "[None]"; break;
+    case 10: e = "expand_dims(" + a.name + ", 0)"; break;
+    case 11: e = a.rank ? "concatenate([" + a.name + ", " + a.name + "], axis=" + std::to_string(pick(a.rank)) + ")" : "stack([" + a.name + ", " + b.name + "])"; break;
+    case 12:
+      if (a.rank == 2 && b.rank >= 1) e = a.name + " @ " + (pick(2) ? b.name : "transpose(" + a.name + ")");
+      else if (a.rank) e = pick(2) ? "cumsum(" + a.name + ", axis=0)" : "diff(" + a.name + ", axis=0)";
+      else continue;
+      break;
+    case 13: e = "where(" + a.name + " > 0, " + a.name + ", " + b.name + ")"; break;
+    case 14: e = a.rank ? a.name + "[" + a.name + " > 0]" : a.name; break;
+    default: e = "ifelse(n > m, " + a.name + ", " + a.name + " * 2)"; break;
+    }
+    std::string name = prefix + "v" + std::to_string(out.names.size());
+    if (run(name + " = " + e)) {
+      const ops::Node *node = session.lookup(name);
+      if (!node) continue;
+      vars.push_back({name, node->rank(), node->dtype});
+      out.names.push_back(name);
+    }
+  }
+  return out;
+}
+
+} // namespace shapelab::proptests

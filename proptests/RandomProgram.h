@@ -1,0 +1,39 @@
+// RandomProgram — random programs in the shapelab language, for property tests and benchmarks.
+//
+// Model: a program declares size parameters n and m, a few inputs of shapes built from n, m, 1
+// and small constants, then `count` statements, each one op of the catalogue applied to earlier
+// names (elementwise with broadcasting, reductions, reshapes, transposes, slices with symbolic
+// bounds, integer indices, masks, concatenation, matmul, diff, cumsum, where, ifelse on sizes).
+// Each statement is run in `session` as it is generated, so the generator knows every name's
+// rank and dtype; statements the session refuses at build time are dropped (they are not
+// programs), statements that are invalid for some or all sizes are kept (they are the point).
+// Example: generateProgram(session, rng, 100) returns ~100 lines, all already run in `session`.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace shapelab::driver {
+class Session;
+}
+
+namespace shapelab::proptests {
+
+struct GeneratedProgram {
+  std::vector<std::string> lines;
+  std::vector<std::string> names; // assigned array names, in order
+};
+
+struct ProgramOptions {
+  /// Emit masks (data-dependent sizes) and ifelse.
+  bool dataDependent = true;
+  /// Emit ops whose validity depends on the sizes (broadcasting unequal parameters).
+  bool partialOps = true;
+};
+
+GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng, int count,
+                                 ProgramOptions options = {});
+
+} // namespace shapelab::proptests
