@@ -338,6 +338,8 @@ Array Interpreter::inputValue(const Node *n) {
   auto it = inputs_.find(n->op);
   if (it == inputs_.end()) return seededInput(n->op, n->dtype, declared, options_.seed);
   const Array &given = it->second;
+  // `[]` stands for any empty array (a nested list cannot spell (0, 2)).
+  if (given.size() == 0 && checkedCount(declared) == 0) return Array(n->dtype, declared);
   if (given.shape() != declared)
     throw EvalError(EvalError::Input, "input " + n->op + " has shape " + shapeText(given.shape()) + ", but its declared shape " +
                                           toString(n->shape) + " is " + shapeText(declared) + " at " + point_.toString());
@@ -627,17 +629,24 @@ Array Interpreter::run(const Node *n) {
     x.forEachOffset([&](int64_t o) { xOffsets.push_back(o); });
     std::unordered_map<int64_t, int64_t> position;
     for (std::size_t k = 0; k < xOffsets.size(); ++k) position.emplace(xOffsets[k], int64_t(k));
-    Array value = v.astype(n->dtype);
+    // set: the value cast to x's dtype; inc: x + value computed in their promoted type, then
+    // cast back (NumPy's `x[idx] += v`).
+    const Node *vn = n->inputs[1];
+    DType compute = n->op == "inc_subtensor" ? ops::resultType({{n->dtype, false}, {vn->dtype, vn->weak}}) : n->dtype;
+    Array value = v.astype(compute);
     std::vector<int64_t> vo = offsets(value, outShape);
     bool inc = n->op == "inc_subtensor";
     dispatch(n->dtype, [&](auto t) {
       using T = decltype(t);
       T *dst = copy.base<T>();
-      const T *src = value.base<T>();
-      for (int64_t k = 0; k < count; ++k) {
-        T &d = dst[position.at(source[k])];
-        d = inc ? arithmetic<T>(Bin::Add, d, src[vo[k]]) : src[vo[k]];
-      }
+      dispatch(compute, [&](auto c) {
+        using C = decltype(c);
+        const C *src = value.base<C>();
+        for (int64_t k = 0; k < count; ++k) {
+          T &d = dst[position.at(source[k])];
+          d = inc ? castValue<T>(arithmetic<C>(Bin::Add, castValue<C>(d), src[vo[k]])) : castValue<T>(src[vo[k]]);
+        }
+      });
     });
     return copy;
   }

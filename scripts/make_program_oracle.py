@@ -1,0 +1,236 @@
+"""Generates tests/data/numpy_programs.jsonl: random programs in the shapelab language with the
+values NumPy computes for them — the oracle the reference interpreter is checked against
+(tests/programs/test_numpy_programs.py).
+
+Run: /usr/bin/python3 scripts/make_program_oracle.py [COUNT] [SEED]
+
+Each line is one program: its text (size parameters n, m; inputs; statements; one
+`:eval NAME with n=.., m=.., INPUT=[...]` per statement with every input given by value) and, per
+eval line, NumPy's result: dtype, shape and values, or "shape" for the shape errors NumPy
+raises (ValueError / IndexError from broadcasting, reshapes, reductions, indexing). Each result
+says whether it is exact (only correctly rounded IEEE operations and integer arithmetic on the
+way: compared bitwise) or not (transcendental functions, float reductions, matmul, linear
+algebra: compared within a stated tolerance). NumPy runs with NEP 50 promotion ("weak" Python
+scalars), the semantics shapelab follows.
+"""
+import json
+import math
+import random
+import sys
+import warnings
+
+import numpy as np
+
+if hasattr(np, "_set_promotion_state"):
+    np._set_promotion_state("weak")
+warnings.simplefilter("ignore")
+
+COUNT = int(sys.argv[1]) if len(sys.argv) > 1 else 150
+SEED = int(sys.argv[2]) if len(sys.argv) > 2 else 2026
+
+UNARY_EXACT = ["abs", "negative", "floor", "ceil", "sign"]
+UNARY_INEXACT = ["exp", "sqrt", "tanh", "log1p", "sin"]
+BINARY = [("+", np.add), ("-", np.subtract), ("*", np.multiply), ("/", np.true_divide),
+          ("//", np.floor_divide), ("%", np.remainder), ("maximum", np.maximum),
+          ("minimum", np.minimum), ("<", np.less), ("==", np.equal), (">=", np.greater_equal)]
+
+
+def literal(a):
+    """The shapelab literal of an array's values (nested lists)."""
+    def rec(x):
+        if isinstance(x, list):
+            return "[" + ", ".join(rec(v) for v in x) + "]"
+        if isinstance(x, bool):
+            return "True" if x else "False"
+        if isinstance(x, float):
+            return repr(x)
+        return str(x)
+    return rec(a.tolist())
+
+
+def value_json(a):
+    def rec(x):
+        if isinstance(x, list):
+            return [rec(v) for v in x]
+        if isinstance(x, float):
+            if math.isnan(x):
+                return "nan"
+            if math.isinf(x):
+                return "inf" if x > 0 else "-inf"
+        return x
+    return rec(np.asarray(a).tolist())
+
+
+def make_program(rng):
+    n, m = rng.randint(0, 3), rng.randint(0, 3)
+    env = {}      # name -> (numpy value or None for an error, exact)
+    inputs = []   # (name, decl, value)
+    lines = ["param n, m"]
+
+    def add_input(name, dims, dtype):
+        shape = tuple(n if d == "n" else m if d == "m" else d for d in dims)
+        if dtype == "bool":
+            v = np.array([rng.random() < 0.5 for _ in range(int(np.prod(shape)))], dtype=bool).reshape(shape)
+        elif dtype.startswith("int"):
+            v = np.array([rng.randint(-6, 6) for _ in range(int(np.prod(shape)))], dtype=dtype).reshape(shape)
+        else:
+            v = np.array([rng.randint(-16, 16) / 4 for _ in range(int(np.prod(shape)))], dtype=dtype).reshape(shape)
+        decl = "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+        lines.append(f"{name} = input({decl}, {dtype})")
+        inputs.append((name, v))
+        env[name] = (v, True)
+
+    add_input("a", ["n", "m"], "float64")
+    add_input("b", ["m"], "float64")
+    add_input("c", ["n", 1], "int64")
+    add_input("d", [1, "m"], "int32")
+    add_input("f", ["m"], "float32")
+    add_input("i", [2], "int64")
+    statements = []
+    for k in range(rng.randint(4, 10)):
+        names = [x for x in env if env[x][0] is not None]
+        x = rng.choice(names)
+        y = rng.choice(names)
+        X, ex = env[x]
+        Y, ey = env[y]
+        kind = rng.randrange(16)
+        exact = ex
+        text = None
+        try:
+            if kind == 0:
+                op = rng.choice(UNARY_EXACT + UNARY_INEXACT)
+                if op in ("negative", "sign") and X.dtype == bool:
+                    continue
+                if X.dtype == bool and op not in ("abs",):
+                    continue
+                text = f"{op}({x})"
+                val = getattr(np, op)(X)
+                exact = ex and op in UNARY_EXACT
+            elif kind in (1, 2, 3):
+                sym, fn = rng.choice(BINARY)
+                if X.dtype == bool and Y.dtype == bool and sym in ("-", "//", "%"):
+                    continue
+                text = f"{sym}({x}, {y})" if sym[0].isalpha() else f"{x} {sym} {y}"
+                val = fn(X, Y)
+                exact = ex and ey
+            elif kind == 4:
+                lit = rng.choice(["2", "0.5", "-3", "1.25"])
+                sym, fn = rng.choice(BINARY[:6])
+                if X.dtype == bool and sym in ("-", "//", "%"):
+                    continue
+                text = f"{x} {sym} {lit}"
+                val = fn(X, int(lit) if "." not in lit else float(lit))
+            elif kind == 5:
+                ax = rng.choice([None] + list(range(-X.ndim, X.ndim))) if X.ndim else None
+                kd = rng.random() < 0.3
+                r = rng.choice(["sum", "prod", "max", "min", "all", "any", "mean"])
+                text = f"{r}({x}" + ("" if ax is None else f", axis={ax}") + (", keepdims=True" if kd else "") + ")"
+                val = getattr(np, r)(X, axis=ax, keepdims=kd)
+                exact = ex and (r in ("max", "min", "all", "any") or (r in ("sum", "prod") and X.dtype.kind in "biu"))
+            elif kind == 6:
+                text = f"reshape({x}, (-1,))"
+                val = X.reshape(-1)
+            elif kind == 7:
+                text = f"transpose({x})"
+                val = np.transpose(X)
+            elif kind == 8 and X.ndim:
+                parts = []
+                for _ in range(rng.randint(1, X.ndim)):
+                    lo = rng.choice(["", "1", "-1", "n", "-2"])
+                    hi = rng.choice(["", "2", "-1", "m", "n - 1"])
+                    st = rng.choice(["", ":2", ":-1", ":-2"])
+                    parts.append(lo + ":" + hi + st)
+                text = f"{x}[{', '.join(parts)}]"
+                val = eval(f"X[{', '.join(parts)}]", {"X": X, "n": n, "m": m})
+            elif kind == 9 and X.ndim:
+                idx = rng.choice(["0", "-1", "1", "None", "..., 0", "None, ..., -1"])
+                text = f"{x}[{idx}]"
+                val = eval(f"X[{idx}]", {"X": X})
+            elif kind == 10 and X.ndim:
+                text = f"{x}[{x} > 0]" if X.dtype != bool else f"{x}[{x}]"
+                val = X[X > 0] if X.dtype != bool else X[X]
+            elif kind == 11 and X.ndim:
+                ax = rng.randrange(X.ndim)
+                if rng.random() < 0.5:
+                    text = f"concatenate([{x}, {y}], axis={ax})"
+                    val = np.concatenate([X, Y], axis=ax)
+                else:
+                    text = f"stack([{x}, {y}], axis={ax})"
+                    val = np.stack([X, Y], axis=ax)
+                exact = ex and ey
+            elif kind == 12:
+                if X.ndim >= 1 and Y.ndim >= 1:
+                    text = f"{x} @ {y}"
+                    val = np.matmul(X, Y)
+                    exact = ex and ey and np.result_type(X, Y).kind in "biu"
+                else:
+                    continue
+            elif kind == 13 and X.ndim:
+                if rng.random() < 0.5:
+                    ax = rng.randrange(X.ndim)
+                    text = f"cumsum({x}, axis={ax})"
+                    val = np.cumsum(X, axis=ax)
+                    exact = ex and X.dtype.kind in "biu"
+                else:
+                    nn = rng.randint(0, 2)
+                    text = f"diff({x}, n={nn}, axis=0)"
+                    val = np.diff(X, n=nn, axis=0)
+            elif kind == 14:
+                text = f"where({x} > 0, {x}, {y})"
+                val = np.where(X > 0, X, Y)
+                exact = ex and ey
+            elif kind == 15 and X.ndim:
+                v = rng.choice(["1.5", "-2"])
+                region = rng.choice(["0", ":, 0", "1:"]) if X.ndim == 2 else rng.choice(["0", "1:"])
+                fn = rng.choice(["set_subtensor", "inc_subtensor"])
+                text = f"{fn}({x}[{region}], {v})"
+                Z = X.copy()
+                if fn == "set_subtensor":
+                    exec(f"Z[{region}] = {v}", {"Z": Z})
+                else:
+                    exec(f"Z[{region}] += {v}", {"Z": Z})
+                val = Z
+            else:
+                continue
+            val = np.asarray(val)
+            if val.dtype.kind not in "biuf" or val.dtype.itemsize > 8 or val.dtype in (np.int8, np.int16, np.uint8, np.float16):
+                continue
+            if val.dtype.kind == "u":
+                continue
+        except (ValueError, IndexError):
+            val = None
+            if text is None:
+                continue
+        except TypeError:
+            continue
+        name = f"v{k}"
+        lines.append(f"{name} = {text}")
+        env[name] = (val, exact)
+        statements.append(name)
+    binds = ", ".join([f"n={n}", f"m={m}"] + [f"{nm}={literal(v)}" for nm, v in inputs])
+    expected = {}
+    for s in statements:
+        lines.append(f":eval {s} with {binds}")
+        v, exact = env[s]
+        if v is None:
+            expected[str(len(lines))] = {"error": "shape"}
+        else:
+            expected[str(len(lines))] = {"dtype": str(v.dtype), "shape": list(v.shape), "value": value_json(v),
+                                         "exact": bool(exact)}
+    return {"n": n, "m": m, "program": "\n".join(lines) + "\n", "expected": expected}
+
+
+def main():
+    rng = random.Random(SEED)
+    out = [make_program(rng) for _ in range(COUNT)]
+    path = __file__.rsplit("/", 2)[0] + "/tests/data/numpy_programs.jsonl"
+    with open(path, "w") as f:
+        f.write(json.dumps({"made_by": "scripts/make_program_oracle.py", "count": COUNT, "seed": SEED,
+                            "numpy": np.__version__, "promotion": "weak (NEP 50)"}) + "\n")
+        for p in out:
+            f.write(json.dumps(p) + "\n")
+    print(f"wrote {len(out)} programs to {path}")
+
+
+if __name__ == "__main__":
+    main()

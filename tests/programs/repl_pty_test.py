@@ -1,0 +1,60 @@
+"""Drives `shapelab repl` through a pseudo-terminal: line editing is on (a terminal), a statement
+and a command run, the up arrow recalls the last line from history, an error leaves the session
+going, and :quit ends it with exit 0. Usage: repl_pty_test.py PATH/TO/shapelab"""
+import os
+import pty
+import select
+import sys
+import time
+
+shapelab = sys.argv[1]
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["TERM"] = "xterm"
+    os.execv(shapelab, [shapelab, "repl"])
+
+output = b""
+
+
+def read_until(token, timeout=10.0, count=1):
+    """Reads until `token` has appeared `count` times in the whole output."""
+    global output
+    end = time.time() + timeout
+    while output.count(token) < count:
+        left = end - time.time()
+        if left <= 0:
+            raise SystemExit("FAIL: no %r in the REPL's output:\n%s" % (token, output.decode(errors="replace")))
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            output += chunk
+
+
+def send(text):
+    os.write(fd, text.encode())
+
+
+read_until(b">>> ")
+send("param n\r")
+read_until(b">>> ", count=2)
+send("x = input((n, 2), float64)\r")
+read_until(b"x: (n, 2) float64, runtime-check")
+read_until(b">>> ", count=3)
+send(":shape x + 1.0\r")
+read_until(b"x + 1.0: shape", count=1)
+read_until(b">>> ", count=4)
+send("\x1b[A\r")  # the up arrow recalls ":shape x + 1.0" from history
+read_until(b"x + 1.0: shape", count=2)
+read_until(b">>> ", count=5)
+send("y = x +\r")
+read_until(b"expected an expression")
+send(":eval x with n=1, x=[[1.5, 2.5]]\r")
+read_until(b"[[1.5, 2.5]]")
+send(":quit\r")
+_, status = os.waitpid(pid, 0)
+if os.waitstatus_to_exitcode(status) != 0:
+    raise SystemExit("FAIL: exit status %d" % os.waitstatus_to_exitcode(status))
+print("ok   repl through a pseudo-terminal (editing, history recall, errors, :quit)")
