@@ -19,24 +19,27 @@ namespace {
 
 /// A program of about `nodes` graph nodes, as text (one generated program: its statements
 /// refer to names it defined).
-std::vector<std::string> programText(std::size_t nodes, bool dataDependent) {
+std::vector<std::string> programText(std::size_t nodes, bool basicOnly) {
   Solver solver;
   driver::Session session(solver, {});
   std::mt19937_64 rng(2026);
   proptests::ProgramOptions o;
-  o.dataDependent = dataDependent;
-  o.partialOps = false;
+  o.dataDependent = !basicOnly;
+  o.basicOnly = basicOnly;
+  o.partialOps = !basicOnly;
   // A statement makes one to three nodes.
   return proptests::generateProgram(session, rng, int(nodes / 2), o).lines;
 }
 
 void BM_ParseBuildInfer(benchmark::State &state) {
-  static std::map<int64_t, std::vector<std::string>> cache;
-  auto &lines = cache[state.range(0)];
-  if (lines.empty()) lines = programText(std::size_t(state.range(0)), false);
+  static std::map<std::pair<int64_t, int64_t>, std::vector<std::string>> cache;
+  auto &lines = cache[{state.range(0), state.range(2)}];
+  if (lines.empty()) lines = programText(std::size_t(state.range(0)), state.range(2) != 0);
   std::size_t nodes = 0;
+  SolverOptions options;
+  options.witnessSearchPoints = uint64_t(state.range(1));
   for (auto _ : state) {
-    Solver solver;
+    Solver solver(options);
     driver::Session session(solver, {});
     int k = 0;
     for (const std::string &l : lines) session.execute(l, ++k);
@@ -49,7 +52,14 @@ void BM_ParseBuildInfer(benchmark::State &state) {
                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["us_per_node"] = state.counters["us_per_node"] * 1e6;
 }
-BENCHMARK(BM_ParseBuildInfer)->Arg(2000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->Iterations(3);
+// Args: nodes, the solver's witness-search budget, basic mix (1) or every op (0).
+BENCHMARK(BM_ParseBuildInfer)
+    ->ArgNames({"nodes", "witness", "basic"})
+    ->Args({10000, 20000, 1})
+    ->Args({10000, 256, 1})
+    ->Args({100000, 256, 1})
+    ->Args({2000, 20000, 0})
+    ->Args({2000, 256, 0})->Unit(benchmark::kMillisecond)->Iterations(3);
 
 long peakRssKb() {
   rusage u{};

@@ -1391,6 +1391,7 @@ struct Session::Impl {
         io.seed = options.seed;
         io.namer = [this](const Node *x) {
           auto it = names.find(x);
+          if (x->kind == ops::OpKind::Input) return "input " + x->op;
           return it != names.end() ? it->second + " (" + x->op + ")" : x->describe();
         };
         interp::Interpreter in(*graph, point, inputs, io);

@@ -42,15 +42,34 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
   static const char *reductions[] = {"sum", "max", "min", "mean", "prod", "any"};
   static const char *bounds[] = {"", "1", "-1", "n", "m", "n - 1", "2", "-n"};
   for (int attempt = 0; !vars.empty() && int(out.names.size()) - 6 < count && attempt < count * 20; ++attempt) {
-    const Var &a = vars[vars.size() - 1 - pick(std::min<std::size_t>(vars.size(), 8))];
-    const Var &b = vars[pick(vars.size())];
+    // Operands uniformly among the names so far: a random DAG whose depth grows like log(count)
+    // (a chain would nest every shape rule in the last one's).
+    const Var &a = vars[pick(vars.size())];
+    // Without partial ops, the second operand is one that broadcasts with `a` for every size
+    // (its dims equal a's or 1, position by position): no piecewise result shapes.
+    std::size_t bi = pick(vars.size());
+    if (!options.partialOps) {
+      auto compatible = [&](const Var &x, const Var &y) {
+        const Shape &s = session.lookup(x.name)->shape, &t = session.lookup(y.name)->shape;
+        for (std::size_t i = 1; i <= std::min(s.size(), t.size()); ++i) {
+          const Expr &p = s[s.size() - i], &q = t[t.size() - i];
+          if (p != q && p != Expr(1) && q != Expr(1)) return false;
+        }
+        return true;
+      };
+      std::size_t tries = 0;
+      while (!compatible(a, vars[bi]) && ++tries < 16) bi = pick(vars.size());
+      if (!compatible(a, vars[bi])) bi = std::size_t(&a - vars.data());
+    }
+    const Var &b = vars[bi];
     std::string e;
-    switch (pick(options.dataDependent ? 16 : 14)) {
+    static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
+    int kind = options.basicOnly ? basic[pick(8)] : int(pick(options.dataDependent ? 16 : 14));
+    switch (kind) {
     case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
     case 2: case 3: case 4: {
       std::string op = binary[pick(10)];
-      const Var &c = options.partialOps ? b : a;
-      e = op[0] >= 'a' ? op + "(" + a.name + ", " + c.name + ")" : a.name + " " + op + " " + c.name;
+      e = op[0] >= 'a' ? op + "(" + a.name + ", " + b.name + ")" : a.name + " " + op + " " + b.name;
       break;
     }
     case 5:

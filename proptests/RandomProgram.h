@@ -31,6 +31,8 @@ struct ProgramOptions {
   bool dataDependent = true;
   /// Emit ops whose validity depends on the sizes (broadcasting unequal parameters).
   bool partialOps = true;
+  /// Only elementwise ops, broadcasts, reshapes, slices and reductions (the benchmark's mix).
+  bool basicOnly = false;
 };
 
 GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng, int count,

@@ -1,5 +1,7 @@
 #include "shape/ArraySize.h"
 
+#include <unordered_map>
+
 namespace shapelab {
 
 namespace {
@@ -135,8 +137,25 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
   if (symbolic == 1 && count.kind() == ExprKind::Param && context.domain() == SizeDomain::ArraySizes)
     return;
   Pred fits = le(count, Expr(maxArraySize()));
-  validity.record(fits, what + " has at most 2**63 - 1 elements",
-                  decideFits(validity.solver(), context, count, fits));
+  // The same count recurs along a program (every elementwise op on the same shape): remember
+  // the answer per (context, count) — evaluation at far points is cheap, but not free, and the
+  // solver's fallback may search for witnesses.
+  struct Key {
+    Pred context;
+    Expr count;
+    bool operator==(const Key &o) const { return context == o.context && count == o.count; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key &k) const { return k.context.hash() * 31 + k.count.hash(); }
+  };
+  thread_local std::unordered_map<Key, Decision, KeyHash> memo;
+  Key key{context.assumptions(), count};
+  auto it = memo.find(key);
+  if (it == memo.end()) {
+    if (memo.size() > 65536) memo.clear(); // a bound on what the memo keeps alive
+    it = memo.emplace(key, decideFits(validity.solver(), context, count, fits)).first;
+  }
+  validity.record(fits, what + " has at most 2**63 - 1 elements", it->second);
 }
 
 } // namespace shapelab

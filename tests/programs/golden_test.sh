@@ -4,7 +4,7 @@
 # NAME.jsonl. UPDATE=1 rewrites the expected files (review the diff before committing).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-S=${SHAPELAB:?set SHAPELAB to the shapelab binary}
+S=$(realpath "${SHAPELAB:?set SHAPELAB to the shapelab binary}")
 fail=0
 check() { # dir name
   local dir=$1 name=$2 mode out
