@@ -232,7 +232,7 @@ Array seededInput(const std::string &name, DType dtype, const std::vector<int64_
 
 Interpreter::Interpreter(const ops::Graph &graph, Assignment params, std::map<std::string, Array> inputs,
                          InterpreterOptions options)
-    : graph_(graph), point_(std::move(params)), inputs_(std::move(inputs)), options_(std::move(options)) {
+    : point_(std::move(params)), inputs_(std::move(inputs)), options_(std::move(options)) {
   for (const Expr &p : graph.params())
     if (!point_.find(p->name)) throw EvalError(EvalError::Input, "no value for size parameter " + p->name);
   for (const auto &[name, v] : point_.values()) {
@@ -896,6 +896,44 @@ Array Interpreter::runRandom(const Node *n) {
   for (const Node *i : n->inputs) ps.push_back(values_.at(i));
   auto fail = [&](const std::string &why) { valueError(name + ": " + why); };
   const RandomVariableInfo *info = findRandomVariable(name);
+  // Shapes first (NumPy's rules on the concrete shapes): each parameter's batch part (its shape
+  // without the core dims) broadcasts with the others — or, with size, *to* size.
+  {
+    std::vector<std::size_t> core(ps.size(), 0);
+    if (name == "multivariate_normal") core = {1, 2};
+    else if (name == "dirichlet" || name == "categorical") core = {1};
+    else if (name == "multinomial") core = {0, 1};
+    else if (name == "permutation" || name == "choice_without_replacement") core.assign(ps.size(), 99);
+    bool hasSize = n->ints.size() == 2 + n->inputs.size();
+    std::vector<Dims> batches;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (core[i] == 99 || n->ints[1 + i] >= 0) continue; // value-shaped and per-call signatures
+      if (ps[i].rank() < core[i])
+        shapeError("random " + name + ": parameter " + std::to_string(i) + " has " + std::to_string(ps[i].rank()) +
+                   " dimension(s), its core needs " + std::to_string(core[i]));
+      batches.emplace_back(ps[i].shape().begin(), ps[i].shape().end() - core[i]);
+    }
+    if (name == "multivariate_normal" && ps.size() == 2) {
+      int64_t k = ps[0].shape().back();
+      const Dims &c = ps[1].shape();
+      if (c[c.size() - 1] != k || c[c.size() - 2] != k)
+        shapeError("random multivariate_normal: cov's last two dimensions " + shapeText(Dims(c.end() - 2, c.end())) +
+                   " must both be mean's last dimension " + std::to_string(k));
+    }
+    if (hasSize) {
+      int64_t sizeRank = n->ints.back();
+      Dims size(outShape.begin(), outShape.begin() + sizeRank);
+      for (const Dims &b : batches) {
+        bool ok = b.size() <= size.size();
+        for (std::size_t j = 0; ok && j < b.size(); ++j) ok = b[j] == size[size.size() - b.size() + j] || b[j] == 1;
+        if (!ok)
+          shapeError("random " + name + ": a parameter's batch shape " + shapeText(b) + " does not broadcast to size " +
+                     shapeText(size));
+      }
+    } else if (!batches.empty()) {
+      broadcastShapes(batches);
+    }
+  }
   bool scalarCore = info && info->signature.find_first_not_of("(),->") == std::string::npos && !info->signature.empty();
   if (scalarCore) {
     std::vector<std::vector<int64_t>> offs;

@@ -80,7 +80,9 @@ std::optional<Expr> divideByMonomial(const Expr &numerator, const Expr &divisor)
   std::vector<Term> out;
   for (const Term &t : nterms) {
     Monomial m = t.monomial;
-    for (const auto &[atom, exponent] : d.monomial) {
+    for (const auto &factor : d.monomial) {
+      const Expr &atom = factor.first;
+      const uint32_t exponent = factor.second;
       auto it = std::find_if(m.begin(), m.end(), [&](const auto &f) { return f.first == atom; });
       if (it == m.end() || it->second < exponent) return std::nullopt;
       it->second -= exponent;
@@ -976,8 +978,11 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
     else args.push_back({parameters[i]->shape, false});
   }
   Node c = blank(OpKind::Random, name, parameters);
+  // ints: the draw, then per parameter the rank of its value-shape (-1: an array), then the
+  // rank of size when given.
   c.ints = {int64_t(++draws_)};
-  for (const auto &s : shapeOnly) c.ints.push_back(s ? int64_t(s->size()) : -1);
+  for (std::size_t i = 0; i < parameters.size(); ++i)
+    c.ints.push_back(i < shapeOnly.size() && shapeOnly[i] ? int64_t(shapeOnly[i]->size()) : -1);
   for (const auto &s : shapeOnly)
     if (s) c.exprs.insert(c.exprs.end(), s->begin(), s->end());
   if (size) {

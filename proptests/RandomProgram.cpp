@@ -64,7 +64,8 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     const Var &b = vars[bi];
     std::string e;
     static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
-    int kind = options.basicOnly ? basic[pick(8)] : int(pick(options.dataDependent ? 16 : 14));
+    int kind = options.basicOnly ? basic[pick(8)] : int(pick(26));
+    if (!options.dataDependent && (kind == 14 || kind == 15)) continue; // masks, ifelse
     switch (kind) {
     case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
     case 2: case 3: case 4: {
@@ -95,7 +96,17 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       break;
     case 13: e = "where(" + a.name + " > 0, " + a.name + ", " + b.name + ")"; break;
     case 14: e = a.rank ? a.name + "[" + a.name + " > 0]" : a.name; break;
-    default: e = "ifelse(n > m, " + a.name + ", " + a.name + " * 2)"; break;
+    case 15: e = "ifelse(n > m, " + a.name + ", " + a.name + " * 2)"; break;
+    case 16: e = a.rank ? "split(" + a.name + ", " + std::string(pick(2) ? "2" : "[1, n]") + ", axis=" + std::to_string(pick(a.rank)) + ")[" + std::to_string(pick(2)) + "]" : a.name; break;
+    case 17: e = a.rank ? std::string(pick(2) ? "set" : "inc") + "_subtensor(" + a.name + "[" + (pick(2) ? "0" : "1:") + "], " + b.name + ")" : a.name; break;
+    case 18: e = "broadcast_to(" + a.name + ", " + (a.rank <= 1 ? "(n, m)" : "(2, n, m)") + ")"; break;
+    case 19: e = "squeeze(expand_dims(" + a.name + ", 0), axis=0)"; break;
+    case 20: e = a.rank ? "specify_shape(" + a.name + ", (" + std::string(pick(2) ? "n" : "None") + (a.rank == 1 ? ",))" : ", " + std::string(a.rank > 2 ? "None, " : "") + "None))") : a.name; break;
+    case 21: e = "astype(" + a.name + ", " + (pick(2) ? "int32" : "float32") + ")"; break;
+    case 22: e = a.rank == 1 && b.rank == 1 ? (pick(2) ? "convolve(" : "outer(") + a.name + ", " + b.name + ")" : "stack([" + a.name + ", " + a.name + "], axis=-1)"; break;
+    case 23: e = "random.normal(" + a.name + ", 1.0" + (pick(2) ? "" : std::string(", size=") + (a.rank <= 1 ? "(n, m)" : "(2, n, m)")) + ")"; break;
+    case 24: e = a.rank == 2 ? "linalg.inv(" + a.name + " @ transpose(" + a.name + ") + 1.0)" : "diff(" + a.name + ", n=2, axis=-1)"; break;
+    default: e = "prod(" + a.name + ")"; break;
     }
     std::string name = prefix + "v" + std::to_string(out.names.size());
     if (run(name + " = " + e)) {

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=build/shapelab
-run() { echo "\$ shapelab $*"; "$S" "$@"; echo; }
+run() { echo "\$ shapelab $*"; "$S" "$@" || echo "(exit $?)"; echo; }
 run decide --assume 'n >= 1' 'n != 0'
 run decide --assume 'n >= 1' 'n % 2 == 0 or n == m'
 run decide --assume 'n >= 2' --assume 'n <= 3' 'n == 1' --json
@@ -16,6 +16,7 @@ run gufunc '(m,n),(n,p)->(m,p)' '(b,m,n)' '(n,p)' --json
 run gufunc '(n,d)->(n*(n-1)//2)' '(n, 3)' --json
 run rv multivariate_normal --size '(2,5)' '(5,n)' '(n,n)' --json
 run rv permutation '()'
+run run examples/broadcasting.shl
 echo "\$ PYTHONPATH=build/python /usr/bin/python3    # the same answers from Python"
 PYTHONPATH=build/python /usr/bin/python3 - <<'PY'
 import shapelab as sl

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(fuzz_expr fuzz_signature fuzz_shape fuzz_solver fuzz_gufunc)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(fuzz_expr fuzz_signature fuzz_shape fuzz_solver fuzz_gufunc fuzz_program)
 CXX=${FUZZ_CXX:-clang++-14} CC=${FUZZ_CC:-clang-14} cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSHAPELAB_FUZZ=ON -DSHAPELAB_TESTS=OFF -DSHAPELAB_BENCH=OFF > build-fuzz.log
 cmake --build build-fuzz -j"${JOBS:-2}" --target "${TARGETS[@]}" >> build-fuzz.log
