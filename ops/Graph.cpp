@@ -376,6 +376,22 @@ const Node *Graph::size(Expr value) {
 // ---------------------------------------------------------------------------------------------
 // Elementwise.
 
+void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
+  std::vector<Shape> shapes;
+  for (const Node *in : n.inputs) shapes.push_back(in->shape);
+  BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode);
+  n.shape = r.shape;
+  n.validity = std::move(r.validity);
+  // Static mode: the kernels need to know which sizes 1 were provably 1 when the node was built.
+  if (mode == BroadcastMode::Static)
+    for (const Node *in : n.inputs) {
+      uint64_t bits = 0;
+      for (std::size_t i = 0; i < in->rank() && i < 64; ++i)
+        if (provablyOne(*solver_, n.validity.context(), in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
+      n.broadcastable.push_back(bits);
+    }
+}
+
 const Node *Graph::unary(const std::string &op, const Node *x) {
   if (!isUnaryOp(op)) throw OpError("unknown elementwise function '" + op + "'");
   Node c = blank(OpKind::Unary, op, {x});
@@ -412,16 +428,7 @@ const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, B
     if (op == "true_divide" && !isFloat(t)) t = DType::Float64;
     n.dtype = isComparison(op) ? DType::Bool : t;
     n.weak = a->weak && b->weak;
-    BroadcastResult r = broadcast(*solver_, n.validity.context(), {a->shape, b->shape}, mode);
-    n.shape = r.shape;
-    n.validity = std::move(r.validity);
-    if (mode == BroadcastMode::Static)
-      for (const Node *in : n.inputs) {
-        uint64_t bits = 0;
-        for (std::size_t i = 0; i < in->rank() && i < 64; ++i)
-          if (provablyOne(*solver_, n.validity.context(), in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
-        n.broadcastable.push_back(bits);
-      }
+    broadcastOperands(n, mode);
   });
 }
 
@@ -431,16 +438,7 @@ const Node *Graph::where(const Node *cnd, const Node *a, const Node *b, Broadcas
   return make(std::move(c), [&](Node &n) {
     n.dtype = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
     n.weak = a->weak && b->weak && cnd->weak;
-    BroadcastResult r = broadcast(*solver_, n.validity.context(), {cnd->shape, a->shape, b->shape}, mode);
-    n.shape = r.shape;
-    n.validity = std::move(r.validity);
-    if (mode == BroadcastMode::Static)
-      for (const Node *in : n.inputs) {
-        uint64_t bits = 0;
-        for (std::size_t i = 0; i < in->rank() && i < 64; ++i)
-          if (provablyOne(*solver_, n.validity.context(), in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
-        n.broadcastable.push_back(bits);
-      }
+    broadcastOperands(n, mode);
   });
 }
 

@@ -199,6 +199,8 @@ private:
   /// introduces; n's validity is then decided in a context holding the bound.
   Expr freshDataSize(Node &n, const Expr &bound, bool boolean);
   bool provesCheaply(const Context &context, const Pred &p);
+  /// The elementwise rule: n's inputs broadcast (per mode); fills shape, validity, broadcastable.
+  void broadcastOperands(Node &n, BroadcastMode mode);
   /// max(0, e), or e when the solver proves e >= 0.
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.
