@@ -320,9 +320,14 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
     for (const std::string &f : p->validity.failures()) v.fail(f);
     for (const Obligation &o : p->validity.obligations()) {
       if (!recorded.insert(o.predicate).second) continue; // the same requirement from another op
-      // Decided again where the context differs (assumptions added since, or more data bounds).
-      if (p->validity.context().assumptions() == context.assumptions()) v.record(o.predicate, o.what, o.decision);
-      else v.require(o.predicate, o.what);
+      // A requirement over size parameters alone is decided under the user's assumptions: the
+      // bounds of data-dependent sizes (each satisfiable by 0) do not restrict the parameters,
+      // and their products would only make the question harder.
+      bool userOnly = true;
+      for (const Expr &x : parametersOf(o.predicate)) userOnly = userOnly && !x->reserved;
+      const Context &where = userOnly ? graph.context() : context;
+      if (p->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision);
+      else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate));
     }
   }
   for (const Node *node : nodes) {
