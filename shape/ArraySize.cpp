@@ -1,5 +1,7 @@
 #include "shape/ArraySize.h"
 
+#include <mutex>
+#include <optional>
 #include <unordered_map>
 
 namespace shapelab {
@@ -148,14 +150,24 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
   struct KeyHash {
     std::size_t operator()(const Key &k) const { return k.context.hash() * 31 + k.count.hash(); }
   };
-  thread_local std::unordered_map<Key, Decision, KeyHash> memo;
+  // Held by a pointer that is never destroyed: the handles it keeps must not be released after
+  // the intern table is gone at exit (a static or thread_local map is destroyed in an order
+  // relative to the table that nothing guarantees).
+  static std::mutex lock;
+  static auto *memo = new std::unordered_map<Key, Decision, KeyHash>();
   Key key{context.assumptions(), count};
-  auto it = memo.find(key);
-  if (it == memo.end()) {
-    if (memo.size() > 65536) memo.clear(); // a bound on what the memo keeps alive
-    it = memo.emplace(key, decideFits(validity.solver(), context, count, fits)).first;
+  std::optional<Decision> known;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (auto it = memo->find(key); it != memo->end()) known = it->second;
   }
-  validity.record(fits, what + " has at most 2**63 - 1 elements", it->second);
+  if (!known) {
+    known = decideFits(validity.solver(), context, count, fits);
+    std::lock_guard<std::mutex> guard(lock);
+    if (memo->size() > 65536) memo->clear(); // a bound on what the memo keeps alive
+    memo->emplace(key, *known);
+  }
+  validity.record(fits, what + " has at most 2**63 - 1 elements", *known);
 }
 
 } // namespace shapelab
