@@ -346,7 +346,7 @@ struct Session::Impl {
     return comparison();
   }
   Value comparison() {
-    Value a = bitOr();
+    Value a = binaryLevel();
     std::optional<Value> result;
     while (true) {
       static const char *cmp[] = {"==", "!=", "<=", ">=", "<", ">"};
@@ -356,7 +356,7 @@ struct Session::Impl {
       if (!op) break;
       std::size_t p = peek().pos;
       ++at;
-      Value b = bitOr();
+      Value b = binaryLevel();
       Value r = binary(op, a, b, p);
       if (result) {
         if (result->kind != Value::Predicate || r.kind != Value::Predicate)
@@ -369,43 +369,20 @@ struct Session::Impl {
     }
     return result ? *result : a;
   }
-  Value bitOr() {
-    Value a = bitAnd();
-    while (isOp("|")) {
+  /// The binary operators by precedence, loosest first (Python's: | then & then + - then * / // % @).
+  Value binaryLevel(std::size_t level = 0) {
+    static const std::vector<std::vector<const char *>> levels = {{"|"}, {"&"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
+    if (level == levels.size()) return factor();
+    Value a = binaryLevel(level + 1);
+    while (true) {
+      const char *op = nullptr;
+      for (const char *o : levels[level])
+        if (isOp(o)) op = o;
+      if (!op) return a;
       std::size_t p = peek().pos;
       ++at;
-      a = binary("|", a, bitAnd(), p);
+      a = binary(op, a, binaryLevel(level + 1), p);
     }
-    return a;
-  }
-  Value bitAnd() {
-    Value a = arith();
-    while (isOp("&")) {
-      std::size_t p = peek().pos;
-      ++at;
-      a = binary("&", a, arith(), p);
-    }
-    return a;
-  }
-  Value arith() {
-    Value a = term();
-    while (isOp("+") || isOp("-")) {
-      std::string op = peek().text;
-      std::size_t p = peek().pos;
-      ++at;
-      a = binary(op, a, term(), p);
-    }
-    return a;
-  }
-  Value term() {
-    Value a = factor();
-    while (isOp("*") || isOp("/") || isOp("//") || isOp("%") || isOp("@")) {
-      std::string op = peek().text;
-      std::size_t p = peek().pos;
-      ++at;
-      a = binary(op, a, factor(), p);
-    }
-    return a;
   }
   Value factor() {
     if (isOp("-") || isOp("+") || isOp("~")) {
