@@ -1351,7 +1351,7 @@ struct Session::Impl {
       std::string path;
       if (cmd == "save") {
         if (peek().kind != Token::String) fail("expected the file name as a string" + found());
-        path = resolve(peek().text);
+        path = peek().text; // written where Python would write it: the working directory
         ++at;
       }
       Assignment point;
@@ -1487,8 +1487,12 @@ struct Session::Impl {
     failAt("unknown command ':" + cmd + "' (see :help)", cmdPos);
   }
 
+  /// A file to read: as Python would open it (relative to the working directory), else next to
+  /// the script.
   std::string resolve(const std::string &path) const {
     if (options.baseDirectory.empty() || std::filesystem::path(path).is_absolute()) return path;
+    std::error_code ignored;
+    if (std::filesystem::exists(path, ignored)) return path;
     return (std::filesystem::path(options.baseDirectory) / path).string();
   }
 

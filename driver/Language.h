@@ -33,7 +33,8 @@ struct SessionOptions {
   BroadcastMode mode = BroadcastMode::Numpy;
   bool json = false;
   uint64_t seed = 0;
-  /// Where :save and load() resolve relative paths (a script's directory).
+  /// Where load() looks for a relative path it does not find in the working directory (a
+  /// script's directory); :save writes relative to the working directory, as Python does.
   std::string baseDirectory;
 };
 
