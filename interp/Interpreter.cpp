@@ -295,7 +295,7 @@ Array Interpreter::evaluate(const Node *node) {
     try {
       result = run(n);
     } catch (const EvalError &e) {
-      if (options_.debugChecks && e.kind == EvalError::Shape) debugCheck(n, Array(), &e);
+      if (options_.debugChecks && e.kind != EvalError::Input) debugCheck(n, Array(), &e);
       throw EvalError(e.kind, name(n) + ": " + e.what());
     } catch (const OverflowError &e) {
       throw EvalError(EvalError::Input, name(n) + ": " + e.what());
@@ -317,9 +317,14 @@ void Interpreter::debugCheck(const Node *n, const Array &result, const EvalError
     throw;
   }
   if (failure) {
-    if (valid)
+    // A shape error exactly where the rule fails; a value error (a singular matrix, an index
+    // value out of range) only where the shapes are valid.
+    if (failure->kind == EvalError::Shape && valid)
       throw InternalError(name(n) + ": the kernel raised a shape error (" + failure->what() +
                           ") where the shape rule says the op is valid at " + point_.toString());
+    if (failure->kind == EvalError::Value && !valid)
+      throw InternalError(name(n) + ": the kernel raised a value error (" + failure->what() +
+                          ") where the shape rule says the shapes are invalid at " + point_.toString());
     return;
   }
   if (!valid) {
@@ -797,12 +802,6 @@ Array Interpreter::runBlockwise(const Node *n) {
   std::vector<Array> xs;
   for (const Node *i : n->inputs) xs.push_back(values_.at(i));
   const std::string &op = n->op;
-  if (op == "convolve") {
-    const Array &a = xs[0], &v = xs[1];
-    if (a.size() == 0) valueError("a cannot be empty");
-    if (v.size() == 0) valueError("v cannot be empty");
-    (void)0;
-  }
   auto square = [&](const Array &a, const std::string &sig) {
     if (a.rank() < 2)
       shapeError(std::string(op) + ": " + std::to_string(a.rank()) + "-dimensional array given. Array must be at least two-dimensional");

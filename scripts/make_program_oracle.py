@@ -86,6 +86,7 @@ def make_program(rng):
     add_input("d", [1, "m"], "int32")
     add_input("f", ["m"], "float32")
     add_input("i", [2], "int64")
+    add_input("s", [3, 3], "float64")
     statements = []
     for k in range(rng.randint(4, 10)):
         names = [x for x in env if env[x][0] is not None]
@@ -93,7 +94,7 @@ def make_program(rng):
         y = rng.choice(names)
         X, ex = env[x]
         Y, ey = env[y]
-        kind = rng.randrange(16)
+        kind = rng.randrange(22)
         exact = ex
         text = None
         try:
@@ -190,6 +191,36 @@ def make_program(rng):
                 else:
                     exec(f"Z[{region}] += {v}", {"Z": Z})
                 val = Z
+            elif kind == 16:
+                dt = rng.choice(["int32", "float32", "int64", "bool"])
+                text = f"astype({x}, {dt})"
+                val = X.astype(dt)
+            elif kind == 17:
+                tgt = rng.choice(["(2, n, m)", "(n, m)", "(3, m)"])
+                text = f"broadcast_to({x}, {tgt})"
+                val = np.broadcast_to(X, eval(tgt, {"n": n, "m": m})).copy()
+                exact = ex
+            elif kind == 18:
+                fn = rng.choice(["outer", "convolve"])
+                text = f"{fn}({x}, {y})" if fn == "outer" or (X.ndim == 1 and Y.ndim == 1) else None
+                if text is None:
+                    continue
+                val = getattr(np, fn)(X, Y)
+                exact = ex and ey and np.result_type(X, Y).kind in "biu"
+            elif kind == 19:
+                fn = rng.choice(["det", "inv", "solve"])
+                text = f"linalg.{fn}(s)" if fn != "solve" else "linalg.solve(s, b)"
+                val = np.linalg.det(env["s"][0]) if fn == "det" else np.linalg.inv(env["s"][0]) if fn == "inv" else np.linalg.solve(env["s"][0], env["b"][0])
+                exact = False
+            elif kind == 20 and X.ndim:
+                ax = rng.randrange(X.ndim)
+                sec = rng.choice(["2", "[1]", "[1, 2]"])
+                part = rng.randrange(2)
+                text = f"split({x}, {sec}, axis={ax})[{part}]"
+                val = np.split(X, eval(sec), axis=ax)[part]
+            elif kind == 21:
+                text = f"squeeze(expand_dims({x}, 0), axis=0) + full({x}.shape, 2)"
+                val = np.squeeze(np.expand_dims(X, 0), axis=0) + np.full(X.shape, 2)
             else:
                 continue
             val = np.asarray(val)
