@@ -209,7 +209,7 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, cons
 bool Graph::provesCheaply(const Context &context, const Pred &p) {
   if (auto v = p.constantValue()) return *v;
   if (p.kind() == PredKind::Compare && !(p->lhs.isQuasiAffine() && p->rhs.isQuasiAffine())) return false;
-  return solver_->proves(context, p);
+  return solver_->provesQuickly(context, p);
 }
 
 Expr Graph::nonNegative(const Context &context, const Expr &e) {
@@ -384,7 +384,19 @@ const Node *Graph::size(Expr value) {
 void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
   std::vector<Shape> shapes;
   for (const Node *in : n.inputs) shapes.push_back(in->shape);
-  BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode);
+  // When one operand's shape dominates (every other one, right-aligned, has the same dim or a
+  // constant 1 at each position), the result is that shape where valid, and its element count
+  // was required where that operand was made: no second count obligation.
+  auto dominates = [&](const Shape &big) {
+    for (const Shape &s : shapes) {
+      if (s.size() > big.size()) return false;
+      for (std::size_t i = 1; i <= s.size(); ++i)
+        if (s[s.size() - i] != big[big.size() - i] && s[s.size() - i] != Expr(1)) return false;
+    }
+    return true;
+  };
+  bool known = std::any_of(shapes.begin(), shapes.end(), dominates);
+  BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode, !known);
   n.shape = r.shape;
   n.validity = std::move(r.validity);
   // Static mode: the kernels need to know which sizes 1 were provably 1 when the node was built.

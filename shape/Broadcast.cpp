@@ -155,7 +155,7 @@ std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vec
 }
 
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
-                          BroadcastMode mode) {
+                          BroadcastMode mode, bool requireResultCount) {
   BroadcastResult r{{}, Validity(solver, context), ""};
   for (const Shape &s : shapes) r.validity.mention(s);
   // Concrete shapes: NumPy's algorithm and messages, no solver. Both modes agree here, since a
@@ -277,7 +277,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     }
     r.shape.push_back(result);
   }
-  requireElementCountFits(r.validity, r.shape, "the result");
+  if (requireResultCount) requireElementCountFits(r.validity, r.shape, "the result");
   r.message = r.validity.message();
   return r;
 }

@@ -33,9 +33,11 @@ struct BroadcastResult {
   Status status() const { return validity.status(); }
 };
 
-/// Broadcasts any number of shapes under `context`.
+/// Broadcasts any number of shapes under `context`. `requireResultCount` false leaves out the
+/// obligation that the result has at most 2**63 - 1 elements: for a caller that knows it holds
+/// already (the result is an existing operand's shape).
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
-                          BroadcastMode mode = BroadcastMode::Numpy);
+                          BroadcastMode mode = BroadcastMode::Numpy, bool requireResultCount = true);
 
 /// NumPy's one-way broadcast_to: `from` may broadcast to `target`, never the reverse.
 BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,

@@ -636,6 +636,7 @@ struct Solver::Impl {
   isl_ctx *ctx;
   SolverStats stats;
   std::unordered_map<MemoKey, Decision, MemoHash> memo;
+  std::unordered_map<MemoKey, bool, MemoHash> proofMemo; // provesQuickly's answers
   std::unique_ptr<Watchdog> watchdog;
 
   explicit Impl(SolverOptions o) : options(o) {
@@ -948,6 +949,28 @@ struct Solver::Impl {
     return fixed.empty() ? p : substitute(p, fixed);
   }
 
+  /// Only whether the context implies p: one emptiness test, no witness, no condition.
+  bool provenWithIsl(const Context &c, const Pred &original) {
+    ++stats.islQuestions;
+    Budget budget(*this);
+    try {
+      Pred p = withFixedParameters(c, original);
+      Translation t;
+      t.build(ctx, {c.assumptions(), p, definedness(p), definedness(c.assumptions())});
+      SetPtr C = contextSet(t, c);
+      SetPtr H = t.holds(p);
+      SetPtr V(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
+      return checkBool(isl_set_is_empty(V.get()));
+    } catch (const IslFailure &) {
+      isl_ctx_reset_error(ctx);
+      return false;
+    } catch (const TooHard &) {
+      return false;
+    } catch (const InputTooLarge &) {
+      return false;
+    }
+  }
+
   Decision decideWithIsl(const Context &c, const Pred &original) {
     ++stats.islQuestions;
     Budget budget(*this);
@@ -1013,7 +1036,22 @@ Solver::~Solver() = default;
 
 const SolverStats &Solver::stats() const { return impl_->stats; }
 const SolverOptions &Solver::options() const { return impl_->options; }
-void Solver::clearMemo() { impl_->memo.clear(); }
+void Solver::clearMemo() {
+  impl_->memo.clear();
+  impl_->proofMemo.clear();
+}
+
+bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
+  Impl &im = *impl_;
+  MemoKey key{context.assumptions(), context.domain(), predicate};
+  if (auto it = im.memo.find(key); it != im.memo.end()) return it->second.answer == Answer::Proven;
+  if (auto it = im.proofMemo.find(key); it != im.proofMemo.end()) return it->second;
+  if (auto d = im.fastPath(context, predicate)) return d->answer == Answer::Proven;
+  bool proven = im.provenWithIsl(context, predicate);
+  if (im.proofMemo.size() > (std::size_t(1) << 20)) im.proofMemo.clear();
+  im.proofMemo.emplace(key, proven);
+  return proven;
+}
 
 Decision Solver::decide(const Context &context, const Pred &predicate) {
   Impl &im = *impl_;

@@ -97,6 +97,10 @@ public:
   bool proves(const Context &c, const Pred &p) { return decide(c, p).answer == Answer::Proven; }
   bool provablyEqual(const Context &c, Expr a, Expr b) { return proves(c, eq(a, b)); }
 
+  /// True when `predicate` is proven under `context`; false when it is not, or not known. One
+  /// emptiness test, without witnesses or the exact condition: for simplifications that only
+  /// need to know that a fact holds (memoized apart from decide()).
+  bool provesQuickly(const Context &context, const Pred &predicate);
   const SolverStats &stats() const;
   const SolverOptions &options() const;
   void clearMemo();
