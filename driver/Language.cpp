@@ -863,9 +863,7 @@ struct Session::Impl {
     if (fn == "logical_not") fn = "invert";
     if (ops::isUnaryOp(fn)) {
       checkArguments(a, 1, {"x"});
-      const Node *x = array(required(a, 0, "x"));
-      if (fn == "invert" || x->dtype != DType::Bool) return node(graph->unary(fn, x));
-      return node(graph->unary(fn, x));
+      return node(graph->unary(fn, array(required(a, 0, "x"))));
     }
     if (ops::isBinaryOp(fn)) {
       checkArguments(a, 2, {"x1", "x2"});

@@ -802,12 +802,11 @@ Array Interpreter::runBlockwise(const Node *n) {
   std::vector<Array> xs;
   for (const Node *i : n->inputs) xs.push_back(values_.at(i));
   const std::string &op = n->op;
-  auto square = [&](const Array &a, const std::string &sig) {
+  auto square = [&](const Array &a) {
     if (a.rank() < 2)
       shapeError(std::string(op) + ": " + std::to_string(a.rank()) + "-dimensional array given. Array must be at least two-dimensional");
     int64_t m = a.shape()[a.rank() - 1];
     if (a.shape()[a.rank() - 2] != m) shapeError("Last 2 dimensions of the array must be square");
-    (void)sig;
     return m;
   };
   if (op == "convolve") {
@@ -859,7 +858,7 @@ Array Interpreter::runBlockwise(const Node *n) {
     });
   }
   if (op == "det" || op == "inv") {
-    int64_t m = square(xs[0], "");
+    int64_t m = square(xs[0]);
     std::size_t sz = std::size_t(m);
     Dims core = op == "det" ? Dims{} : Dims{m, m};
     return gufuncLoop<double>(xs, {2}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
@@ -875,7 +874,7 @@ Array Interpreter::runBlockwise(const Node *n) {
     });
   }
   if (op == "solve") {
-    int64_t m = square(xs[0], "");
+    int64_t m = square(xs[0]);
     bool vector = xs[1].rank() + 1 == xs[0].rank();
     if (xs[1].rank() < 1) shapeError("solve: b must have at least one dimension");
     int64_t bm = xs[1].shape()[xs[1].rank() - (vector ? 1 : 2)];
@@ -1059,8 +1058,6 @@ Array Interpreter::runRandom(const Node *n) {
     int64_t picks = name == "permutation" ? items : 1;
     std::vector<double> weights(static_cast<std::size_t>(items), 1.0);
     if (name == "choice_without_replacement") {
-      std::size_t coreDims = std::size_t(n->ints.back() >= 0 ? 0 : 0);
-      (void)coreDims;
       int64_t rowSize = a.rank() ? a.size() / std::max<int64_t>(items, 1) : 1;
       picks = rowSize ? out.size() / rowSize : 0;
       if (ps.size() > 1) {

@@ -721,13 +721,6 @@ std::vector<const Node *> Graph::split(const Node *x, std::variant<Expr, std::ve
 // ---------------------------------------------------------------------------------------------
 // Indexing.
 
-namespace {
-/// NumPy's slice length on a dimension of size L (PySlice_AdjustIndices), exactly.
-struct SliceBounds {
-  Expr start, length;
-};
-} // namespace
-
 const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const Node *array) {
   return indexImpl(x, std::move(entries), array, "index", {});
 }
