@@ -946,6 +946,8 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
     std::vector<GufuncArgument> args;
     for (const Node *x : xs) args.push_back({x->shape, false});
     GufuncResult r = resolveGufunc(*solver_, n.validity.context(), parseSignature(sig), args, mode);
+    // No output shape: an operand with too few dimensions (ranks are static, so no size fixes it).
+    if (r.outShapes.empty()) throw OpError(op + ": " + r.validity.message());
     for (const auto &d : r.outShapes[0]) n.shape.push_back(d ? *d : Expr(0));
     n.validity = std::move(r.validity);
   });
