@@ -64,7 +64,7 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     const Var &b = vars[bi];
     std::string e;
     static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
-    int kind = options.basicOnly ? basic[pick(8)] : int(pick(26));
+    int kind = options.basicOnly ? basic[pick(8)] : int(pick(27));
     if (!options.dataDependent && (kind == 14 || kind == 15)) continue; // masks, ifelse
     switch (kind) {
     case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
@@ -106,6 +106,19 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     case 22: e = a.rank == 1 && b.rank == 1 ? (pick(2) ? "convolve(" : "outer(") + a.name + ", " + b.name + ")" : "stack([" + a.name + ", " + a.name + "], axis=-1)"; break;
     case 23: e = "random.normal(" + a.name + ", 1.0" + (pick(2) ? "" : std::string(", size=") + (a.rank <= 1 ? "(n, m)" : "(2, n, m)")) + ")"; break;
     case 24: e = a.rank == 2 ? "linalg.inv(" + a.name + " @ transpose(" + a.name + ") + 1.0)" : "diff(" + a.name + ", n=2, axis=-1)"; break;
+    case 25: {
+      // Any function on any operand, whatever its rank: most are refused when built (a rank or
+      // axis error), which must be a clean refusal, never a crash.
+      static const char *any[] = {"linalg.det(A)", "linalg.inv(A)", "linalg.solve(A, B)", "A @ B", "diff(A)",
+                                  "convolve(A, B)", "split(A, 2)[0]", "squeeze(A)", "transpose(A, (1, 0))",
+                                  "cumsum(A, axis=1)", "sum(A, axis=2)", "A[0, 0, 0]", "outer(A, B)",
+                                  "concatenate([A, B])", "stack([A, B])", "reshape(A, (2, -1))",
+                                  "random.dirichlet(A)", "random.multivariate_normal(A, B)", "expand_dims(A, 3)"};
+      e = any[pick(sizeof any / sizeof *any)];
+      for (std::size_t at; (at = e.find('A')) != std::string::npos;) e.replace(at, 1, a.name);
+      for (std::size_t at; (at = e.find('B')) != std::string::npos;) e.replace(at, 1, b.name);
+      break;
+    }
     default: e = "prod(" + a.name + ")"; break;
     }
     std::string name = prefix + "v" + std::to_string(out.names.size());
