@@ -305,23 +305,15 @@ struct Session::Impl {
   // ---- expressions (Python's precedence) ----
   Value expression() { return orTest(); }
 
-  Value orTest() {
-    Value a = andTest();
-    while (isName("or")) {
+  /// `or` (loosest), then `and`, both over predicates.
+  Value orTest(bool conj = false) {
+    auto operand = [&] { return conj ? notTest() : orTest(true); };
+    Value a = operand();
+    while (isName(conj ? "and" : "or")) {
       std::size_t p = peek().pos;
       ++at;
-      Value b = andTest();
-      a = logical(a, b, false, p);
-    }
-    return a;
-  }
-  Value andTest() {
-    Value a = notTest();
-    while (isName("and")) {
-      std::size_t p = peek().pos;
-      ++at;
-      Value b = notTest();
-      a = logical(a, b, true, p);
+      Value b = operand();
+      a = logical(a, b, conj, p);
     }
     return a;
   }

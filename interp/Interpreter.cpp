@@ -48,6 +48,16 @@ Dims broadcastShapes(const std::vector<Dims> &shapes) {
   return out;
 }
 
+/// NumPy's one-way rule: `from` broadcasts to `to` (right-aligned, each dim equal or 1).
+bool broadcastsTo(const Dims &from, const Dims &to) {
+  if (from.size() > to.size()) return false;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    int64_t d = from[i], t = to[to.size() - from.size() + i];
+    if (d != t && d != 1) return false;
+  }
+  return true;
+}
+
 /// In static mode a size 1 that was not provably 1 when the graph was built does not broadcast.
 void checkStaticBroadcast(const Node *n, const std::vector<Dims> &shapes, const Dims &out) {
   if (n->mode != BroadcastMode::Static) return;
@@ -248,6 +258,18 @@ Interpreter::Interpreter(const ops::Graph &graph, Assignment params, std::map<st
   }
 }
 
+const Node *Interpreter::chosenBranch(const Node *n) {
+  bool first;
+  if (n->inputs.size() == 3) {
+    // On data: the condition's value, which also fixes the data-dependent size _kN.
+    first = values_.at(n->inputs[2]).astype(DType::Bool).at<bool>(0);
+    point_.set((*n->dataSize)->name, first ? 1 : 0);
+  } else {
+    first = holds(n->cond, point_);
+  }
+  return n->inputs[first ? 0 : 1];
+}
+
 std::string Interpreter::name(const Node *n) const { return options_.namer ? options_.namer(n) : n->describe(); }
 
 int64_t Interpreter::value(const Expr &e) const {
@@ -277,14 +299,7 @@ Array Interpreter::evaluate(const Node *node) {
       continue;
     }
     if (n->kind == OpKind::IfElse) {
-      bool take;
-      if (n->inputs.size() == 3) {
-        take = values_.at(n->inputs[2]).astype(DType::Bool).at<bool>(0);
-        point_.set((*n->dataSize)->name, take ? 1 : 0);
-      } else {
-        take = holds(n->cond, point_);
-      }
-      const Node *branch = n->inputs[take ? 0 : 1];
+      const Node *branch = chosenBranch(n);
       if (!values_.count(branch)) {
         stack.push_back({branch, false});
         continue;
@@ -457,12 +472,7 @@ Array Interpreter::run(const Node *n) {
       target.push_back(d);
     }
     checkedCount(target);
-    bool ok = x.rank() <= target.size();
-    for (std::size_t i = 0; ok && i < x.rank(); ++i) {
-      int64_t d = x.shape()[i], t = target[target.size() - x.rank() + i];
-      ok = d == t || d == 1;
-    }
-    if (!ok)
+    if (!broadcastsTo(x.shape(), target))
       shapeError("operands could not be broadcast together with remapped shapes [original->remapped]: " + shapeText(x.shape()) +
                  "  and requested shape " + shapeText(target));
     return x.astype(n->dtype).broadcastTo(target).contiguous().astype(n->dtype);
@@ -629,12 +639,7 @@ Array Interpreter::run(const Node *n) {
     }
     // set / inc: a fresh copy of x with the region written.
     const Array &v = in(1);
-    bool fits = v.rank() <= outShape.size();
-    for (std::size_t i = 0; fits && i < v.rank(); ++i) {
-      int64_t d = v.shape()[i], t = outShape[outShape.size() - v.rank() + i];
-      fits = d == t || d == 1;
-    }
-    if (!fits) shapeError("could not broadcast input array from shape " + shapeText(v.shape()) + " into shape " + shapeText(outShape));
+    if (!broadcastsTo(v.shape(), outShape)) shapeError("could not broadcast input array from shape " + shapeText(v.shape()) + " into shape " + shapeText(outShape));
     Array copy = x.contiguous().astype(x.dtype());
     // Offsets computed on x's layout; map them onto the copy's C layout.
     std::vector<int64_t> xOffsets;
@@ -780,8 +785,7 @@ Array Interpreter::run(const Node *n) {
     return x.contiguous().astype(n->dtype);
   }
   case OpKind::IfElse: {
-    bool take = n->inputs.size() == 3 ? point_.find((*n->dataSize)->name)->sign() > 0 : holds(n->cond, point_);
-    return values_.at(n->inputs[take ? 0 : 1]).astype(n->dtype);
+    return values_.at(chosenBranch(n)).astype(n->dtype);
   }
   }
   throw InternalError("unhandled op");
@@ -929,9 +933,7 @@ Array Interpreter::runRandom(const Node *n) {
       int64_t sizeRank = n->ints.back();
       Dims size(outShape.begin(), outShape.begin() + sizeRank);
       for (const Dims &b : batches) {
-        bool ok = b.size() <= size.size();
-        for (std::size_t j = 0; ok && j < b.size(); ++j) ok = b[j] == size[size.size() - b.size() + j] || b[j] == 1;
-        if (!ok)
+        if (!broadcastsTo(b, size))
           shapeError("random " + name + ": a parameter's batch shape " + shapeText(b) + " does not broadcast to size " +
                      shapeText(size));
       }

@@ -59,6 +59,8 @@ private:
   Array inputValue(const ops::Node *n);
   Array runBlockwise(const ops::Node *n);
   Array runRandom(const ops::Node *n);
+  /// The branch an ifelse runs (for a data condition, also binds its data-dependent size).
+  const ops::Node *chosenBranch(const ops::Node *n);
   void debugCheck(const ops::Node *n, const Array &result, const EvalError *failure);
   int64_t value(const Expr &e) const;
   std::string name(const ops::Node *n) const;

@@ -96,6 +96,14 @@ std::optional<Expr> divideByMonomial(const Expr &numerator, const Expr &divisor)
   return exactDiv(q, d.coefficient);
 }
 
+/// np.result_type of arrays (no literal among them is weak: they are operands of a function
+/// that takes arrays).
+DType arrayResultType(const std::vector<const Node *> &xs) {
+  std::vector<Typed> types;
+  for (const Node *x : xs) types.push_back({x->dtype, false});
+  return resultType(types);
+}
+
 const char *reductionName(const std::string &op) {
   if (op == "max") return "maximum";
   if (op == "min") return "minimum";
@@ -296,39 +304,50 @@ void Graph::finish(Node &n) {
 }
 
 Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) {
-  // What is gathered: every pending node once, every distinct requirement once.
+  // What is gathered: every pending node once, every distinct requirement once, each with
+  // whether it mentions data-dependent sizes (their bounds then join the context).
+  struct Gathered {
+    const Node *from;
+    const Obligation *obligation;
+    bool userOnly;
+  };
+  std::vector<Gathered> gathered;
   std::vector<const Node *> pending;
   std::unordered_set<const Node *> seen;
+  std::unordered_set<Pred> recorded;
   std::vector<Expr> reserved;
-  auto addReserved = [&](const auto &x) {
-    for (const Expr &p : parametersOf(x))
-      if (p->reserved && std::find(reserved.begin(), reserved.end(), p) == reserved.end()) reserved.push_back(p);
+  auto addReserved = [&](const std::vector<Expr> &params) {
+    bool any = false;
+    for (const Expr &p : params)
+      if (p->reserved) {
+        any = true;
+        if (std::find(reserved.begin(), reserved.end(), p) == reserved.end()) reserved.push_back(p);
+      }
+    return any;
   };
   for (const Node *node : nodes) {
     if (node->pending)
       for (const Node *p : *node->pending)
         if (seen.insert(p).second) {
           pending.push_back(p);
-          for (const Obligation &o : p->validity.obligations()) addReserved(o.predicate);
+          for (const Obligation &o : p->validity.obligations())
+            if (recorded.insert(o.predicate).second) // the same requirement from another op: once
+              gathered.push_back({p, &o, !addReserved(parametersOf(o.predicate))});
         }
-    for (const Expr &d : node->shape) addReserved(d);
+    for (const Expr &d : node->shape) addReserved(parametersOf(d));
   }
   Context context = graph.contextFor(reserved);
   Validity v(graph.solver(), context);
-  std::unordered_set<Pred> recorded;
-  for (const Node *p : pending) {
+  for (const Node *p : pending)
     for (const std::string &f : p->validity.failures()) v.fail(f);
-    for (const Obligation &o : p->validity.obligations()) {
-      if (!recorded.insert(o.predicate).second) continue; // the same requirement from another op
-      // A requirement over size parameters alone is decided under the user's assumptions: the
-      // bounds of data-dependent sizes (each satisfiable by 0) do not restrict the parameters,
-      // and their products would only make the question harder.
-      bool userOnly = true;
-      for (const Expr &x : parametersOf(o.predicate)) userOnly = userOnly && !x->reserved;
-      const Context &where = userOnly ? graph.context() : context;
-      if (p->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision);
-      else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate));
-    }
+  for (const Gathered &g : gathered) {
+    const Obligation &o = *g.obligation;
+    // A requirement over size parameters alone is decided under the user's assumptions: the
+    // bounds of data-dependent sizes (each satisfiable by 0) do not restrict the parameters,
+    // and their products would only make the question harder.
+    const Context &where = g.userOnly ? graph.context() : context;
+    if (g.from->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision);
+    else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate));
   }
   for (const Node *node : nodes) {
     v.mention(node->shape);
@@ -637,9 +656,7 @@ const Node *Graph::concatenate(const std::vector<const Node *> &xs, std::optiona
   Node c = blank(OpKind::Concatenate, "concatenate", xs);
   c.ints = {axis};
   return make(std::move(c), [&](Node &n) {
-    std::vector<Typed> types;
-    for (const Node *x : xs) types.push_back({x->dtype, false});
-    n.dtype = resultType(types);
+    n.dtype = arrayResultType(xs);
     n.shape = xs[0]->shape;
     std::vector<Expr> parts;
     for (std::size_t i = 0; i < xs.size(); ++i) {
@@ -669,9 +686,7 @@ const Node *Graph::stack(const std::vector<const Node *> &xs, int64_t axisArg) {
   Node c = blank(OpKind::Stack, "stack", xs);
   c.ints = {axis};
   return make(std::move(c), [&](Node &n) {
-    std::vector<Typed> types;
-    for (const Node *x : xs) types.push_back({x->dtype, false});
-    n.dtype = resultType(types);
+    n.dtype = arrayResultType(xs);
     for (std::size_t i = 1; i < xs.size(); ++i)
       for (std::size_t d = 0; d < rank; ++d)
         requireOr(n.validity, eq(xs[0]->shape[d], xs[i]->shape[d]),
@@ -928,9 +943,7 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
   Node c = blank(OpKind::Blockwise, op, xs);
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
-    std::vector<Typed> types;
-    for (const Node *x : xs) types.push_back({x->dtype, false});
-    DType t = resultType(types);
+    DType t = arrayResultType(xs);
     if (op == "det" || op == "inv" || op == "solve") t = isFloat(t) ? t : DType::Float64;
     if (op == "convolve" && t == DType::Bool) t = DType::Bool;
     n.dtype = t;
