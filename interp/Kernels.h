@@ -3,11 +3,14 @@
 // with its samplers.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "symbolic/Errors.h"
 
 namespace shapelab::interp {
 
@@ -67,6 +70,105 @@ template <class T> T integerPower(T base, T exponent) {
     b *= b;
   }
   return T(result);
+}
+
+/// Raises the interpreters' value error for an integer to a negative integer power.
+[[noreturn]] void negativeIntegerPower();
+
+/// The binary ufuncs by code, and their scalar rules (shared by both interpreters, so exact
+/// operations give the same bits in each).
+enum class Bin { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+inline Bin binCode(const std::string &op) {
+  static const std::vector<std::pair<std::string, Bin>> table = {
+      {"add", Bin::Add}, {"subtract", Bin::Sub}, {"multiply", Bin::Mul}, {"true_divide", Bin::Div},
+      {"floor_divide", Bin::FloorDiv}, {"remainder", Bin::Mod}, {"power", Bin::Pow}, {"maximum", Bin::Max},
+      {"minimum", Bin::Min}, {"equal", Bin::Eq}, {"not_equal", Bin::Ne}, {"less", Bin::Lt},
+      {"less_equal", Bin::Le}, {"greater", Bin::Gt}, {"greater_equal", Bin::Ge}, {"bitwise_and", Bin::And},
+      {"bitwise_or", Bin::Or}};
+  for (const auto &[name, code] : table)
+    if (name == op) return code;
+  throw InternalError("unknown binary op " + op);
+}
+
+template <class T> T arithmetic(Bin op, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+    case Bin::Add: case Bin::Max: case Bin::Or: return a || b;
+    case Bin::Mul: case Bin::Min: case Bin::And: return a && b;
+    default: throw InternalError("bool arithmetic");
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    switch (op) {
+    case Bin::Add: return T(U(a) + U(b));
+    case Bin::Sub: return T(U(a) - U(b));
+    case Bin::Mul: return T(U(a) * U(b));
+    case Bin::FloorDiv: return floorDivide(a, b);
+    case Bin::Mod: return remainder(a, b);
+    case Bin::Pow:
+      if (b < 0) negativeIntegerPower();
+      return integerPower(a, b);
+    case Bin::Max: return std::max(a, b);
+    case Bin::Min: return std::min(a, b);
+    case Bin::And: return a & b;
+    case Bin::Or: return a | b;
+    default: throw InternalError("int arithmetic");
+    }
+  } else {
+    switch (op) {
+    case Bin::Add: return a + b;
+    case Bin::Sub: return a - b;
+    case Bin::Mul: return a * b;
+    case Bin::Div: return a / b;
+    case Bin::FloorDiv: return floorDivide(a, b);
+    case Bin::Mod: return remainder(a, b);
+    case Bin::Pow: return std::pow(a, b);
+    case Bin::Max: return (a >= b || std::isnan(a)) ? a : b;
+    case Bin::Min: return (a <= b || std::isnan(a)) ? a : b;
+    default: throw InternalError("float arithmetic");
+    }
+  }
+}
+
+template <class T> bool comparison(Bin op, T a, T b) {
+  switch (op) {
+  case Bin::Eq: return a == b;
+  case Bin::Ne: return a != b;
+  case Bin::Lt: return a < b;
+  case Bin::Le: return a <= b;
+  case Bin::Gt: return a > b;
+  default: return a >= b;
+  }
+}
+
+template <class T> T unaryValue(const std::string &op, T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (op == "invert") return !x;
+    return x; // abs
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    if (op == "abs") return x < 0 ? T(U(0) - U(x)) : x;
+    if (op == "negative") return T(U(0) - U(x));
+    if (op == "sign") return T((x > 0) - (x < 0));
+    if (op == "invert") return T(~x);
+    throw InternalError("integer unary " + op);
+  } else {
+    if (op == "exp") return std::exp(x);
+    if (op == "log") return std::log(x);
+    if (op == "log1p") return std::log1p(x);
+    if (op == "expm1") return std::expm1(x);
+    if (op == "sin") return std::sin(x);
+    if (op == "cos") return std::cos(x);
+    if (op == "tan") return std::tan(x);
+    if (op == "tanh") return std::tanh(x);
+    if (op == "sqrt") return std::sqrt(x);
+    if (op == "abs") return std::fabs(x);
+    if (op == "negative") return -x;
+    if (op == "sign") return std::isnan(x) ? x : T((x > 0) - (x < 0));
+    if (op == "floor") return std::floor(x);
+    if (op == "ceil") return std::ceil(x);
+    throw InternalError("float unary " + op);
+  }
 }
 
 // ---- Linear algebra on row-major n x n doubles -----------------------------------------------

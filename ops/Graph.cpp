@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <set>
+#include <utility>
 #include <unordered_set>
 
 #include "shape/ArraySize.h"
@@ -158,7 +159,16 @@ Expr Graph::param(const std::string &name) {
 }
 
 Expr Graph::freshDataSize(Node &n, const Expr &bound, bool boolean) {
-  Expr k = Expr::reservedParam("_k" + std::to_string(++dataSizes_));
+  Expr k = Expr(0);
+  // A rebuilt node keeps its data-dependent size when the bound is the same (rewrites compare
+  // shapes across the old and the new node).
+  std::optional<Expr> reuse = std::exchange(reuseDataSize_, std::nullopt);
+  if (reuse) {
+    auto it = dataBounds_.find((*reuse)->name);
+    if (it != dataBounds_.end() && it->second == le(*reuse, boolean ? Expr(1) : bound)) k = *reuse;
+    else reuse.reset();
+  }
+  if (!reuse) k = Expr::reservedParam("_k" + std::to_string(++dataSizes_));
   dataBounds_.emplace(k->name, le(k, boolean ? Expr(1) : bound));
   // The node's own obligations may now mention k: decide them with its bound.
   std::vector<Expr> reserved = reservedOf(n);
@@ -384,6 +394,13 @@ const Node *Graph::literal(double value, DType kind) {
   return make(std::move(c), [&](Node &n) { n.dtype = kind; });
 }
 
+const Node *Graph::constant(double value, DType dtype) {
+  Node c = blank(OpKind::Scalar, "constant", {});
+  c.number = value;
+  c.ints = {int64_t(dtype)};
+  return make(std::move(c), [&](Node &n) { n.dtype = dtype; });
+}
+
 const Node *Graph::size(Expr value) {
   Node c = blank(OpKind::Scalar, "size", {});
   c.exprs = {value};
@@ -574,6 +591,8 @@ const Node *Graph::expandDims(const Node *x, std::vector<int64_t> axes) {
   for (std::size_t i = 0, j = 0; i < rank; ++i) target.push_back(isNew[i] ? Expr(1) : x->shape[j++]);
   Node c = blank(OpKind::Reshape, "expand_dims", {x});
   c.exprs = target;
+  for (std::size_t i = 0; i < rank; ++i)
+    if (isNew[i]) c.ints.push_back(int64_t(i));
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     n.shape = target;
@@ -1003,7 +1022,7 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
   Node c = blank(OpKind::Random, name, parameters);
   // ints: the draw, then per parameter the rank of its value-shape (-1: an array), then the
   // rank of size when given.
-  c.ints = {int64_t(++draws_)};
+  c.ints = {reuseDraw_ ? *std::exchange(reuseDraw_, std::nullopt) : int64_t(++draws_)};
   for (std::size_t i = 0; i < parameters.size(); ++i)
     c.ints.push_back(i < shapeOnly.size() && shapeOnly[i] ? int64_t(shapeOnly[i]->size()) : -1);
   for (const auto &s : shapeOnly)
@@ -1088,6 +1107,76 @@ const Node *Graph::ifelse(const Node *cond, const Node *a, const Node *b) {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
+  if (in == n->inputs) return n;
+  if (in.size() != n->inputs.size()) throw InternalError("rebuild: " + n->describe() + " with a wrong operand count");
+  auto keep = [&] {
+    reuseDataSize_ = n->dataSize;
+    if (n->kind == OpKind::Random) reuseDraw_ = n->ints[0];
+  };
+  struct Reset {
+    Graph *g;
+    ~Reset() { g->reuseDataSize_.reset(), g->reuseDraw_.reset(); }
+  } reset{this};
+  switch (n->kind) {
+  case OpKind::Input:
+  case OpKind::Scalar: return n;
+  case OpKind::Unary: return unary(n->op, in[0]);
+  case OpKind::Binary: return binary(n->op, in[0], in[1], n->mode);
+  case OpKind::Where: return where(in[0], in[1], in[2], n->mode);
+  case OpKind::Cast: return astype(in[0], n->dtype);
+  case OpKind::Transpose: return transpose(in[0], n->ints);
+  case OpKind::Reshape:
+    if (n->op == "expand_dims") return expandDims(in[0], n->ints);
+    if (n->op == "squeeze") {
+      std::vector<int64_t> axes;
+      for (std::size_t i = 0; i < n->ints.size(); ++i)
+        if (n->ints[i]) axes.push_back(int64_t(i));
+      return squeeze(in[0], axes);
+    }
+    return reshape(in[0], n->exprs);
+  case OpKind::BroadcastTo: return broadcastTo(in[0], n->exprs);
+  case OpKind::Alloc: return full(n->exprs, in[0], n->ints.empty() ? std::nullopt : std::optional(DType(n->ints[0])));
+  case OpKind::Concatenate: return concatenate(in, n->ints[0]);
+  case OpKind::Stack: return stack(in, n->ints[0]);
+  case OpKind::Index: keep(); return indexImpl(in[0], n->index, in.size() > 1 ? in[1] : nullptr, n->op, n->ints);
+  case OpKind::SetSubtensor: return setSubtensor(in.back(), in[1], n->op == "inc_subtensor", n->mode);
+  case OpKind::Reduce: return reduce(n->op, in[0], n->ints, n->number != 0);
+  case OpKind::Blockwise: return blockwise(n->op, in, n->mode);
+  case OpKind::Diff: return diff(in[0], n->ints[0], n->ints[1]);
+  case OpKind::Cumsum: return cumsum(in[0], n->ints[0]);
+  case OpKind::Random: {
+    std::vector<std::optional<Shape>> shapeOnly;
+    std::size_t e = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      int64_t r = n->ints[1 + i];
+      if (r < 0) {
+        shapeOnly.push_back(std::nullopt);
+        continue;
+      }
+      shapeOnly.push_back(Shape(n->exprs.begin() + e, n->exprs.begin() + e + r));
+      e += std::size_t(r);
+    }
+    std::optional<Shape> size;
+    if (n->ints.size() > 1 + in.size()) size = Shape(n->exprs.begin() + e, n->exprs.end());
+    keep();
+    return random(n->op, in, size, n->mode, shapeOnly);
+  }
+  case OpKind::SpecifyShape: {
+    std::vector<std::optional<Expr>> shape;
+    for (std::size_t i = 0; i < n->ints.size(); ++i) shape.push_back(n->ints[i] ? std::optional(n->exprs[i]) : std::nullopt);
+    return specifyShape(in[0], shape);
+  }
+  case OpKind::IfElse:
+    if (in.size() == 3) {
+      keep();
+      return ifelse(in[2], in[0], in[1]);
+    }
+    return ifelse(n->cond, in[0], in[1]);
+  }
+  throw InternalError("rebuild: unknown op kind");
+}
 
 const std::vector<OpInfo> &opCatalogue() {
   static const std::vector<OpInfo> list = [] {

@@ -146,6 +146,9 @@ public:
   const Node *input(const std::string &name, DType dtype, const Shape &shape);
   const Node *literal(double value, DType kind);      // a Python literal: bool, int or float
   const Node *size(Expr value);                        // a symbolic size as a 0-d int64 (weak)
+  /// A 0-d constant of a dtype (not weak): what constant folding produces. `value` must hold
+  /// the result exactly (integers within 2**53).
+  const Node *constant(double value, DType dtype);
   const Node *unary(const std::string &op, const Node *x);
   const Node *binary(const std::string &op, const Node *a, const Node *b, BroadcastMode mode);
   const Node *where(const Node *c, const Node *a, const Node *b, BroadcastMode mode);
@@ -181,6 +184,13 @@ public:
   const Node *ifelse(const Pred &cond, const Node *a, const Node *b);
   /// ifelse on a 0-d bool array (its value decides at run time).
   const Node *ifelse(const Node *cond, const Node *a, const Node *b);
+
+  /// The node `n` with its operands replaced by `inputs` (same op and attributes), through the
+  /// op's factory: shape and validity are derived anew. A random draw keeps its draw number and
+  /// a data-dependent size its name, so rewritten programs draw the same values and their shapes
+  /// compare with the old ones. Returns `n` when the operands are the same. Throws OpError
+  /// when the new operands do not fit the op (ranks).
+  const Node *rebuild(const Node *n, const std::vector<const Node *> &inputs);
 
   const std::deque<Node> &nodes() const { return nodes_; }
   const GraphStats &stats() const { return stats_; }
@@ -223,6 +233,8 @@ private:
   std::unordered_map<const Node *, const Node *, KeyHash, KeyEq> interned_;
   std::unordered_map<std::string, const Node *> inputsByName_;
   uint32_t dataSizes_ = 0, draws_ = 0;
+  std::optional<Expr> reuseDataSize_; // rebuild(): the name freshDataSize gives
+  std::optional<int64_t> reuseDraw_;  // rebuild(): the draw random() takes
   GraphStats stats_;
 };
 
