@@ -51,6 +51,7 @@ int &exitCode();
 void addDecideCommand(CLI::App &app);
 void addShapeCommands(CLI::App &app); // broadcast, broadcast-to, gufunc, rv
 void addProgramCommands(CLI::App &app); // run, repl
+void addRewriteCommands(CLI::App &app); // rules
 /// The interactive session `shapelab repl` opens (also `shapelab` alone on a terminal).
 int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptions &solverOptions);
 

@@ -1,5 +1,7 @@
 #include "driver/Language.h"
 
+#include <chrono>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +12,7 @@
 #include "driver/Json.h"
 #include "interp/Interpreter.h"
 #include "ops/Graph.h"
+#include "rewrite/Engine.h"
 #include "shape/RandomVariable.h"
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
@@ -202,7 +205,14 @@ const std::string kHelp =
     "  :eval EXPR [with n=3, x=[[1.0]], y=load(\"y.npy\")]   evaluate (missing inputs are seeded)\n"
     "  :save EXPR \"file.npy\" [with ...]                     evaluate and save as .npy\n"
     "  :graph EXPR                    the DAG (shared nodes once)\n"
-    "  :ops  :help  :reset  :quit";
+    "  :optimize NAME [--valid-graph] [--inexact]   rewrite, every application checked: by default\n"
+    "                                 strict (keeps every shape error) with the rules that keep values\n"
+    "                                 bit for bit; --valid-graph may mask shape errors, --inexact adds\n"
+    "                                 rules that change nan/inf/rounding. Shows the rewritten graph,\n"
+    "                                 the rules that fired and the applications refused (a witness)\n"
+    "  :eval NAME --opt [with ...]    evaluate the rewritten program with the optimized interpreter\n"
+    "  :time NAME [with ...]          median seconds of the reference and the optimized interpreter\n"
+    "  :rules  :ops  :help  :reset  :quit";
 
 } // namespace
 
@@ -216,6 +226,7 @@ struct Session::Impl {
   std::map<std::string, Value> variables;
   std::unordered_map<const Node *, std::string> names;
   std::vector<const Node *> statements; // every node a statement assigned, in order
+  std::unordered_map<const Node *, const Node *> optimized; // :optimize's results
 
   // The line being run.
   std::vector<Token> toks;
@@ -230,6 +241,7 @@ struct Session::Impl {
   void reset() {
     variables.clear();
     names.clear();
+    optimized.clear();
     statements.clear();
     graph.reset();
     graph = std::make_unique<ops::Graph>(solver);
@@ -240,6 +252,20 @@ struct Session::Impl {
   const Token &peek(std::size_t k = 0) const { return toks[std::min(at + k, toks.size() - 1)]; }
   bool isOp(const char *o, std::size_t k = 0) const { return peek(k).kind == Token::Op && peek(k).text == o; }
   bool isName(const char *n, std::size_t k = 0) const { return peek(k).kind == Token::Name && peek(k).text == n; }
+  /// Takes a command flag such as `--opt` out of the rest of the line (it would read as
+  /// arithmetic otherwise); true when it was there.
+  bool takeFlag(const std::string &flag) {
+    for (std::size_t i = at; i < toks.size() && toks[i].kind != Token::End; ++i) {
+      std::size_t p = toks[i].pos, end = p + flag.size();
+      if (line.compare(p, flag.size(), flag) != 0) continue;
+      if (end < line.size() && !std::isspace(static_cast<unsigned char>(line[end]))) continue;
+      std::size_t j = i;
+      while (toks[j].kind != Token::End && toks[j].pos < end) ++j;
+      toks.erase(toks.begin() + std::ptrdiff_t(i), toks.begin() + std::ptrdiff_t(j));
+      return true;
+    }
+    return false;
+  }
   bool acceptOp(const char *o) {
     if (!isOp(o)) return false;
     ++at;
@@ -1244,6 +1270,49 @@ struct Session::Impl {
 
   Json assignmentOrNull(const std::optional<Assignment> &a) { return a ? assignmentJson(*a) : Json(nullptr); }
 
+  /// The DAG below `n` (shared nodes once), a line per node; with `json`, also as objects.
+  std::vector<std::string> graphLines(const Node *n, Json *json = nullptr) {
+    std::vector<std::string> lines;
+      std::vector<const Node *> order;
+    std::set<const Node *> seen;
+    std::vector<std::pair<const Node *, bool>> stack{{n, false}};
+    while (!stack.empty()) {
+      auto [x, expanded] = stack.back();
+      stack.pop_back();
+      if (seen.count(x)) continue;
+      if (expanded) {
+        seen.insert(x);
+        order.push_back(x);
+        continue;
+      }
+      stack.push_back({x, true});
+      for (auto it = x->inputs.rbegin(); it != x->inputs.rend(); ++it)
+        if (!seen.count(*it)) stack.push_back({*it, false});
+    }
+    Json nodes = Json::array();
+    for (const Node *x : order) {
+      Json o;
+      o["id"] = x->id;
+      o["op"] = x->kind == ops::OpKind::Input ? std::string("input") : x->op;
+      std::vector<uint32_t> ins;
+      for (const Node *i : x->inputs) ins.push_back(i->id);
+      o["inputs"] = ins;
+      o["shape"] = shapeJson(x->shape);
+      o["dtype"] = ops::spelling(x->dtype);
+      if (auto it = names.find(x); it != names.end()) o["name"] = it->second;
+      if (json) json->push_back(o);
+      std::string args;
+      for (const Node *i : x->inputs) args += (args.empty() ? "%" : ", %") + std::to_string(i->id);
+      std::string label = x->kind == ops::OpKind::Input ? "input " + x->op
+                          : x->kind == ops::OpKind::Scalar ? (x->exprs.empty() ? interp::formatDouble(x->number) : x->exprs[0].toString())
+                                                           : x->op + "(" + args + ")";
+      auto it = names.find(x);
+      lines.push_back("%" + std::to_string(x->id) + " = " + label + " : " + toString(x->shape) + " " + ops::spelling(x->dtype) +
+                        (it != names.end() ? "   # " + it->second : ""));
+    }
+    return lines;
+  }
+
   Reply command(int lineNumber) {
     Reply r;
     ++at;
@@ -1393,47 +1462,76 @@ struct Session::Impl {
       std::string name;
       const Node *n = target(name);
       done();
-      std::vector<const Node *> order;
-      std::set<const Node *> seen;
-      std::vector<std::pair<const Node *, bool>> stack{{n, false}};
-      while (!stack.empty()) {
-        auto [x, expanded] = stack.back();
-        stack.pop_back();
-        if (seen.count(x)) continue;
-        if (expanded) {
-          seen.insert(x);
-          order.push_back(x);
-          continue;
-        }
-        stack.push_back({x, true});
-        for (auto it = x->inputs.rbegin(); it != x->inputs.rend(); ++it)
-          if (!seen.count(*it)) stack.push_back({*it, false});
-      }
       Json nodes = Json::array();
-      for (const Node *x : order) {
-        Json o;
-        o["id"] = x->id;
-        o["op"] = x->kind == ops::OpKind::Input ? std::string("input") : x->op;
-        std::vector<uint32_t> ins;
-        for (const Node *i : x->inputs) ins.push_back(i->id);
-        o["inputs"] = ins;
-        o["shape"] = shapeJson(x->shape);
-        o["dtype"] = ops::spelling(x->dtype);
-        if (auto it = names.find(x); it != names.end()) o["name"] = it->second;
-        nodes.push_back(o);
-        std::string args;
-        for (const Node *i : x->inputs) args += (args.empty() ? "%" : ", %") + std::to_string(i->id);
-        std::string label = x->kind == ops::OpKind::Input ? "input " + x->op
-                            : x->kind == ops::OpKind::Scalar ? (x->exprs.empty() ? interp::formatDouble(x->number) : x->exprs[0].toString())
-                                                             : x->op + "(" + args + ")";
-        auto it = names.find(x);
-        r.lines.push_back("%" + std::to_string(x->id) + " = " + label + " : " + toString(x->shape) + " " + ops::spelling(x->dtype) +
-                          (it != names.end() ? "   # " + it->second : ""));
-      }
+      r.lines = graphLines(n, &nodes);
       j["command"] = "graph";
       j["name"] = name;
       j["nodes"] = nodes;
       if (options.json) r.lines = {dumpJson(j)};
+      return r;
+    }
+    if (cmd == "rules") {
+      done();
+      Json list = Json::array();
+      for (const rewrite::Rule &rule : rewrite::defaultRules()) {
+        Json x;
+        x["rule"] = rule.name;
+        x["phase"] = rewrite::spelling(rule.phase);
+        x["exact"] = rule.exact;
+        x["text"] = rule.builtin ? rule.description : rule.text.substr(rule.text.find(':') + 2);
+        list.push_back(x);
+        r.lines.push_back("  " + rule.name + " [" + rewrite::spelling(rule.phase) + (rule.exact ? "" : ", inexact") +
+                          "]: " + x["text"].get<std::string>());
+      }
+      j["command"] = "rules";
+      j["rules"] = list;
+      if (options.json) r.lines = {dumpJson(j)};
+      return r;
+    }
+    if (cmd == "optimize") {
+      rewrite::EngineOptions eo;
+      if (takeFlag("--valid-graph")) eo.allow = rewrite::Soundness::ValidGraph;
+      eo.exactOnly = !takeFlag("--inexact");
+      std::string name;
+      const Node *n = target(name);
+      done();
+      auto start = std::chrono::steady_clock::now();
+      rewrite::Engine engine(*graph, rewrite::defaultRules(), eo);
+      rewrite::OptimizeResult result = engine.run({n});
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      optimized[n] = result.outputs[0];
+      j["command"] = "optimize";
+      j["name"] = name;
+      j["nodes_before"] = rewrite::reachableCount({n});
+      j["nodes_after"] = rewrite::reachableCount(result.outputs);
+      j["seconds"] = seconds;
+      Json fired = Json::object();
+      for (const auto &[rule, count] : result.fired) fired[rule] = count;
+      j["fired"] = fired;
+      Json refused = Json::array();
+      for (const rewrite::Refusal &f : result.refused) {
+        Json x;
+        x["rule"] = f.rule;
+        x["witness"] = assignmentOrNull(f.check.witness);
+        x["class"] = rewrite::spelling(f.check.soundness);
+        x["reason"] = f.check.reason;
+        refused.push_back(x);
+      }
+      j["refused"] = refused;
+      j["soundness"] = eo.allow == rewrite::Soundness::Strict ? "strict" : "valid-graph";
+      j["exact"] = eo.exactOnly;
+      if (options.json) {
+        r.lines.push_back(dumpJson(j));
+        return r;
+      }
+      r.lines = graphLines(result.outputs[0]);
+      std::string summary = name + ": " + std::to_string(j["nodes_before"].get<std::size_t>()) + " -> " +
+                            std::to_string(j["nodes_after"].get<std::size_t>()) + " nodes";
+      for (const auto &[rule, count] : result.fired) summary += ", " + rule + " x" + std::to_string(count);
+      r.lines.push_back(summary);
+      for (const rewrite::Refusal &f : result.refused)
+        r.lines.push_back("refused " + f.rule + " (" + rewrite::spelling(f.check.soundness) + "): " + f.check.reason +
+                          (f.check.witness ? " at " + f.check.witness->toString() : ""));
       return r;
     }
     if (cmd == "ops") {
@@ -1636,6 +1734,7 @@ Session::~Session() = default;
 Reply Session::execute(const std::string &line, int lineNumber) { return impl_->execute(line, lineNumber); }
 std::size_t Session::nodeCount() const { return impl_->graph->nodes().size(); }
 const ops::Graph &Session::graph() const { return *impl_->graph; }
+ops::Graph &Session::mutableGraph() { return *impl_->graph; }
 const ops::Node *Session::lookup(const std::string &name) const {
   auto it = impl_->variables.find(name);
   return it != impl_->variables.end() && it->second.kind == Value::Array ? it->second.node : nullptr;

@@ -56,6 +56,8 @@ public:
   std::size_t nodeCount() const;
   /// The program built so far, and the array a name is bound to (nullptr if none).
   const ops::Graph &graph() const;
+  /// The same graph, for rewriting (new nodes only: existing ones never change).
+  ops::Graph &mutableGraph();
   const ops::Node *lookup(const std::string &name) const;
 
 private:

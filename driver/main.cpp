@@ -141,6 +141,7 @@ int main(int argc, char **argv) {
   addDecideCommand(app);
   addShapeCommands(app);
   addProgramCommands(app);
+  addRewriteCommands(app);
   unmarkValues(app);
   if (argc == 1) {
     if (isatty(0) && isatty(1)) return runRepl(0, "numpy", false, shapelab::SolverOptions());

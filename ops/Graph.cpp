@@ -401,6 +401,24 @@ const Node *Graph::constant(double value, DType dtype) {
   return make(std::move(c), [&](Node &n) { n.dtype = dtype; });
 }
 
+namespace {
+/// A polynomial with non-negative coefficients in sizes (parameters, and choices, minima and
+/// maxima of such polynomials): an element count, never negative.
+bool sizePolynomial(const Expr &e) {
+  if (e.kind() == ExprKind::Param) return true;
+  if (e.kind() == ExprKind::Select || e.kind() == ExprKind::Min || e.kind() == ExprKind::Max)
+    return std::all_of(e->operands.begin(), e->operands.end(), sizePolynomial);
+  if (e.kind() == ExprKind::Constant) return *e.constantValue() >= Integer(0);
+  if (e.kind() != ExprKind::Sum || e->constantTerm < Integer(0)) return false;
+  for (const Term &t : e->terms) {
+    if (t.coefficient < Integer(0)) return false;
+    for (const auto &[atom, power] : t.monomial)
+      if (!sizePolynomial(atom)) return false;
+  }
+  return true;
+}
+} // namespace
+
 const Node *Graph::size(Expr value) {
   Node c = blank(OpKind::Scalar, "size", {});
   c.exprs = {value};
@@ -408,7 +426,9 @@ const Node *Graph::size(Expr value) {
   return make(std::move(c), [&](Node &n) {
     n.dtype = DType::Int64;
     static const Integer lowest = -maxArraySize() - Integer(1);
-    Pred fits = Pred::conjunction({definedness(value), ge(value, lowest), le(value, maxArraySize())});
+    // An element count only needs the upper bound (the same requirement its array has).
+    Pred fits = sizePolynomial(value) ? le(value, maxArraySize())
+                                      : Pred::conjunction({definedness(value), ge(value, lowest), le(value, maxArraySize())});
     requireOr(n.validity, fits, "the value " + value.toString() + " fits in int64",
               "Python integer " + value.toString() + " out of bounds for int64");
   });

@@ -1,0 +1,132 @@
+#include "rewrite/Builtins.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "interp/Array.h"
+#include "interp/Kernels.h"
+
+namespace shapelab::rewrite {
+
+using ops::DType;
+using ops::Node;
+using ops::OpKind;
+
+namespace {
+
+bool isConstant(const Node *n) { return n->kind == OpKind::Scalar && n->exprs.empty(); }
+
+/// The value of a folded constant of type T as the double a constant node holds, when exact.
+template <class T> std::optional<double> exactly(T v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (v > (int64_t(1) << 53) || v < -(int64_t(1) << 53)) return std::nullopt;
+  }
+  return double(v);
+}
+
+const Node *constantFold(ops::Graph &g, const Node *n) {
+  if (n->kind != OpKind::Unary && n->kind != OpKind::Binary && n->kind != OpKind::Cast) return nullptr;
+  for (const Node *i : n->inputs)
+    if (!isConstant(i)) return nullptr;
+  std::optional<double> value;
+  try {
+    if (n->kind == OpKind::Cast || n->kind == OpKind::Unary) {
+      double x = n->inputs[0]->number;
+      interp::dispatch(n->dtype, [&](auto t) {
+        using T = decltype(t);
+        // The operand as the node's type first (a cast, or the unary op's input conversion).
+        T v = interp::dispatch(n->inputs[0]->dtype, [&](auto s) { return interp::castValue<T>(decltype(s)(x)); });
+        value = exactly<T>(n->kind == OpKind::Cast ? v : interp::unaryValue<T>(n->op, v));
+      });
+    } else {
+      interp::Bin op = interp::binCode(n->op);
+      bool compare = op >= interp::Bin::Eq && op <= interp::Bin::Ge;
+      const Node *a = n->inputs[0], *b = n->inputs[1];
+      DType compute = compare ? ops::resultType({{a->dtype, a->weak}, {b->dtype, b->weak}}) : n->dtype;
+      interp::dispatch(compute, [&](auto t) {
+        using T = decltype(t);
+        auto operand = [&](const Node *o) {
+          return interp::dispatch(o->dtype, [&](auto s) { return interp::castValue<T>(decltype(s)(o->number)); });
+        };
+        if (compare) value = double(interp::comparison<T>(op, operand(a), operand(b)));
+        else value = exactly<T>(interp::arithmetic<T>(op, operand(a), operand(b)));
+      });
+    }
+  } catch (const UserError &) {
+    return nullptr; // a value error (an integer to a negative power) stays for run time
+  }
+  if (!value) return nullptr;
+  return g.constant(*value, n->dtype);
+}
+
+const Node *transposeMerge(ops::Graph &g, const Node *n) {
+  if (n->kind != OpKind::Transpose || n->inputs[0]->kind != OpKind::Transpose) return nullptr;
+  const Node *inner = n->inputs[0];
+  std::vector<int64_t> axes;
+  for (int64_t q : n->ints) axes.push_back(inner->ints[std::size_t(q)]);
+  return g.transpose(inner->inputs[0], axes);
+}
+
+const Node *transposeIdentity(ops::Graph &, const Node *n) {
+  if (n->kind != OpKind::Transpose) return nullptr;
+  for (std::size_t i = 0; i < n->ints.size(); ++i)
+    if (n->ints[i] != int64_t(i)) return nullptr;
+  return n->inputs[0];
+}
+
+const Node *reshapeMerge(ops::Graph &g, const Node *n) {
+  if (n->kind != OpKind::Reshape || n->inputs[0]->kind != OpKind::Reshape) return nullptr;
+  return g.reshape(n->inputs[0]->inputs[0], n->shape);
+}
+
+const Node *subtensorLift(ops::Graph &g, const Node *n) {
+  if (n->kind != OpKind::Index || n->inputs.size() != 1) return nullptr;
+  const Node *e = n->inputs[0];
+  if (e->kind != OpKind::Unary && e->kind != OpKind::Binary && e->kind != OpKind::Cast) return nullptr;
+  // Every operand has the op's shape (the same expressions) or is 0-d: indexing it then picks
+  // the same elements, and no broadcasting check is dropped.
+  std::vector<const Node *> operands;
+  for (const Node *o : e->inputs) {
+    if (o->rank() == 0) {
+      operands.push_back(o);
+      continue;
+    }
+    if (o->shape != e->shape) return nullptr;
+    operands.push_back(g.rebuild(n, {o}));
+  }
+  if (operands == e->inputs) return nullptr;
+  return g.rebuild(e, operands);
+}
+
+const Node *sumOfAlloc(ops::Graph &g, const Node *n) {
+  if (n->kind != OpKind::Reduce || n->op != "sum" || n->number != 0) return nullptr;
+  const Node *alloc = n->inputs[0];
+  if (alloc->kind != OpKind::Alloc || n->ints.size() != alloc->rank()) return nullptr;
+  const Node *v = alloc->inputs[0];
+  if (v->rank() != 0 || v->dtype != alloc->dtype || n->dtype != alloc->dtype) return nullptr;
+  if (alloc->dtype != DType::Float64 && alloc->dtype != DType::Int64) return nullptr;
+  Expr count(1);
+  for (const Expr &d : alloc->exprs) count = count * d;
+  return g.binary("multiply", v, g.size(count), n->mode);
+}
+
+using Builtin = std::function<const Node *(ops::Graph &, const Node *)>;
+const std::map<std::string, Builtin> &builtins() {
+  static const auto *table = new std::map<std::string, Builtin>{
+      {"constant_fold", constantFold},     {"transpose_merge", transposeMerge}, {"transpose_identity", transposeIdentity},
+      {"reshape_merge", reshapeMerge},     {"subtensor_lift", subtensorLift},   {"sum_of_alloc", sumOfAlloc}};
+  return *table;
+}
+
+} // namespace
+
+bool isBuiltin(const std::string &name) { return builtins().count(name) != 0; }
+
+const Node *applyBuiltin(const std::string &name, ops::Graph &graph, const Node *n) {
+  auto it = builtins().find(name);
+  if (it == builtins().end()) return nullptr;
+  return it->second(graph, n);
+}
+
+} // namespace shapelab::rewrite

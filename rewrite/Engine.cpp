@@ -1,0 +1,329 @@
+#include "rewrite/Engine.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <unordered_set>
+
+#include "rewrite/Builtins.h"
+
+namespace shapelab::rewrite {
+
+using ops::DType;
+using ops::Node;
+using ops::OpKind;
+
+const char *spelling(Soundness s) {
+  switch (s) {
+  case Soundness::Strict: return "strict";
+  case Soundness::ValidGraph: return "valid-graph";
+  default: return "unsound";
+  }
+}
+
+namespace {
+
+using Bindings = std::map<std::string, const Node *>;
+
+bool kindMatches(const std::string &name, const Node *n) {
+  if (ops::isUnaryOp(name)) return n->kind == OpKind::Unary && n->op == name;
+  if (ops::isBinaryOp(name)) return n->kind == OpKind::Binary && n->op == name;
+  if (name == "where") return n->kind == OpKind::Where;
+  if (name == "astype") return n->kind == OpKind::Cast;
+  if (name == "transpose") return n->kind == OpKind::Transpose;
+  if (name == "reshape" || name == "expand_dims" || name == "squeeze") return n->kind == OpKind::Reshape && n->op == name;
+  if (name == "broadcast_to") return n->kind == OpKind::BroadcastTo;
+  if (name == "full") return n->kind == OpKind::Alloc;
+  if (name == "specify_shape") return n->kind == OpKind::SpecifyShape;
+  if (name == "concatenate") return n->kind == OpKind::Concatenate;
+  return n->kind == OpKind::Reduce && n->op == name;
+}
+
+bool match(const Term &t, const Node *n, Bindings &b) {
+  switch (t.kind) {
+  case Term::Var: {
+    auto [it, fresh] = b.emplace(t.name, n);
+    return fresh || it->second == n; // hash-consing: the same subterm is the same node
+  }
+  case Term::Number: {
+    if (n->kind != OpKind::Scalar) return false;
+    if (n->exprs.empty()) return n->number == t.number;
+    // A size that is a constant (a Python int meeting an array).
+    std::optional<Integer> c = n->exprs[0].constantValue();
+    return t.integer && c && *c == Integer(int64_t(t.number));
+  }
+  case Term::Call:
+    if (!kindMatches(t.name, n) || t.args.size() != n->inputs.size()) return false;
+    for (std::size_t i = 0; i < t.args.size(); ++i)
+      if (!match(t.args[i], n->inputs[i], b)) return false;
+    return true;
+  }
+  return false;
+}
+
+/// The data-dependent sizes in `p` and in the shapes of `nodes`.
+std::vector<Expr> reservedIn(const std::vector<Pred> &preds, const std::vector<const Node *> &nodes) {
+  std::vector<Expr> out;
+  auto add = [&](const std::vector<Expr> &ps) {
+    for (const Expr &p : ps)
+      if (p->reserved && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  for (const Pred &p : preds) add(parametersOf(p));
+  for (const Node *n : nodes)
+    for (const Expr &d : n->shape) add(parametersOf(d));
+  return out;
+}
+
+/// A point of the context where `p` holds (nullopt when there is none or none was found).
+std::optional<Assignment> pointWhere(Solver &solver, const Context &c, const Pred &p) {
+  Decision d = solver.decide(c, p);
+  if (d.satisfying) return d.satisfying;
+  if (d.answer == Answer::Proven) {
+    Decision e = solver.decide(c, !p);
+    if (e.violating) return e.violating;
+  }
+  return std::nullopt;
+}
+
+std::vector<Pred> conjuncts(const Pred &p) {
+  if (p->kind != PredKind::And) return {p};
+  return p->children;
+}
+
+std::set<const Node *> pendingOf(const Node *n) {
+  if (!n->pending) return {};
+  return std::set<const Node *>(n->pending->begin(), n->pending->end());
+}
+
+} // namespace
+
+ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, const Node *now) {
+  ApplicationCheck r;
+  if (old == now) return r;
+  Solver &solver = graph.solver();
+  bool sameShapes = old->shape == now->shape;
+  std::set<const Node *> po = pendingOf(old), pn = pendingOf(now);
+  if (old->dtype == now->dtype && sameShapes && po == pn) return r; // same dims, same requirements
+  Validity vo = validityOf(graph, old), vn = validityOf(graph, now);
+  Pred okOld = vo.domain(), okNew = vn.domain();
+  Context c = graph.contextFor(reservedIn({okOld, okNew}, {old, now}));
+  if (old->dtype != now->dtype || old->rank() != now->rank()) {
+    r.soundness = Soundness::Unsound;
+    r.witness = pointWhere(solver, c, okOld);
+    r.reason = old->dtype != now->dtype
+                   ? std::string("the dtype changes from ") + ops::spelling(old->dtype) + " to " + ops::spelling(now->dtype)
+                   : "the rank changes from " + std::to_string(old->rank()) + " to " + std::to_string(now->rank());
+    return r;
+  }
+  for (std::size_t i = 0; i < old->rank(); ++i) {
+    if (old->shape[i] == now->shape[i]) continue;
+    Decision d = solver.decide(c, !okOld || eq(old->shape[i], now->shape[i]));
+    if (d.answer == Answer::Proven) continue;
+    r.soundness = Soundness::Unsound;
+    r.witness = d.violating;
+    r.reason = "dimension " + std::to_string(i) + " is " + old->shape[i].toString() + " before and " +
+               now->shape[i].toString() + " after" +
+               (d.answer == Answer::Unknown ? " (their equality could not be decided: " + d.reason + ")" : "");
+    return r;
+  }
+  if (okOld == okNew) return r;
+  // Requirements compared one by one: those both nodes have need no question (the common case:
+  // a rewrite keeps most of a program), only the others are asked under the other domain.
+  auto requirements = [](const Validity &v) {
+    std::vector<Pred> out;
+    for (const Obligation &o : v.obligations())
+      for (const Pred &p : conjuncts(o.predicate)) out.push_back(p);
+    return out;
+  };
+  std::vector<Pred> ro = requirements(vo), rn = requirements(vn);
+  auto missingFrom = [](const std::vector<Pred> &have, const std::vector<Pred> &need) {
+    std::unordered_set<Pred> in(have.begin(), have.end());
+    std::vector<Pred> out;
+    for (const Pred &p : need)
+      if (!in.count(p) && !p.isTrue()) out.push_back(p);
+    return out;
+  };
+  bool failsOld = !vo.failures().empty(), failsNew = !vn.failures().empty();
+  // `p` follows from the requirements `have` (whose conjunction is `all`): first under the
+  // context alone, then from those sharing a parameter with p, then from all of them (each
+  // step costs more; the last one's answer decides).
+  Decision proven;
+  proven.answer = Answer::Proven;
+  auto implied = [&](const std::vector<Pred> &have, const Pred &all, const Pred &p) -> Decision {
+    if (solver.provesQuickly(c, p)) return proven;
+    std::vector<Expr> params = parametersOf(p);
+    std::vector<Pred> relevant;
+    for (const Pred &h : have)
+      for (const Expr &q : parametersOf(h))
+        if (std::find(params.begin(), params.end(), q) != params.end()) {
+          relevant.push_back(h);
+          break;
+        }
+    if (!relevant.empty() && relevant.size() < have.size() &&
+        solver.provesQuickly(c, !Pred::conjunction(relevant) || p))
+      return proven;
+    return solver.decide(c, !all || p);
+  };
+  // New errors: the new node must be valid wherever the old one is.
+  std::vector<Pred> added = missingFrom(ro, rn);
+  if (failsNew && !failsOld) added.push_back(Pred::truth(false));
+  for (const Pred &p : added) {
+    Decision d = implied(ro, okOld, p);
+    if (d.answer == Answer::Proven) continue;
+    r.soundness = Soundness::Unsound;
+    r.witness = d.violating;
+    r.reason = d.answer == Answer::Unknown ? "whether it adds a shape error could not be decided (" + d.reason + ")"
+                                           : "it raises a shape error where the old program is valid (" + p.toString() + " fails)";
+    return r;
+  }
+  // Masked errors: where the new node is valid and the old one is not.
+  std::vector<Pred> dropped = missingFrom(rn, ro);
+  if (failsOld && !failsNew) dropped.push_back(Pred::truth(false));
+  for (const Pred &q : dropped) {
+    Decision d = implied(rn, okNew, q);
+    if (d.answer == Answer::Proven) continue;
+    r.soundness = Soundness::ValidGraph;
+    r.witness = d.violating;
+    r.reason = d.answer == Answer::Unknown ? "whether it masks a shape error could not be decided (" + d.reason + ")"
+                                           : "it masks a shape error: the old program fails where the new one runs (" +
+                                                 q.toString() + " fails)";
+    return r;
+  }
+  return r;
+}
+
+Engine::Engine(ops::Graph &graph, std::vector<Rule> rules, EngineOptions options)
+    : graph_(&graph), rules_(std::move(rules)), options_(std::move(options)) {}
+
+bool Engine::conditionHolds(const Rule &rule, const Node *self, const Bindings &b) {
+  auto node = [&](const std::string &v) { return v == "self" ? self : b.at(v); };
+  for (const Condition &c : rule.condition) {
+    const Node *a = node(c.a);
+    switch (c.kind) {
+    case Condition::SameDtype:
+      if (a->dtype != node(c.b)->dtype) return false;
+      break;
+    case Condition::DtypeIs:
+      if (a->dtype != *ops::dtypeNamed(c.b)) return false;
+      break;
+    case Condition::RankIs:
+      if (int64_t(a->rank()) != c.rank) return false;
+      break;
+    case Condition::SameShape: {
+      const Node *o = node(c.b);
+      if (a->rank() != o->rank()) return false;
+      std::vector<Pred> equal;
+      for (std::size_t i = 0; i < a->rank(); ++i)
+        if (a->shape[i] != o->shape[i]) equal.push_back(eq(a->shape[i], o->shape[i]));
+      if (equal.empty()) break;
+      Pred all = Pred::conjunction(equal);
+      if (!graph_->solver().provesQuickly(graph_->contextFor(reservedIn({all}, {})), all)) return false;
+      break;
+    }
+    }
+  }
+  return true;
+}
+
+const Node *Engine::tryRule(const Rule &rule, const Node *n) {
+  try {
+    if (rule.builtin) return applyBuiltin(rule.name, *graph_, n);
+    Bindings b;
+    if (!match(*rule.pattern, n, b) || !conditionHolds(rule, n, b)) return nullptr;
+    std::function<const Node *(const Term &)> build = [&](const Term &t) -> const Node * {
+      if (t.kind == Term::Var) return b.at(t.name);
+      if (t.kind == Term::Number) return graph_->literal(t.number, t.integer ? DType::Int64 : DType::Float64);
+      std::vector<const Node *> args;
+      for (const Term &a : t.args) args.push_back(build(a));
+      if (ops::isUnaryOp(t.name)) return graph_->unary(t.name, args[0]);
+      if (ops::isBinaryOp(t.name)) return graph_->binary(t.name, args[0], args[1], n->mode);
+      if (t.name == "where") return graph_->where(args[0], args[1], args[2], n->mode);
+      // zeros_like / ones_like: the operand's shape, not its value (the operand is not computed).
+      const Node *x = args.at(0);
+      return graph_->full(x->shape, graph_->literal(t.name == "ones_like" ? 1 : 0, DType::Int64), x->dtype);
+    };
+    return build(*rule.replacement);
+  } catch (const UserError &) {
+    return nullptr; // the replacement does not build here (a rank or dtype the factory refuses)
+  }
+}
+
+const Node *Engine::simplify(const Node *m, Phase phase, OptimizeResult &result) {
+  for (int k = 0; k < options_.maxApplicationsPerNode; ++k) {
+    bool fired = false;
+    for (const Rule &rule : rules_) {
+      if (rule.phase != phase || (options_.exactOnly && !rule.exact)) continue;
+      if (std::find(options_.disabled.begin(), options_.disabled.end(), rule.name) != options_.disabled.end()) continue;
+      if (refusedAt_.count({m, rule.name})) continue;
+      const Node *rep = tryRule(rule, m);
+      if (!rep || rep == m) continue;
+      ApplicationCheck check = checkApplication(*graph_, m, rep);
+      if (int(check.soundness) > int(options_.allow)) {
+        refusedAt_[{m, rule.name}] = true;
+        result.refused.push_back({rule.name, m, std::move(check)});
+        continue;
+      }
+      ++result.fired[rule.name];
+      result.trace.push_back(rule.name + ": " + m->describe() + " -> " + rep->describe());
+      m = rewrite(rep, phase, result);
+      fired = true;
+      break;
+    }
+    if (!fired) break;
+  }
+  return m;
+}
+
+const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &result) {
+  std::vector<std::pair<const Node *, bool>> stack{{root, false}};
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    if (done_.count(n)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      stack.back().second = true;
+      for (const Node *i : n->inputs)
+        if (!done_.count(i)) stack.push_back({i, false});
+      continue;
+    }
+    stack.pop_back();
+    std::vector<const Node *> ins;
+    for (const Node *i : n->inputs) ins.push_back(done_.at(i));
+    const Node *m = graph_->rebuild(n, ins);
+    if (auto it = done_.find(m); it != done_.end()) { // an equal node was rewritten before
+      done_[n] = it->second;
+      continue;
+    }
+    done_[m] = m; // while it is simplified: a replacement that contains it stops here
+    m = simplify(m, phase, result);
+    done_[n] = m;
+    done_[m] = m;
+  }
+  return done_.at(root);
+}
+
+OptimizeResult Engine::run(const std::vector<const Node *> &outputs) {
+  OptimizeResult result;
+  result.outputs = outputs;
+  for (Phase phase : {Phase::Canonicalize, Phase::Specialize, Phase::Canonicalize, Phase::Fuse}) {
+    done_.clear();
+    for (const Node *&o : result.outputs) o = rewrite(o, phase, result);
+  }
+  return result;
+}
+
+std::size_t reachableCount(const std::vector<const Node *> &outputs) {
+  std::unordered_set<const Node *> seen;
+  std::vector<const Node *> stack(outputs.begin(), outputs.end());
+  while (!stack.empty()) {
+    const Node *n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    for (const Node *i : n->inputs) stack.push_back(i);
+  }
+  return seen.size();
+}
+
+} // namespace shapelab::rewrite

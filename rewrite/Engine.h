@@ -1,0 +1,89 @@
+// Engine — applies rewrite rules to a fixed point and checks every application (DESIGN §3.6).
+//
+// Model: a bottom-up pass per phase (canonicalize, then specialize, then fuse): each node is
+// rebuilt on its rewritten operands (Graph::rebuild; hash-consing merges equal subterms, which
+// is common-subexpression elimination), then the phase's rules are tried at it until none fires;
+// a replacement's new nodes are simplified the same way. Every application is checked by the
+// solver before it is taken (checkApplication): the replacement must have the old node's dtype,
+// rank and — wherever the old node is valid — its shape, and its validity domain must equal the
+// old one (strict) or contain it (valid-graph: it may mask an error, never add one). An
+// application that fails the allowed level is refused and reported with a witness point.
+// Cost: one hash lookup per node and rule that does not match; an application costs its
+// replacement's shape rules plus the checker's solver questions (none when the replacement
+// keeps the same shape expressions and the same pending obligations).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ops/Graph.h"
+#include "rewrite/Rules.h"
+
+namespace shapelab::rewrite {
+
+/// How a rewrite treats shape errors: keeps every one (strict), may mask some (valid-graph:
+/// PyTensor's shape_unsafe), or adds one or changes a shape (unsound).
+enum class Soundness { Strict, ValidGraph, Unsound };
+const char *spelling(Soundness s); // "strict", "valid-graph", "unsound"
+
+struct ApplicationCheck {
+  Soundness soundness = Soundness::Strict;
+  /// valid-graph: a point where the old node fails and the new one does not (the masked error);
+  /// unsound: a point where the new node fails or differs in shape while the old one is valid.
+  std::optional<Assignment> witness;
+  std::string reason; // a person's sentence for valid-graph and unsound
+};
+
+/// Compares `now` with `old` (both nodes of `graph`).
+ApplicationCheck checkApplication(const ops::Graph &graph, const ops::Node *old, const ops::Node *now);
+
+struct EngineOptions {
+  /// The weakest soundness an application may have to be taken (Strict or ValidGraph).
+  Soundness allow = Soundness::Strict;
+  /// Only rules that keep values bit for bit (`exact: yes`).
+  bool exactOnly = false;
+  /// Rules not to run (by name).
+  std::vector<std::string> disabled;
+  /// Applications per node before the engine stops rewriting it (a rule set that cycles).
+  int maxApplicationsPerNode = 32;
+};
+
+struct Refusal {
+  std::string rule;
+  const ops::Node *at = nullptr;
+  ApplicationCheck check;
+};
+
+struct OptimizeResult {
+  std::vector<const ops::Node *> outputs;
+  std::map<std::string, int> fired;
+  std::vector<Refusal> refused;
+  std::vector<std::string> trace; // "rule: old -> new", in order
+};
+
+class Engine {
+public:
+  Engine(ops::Graph &graph, std::vector<Rule> rules, EngineOptions options = {});
+  OptimizeResult run(const std::vector<const ops::Node *> &outputs);
+  /// `rule`'s replacement for `n` when it matches and its condition is proven (unchecked).
+  const ops::Node *tryRule(const Rule &rule, const ops::Node *n);
+
+private:
+  const ops::Node *rewrite(const ops::Node *n, Phase phase, OptimizeResult &result);
+  const ops::Node *simplify(const ops::Node *n, Phase phase, OptimizeResult &result);
+  bool conditionHolds(const Rule &rule, const ops::Node *self, const std::map<std::string, const ops::Node *> &b);
+
+  ops::Graph *graph_;
+  std::vector<Rule> rules_;
+  EngineOptions options_;
+  std::unordered_map<const ops::Node *, const ops::Node *> done_; // per phase: node -> rewritten
+  std::map<std::pair<const ops::Node *, std::string>, bool> refusedAt_;
+};
+
+/// The nodes `outputs` depend on (themselves included).
+std::size_t reachableCount(const std::vector<const ops::Node *> &outputs);
+
+} // namespace shapelab::rewrite

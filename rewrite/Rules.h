@@ -1,0 +1,77 @@
+// Rules — rewrite rules as data: the text format, its parser, and the rule table (DESIGN §3.6).
+//
+// Model: a rule file holds one rule per `rule` or `builtin` line, with indented option lines
+// after it (phase, exact, example). A pattern rule reads `rule NAME: PATTERN -> REPLACEMENT
+// [if CONDITION]`: the pattern is a term over pattern variables (lower-case names), numbers,
+// operators and calls spelled as in programs; the replacement is built from the variables with
+// the ops' factories; the condition is a conjunction of shape, dtype and rank equalities that
+// must be proven where the rule fires. A builtin names a rewrite written in C++ (Builtins.cpp),
+// kept in the same table so the engine, the checker and `:rules` treat both alike.
+// Refused when loaded, with file, line and column: text that does not parse, a replacement or
+// condition using a variable the pattern does not bind, a call the engine cannot match or
+// build, an unknown builtin or option.
+// Example: `rule mul_div_cancel: (x * y) / y -> x if self.shape == x.shape` matches
+// true_divide(multiply(a, b), b) with x = a, y = b.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symbolic/Errors.h"
+
+namespace shapelab::rewrite {
+
+/// A rule file that does not load: the message names the file, line and column.
+class RuleError : public UserError {
+public:
+  using UserError::UserError;
+};
+
+/// A pattern or replacement term.
+struct Term {
+  enum Kind { Var, Number, Call } kind = Var;
+  std::string name;        // Var: the variable; Call: the op (ufunc name, "concatenate", ...)
+  double number = 0;       // Number
+  bool integer = false;    // Number: written without a point
+  bool list = false;       // Call: the operands were written as one list (concatenate([x]))
+  std::vector<Term> args;  // Call
+  std::string toString() const;
+};
+
+/// One conjunct of a condition: A.shape == B.shape, A.dtype == B.dtype, A.dtype == float64,
+/// A.ndim == 2 (A, B: pattern variables or `self`).
+struct Condition {
+  enum Kind { SameShape, SameDtype, DtypeIs, RankIs } kind = SameShape;
+  std::string a, b;  // b: the second variable, or the dtype's name
+  int64_t rank = 0;
+};
+
+enum class Phase { Canonicalize, Specialize, Fuse };
+const char *spelling(Phase p);
+
+struct Rule {
+  std::string name;
+  bool builtin = false;
+  Phase phase = Phase::Canonicalize;
+  bool exact = true;                 // keeps values bit for bit (not only shapes)
+  std::optional<Term> pattern, replacement;
+  std::vector<Condition> condition;
+  std::string text;                  // the rule as written (one line)
+  std::string description;           // builtin: what it does
+  std::vector<std::string> examples; // program expressions it rewrites (for the checker)
+  std::vector<std::string> variables;// of the pattern, in order of appearance
+  std::string file;
+  int line = 0;
+};
+
+/// Parses a rule file's text. Throws RuleError ("FILE:LINE:COL: message").
+std::vector<Rule> parseRules(const std::string &text, const std::string &file);
+/// Reads and parses a file.
+std::vector<Rule> loadRules(const std::string &path);
+/// The rules shipped with shapelab (rewrite/rules/default.rules, compiled in).
+const std::vector<Rule> &defaultRules();
+/// The shipped rule file's text.
+const std::string &defaultRulesText();
+
+} // namespace shapelab::rewrite
