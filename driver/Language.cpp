@@ -11,6 +11,7 @@
 
 #include "driver/Json.h"
 #include "interp/Interpreter.h"
+#include "interp/Optimized.h"
 #include "ops/Graph.h"
 #include "rewrite/Engine.h"
 #include "shape/RandomVariable.h"
@@ -1270,6 +1271,29 @@ struct Session::Impl {
 
   Json assignmentOrNull(const std::optional<Assignment> &a) { return a ? assignmentJson(*a) : Json(nullptr); }
 
+  /// `n` as :optimize left it, or rewritten now (strict, exact rules: values keep their bits).
+  const Node *optimizedFor(const Node *n) {
+    if (auto it = optimized.find(n); it != optimized.end()) return it->second;
+    rewrite::EngineOptions eo;
+    eo.exactOnly = true;
+    rewrite::Engine engine(*graph, rewrite::defaultRules(), eo);
+    const Node *m = engine.run({n}).outputs[0];
+    optimized[n] = m;
+    return m;
+  }
+  static std::string formatSeconds(double s) {
+    char buf[32];
+    if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+    else if (s < 1) std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+    else std::snprintf(buf, sizeof buf, "%.3f s", s);
+    return buf;
+  }
+  static std::string formatRatio(double r) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", r);
+    return buf;
+  }
+
   /// The DAG below `n` (shared nodes once), a line per node; with `json`, also as objects.
   std::vector<std::string> graphLines(const Node *n, Json *json = nullptr) {
     std::vector<std::string> lines;
@@ -1404,7 +1428,8 @@ struct Session::Impl {
       }
       return r;
     }
-    if (cmd == "eval" || cmd == "save") {
+    if (cmd == "eval" || cmd == "save" || cmd == "time") {
+      bool opt = cmd != "time" && takeFlag("--opt");
       std::string name;
       const Node *n = target(name, true);
       std::string path;
@@ -1430,8 +1455,56 @@ struct Session::Impl {
           if (x->kind == ops::OpKind::Input) return "input " + x->op;
           return it != names.end() ? it->second + " (" + x->op + ")" : x->describe();
         };
-        interp::Interpreter in(*graph, point, inputs, io);
-        Array value = in.evaluate(n);
+        if (cmd == "time") {
+          // Medians of repeated runs, each interpreter fresh (no value reused between runs).
+          const Node *fast = optimizedFor(n);
+          io.debugChecks = false;
+          // Inputs not given are generated once, outside the timed runs.
+          for (const Node &x : graph->nodes())
+            if (x.kind == ops::OpKind::Input && !inputs.count(x.op)) {
+              std::vector<int64_t> dims;
+              bool known = true;
+              for (const Expr &d : x.shape) {
+                std::optional<Integer> v = shapelab::evaluate(d, point);
+                if (!v || !v->fitsInt64()) known = false;
+                else dims.push_back(v->toInt64Checked());
+              }
+              if (known) inputs[x.op] = interp::seededInput(x.op, x.dtype, dims, options.seed);
+            }
+          auto median = [&](auto &&run) {
+            std::vector<double> seconds;
+            double spent = 0;
+            while (seconds.size() < 3 || (seconds.size() < 25 && spent < 1.0)) {
+              auto start = std::chrono::steady_clock::now();
+              run();
+              seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+              spent += seconds.back();
+            }
+            std::sort(seconds.begin(), seconds.end());
+            return std::pair(seconds[seconds.size() / 2], seconds.size());
+          };
+          auto [ref, refRuns] = median([&] { interp::Interpreter(*graph, point, inputs, io).evaluate(n); });
+          auto [optimized, optRuns] = median([&] { interp::OptimizedInterpreter(*graph, point, inputs, io).evaluate(fast); });
+          j["reference_s"] = ref;
+          j["optimized_s"] = optimized;
+          j["repeats"] = std::min(refRuns, optRuns);
+          j["reference_repeats"] = refRuns;
+          j["optimized_repeats"] = optRuns;
+          if (options.json) r.lines.push_back(dumpJson(j));
+          else
+            r.lines.push_back(name + ": reference " + formatSeconds(ref) + ", optimized " + formatSeconds(optimized) + " (" +
+                              (optimized > 0 ? formatRatio(ref / optimized) : std::string("-")) + "x; medians of " +
+                              std::to_string(refRuns) + " and " + std::to_string(optRuns) + " runs)");
+          return r;
+        }
+        Array value;
+        if (opt) {
+          interp::OptimizedInterpreter in(*graph, point, inputs, io);
+          value = in.evaluate(optimizedFor(n));
+        } else {
+          interp::Interpreter in(*graph, point, inputs, io);
+          value = in.evaluate(n);
+        }
         if (cmd == "save") {
           interp::saveNpy(value, path);
           j["path"] = path;

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include "symbolic/Errors.h"
 
@@ -31,13 +32,69 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
-Array::Array(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+namespace {
+
+/// Large buffers freed recently, kept for the next allocation of the same size: a program run
+/// again (a benchmark, a loop over parameter values) reuses its memory instead of asking the
+/// kernel for fresh pages. At most kPoolBuffers buffers and kPoolBytes bytes are kept.
+class BufferPool {
+public:
+  static constexpr std::size_t kMinWords = std::size_t(1) << 17; // 1 MiB
+  static constexpr std::size_t kPoolBuffers = 8;
+  static constexpr std::size_t kPoolBytes = std::size_t(1) << 30;
+
+  uint64_t *take(std::size_t words) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::size_t i = 0; i < free_.size(); ++i)
+      if (free_[i].second == words) {
+        uint64_t *p = free_[i].first;
+        bytes_ -= words * 8;
+        free_.erase(free_.begin() + std::ptrdiff_t(i));
+        return p;
+      }
+    return nullptr;
+  }
+  void give(uint64_t *p, std::size_t words) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (free_.size() < kPoolBuffers && bytes_ + words * 8 <= kPoolBytes) {
+        free_.emplace_back(p, words);
+        bytes_ += words * 8;
+        return;
+      }
+    }
+    delete[] p;
+  }
+
+private:
+  std::mutex mutex_;
+  std::vector<std::pair<uint64_t *, std::size_t>> free_;
+  std::size_t bytes_ = 0;
+};
+
+BufferPool &pool() {
+  static auto *p = new BufferPool; // never destroyed: buffers may be freed during exit
+  return *p;
+}
+
+} // namespace
+
+Array::Array(DType dtype, std::vector<int64_t> shape, bool zeroed) : dtype_(dtype), shape_(std::move(shape)) {
   int64_t count = checkedCount(shape_);
   strides_.assign(shape_.size(), 1);
   for (std::size_t i = shape_.size(); i-- > 1;) strides_[i - 1] = strides_[i] * std::max<int64_t>(shape_[i], 1);
   std::size_t words = (std::size_t(count) * ops::itemSize(dtype) + 7) / 8 + 1;
-  buffer_ = std::shared_ptr<uint64_t[]>(new uint64_t[words]());
+  if (words < BufferPool::kMinWords) {
+    buffer_ = std::shared_ptr<uint64_t[]>(zeroed ? new uint64_t[words]() : new uint64_t[words]);
+    return;
+  }
+  uint64_t *p = pool().take(words);
+  if (!p) p = new uint64_t[words];
+  if (zeroed) std::memset(p, 0, words * 8);
+  buffer_ = std::shared_ptr<uint64_t[]>(p, [words](uint64_t *q) { pool().give(q, words); });
 }
+
+Array Array::uninitialized(DType dtype, std::vector<int64_t> shape) { return Array(dtype, std::move(shape), false); }
 
 int64_t Array::size() const {
   int64_t n = 1;
@@ -82,6 +139,11 @@ Array Array::contiguous() const {
 }
 
 Array Array::astype(DType t) const {
+  if (t == dtype_ && isContiguous()) {
+    Array out = uninitialized(t, shape_);
+    std::memcpy(out.buffer_.get(), base<char>() + offset_ * int64_t(ops::itemSize(t)), std::size_t(size()) * ops::itemSize(t));
+    return out;
+  }
   Array out(t, shape_);
   dispatch(dtype_, [&](auto from) {
     using From = decltype(from);

@@ -73,7 +73,9 @@ class Array {
 public:
   Array() : Array(DType::Float64, {}) {}
   /// A new C-contiguous array filled with zeros. Throws OverflowError beyond kMaxElements.
-  Array(DType dtype, std::vector<int64_t> shape);
+  Array(DType dtype, std::vector<int64_t> shape) : Array(dtype, std::move(shape), true) {}
+  /// A new C-contiguous array whose elements are to be written by the caller (not zeroed).
+  static Array uninitialized(DType dtype, std::vector<int64_t> shape);
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t> &shape() const { return shape_; }
@@ -82,6 +84,8 @@ public:
   std::size_t rank() const { return shape_.size(); }
   int64_t size() const;
   bool isContiguous() const;
+  /// How many arrays share this one's buffer (views included).
+  long bufferUses() const { return buffer_.use_count(); }
 
   /// Typed pointer to element 0 of the buffer (add offset() and strides yourself).
   template <class T> T *base() const { return reinterpret_cast<T *>(buffer_.get()); }
@@ -108,6 +112,7 @@ public:
   std::string toString() const;
 
 private:
+  Array(DType dtype, std::vector<int64_t> shape, bool zeroed);
   DType dtype_;
   std::vector<int64_t> shape_, strides_;
   int64_t offset_ = 0;

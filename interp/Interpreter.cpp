@@ -129,6 +129,21 @@ Array gufuncLoop(const std::vector<Array> &ins, const std::vector<std::size_t> &
 
 } // namespace
 
+std::vector<int64_t> elementwiseShape(const Node *n, const std::vector<std::vector<int64_t>> &shapes) {
+  Dims out = broadcastShapes(shapes);
+  checkStaticBroadcast(n, shapes, out);
+  return out;
+}
+
+bool powerIsSquare(const Node *n) {
+  if (n->kind != OpKind::Binary || n->op != "power" || !ops::isFloat(n->dtype) || n->inputs[0]->rank() == 0) return false;
+  const Node *e = n->inputs[1];
+  if (e->kind != OpKind::Scalar || !e->weak) return false;
+  if (e->exprs.empty()) return e->number == 2;
+  std::optional<Integer> c = e->exprs[0].constantValue();
+  return c && *c == Integer(2);
+}
+
 void negativeIntegerPower() { throw EvalError(EvalError::Value, "Integers to negative integer powers are not allowed."); }
 
 Array seededInput(const std::string &name, DType dtype, const std::vector<int64_t> &shape, uint64_t seed) {
@@ -278,7 +293,7 @@ Array Interpreter::inputValue(const Node *n) {
   if (given.shape() != declared)
     throw EvalError(EvalError::Input, "input " + n->op + " has shape " + shapeText(given.shape()) + ", but its declared shape " +
                                           toString(n->shape) + " is " + shapeText(declared) + " at " + point_.toString());
-  return given.astype(n->dtype);
+  return given.dtype() == n->dtype ? given : given.astype(n->dtype); // read only: kernels write fresh arrays
 }
 
 Array Interpreter::run(const Node *n) {
@@ -331,6 +346,9 @@ Array Interpreter::run(const Node *n) {
       if (compare) {
         bool *r = result.base<bool>();
         for (std::size_t k = 0; k < oa.size(); ++k) r[k] = comparison<T>(op, pa[oa[k]], pb[ob[k]]);
+      } else if (powerIsSquare(n)) {
+        T *r = result.base<T>();
+        for (std::size_t k = 0; k < oa.size(); ++k) r[k] = pa[oa[k]] * pa[oa[k]];
       } else {
         T *r = result.base<T>();
         for (std::size_t k = 0; k < oa.size(); ++k) r[k] = arithmetic<T>(op, pa[oa[k]], pb[ob[k]]);

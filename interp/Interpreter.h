@@ -53,6 +53,16 @@ public:
   Array evaluate(const ops::Node *node);
   /// Parameter values, data-dependent sizes included once they are known.
   const Assignment &point() const { return point_; }
+  /// Makes `value` the node's value (the optimized interpreter computes some nodes itself).
+  void provide(const ops::Node *n, Array value) { values_.insert_or_assign(n, std::move(value)); }
+  /// Drops a node's value (its last reader has run), freeing its buffer if nothing else holds it.
+  void forget(const ops::Node *n) { values_.erase(n); }
+  const Array *find(const ops::Node *n) const {
+    auto it = values_.find(n);
+    return it == values_.end() ? nullptr : &it->second;
+  }
+  /// The node as messages name it.
+  std::string nameOf(const ops::Node *n) const { return name(n); }
 
 private:
   Array run(const ops::Node *n);
@@ -70,6 +80,14 @@ private:
   InterpreterOptions options_;
   std::unordered_map<const ops::Node *, Array> values_;
 };
+
+/// The result shape of an elementwise node (Unary, Binary, Where) on operands of these shapes:
+/// NumPy's broadcasting, and static mode's rule; throws EvalError(Shape) with the kernels' message.
+std::vector<int64_t> elementwiseShape(const ops::Node *n, const std::vector<std::vector<int64_t>> &shapes);
+
+/// `x ** 2` with a float result and a Python literal 2 as exponent: NumPy's `**` computes it as
+/// np.square (x * x, correctly rounded), not with pow; both interpreters do the same.
+bool powerIsSquare(const ops::Node *n);
 
 /// Deterministic pseudo-random data for an input that was not given: floats are multiples of
 /// 1/16 in [-4, 4), integers in [0, 5), bools fair; keyed by (seed, name, element).

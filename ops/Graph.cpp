@@ -1161,7 +1161,16 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
   case OpKind::Concatenate: return concatenate(in, n->ints[0]);
   case OpKind::Stack: return stack(in, n->ints[0]);
   case OpKind::Index: keep(); return indexImpl(in[0], n->index, in.size() > 1 ? in[1] : nullptr, n->op, n->ints);
-  case OpKind::SetSubtensor: return setSubtensor(in.back(), in[1], n->op == "inc_subtensor", n->mode);
+  case OpKind::SetSubtensor: {
+    // The region must stay an indexing of the (new) array, whatever its operand became.
+    const Node *region = in.back();
+    if (region->kind != OpKind::Index || region->inputs[0] != in[0]) {
+      std::vector<const Node *> regionInputs{in[0]};
+      if (n->inputs.size() > 3) regionInputs.push_back(in[2]);
+      region = rebuild(n->inputs.back(), regionInputs);
+    }
+    return setSubtensor(region, in[1], n->op == "inc_subtensor", n->mode);
+  }
   case OpKind::Reduce: return reduce(n->op, in[0], n->ints, n->number != 0);
   case OpKind::Blockwise: return blockwise(n->op, in, n->mode);
   case OpKind::Diff: return diff(in[0], n->ints[0], n->ints[1]);

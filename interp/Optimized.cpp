@@ -1,0 +1,422 @@
+#include "interp/Optimized.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "interp/Kernels.h"
+#include "interp/simd/VectorMath.h"
+
+namespace shapelab::interp {
+
+using ops::Node;
+using ops::OpKind;
+using Dims = std::vector<int64_t>;
+
+namespace {
+
+constexpr int64_t kBlock = 256;
+constexpr int64_t kParallelFrom = int64_t(1) << 16; // elements
+
+enum class Code : uint8_t {
+  Math,                                                   // simd::MathOp
+  Sqrt, Abs, Negative, Floor, Ceil, Sign,                 // unary, exact
+  Add, Sub, Mul, Div, Max, Min, Scalar,                   // binary (Scalar: Kernels' rule per element)
+};
+
+struct Instr {
+  Code code;
+  simd::MathOp math = simd::MathOp::Exp;
+  Bin bin = Bin::Add;
+  int dst = 0, a = 0, b = 0;
+};
+
+std::optional<simd::MathOp> mathOp(const std::string &op) {
+  static const std::vector<std::pair<std::string, simd::MathOp>> table = {
+      {"exp", simd::MathOp::Exp},     {"log", simd::MathOp::Log}, {"log1p", simd::MathOp::Log1p},
+      {"expm1", simd::MathOp::Expm1}, {"sin", simd::MathOp::Sin}, {"cos", simd::MathOp::Cos},
+      {"tan", simd::MathOp::Tan},     {"tanh", simd::MathOp::Tanh}};
+  for (const auto &[name, code] : table)
+    if (name == op) return code;
+  return std::nullopt;
+}
+
+Instr instrFor(const Node *n) {
+  Instr i{Code::Math};
+  if (n->kind == OpKind::Unary) {
+    if (auto m = mathOp(n->op)) {
+      i.math = *m;
+      return i;
+    }
+    static const std::vector<std::pair<std::string, Code>> unary = {{"sqrt", Code::Sqrt},         {"abs", Code::Abs},
+                                                                     {"negative", Code::Negative}, {"floor", Code::Floor},
+                                                                     {"ceil", Code::Ceil},         {"sign", Code::Sign}};
+    for (const auto &[name, code] : unary)
+      if (name == n->op) i.code = code;
+    return i;
+  }
+  i.bin = binCode(n->op);
+  switch (i.bin) {
+  case Bin::Add: i.code = Code::Add; break;
+  case Bin::Sub: i.code = Code::Sub; break;
+  case Bin::Mul: i.code = Code::Mul; break;
+  case Bin::Div: i.code = Code::Div; break;
+  case Bin::Max: i.code = Code::Max; break;
+  case Bin::Min: i.code = Code::Min; break;
+  default: i.code = Code::Scalar; break;
+  }
+  return i;
+}
+
+const char *mathName(simd::MathOp op) {
+  static const char *names[] = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"};
+  return names[int(op)];
+}
+
+void execute(const Instr &in, const double *a, const double *b, double *d, int64_t n, bool libm) {
+  using simd::Arith;
+  switch (in.code) {
+  case Code::Math:
+    if (libm) {
+      std::string name = mathName(in.math);
+      for (int64_t k = 0; k < n; ++k) d[k] = unaryValue<double>(name, a[k]);
+      return;
+    }
+    simd::apply(in.math, a, d, n);
+    return;
+  case Code::Sqrt: simd::arith(Arith::Sqrt, a, a, d, n); return;
+  case Code::Abs: simd::arith(Arith::Abs, a, a, d, n); return;
+  case Code::Negative: simd::arith(Arith::Negative, a, a, d, n); return;
+  case Code::Floor: simd::arith(Arith::Floor, a, a, d, n); return;
+  case Code::Ceil: simd::arith(Arith::Ceil, a, a, d, n); return;
+  case Code::Sign: for (int64_t k = 0; k < n; ++k) d[k] = std::isnan(a[k]) ? a[k] : double((a[k] > 0) - (a[k] < 0)); return;
+  case Code::Add: simd::arith(Arith::Add, a, b, d, n); return;
+  case Code::Sub: simd::arith(Arith::Sub, a, b, d, n); return;
+  case Code::Mul: simd::arith(a == b ? Arith::Square : Arith::Mul, a, b, d, n); return;
+  case Code::Div: simd::arith(Arith::Div, a, b, d, n); return;
+  case Code::Max: simd::arith(Arith::Max, a, b, d, n); return;
+  case Code::Min: simd::arith(Arith::Min, a, b, d, n); return;
+  case Code::Scalar: for (int64_t k = 0; k < n; ++k) d[k] = arithmetic<double>(in.bin, a[k], b[k]); return;
+  }
+}
+
+/// Reads elements [start, start + count) (C order over `shape`) of a float64 array viewed with
+/// `strides` (0 on broadcast dims) into `out`.
+void gather(const double *base, int64_t offset, const Dims &shape, const Dims &strides, int64_t start, int64_t count,
+            double *out) {
+  std::size_t r = shape.size();
+  if (r == 0) {
+    std::fill(out, out + count, base[offset]);
+    return;
+  }
+  Dims idx(r);
+  int64_t off = offset, rest = start;
+  for (std::size_t i = r; i-- > 0;) {
+    idx[i] = rest % shape[i];
+    rest /= shape[i];
+    off += idx[i] * strides[i];
+  }
+  int64_t last = shape[r - 1], step = strides[r - 1];
+  for (int64_t k = 0; k < count;) {
+    int64_t run = std::min(count - k, last - idx[r - 1]);
+    if (step == 0) std::fill(out + k, out + k + run, base[off]);
+    else
+      for (int64_t j = 0; j < run; ++j) out[k + j] = base[off + j * step];
+    k += run;
+    off += run * step;
+    idx[r - 1] += run;
+    // Carry into the outer dimensions.
+    for (std::size_t i = r - 1; i > 0 && idx[i] == shape[i]; --i) {
+      off -= idx[i] * strides[i];
+      idx[i] = 0;
+      ++idx[i - 1];
+      off += strides[i - 1];
+    }
+  }
+}
+
+} // namespace
+
+bool fusable(const Node *n) {
+  if (n->dtype != DType::Float64) return false;
+  if (n->kind == OpKind::Unary) return n->op != "invert";
+  if (n->kind != OpKind::Binary) return false;
+  Bin b = binCode(n->op);
+  return !(b >= Bin::Eq && b <= Bin::Ge) && b != Bin::And && b != Bin::Or;
+}
+
+struct OptimizedInterpreter::Cluster {
+  const Node *root = nullptr;
+  std::vector<const Node *> members; // operands before users; root last
+  std::vector<const Node *> leaves;  // values read from memory
+};
+
+OptimizedInterpreter::OptimizedInterpreter(const ops::Graph &graph, Assignment params,
+                                           std::map<std::string, Array> inputs, InterpreterOptions options)
+    : ref_(graph, std::move(params), std::move(inputs), [&] {
+        options.debugChecks = false;
+        return options;
+      }()),
+      threads_(std::max(1u, std::thread::hardware_concurrency())) {
+  if (const char *t = std::getenv("SHAPELAB_THREADS")) threads_ = unsigned(std::max(1, std::atoi(t)));
+}
+
+std::optional<Array> OptimizedInterpreter::view(const Node *n) {
+  auto dim = [&](const Expr &e) {
+    std::optional<Integer> v = shapelab::evaluate(e, ref_.point());
+    return v && v->fitsInt64() ? std::optional<int64_t>(v->toInt64Checked()) : std::nullopt;
+  };
+  const Array *xp = ref_.find(n->inputs.empty() ? nullptr : n->inputs[0]);
+  if (!xp) return std::nullopt;
+  const Array &x = *xp;
+  if (x.dtype() != n->dtype) return std::nullopt;
+  switch (n->kind) {
+  case OpKind::Transpose: return x.transposed(n->ints);
+  case OpKind::BroadcastTo: {
+    if (n->mode == BroadcastMode::Static) return std::nullopt;
+    Dims target;
+    for (const Expr &e : n->exprs) {
+      auto d = dim(e);
+      if (!d || *d < 0) return std::nullopt;
+      target.push_back(*d);
+    }
+    if (target.size() < x.rank()) return std::nullopt;
+    for (std::size_t i = 0; i < x.rank(); ++i) {
+      int64_t s = x.shape()[i], t = target[target.size() - x.rank() + i];
+      if (s != t && s != 1) return std::nullopt; // the reference raises the error
+    }
+    return x.broadcastTo(target);
+  }
+  case OpKind::Reshape: {
+    if (n->op == "squeeze") {
+      Dims shape, strides;
+      for (std::size_t i = 0; i < x.rank(); ++i) {
+        if (n->ints[i] && x.shape()[i] != 1) return std::nullopt;
+        if (!n->ints[i]) shape.push_back(x.shape()[i]), strides.push_back(x.strides()[i]);
+      }
+      return x.view(x.offset(), shape, strides);
+    }
+    if (n->op == "expand_dims") {
+      Dims shape, strides;
+      std::size_t j = 0;
+      for (std::size_t i = 0; i < x.rank() + n->ints.size(); ++i) {
+        if (std::find(n->ints.begin(), n->ints.end(), int64_t(i)) != n->ints.end()) shape.push_back(1), strides.push_back(0);
+        else shape.push_back(x.shape()[j]), strides.push_back(x.strides()[j]), ++j;
+      }
+      return x.view(x.offset(), shape, strides);
+    }
+    if (!x.isContiguous()) return std::nullopt;
+    Dims shape;
+    int64_t count = 1;
+    for (const Expr &e : n->exprs) {
+      auto d = dim(e);
+      if (!d || *d < 0) return std::nullopt;
+      shape.push_back(*d);
+      if (__builtin_mul_overflow(count, *d, &count)) return std::nullopt;
+    }
+    if (count != x.size()) return std::nullopt;
+    Dims strides(shape.size());
+    int64_t s = 1;
+    for (std::size_t i = shape.size(); i-- > 0;) strides[i] = s, s *= std::max<int64_t>(shape[i], 1);
+    return x.view(x.offset(), shape, strides);
+  }
+  default: return std::nullopt;
+  }
+}
+
+Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested) {
+  // Shapes first, op by op, with the reference's rules (the same errors, naming the same node).
+  std::unordered_map<const Node *, Dims> shapes;
+  for (const Node *l : c.leaves) shapes[l] = ref_.find(l)->shape();
+  for (const Node *m : c.members) {
+    std::vector<Dims> operands;
+    for (const Node *i : m->inputs) operands.push_back(shapes.at(i));
+    try {
+      shapes[m] = elementwiseShape(m, operands);
+    } catch (const EvalError &e) {
+      throw EvalError(e.kind, ref_.nameOf(m) + ": " + e.what());
+    }
+  }
+  const Dims &outShape = shapes.at(c.root);
+  int64_t total = checkedCount(outShape);
+  // Registers: leaves, then members; the leaves as float64 arrays broadcast to the output.
+  std::unordered_map<const Node *, int> reg;
+  std::vector<Array> leafArrays;
+  for (const Node *l : c.leaves) {
+    reg[l] = int(leafArrays.size());
+    const Array &v = *ref_.find(l);
+    leafArrays.push_back((v.dtype() == DType::Float64 ? v : v.astype(DType::Float64)).broadcastTo(outShape));
+  }
+  int registers = int(leafArrays.size());
+  std::vector<Instr> program;
+  for (const Node *m : c.members) {
+    Instr in = instrFor(m);
+    in.a = reg.at(m->inputs[0]);
+    in.b = m->inputs.size() > 1 ? reg.at(m->inputs[1]) : in.a;
+    if (powerIsSquare(m)) in.code = Code::Mul, in.b = in.a;
+    in.dst = reg[m] = registers++;
+    program.push_back(in);
+  }
+  // The output: an operand's buffer when it is dead after this loop and owned by nobody else.
+  Array out;
+  bool inPlace = false;
+  for (std::size_t i = 0; i < c.leaves.size() && !inPlace; ++i) {
+    const Node *l = c.leaves[i];
+    const Array *v = ref_.find(l);
+    bool fresh = l->kind != OpKind::Input && l->kind != OpKind::Scalar && l != requested && fusedOrFresh_.count(l);
+    if (fresh && uses_[l] == 1 && v->dtype() == DType::Float64 && v->isContiguous() && v->shape() == outShape &&
+        v->bufferUses() == 1) {
+      out = *v;
+      inPlace = true;
+    }
+  }
+  if (!inPlace) out = Array::uninitialized(DType::Float64, outShape);
+  else ++stats_.inPlace;
+  double *dst = out.base<double>() + out.offset();
+  std::vector<bool> direct(leafArrays.size());
+  for (std::size_t i = 0; i < leafArrays.size(); ++i)
+    direct[i] = leafArrays[i].isContiguous() && leafArrays[i].shape() == outShape;
+  std::vector<bool> constant(leafArrays.size());
+  for (std::size_t i = 0; i < leafArrays.size(); ++i)
+    constant[i] = std::all_of(leafArrays[i].strides().begin(), leafArrays[i].strides().end(), [](int64_t s) { return s == 0; });
+  auto runRange = [&](int64_t from, int64_t to) {
+    std::vector<double> buffers(static_cast<std::size_t>(registers * kBlock));
+    std::vector<const double *> ptr(static_cast<std::size_t>(registers));
+    // A broadcast scalar fills its register once.
+    for (std::size_t i = 0; i < leafArrays.size(); ++i)
+      if (constant[i] && !direct[i]) {
+        const Array &a = leafArrays[i];
+        std::fill(&buffers[i * kBlock], &buffers[i * kBlock] + kBlock, a.base<double>()[a.offset()]);
+        ptr[i] = &buffers[i * kBlock];
+      }
+    for (int64_t s = from; s < to; s += kBlock) {
+      int64_t n = std::min(kBlock, to - s);
+      for (std::size_t i = 0; i < leafArrays.size(); ++i) {
+        const Array &a = leafArrays[i];
+        if (constant[i] && !direct[i]) continue;
+        if (direct[i]) {
+          ptr[i] = a.base<double>() + a.offset() + s;
+        } else {
+          gather(a.base<double>(), a.offset(), a.shape(), a.strides(), s, n, &buffers[i * kBlock]);
+          ptr[i] = &buffers[i * kBlock];
+        }
+      }
+      for (std::size_t k = 0; k < program.size(); ++k) {
+        const Instr &in = program[k];
+        double *d = k + 1 == program.size() ? dst + s : &buffers[std::size_t(in.dst) * kBlock];
+        execute(in, ptr[std::size_t(in.a)], ptr[std::size_t(in.b)], d, n, libmMath_);
+        ptr[std::size_t(in.dst)] = d;
+      }
+    }
+  };
+  unsigned threads = total >= kParallelFrom ? threads_ : 1;
+  if (threads <= 1) {
+    runRange(0, total);
+  } else {
+    int64_t blocks = (total + kBlock - 1) / kBlock, per = (blocks + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) {
+      int64_t from = std::min(total, int64_t(t) * per * kBlock), to = std::min(total, int64_t(t + 1) * per * kBlock);
+      if (from < to) pool.emplace_back(runRange, from, to);
+    }
+    runRange(0, std::min(total, per * kBlock));
+    for (std::thread &t : pool) t.join();
+  }
+  ++stats_.fusedLoops;
+  stats_.fusedNodes += c.members.size();
+  return out;
+}
+
+Array OptimizedInterpreter::evaluate(const Node *node) {
+  // Uses of each node among what `node` needs (an ifelse's branches are the reference's).
+  uses_.clear();
+  {
+    std::vector<const Node *> stack{node};
+    std::unordered_set<const Node *> seen;
+    while (!stack.empty()) {
+      const Node *n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second || ref_.find(n)) continue;
+      std::vector<const Node *> ins = n->inputs;
+      if (n->kind == OpKind::IfElse) ins = n->inputs.size() == 3 ? std::vector<const Node *>{n->inputs[2]} : std::vector<const Node *>{};
+      for (const Node *i : ins) {
+        ++uses_[i];
+        stack.push_back(i);
+      }
+    }
+  }
+  // Fused nodes read by exactly one fused op (not the requested node) live inside its loop.
+  auto absorbed = [&](const Node *n) { return n != node && fusable(n) && uses_[n] == 1 && !ref_.find(n); };
+  auto clusterOf = [&](const Node *root) {
+    Cluster c;
+    c.root = root;
+    std::vector<std::pair<const Node *, bool>> stack{{root, false}};
+    std::unordered_set<const Node *> seen;
+    while (!stack.empty()) {
+      auto [n, expanded] = stack.back();
+      stack.pop_back();
+      if (expanded) {
+        c.members.push_back(n);
+        continue;
+      }
+      if (!seen.insert(n).second) continue;
+      stack.push_back({n, true});
+      for (const Node *i : n->inputs) {
+        if (absorbed(i) && fusable(n)) stack.push_back({i, false});
+        else if (std::find(c.leaves.begin(), c.leaves.end(), i) == c.leaves.end()) c.leaves.push_back(i);
+      }
+    }
+    return c;
+  };
+  std::unordered_map<const Node *, Cluster> clusters;
+  auto children = [&](const Node *n) -> std::vector<const Node *> {
+    if (n->kind == OpKind::IfElse) return n->inputs.size() == 3 ? std::vector<const Node *>{n->inputs[2]} : std::vector<const Node *>{};
+    if (fusable(n)) {
+      auto it = clusters.find(n);
+      if (it == clusters.end()) it = clusters.emplace(n, clusterOf(n)).first;
+      return it->second.leaves;
+    }
+    return n->inputs;
+  };
+  std::vector<std::pair<const Node *, bool>> stack{{node, false}};
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    if (ref_.find(n)) {
+      stack.pop_back();
+      continue;
+    }
+    if (!expanded) {
+      stack.back().second = true;
+      for (const Node *c : children(n))
+        if (!ref_.find(c)) stack.push_back({c, false});
+      continue;
+    }
+    stack.pop_back();
+    std::vector<const Node *> read = children(n);
+    if (fusable(n)) {
+      Array v = runCluster(clusters.at(n), node);
+      ref_.provide(n, std::move(v));
+      fusedOrFresh_.insert(n);
+    } else if (std::optional<Array> v = view(n)) {
+      ref_.provide(n, std::move(*v));
+      ++stats_.views;
+    } else {
+      ref_.evaluate(n);
+      ++stats_.delegated;
+      static const std::unordered_set<int> fresh = {int(OpKind::Reduce), int(OpKind::Blockwise), int(OpKind::Concatenate),
+                                                    int(OpKind::Stack),  int(OpKind::Random),    int(OpKind::Cumsum),
+                                                    int(OpKind::Diff),   int(OpKind::Unary),     int(OpKind::Binary),
+                                                    int(OpKind::Where)};
+      if (fresh.count(int(n->kind))) fusedOrFresh_.insert(n);
+    }
+    // Liveness: a value nobody else reads is dropped (its buffer freed or reused).
+    for (const Node *c : read)
+      if (--uses_[c] == 0 && c != node) ref_.forget(c);
+  }
+  return *ref_.find(node);
+}
+
+} // namespace shapelab::interp

@@ -1,0 +1,47 @@
+// Differential — the property harness's main check: a random program, rewritten by the checked
+// engine and run by the optimized interpreter, computes what the reference interpreter computes
+// on the original program (DESIGN §3.6).
+//
+// Model: a program (lines of the shapelab language) is built in a session; every assigned name
+// is rewritten (strict, exact rules) and, at `points` parameter values (n, m in [0, 4], 0 and 1
+// often), evaluated by the reference interpreter on the original node and by the optimized one on
+// the rewritten node. They must agree: the same error kind (shape/value/none), the same dtype
+// and shape, and the same bits (with the optimized interpreter's libm math; the vector math is
+// checked separately against 50-digit values). Given inputs must not be modified. A failing
+// program is shrunk by deleting statements while it still fails, and printed as a script.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shape/Broadcast.h"
+
+namespace shapelab::proptests {
+
+struct DifferentialOptions {
+  int statements = 10;
+  int points = 3;
+  BroadcastMode mode = BroadcastMode::Numpy;
+};
+
+struct DifferentialFailure {
+  std::string message;
+  std::vector<std::string> program; // shrunk; a `shapelab run` script reproducing the failure
+  std::string script() const;
+};
+
+struct DifferentialStats {
+  std::size_t programs = 0, evaluations = 0, rewritten = 0, errorsAgreed = 0;
+};
+
+/// Checks `lines` (already a program) with the parameter points drawn from `seed`.
+std::optional<std::string> checkProgram(const std::vector<std::string> &lines, uint64_t seed,
+                                        const DifferentialOptions &options, DifferentialStats *stats = nullptr);
+
+/// Generates a program from `seed`, checks it, and shrinks it when it fails.
+std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const DifferentialOptions &options,
+                                                      DifferentialStats *stats = nullptr);
+
+} // namespace shapelab::proptests
