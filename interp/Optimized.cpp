@@ -351,23 +351,30 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
   // Fused nodes read by exactly one fused op (not the requested node) live inside its loop.
   auto absorbed = [&](const Node *n) { return n != node && fusable(n) && uses_[n] == 1 && !ref_.find(n); };
   auto clusterOf = [&](const Node *root) {
+    // Post-order from the left, as the reference evaluates: leaves in the order it reads them.
     Cluster c;
     c.root = root;
-    std::vector<std::pair<const Node *, bool>> stack{{root, false}};
+    struct Item {
+      const Node *n;
+      bool leaf, expanded;
+    };
+    std::vector<Item> stack{{root, false, false}};
     std::unordered_set<const Node *> seen;
     while (!stack.empty()) {
-      auto [n, expanded] = stack.back();
+      Item it = stack.back();
       stack.pop_back();
-      if (expanded) {
-        c.members.push_back(n);
+      if (it.leaf) {
+        if (std::find(c.leaves.begin(), c.leaves.end(), it.n) == c.leaves.end()) c.leaves.push_back(it.n);
         continue;
       }
-      if (!seen.insert(n).second) continue;
-      stack.push_back({n, true});
-      for (const Node *i : n->inputs) {
-        if (absorbed(i) && fusable(n)) stack.push_back({i, false});
-        else if (std::find(c.leaves.begin(), c.leaves.end(), i) == c.leaves.end()) c.leaves.push_back(i);
+      if (it.expanded) {
+        c.members.push_back(it.n);
+        continue;
       }
+      if (!seen.insert(it.n).second) continue;
+      stack.push_back({it.n, false, true});
+      for (auto in = it.n->inputs.rbegin(); in != it.n->inputs.rend(); ++in)
+        stack.push_back({*in, !(absorbed(*in) && fusable(it.n)), false});
     }
     return c;
   };
@@ -390,8 +397,10 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
     }
     if (!expanded) {
       stack.back().second = true;
-      for (const Node *c : children(n))
-        if (!ref_.find(c)) stack.push_back({c, false});
+      // Operands in the reference's order (the first error raised is the same one).
+      std::vector<const Node *> cs = children(n);
+      for (auto it = cs.rbegin(); it != cs.rend(); ++it)
+        if (!ref_.find(*it)) stack.push_back({*it, false});
       continue;
     }
     stack.pop_back();
@@ -402,8 +411,16 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
       fusedOrFresh_.insert(n);
     } else if (std::optional<Array> v = view(n)) {
       ref_.provide(n, std::move(*v));
+      views_.insert(n);
       ++stats_.views;
     } else {
+      // The reference kernels read operands they made themselves (C-contiguous): a view is
+      // copied into that layout first.
+      for (const Node *i : n->inputs)
+        if (views_.count(i) && ref_.find(i)) {
+          ref_.provide(i, ref_.find(i)->contiguous());
+          views_.erase(i);
+        }
       ref_.evaluate(n);
       ++stats_.delegated;
       static const std::unordered_set<int> fresh = {int(OpKind::Reduce), int(OpKind::Blockwise), int(OpKind::Concatenate),
@@ -414,7 +431,11 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
     }
     // Liveness: a value nobody else reads is dropped (its buffer freed or reused).
     for (const Node *c : read)
-      if (--uses_[c] == 0 && c != node) ref_.forget(c);
+      if (--uses_[c] == 0 && c != node) {
+        ref_.forget(c);
+        views_.erase(c);
+        fusedOrFresh_.erase(c);
+      }
   }
   return *ref_.find(node);
 }

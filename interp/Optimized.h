@@ -58,6 +58,7 @@ private:
   Interpreter ref_;
   std::unordered_map<const ops::Node *, int64_t> uses_;    // readers still to run
   std::unordered_set<const ops::Node *> fusedOrFresh_;     // values this evaluation allocated
+  std::unordered_set<const ops::Node *> views_;            // values sharing another's buffer
   unsigned threads_;
   bool libmMath_ = false;
   OptimizedStats stats_;
