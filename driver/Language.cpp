@@ -1460,17 +1460,7 @@ struct Session::Impl {
           const Node *fast = optimizedFor(n);
           io.debugChecks = false;
           // Inputs not given are generated once, outside the timed runs.
-          for (const Node &x : graph->nodes())
-            if (x.kind == ops::OpKind::Input && !inputs.count(x.op)) {
-              std::vector<int64_t> dims;
-              bool known = true;
-              for (const Expr &d : x.shape) {
-                std::optional<Integer> v = shapelab::evaluate(d, point);
-                if (!v || !v->fitsInt64()) known = false;
-                else dims.push_back(v->toInt64Checked());
-              }
-              if (known) inputs[x.op] = interp::seededInput(x.op, x.dtype, dims, options.seed);
-            }
+          interp::addSeededInputs(*graph, point, options.seed, inputs);
           auto median = [&](auto &&run) {
             std::vector<double> seconds;
             double spent = 0;
@@ -1551,10 +1541,9 @@ struct Session::Impl {
         x["rule"] = rule.name;
         x["phase"] = rewrite::spelling(rule.phase);
         x["exact"] = rule.exact;
-        x["text"] = rule.builtin ? rule.description : rule.text.substr(rule.text.find(':') + 2);
+        x["text"] = rule.body();
         list.push_back(x);
-        r.lines.push_back("  " + rule.name + " [" + rewrite::spelling(rule.phase) + (rule.exact ? "" : ", inexact") +
-                          "]: " + x["text"].get<std::string>());
+        r.lines.push_back("  " + rule.heading());
       }
       j["command"] = "rules";
       j["rules"] = list;

@@ -33,8 +33,8 @@ int rulesCommand(const RulesOptions &o) {
     j["rule"] = r.name;
     j["phase"] = rewrite::spelling(r.phase);
     j["exact"] = r.exact;
-    j["text"] = r.builtin ? r.description : r.text.substr(r.text.find(':') + 2);
-    std::string line = r.name + " [" + rewrite::spelling(r.phase) + (r.exact ? "" : ", inexact") + "]: " + j["text"].get<std::string>();
+    j["text"] = r.body();
+    std::string line = r.heading();
     if (o.check) {
       rewrite::RuleClass c = rewrite::classifyRule(r, solver, o.maxRank);
       unsound |= c.soundness == rewrite::Soundness::Unsound;

@@ -163,6 +163,19 @@ Array seededInput(const std::string &name, DType dtype, const std::vector<int64_
   return a;
 }
 
+void addSeededInputs(const ops::Graph &graph, const Assignment &point, uint64_t seed, std::map<std::string, Array> &given) {
+  for (const Node &x : graph.nodes()) {
+    if (x.kind != OpKind::Input || given.count(x.op)) continue;
+    Dims dims;
+    for (const Expr &d : x.shape) {
+      std::optional<Integer> v = shapelab::evaluate(d, point);
+      if (!v || !v->fitsInt64()) break;
+      dims.push_back(v->toInt64Checked());
+    }
+    if (dims.size() == x.shape.size()) given[x.op] = seededInput(x.op, x.dtype, dims, seed);
+  }
+}
+
 Interpreter::Interpreter(const ops::Graph &graph, Assignment params, std::map<std::string, Array> inputs,
                          InterpreterOptions options)
     : point_(std::move(params)), inputs_(std::move(inputs)), options_(std::move(options)) {
@@ -346,9 +359,10 @@ Array Interpreter::run(const Node *n) {
       if (compare) {
         bool *r = result.base<bool>();
         for (std::size_t k = 0; k < oa.size(); ++k) r[k] = comparison<T>(op, pa[oa[k]], pb[ob[k]]);
-      } else if (powerIsSquare(n)) {
+      } else if (std::is_floating_point_v<T> && powerIsSquare(n)) {
         T *r = result.base<T>();
-        for (std::size_t k = 0; k < oa.size(); ++k) r[k] = pa[oa[k]] * pa[oa[k]];
+        if constexpr (std::is_floating_point_v<T>)
+          for (std::size_t k = 0; k < oa.size(); ++k) r[k] = pa[oa[k]] * pa[oa[k]];
       } else {
         T *r = result.base<T>();
         for (std::size_t k = 0; k < oa.size(); ++k) r[k] = arithmetic<T>(op, pa[oa[k]], pb[ob[k]]);

@@ -92,5 +92,8 @@ bool powerIsSquare(const ops::Node *n);
 /// Deterministic pseudo-random data for an input that was not given: floats are multiples of
 /// 1/16 in [-4, 4), integers in [0, 5), bools fair; keyed by (seed, name, element).
 Array seededInput(const std::string &name, DType dtype, const std::vector<int64_t> &shape, uint64_t seed);
+/// seededInput for every input of `graph` that `given` leaves out and whose shape evaluates at
+/// `point` (the values the interpreters would generate), added to `given`.
+void addSeededInputs(const ops::Graph &graph, const Assignment &point, uint64_t seed, std::map<std::string, Array> &given);
 
 } // namespace shapelab::interp

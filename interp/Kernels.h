@@ -72,6 +72,9 @@ template <class T> T integerPower(T base, T exponent) {
   return T(result);
 }
 
+/// NumPy's sign of a float: -1, 0 or 1, nan kept.
+template <class T> T floatSign(T x) { return std::isnan(x) ? x : T((x > 0) - (x < 0)); }
+
 /// Raises the interpreters' value error for an integer to a negative integer power.
 [[noreturn]] void negativeIntegerPower();
 
@@ -164,7 +167,7 @@ template <class T> T unaryValue(const std::string &op, T x) {
     if (op == "sqrt") return std::sqrt(x);
     if (op == "abs") return std::fabs(x);
     if (op == "negative") return -x;
-    if (op == "sign") return std::isnan(x) ? x : T((x > 0) - (x < 0));
+    if (op == "sign") return floatSign(x);
     if (op == "floor") return std::floor(x);
     if (op == "ceil") return std::ceil(x);
     throw InternalError("float unary " + op);

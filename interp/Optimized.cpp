@@ -34,13 +34,12 @@ struct Instr {
   int dst = 0, a = 0, b = 0;
 };
 
+/// The ufunc names of the MathOps, in their order.
+const char *const kMathNames[simd::kMathOps] = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"};
+
 std::optional<simd::MathOp> mathOp(const std::string &op) {
-  static const std::vector<std::pair<std::string, simd::MathOp>> table = {
-      {"exp", simd::MathOp::Exp},     {"log", simd::MathOp::Log}, {"log1p", simd::MathOp::Log1p},
-      {"expm1", simd::MathOp::Expm1}, {"sin", simd::MathOp::Sin}, {"cos", simd::MathOp::Cos},
-      {"tan", simd::MathOp::Tan},     {"tanh", simd::MathOp::Tanh}};
-  for (const auto &[name, code] : table)
-    if (name == op) return code;
+  for (int i = 0; i < simd::kMathOps; ++i)
+    if (op == kMathNames[i]) return simd::MathOp(i);
   return std::nullopt;
 }
 
@@ -71,17 +70,12 @@ Instr instrFor(const Node *n) {
   return i;
 }
 
-const char *mathName(simd::MathOp op) {
-  static const char *names[] = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"};
-  return names[int(op)];
-}
-
 void execute(const Instr &in, const double *a, const double *b, double *d, int64_t n, bool libm) {
   using simd::Arith;
   switch (in.code) {
   case Code::Math:
     if (libm) {
-      std::string name = mathName(in.math);
+      std::string name = kMathNames[int(in.math)];
       for (int64_t k = 0; k < n; ++k) d[k] = unaryValue<double>(name, a[k]);
       return;
     }
@@ -92,7 +86,7 @@ void execute(const Instr &in, const double *a, const double *b, double *d, int64
   case Code::Negative: simd::arith(Arith::Negative, a, a, d, n); return;
   case Code::Floor: simd::arith(Arith::Floor, a, a, d, n); return;
   case Code::Ceil: simd::arith(Arith::Ceil, a, a, d, n); return;
-  case Code::Sign: for (int64_t k = 0; k < n; ++k) d[k] = std::isnan(a[k]) ? a[k] : double((a[k] > 0) - (a[k] < 0)); return;
+  case Code::Sign: for (int64_t k = 0; k < n; ++k) d[k] = floatSign(a[k]); return;
   case Code::Add: simd::arith(Arith::Add, a, b, d, n); return;
   case Code::Sub: simd::arith(Arith::Sub, a, b, d, n); return;
   case Code::Mul: simd::arith(a == b ? Arith::Square : Arith::Mul, a, b, d, n); return;

@@ -79,13 +79,8 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
     Assignment point{{"n", n}, {"m", m}};
     // Inputs given explicitly (so that their mutation would show): the seeded values.
     std::map<std::string, interp::Array> inputs, copies;
-    for (const ops::Node &x : g.nodes())
-      if (x.kind == ops::OpKind::Input) {
-        std::vector<int64_t> dims;
-        for (const Expr &d : x.shape) dims.push_back(evaluate(d, point)->toInt64Checked());
-        inputs[x.op] = interp::seededInput(x.op, x.dtype, dims, seed + uint64_t(trial));
-        copies[x.op] = inputs[x.op].astype(x.dtype);
-      }
+    interp::addSeededInputs(g, point, seed + uint64_t(trial), inputs);
+    for (const auto &[name, a] : inputs) copies[name] = a.astype(a.dtype());
     interp::InterpreterOptions io;
     io.seed = seed;
     interp::Interpreter reference(g, point, inputs, io);

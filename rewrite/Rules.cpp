@@ -163,7 +163,6 @@ struct Parser {
       return call(name, {});
     }
     expect(")");
-    (void)start;
     return call(name, std::move(args), list);
   }
 

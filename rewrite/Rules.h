@@ -63,6 +63,12 @@ struct Rule {
   std::vector<std::string> variables;// of the pattern, in order of appearance
   std::string file;
   int line = 0;
+  /// What it does: a builtin's description, a pattern rule's text after "NAME: ".
+  std::string body() const { return builtin ? description : text.substr(text.find(':') + 2); }
+  /// "NAME [phase, inexact]: body", the rule table's line.
+  std::string heading() const {
+    return name + " [" + spelling(phase) + (exact ? "" : ", inexact") + "]: " + body();
+  }
 };
 
 /// Parses a rule file's text. Throws RuleError ("FILE:LINE:COL: message").
