@@ -855,8 +855,11 @@ Array Interpreter::runRandom(const Node *n) {
     else if (name == "permutation" || name == "choice_without_replacement") core.assign(ps.size(), 99);
     bool hasSize = n->ints.size() == 2 + n->inputs.size();
     std::vector<Dims> batches;
+    std::vector<std::size_t> batchOwner, batchCore;
     for (std::size_t i = 0; i < ps.size(); ++i) {
       if (core[i] == 99 || n->ints[1 + i] >= 0) continue; // value-shaped and per-call signatures
+      batchOwner.push_back(i);
+      batchCore.push_back(core[i]);
       if (ps[i].rank() < core[i])
         shapeError("random " + name + ": parameter " + std::to_string(i) + " has " + std::to_string(ps[i].rank()) +
                    " dimension(s), its core needs " + std::to_string(core[i]));
@@ -869,17 +872,33 @@ Array Interpreter::runRandom(const Node *n) {
         shapeError("random multivariate_normal: cov's last two dimensions " + shapeText(Dims(c.end() - 2, c.end())) +
                    " must both be mean's last dimension " + std::to_string(k));
     }
+    Dims target;
     if (hasSize) {
       int64_t sizeRank = n->ints.back();
-      Dims size(outShape.begin(), outShape.begin() + sizeRank);
+      target.assign(outShape.begin(), outShape.begin() + sizeRank);
       for (const Dims &b : batches) {
-        if (!broadcastsTo(b, size))
+        if (!broadcastsTo(b, target))
           shapeError("random " + name + ": a parameter's batch shape " + shapeText(b) + " does not broadcast to size " +
-                     shapeText(size));
+                     shapeText(target));
       }
     } else if (!batches.empty()) {
-      broadcastShapes(batches);
+      target = broadcastShapes(batches);
     }
+    // Static mode: a batch dimension 1 broadcasts only where the graph marked it (provably 1, or
+    // undecided when built) — the same rule the shape inference applied.
+    if (n->mode == BroadcastMode::Static)
+      for (std::size_t k = 0; k < batches.size(); ++k)
+        for (std::size_t j = 0; j < batches[k].size(); ++j) {
+          std::size_t fromRight = batches[k].size() - 1 - j, bit = fromRight + batchCore[k];
+          int64_t o = target[target.size() - 1 - fromRight];
+          bool marked = bit < 64 && batchOwner[k] < n->broadcastable.size() &&
+                        (n->broadcastable[batchOwner[k]] >> bit & 1);
+          if (batches[k][j] == 1 && o != 1 && !marked)
+            shapeError("random " + name + ": parameter " + std::to_string(batchOwner[k]) +
+                       " has a batch dimension of length 1 (axis " + std::to_string(j) +
+                       ") that was not marked as broadcastable when the graph was built (mode static): batch shape " +
+                       shapeText(batches[k]) + ", broadcast to " + shapeText(target));
+        }
   }
   bool scalarCore = info && info->signature.find_first_not_of("(),->") == std::string::npos && !info->signature.empty();
   if (scalarCore) {

@@ -455,14 +455,34 @@ void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
   BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode, !known);
   n.shape = r.shape;
   n.validity = std::move(r.validity);
-  // Static mode: the kernels need to know which sizes 1 were provably 1 when the node was built.
-  if (mode == BroadcastMode::Static)
-    for (const Node *in : n.inputs) {
-      uint64_t bits = 0;
-      for (std::size_t i = 0; i < in->rank() && i < 64; ++i)
-        if (provablyOne(*solver_, n.validity.context(), in->shape[in->rank() - 1 - i])) bits |= uint64_t(1) << i;
-      n.broadcastable.push_back(bits);
+  if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true);
+}
+
+void Graph::markStaticBroadcastable(Node &n, bool positionWide) {
+  // Static mode: the kernels need to know which sizes 1 may broadcast — those provably 1 when the
+  // node was built, and those whose oneness the solver could not decide (the shape rule then
+  // checks NumPy's rule at run time, so the kernel must apply the same one). For broadcasting
+  // operands one undecided size makes its whole position NumPy's (as shape/Broadcast decides);
+  // a random variable's batch dimensions are decided one by one.
+  std::vector<std::vector<Answer>> answers;
+  uint64_t undecided = 0;
+  for (const Node *in : n.inputs) {
+    answers.emplace_back();
+    for (std::size_t i = 0; i < in->rank() && i < 64; ++i) {
+      Expr d = in->shape[in->rank() - 1 - i];
+      Answer one = d.constantValue() ? (d.constantValue()->isOne() ? Answer::Proven : Answer::Refuted)
+                                     : oneness(*solver_, n.validity.context(), d).answer;
+      answers.back().push_back(one);
+      if (one == Answer::Unknown) undecided |= uint64_t(1) << i;
     }
+  }
+  for (const auto &a : answers) {
+    uint64_t bits = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] == Answer::Proven || a[i] == Answer::Unknown || (positionWide && (undecided >> i & 1)))
+        bits |= uint64_t(1) << i;
+    n.broadcastable.push_back(bits);
+  }
 }
 
 const Node *Graph::unary(const std::string &op, const Node *x) {
@@ -1060,6 +1080,7 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
                     "); give that parameter as a literal");
     for (const auto &d : r.shape) n.shape.push_back(*d);
     n.validity.absorb(r.validity);
+    if (mode == BroadcastMode::Static) markStaticBroadcastable(n, false);
     if (info->dtype == "int64") n.dtype = DType::Int64;
     else if (name == "permutation" || name == "choice_without_replacement")
       n.dtype = parameters.empty() || (shapeOnly.size() && shapeOnly[0]) ? DType::Int64 : parameters[0]->dtype;

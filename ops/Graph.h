@@ -98,7 +98,8 @@ struct Node {
   bool weak = false;       // a Python literal (Scalar only)
   Shape shape;
   Validity validity;       // this op's own obligations
-  /// Static mode: per input, a bit per (right-aligned) dimension that broadcasts (provably 1).
+  /// Static mode: per input, a bit per (right-aligned) dimension that may broadcast (provably 1,
+  /// or undecided: NumPy's rule at run time). Random variables: bits of the whole parameter shape.
   std::vector<uint64_t> broadcastable;
   /// Nodes (this one and those it depends on) whose own validity is not `valid`: what the
   /// validity of computing this node gathers. Shared between nodes where it does not change.
@@ -211,6 +212,8 @@ private:
   bool provesCheaply(const Context &context, const Pred &p);
   /// The elementwise rule: n's inputs broadcast (per mode); fills shape, validity, broadcastable.
   void broadcastOperands(Node &n, BroadcastMode mode);
+  /// Static mode: fills n.broadcastable from n's inputs' shapes.
+  void markStaticBroadcastable(Node &n, bool positionWide);
   /// max(0, e), or e when the solver proves e >= 0.
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.

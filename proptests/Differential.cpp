@@ -21,6 +21,7 @@ struct Outcome {
   std::optional<interp::Array> value;
   std::optional<interp::EvalError::Kind> error;
   std::string message;
+  std::string internal; // an interpreter's own consistency check failed (e.g. kernel vs shape rule)
 };
 
 template <class Run> Outcome outcome(Run &&run) {
@@ -30,6 +31,8 @@ template <class Run> Outcome outcome(Run &&run) {
   } catch (const interp::EvalError &e) {
     o.error = e.kind;
     o.message = e.what();
+  } catch (const InternalError &e) {
+    o.internal = e.what();
   }
   return o;
 }
@@ -92,6 +95,8 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
       Outcome got = outcome([&] { return optimized.evaluate(r.outputs[i]); });
       if (stats) ++stats->evaluations;
       std::string where = names[i] + " at n = " + std::to_string(n) + ", m = " + std::to_string(m);
+      if (!want.internal.empty()) return where + ": the reference interpreter: " + want.internal;
+      if (!got.internal.empty()) return where + ": the optimized interpreter: " + got.internal;
       if (want.error || got.error) {
         if (want.error != got.error)
           return where + ": the reference gives " + describe(want) + ", the optimized interpreter " + describe(got);

@@ -107,11 +107,18 @@ TEST(Graph, MaskSizesAreBoundedDataDependentSizes) {
   EXPECT_TRUE(solver.proves(c, le(*picked->dataSize, n + 1)));
 }
 
-RC_GTEST_PROP(Programs, ReferenceKernelsAgreeWithShapeRules, ()) {
+namespace {
+
+/// The property: at small parameter points, a kernel raises a shape error exactly where its
+/// node's validity fails (the interpreter's own debug check throws InternalError on a kernel
+/// that disagrees with its shape rule — also a failure here).
+void kernelsAgreeWithShapeRules(BroadcastMode mode) {
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   std::mt19937_64 rng(seed);
   Solver solver;
-  driver::Session session(solver, {});
+  driver::SessionOptions so;
+  so.mode = mode;
+  driver::Session session(solver, so);
   proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 10);
   const ops::Graph &g = session.graph();
   for (int trial = 0; trial < 3; ++trial) {
@@ -123,11 +130,15 @@ RC_GTEST_PROP(Programs, ReferenceKernelsAgreeWithShapeRules, ()) {
     for (const std::string &name : p.names) {
       const ops::Node *node = session.lookup(name);
       bool shapeError = false;
+      std::string program = mode == BroadcastMode::Static ? "mode static\n" : "";
+      for (const std::string &l : p.lines) program += l + "\n";
       try {
         in.evaluate(node);
       } catch (const interp::EvalError &e) {
         if (e.kind != interp::EvalError::Shape) continue; // an index value out of range, ...
         shapeError = true;
+      } catch (const InternalError &e) {
+        RC_FAIL(name + " at n = " + std::to_string(n) + ", m = " + std::to_string(m) + ": " + e.what() + "\n" + program);
       }
       Validity v = ops::validityOf(g, node);
       std::optional<bool> valid;
@@ -138,13 +149,64 @@ RC_GTEST_PROP(Programs, ReferenceKernelsAgreeWithShapeRules, ()) {
       }
       // Undefined (an exact division that does not divide) does not hold (DESIGN §3.3).
       const bool holdsHere = valid == true;
-      if (shapeError == holdsHere) {
-        std::string program;
-        for (const std::string &l : p.lines) program += l + "\n";
+      if (shapeError == holdsHere)
         RC_FAIL(name + (shapeError ? " raised a shape error where its validity holds" : " ran where its validity fails") +
                 " at n = " + std::to_string(n) + ", m = " + std::to_string(m) + "; validity " + v.domain().toString() +
                 "\n" + program);
-      }
     }
   }
+}
+
+/// Runs `lines` in a session and evaluates `name` at `point`: its shape, or "shape error".
+std::string outcomeOf(const std::vector<std::string> &lines, const std::string &name, const Assignment &point) {
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    driver::Reply r = session.execute(lines[i], int(i + 1));
+    if (r.failed) return "build error: " + (r.lines.empty() ? std::string() : r.lines.front());
+  }
+  interp::Interpreter in(session.graph(), point, {}, {});
+  try {
+    return interp::shapeText(in.evaluate(session.lookup(name)).shape());
+  } catch (const interp::EvalError &e) {
+    return std::string(interp::EvalError::spelling(e.kind)) + " error";
+  }
+}
+
+} // namespace
+
+RC_GTEST_PROP(Programs, ReferenceKernelsAgreeWithShapeRules, ()) { kernelsAgreeWithShapeRules(BroadcastMode::Numpy); }
+
+RC_GTEST_PROP(Programs, ReferenceKernelsAgreeWithShapeRulesInStaticMode, ()) {
+  kernelsAgreeWithShapeRules(BroadcastMode::Static);
+}
+
+// Found by `shapelab proptest --mode static`: a random variable's batch dimension that is 1 at
+// run time but not provably 1 must not broadcast to size (static mode), as its shape rule says.
+TEST(StaticMode, RandomVariableBatchDimensionOneBroadcastsOnlyWhenProvablyOne) {
+  std::vector<std::string> lines = {"mode static", "param n, m", "loc = input((n,), float64)",
+                                    "x = random.normal(loc, 1.0, size=(m,))"};
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 1}, {"m", 0}}), "shape error");
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 3}, {"m", 3}}), "(3,)");
+  lines[2] = "loc = input((1,), float64)"; // provably 1: broadcasts
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 1}, {"m", 0}}), "(0,)");
+  lines[0] = "mode numpy";
+  lines[2] = "loc = input((n,), float64)";
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 1}, {"m", 0}}), "(0,)");
+}
+
+// Found by the same run: where the solver cannot decide whether a size is 1 (here a product),
+// the static rule is unknown at that position and NumPy's rule is checked at run time — for
+// every operand at the position, so the kernel must let m = 1 broadcast against 0.
+TEST(StaticMode, UndecidedOnenessMakesThePositionNumpys) {
+  std::vector<std::string> lines = {"mode static",
+                                    "param n, m",
+                                    "in0 = input((n, m), float64)",
+                                    "v8 = in0[2:m]",
+                                    "v13 = inc_subtensor(v8[1:], v8)",
+                                    "v17 = reshape(v13, (-1,))",
+                                    "v23 = in0 / v17"};
+  EXPECT_EQ(outcomeOf(lines, "v23", {{"n", 4}, {"m", 1}}), "(4, 0)");
+  EXPECT_EQ(outcomeOf(lines, "v23", {{"n", 4}, {"m", 3}}), "(4, 3)");
+  EXPECT_EQ(outcomeOf(lines, "v23", {{"n", 4}, {"m", 2}}), "shape error");
 }
