@@ -11,5 +11,6 @@ namespace shapelab::interp::simd {
 #define SUFFIX(fn) Sleef_##fn##d2_u10sse2
 #define APPLY applySse2
 #define ARITH arithSse2
+#define ANY_ABOVE(x, c) (_mm_movemask_pd(_mm_cmpgt_pd((x), _mm_set1_pd(c))) != 0)
 #include "interp/simd/VectorMathLoop.inc"
 } // namespace shapelab::interp::simd
