@@ -80,7 +80,14 @@ int proptestCommand(const ProptestOptions &o) {
   auto start = std::chrono::steady_clock::now();
   std::optional<proptests::DifferentialFailure> failure;
   int run = 0;
-  for (; run < o.cases && !failure; ++run) failure = proptests::checkRandomProgram(o.seed + uint64_t(run), d, &stats);
+  // One solver for the run: the cases ask much the same questions of n and m. Its memo is
+  // cleared now and then so that memory stays bounded on long runs.
+  Solver solver(o.common.solverOptions());
+  d.solver = &solver;
+  for (; run < o.cases && !failure; ++run) {
+    if (run % 256 == 255) solver.clearMemo();
+    failure = proptests::checkRandomProgram(o.seed + uint64_t(run), d, &stats);
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.common.json) {
     Json j;

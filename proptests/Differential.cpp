@@ -43,23 +43,21 @@ std::string describe(const Outcome &o) {
          (o.value->size() <= 16 ? o.value->toString() : "");
 }
 
-} // namespace
-
-std::optional<std::string> checkProgram(const std::vector<std::string> &lines, uint64_t seed,
-                                        const DifferentialOptions &options, DifferentialStats *stats) {
-  Solver solver;
-  driver::SessionOptions so;
-  so.mode = options.mode;
-  driver::Session session(solver, so);
+/// The names a program assigns (inputs excluded) that its session holds, in order.
+std::vector<std::string> outputNames(driver::Session &session, const std::vector<std::string> &lines) {
   std::vector<std::string> names;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (session.execute(lines[i], int(i + 1)).failed) continue;
-    std::size_t eq = lines[i].find(" = ");
-    if (eq != std::string::npos && lines[i].find(',') > eq) {
-      std::string name = lines[i].substr(0, eq);
-      if (session.lookup(name) && lines[i].find("input(") == std::string::npos) names.push_back(name);
-    }
+  for (const std::string &line : lines) {
+    std::size_t eq = line.find(" = ");
+    if (eq == std::string::npos || line.find(',') < eq || line.find("input(") != std::string::npos) continue;
+    std::string name = line.substr(0, eq);
+    if (session.lookup(name)) names.push_back(name);
   }
+  return names;
+}
+
+/// The check on a program already built in `session`.
+std::optional<std::string> checkBuilt(driver::Session &session, const std::vector<std::string> &names, uint64_t seed,
+                                      const DifferentialOptions &options, DifferentialStats *stats) {
   ops::Graph &g = session.mutableGraph();
   std::vector<const ops::Node *> originals;
   for (const std::string &n : names) originals.push_back(session.lookup(n));
@@ -112,20 +110,43 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
   return std::nullopt;
 }
 
+} // namespace
+
+std::optional<std::string> checkProgram(const std::vector<std::string> &lines, uint64_t seed,
+                                        const DifferentialOptions &options, DifferentialStats *stats) {
+  Solver local;
+  driver::SessionOptions so;
+  so.mode = options.mode;
+  driver::Session session(options.solver ? *options.solver : local, so);
+  for (std::size_t i = 0; i < lines.size(); ++i) session.execute(lines[i], int(i + 1));
+  return checkBuilt(session, outputNames(session, lines), seed, options, stats);
+}
+
 std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const DifferentialOptions &options,
                                                       DifferentialStats *stats) {
   std::vector<std::string> lines;
+  std::optional<std::string> failure;
   {
-    Solver solver;
+    // The program is checked in the session that generated it (built once).
+    Solver local;
     driver::SessionOptions so;
     so.mode = options.mode;
-    driver::Session session(solver, so);
+    driver::Session session(options.solver ? *options.solver : local, so);
     std::mt19937_64 rng(seed);
     lines = generateProgram(session, rng, options.statements).lines;
     if (options.mode == BroadcastMode::Static) lines.insert(lines.begin(), "mode static");
+    failure = checkBuilt(session, outputNames(session, lines), seed, options, stats);
   }
-  std::optional<std::string> failure = checkProgram(lines, seed, options, stats);
   if (!failure) return std::nullopt;
+  // The script is what reproduces it: confirm with a fresh build, then shrink from there.
+  if (std::optional<std::string> again = checkProgram(lines, seed, options)) {
+    failure = again;
+  } else {
+    DifferentialFailure f;
+    f.message = *failure + " (seed " + std::to_string(seed) + "; not reproduced by building the script afresh)";
+    f.program = lines;
+    return f;
+  }
   // Shrink: drop statements (from the last) while the program still fails.
   bool progress = true;
   while (progress) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "shape/Broadcast.h"
+#include "symbolic/Solver.h"
 
 namespace shapelab::proptests {
 
@@ -24,6 +25,9 @@ struct DifferentialOptions {
   int statements = 10;
   int points = 3;
   BroadcastMode mode = BroadcastMode::Numpy;
+  /// One solver for many cases (its memo is shared: the programs ask much the same questions);
+  /// null: each check has its own.
+  Solver *solver = nullptr;
 };
 
 struct DifferentialFailure {

@@ -704,7 +704,7 @@ struct Solver::Impl {
 
   /// Searches a small box for a real point where `c` holds and `p` has truth `want`.
   std::optional<Assignment> searchBox(const std::vector<Expr> &params, const Pred &c,
-                                      const Pred &p, bool want) const {
+                                      const Pred &p, bool want, uint64_t budget) const {
     if (params.empty()) {
       Assignment a;
       if (holds(c, a) && wanted(p, a, want)) return a;
@@ -716,7 +716,7 @@ struct Solver::Impl {
       bool over = false;
       for (std::size_t i = 0; i < params.size() && !over; ++i) {
         total *= (side + 1);
-        if (total > options.witnessSearchPoints) over = true;
+        if (total > budget) over = true;
       }
       if (over) break;
       ++side;
@@ -818,8 +818,14 @@ struct Solver::Impl {
     if (holds(c, a) && wanted(p, a, want)) return a;
     std::vector<Expr> params = parametersOf(c);
     collectParameters(p, params);
-    if (auto found = searchBox(params, c, p, want)) return found;
-    return searchByFixing(params, c, p, want, sizes);
+    // Small values first (most witnesses are there), then isl with all but one parameter fixed
+    // (finds the large points an element-count limit needs: m*n > 2**63 - 1 at n = 1), then the
+    // whole box. A small box that fails costs little; a whole one that fails costs the most.
+    const uint64_t small = std::min<uint64_t>(options.witnessSearchPoints, 256);
+    if (auto found = searchBox(params, c, p, want, small)) return found;
+    if (auto found = searchByFixing(params, c, p, want, sizes)) return found;
+    if (small == options.witnessSearchPoints) return std::nullopt;
+    return searchBox(params, c, p, want, options.witnessSearchPoints);
   }
 
   /// The context's set in the question's parameter space, cached per (context, space):
