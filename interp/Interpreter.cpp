@@ -996,7 +996,9 @@ Array Interpreter::runRandom(const Node *n) {
           }
         out.base<int64_t>()[b] = pick;
       } else {
-        int64_t left = int64_t(trials.base<double>()[b]);
+        double count = trials.base<double>()[b];
+        if (!(std::fabs(count) < 0x1p63)) fail("n is not a finite count");
+        int64_t left = int64_t(count);
         if (left < 0) fail("n < 0");
         double rest = 1.0;
         for (int64_t i = 0; i < dim; ++i) {

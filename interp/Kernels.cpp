@@ -82,6 +82,8 @@ double CounterRng::normal() {
 }
 double CounterRng::exponential() { return -std::log(open()); }
 double CounterRng::gamma(double shape) {
+  // nan and inf as NumPy gives them (the rejection loop below would never accept them).
+  if (std::isnan(shape) || std::isinf(shape)) return shape;
   if (shape <= 0) return 0.0;
   if (shape < 1) return gamma(shape + 1.0) * std::pow(open(), 1.0 / shape);
   // Marsaglia and Tsang (2000).
@@ -129,6 +131,13 @@ int64_t CounterRng::binomial(int64_t n, double p) {
   if (x >= p) return binomial(i - 1, p / x);
   return i + binomial(n - i, (p - x) / (1 - x));
 }
+
+namespace {
+/// NumPy's largest Poisson mean (int64's maximum less ten standard deviations).
+constexpr double kPoissonLamMax = 9.223372006484771e18;
+/// A count parameter that converts to int64 exactly enough (finite, below 2**63).
+bool fitsCount(double v) { return std::isfinite(v) && std::fabs(v) < 0x1p63; }
+} // namespace
 
 bool sampleScalar(const std::string &name, const std::vector<double> &q, CounterRng &rng, double &out,
                   std::string &error) {
@@ -196,6 +205,12 @@ bool sampleScalar(const std::string &name, const std::vector<double> &q, Counter
     double mu = q[0], kappa = q[1];
     if (!need(kappa >= 0, "kappa < 0")) return false;
     if (kappa < 1e-8) return out = std::numbers::pi * (2 * rng.uniform() - 1), true;
+    if (kappa > 1e6) {
+      // Best and Fisher's loop loses its precision (and at inf never ends): a wrapped normal,
+      // as NumPy does above this kappa.
+      double theta = mu + std::sqrt(1 / kappa) * rng.normal();
+      return out = std::remainder(theta, 2 * std::numbers::pi), true;
+    }
     double r = 1 + std::sqrt(1 + 4 * kappa * kappa), rho = (r - std::sqrt(2 * r)) / (2 * kappa);
     double s = (1 + rho * rho) / (2 * rho), w;
     while (true) {
@@ -235,7 +250,8 @@ bool sampleScalar(const std::string &name, const std::vector<double> &q, Counter
     return out = lambd * std::pow(rng.gamma(alpha / p), 1.0 / p), true;
   }
   if (name == "poisson") {
-    if (!need(q[0] >= 0, "lam < 0")) return false;
+    if (!need(q[0] >= 0, "lam < 0 or lam is NaN")) return false;
+    if (!need(q[0] <= kPoissonLamMax, "lam value too large")) return false;
     return out = double(rng.poisson(q[0])), true;
   }
   if (name == "geometric") {
@@ -249,18 +265,25 @@ bool sampleScalar(const std::string &name, const std::vector<double> &q, Counter
   }
   if (name == "binomial") {
     if (!need(q[0] >= 0 && q[1] >= 0 && q[1] <= 1, "n < 0, p < 0, p > 1 or p is NaN")) return false;
+    if (!need(fitsCount(q[0]), "n is not a finite count")) return false;
     return out = double(rng.binomial(int64_t(q[0]), q[1])), true;
   }
   if (name == "negative_binomial") {
     if (!need(q[0] > 0 && q[1] > 0 && q[1] <= 1, "n <= 0, p <= 0 or p > 1")) return false;
-    return out = double(rng.poisson(rng.gamma(q[0]) * (1 - q[1]) / q[1])), true;
+    double lam = rng.gamma(q[0]) * (1 - q[1]) / q[1];
+    if (!need(lam <= kPoissonLamMax, "n value too large: the Poisson mean it draws exceeds what can be sampled")) return false;
+    return out = double(rng.poisson(lam)), true;
   }
   if (name == "beta_binomial") {
     if (!need(q[0] >= 0 && q[1] > 0 && q[2] > 0, "n < 0, a <= 0 or b <= 0")) return false;
+    if (!need(fitsCount(q[0]), "n is not a finite count")) return false;
     double x = rng.gamma(q[1]), y = rng.gamma(q[2]);
     return out = double(rng.binomial(int64_t(q[0]), x / (x + y))), true;
   }
   if (name == "hypergeometric") {
+    // The draw loop is linear in nsample: counts are bounded as NumPy bounds them.
+    if (!need(q[0] < 1e9 && q[1] < 1e9, "ngood and nbad must each be less than 1000000000 (or are NaN)")) return false;
+    if (!need(fitsCount(q[2]) || q[2] < 0, "nsample is not a finite count")) return false;
     int64_t good = int64_t(q[0]), bad = int64_t(q[1]), sample = int64_t(q[2]);
     if (!need(good >= 0 && bad >= 0 && sample >= 0 && sample <= good + bad, "ngood < 0, nbad < 0, nsample < 0 or nsample > ngood + nbad"))
       return false;
@@ -272,6 +295,7 @@ bool sampleScalar(const std::string &name, const std::vector<double> &q, Counter
     return out = double(k), true;
   }
   if (name == "integers") {
+    if (!need(std::fabs(q[0]) < 0x1p63 && std::fabs(q[1]) < 0x1p63, "low and high must be finite int64 values")) return false;
     int64_t lo = int64_t(q[0]), hi = int64_t(q[1]);
     if (!need(lo < hi, "low >= high")) return false;
     uint64_t span = uint64_t(hi) - uint64_t(lo);

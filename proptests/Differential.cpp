@@ -1,6 +1,10 @@
 #include "proptests/Differential.h"
 
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
+#include <type_traits>
 
 #include "driver/Language.h"
 #include "interp/Optimized.h"
@@ -56,8 +60,59 @@ std::vector<std::string> outputNames(driver::Session &session, const std::vector
 }
 
 /// The check on a program already built in `session`.
-std::optional<std::string> checkBuilt(driver::Session &session, const std::vector<std::string> &names, uint64_t seed,
-                                      const DifferentialOptions &options, DifferentialStats *stats) {
+/// The same dtype, shape and bits — except that any nan equals any nan (NumPy promises no nan's
+/// sign or payload, and x86 gives an operation's nan from whichever operand it reads first).
+bool sameValues(const interp::Array &a, const interp::Array &b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (a.identical(b)) return true;
+  interp::Array x = a.contiguous(), y = b.contiguous();
+  auto compare = [&](auto *p, auto *q) {
+    for (int64_t i = 0; i < x.size(); ++i)
+      if (!(std::isnan(p[i]) && std::isnan(q[i])) && std::memcmp(&p[i], &q[i], sizeof p[i]) != 0) return false;
+    return true;
+  };
+  if (a.dtype() == ops::DType::Float64) return compare(x.base<double>(), y.base<double>());
+  if (a.dtype() == ops::DType::Float32) return compare(x.base<float>(), y.base<float>());
+  return false;
+}
+
+/// Replaces about one float element in eight by a special value (nan, ±inf, -0, the largest
+/// double, the smallest subnormal), so that the kernels meet them.
+void sprinkleSpecials(interp::Array &a, std::mt19937_64 &rng) {
+  static const double specials[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                                    -std::numeric_limits<double>::infinity(), -0.0, 1.7976931348623157e308, 5e-324};
+  auto fill = [&](auto *p) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    for (int64_t i = 0; i < a.size(); ++i)
+      if (rng() % 8 == 0) p[i] = T(specials[rng() % 6]);
+  };
+  if (a.dtype() == ops::DType::Float64) fill(a.base<double>());
+  else if (a.dtype() == ops::DType::Float32) fill(a.base<float>());
+}
+
+/// Parameter points: random small ones (0 and 1 often), then where the solver says an output's
+/// validity holds and where it fails (its witnesses), when they are small enough to run.
+std::vector<Assignment> pointsFor(Solver &solver, const ops::Graph &g, const std::vector<const ops::Node *> &outputs,
+                                  std::mt19937_64 &rng, int count) {
+  std::vector<Assignment> points;
+  for (int i = 0; i < count; ++i) points.push_back(Assignment{{"n", int64_t(rng() % 5)}, {"m", int64_t(rng() % 5)}});
+  if (outputs.empty()) return points;
+  const ops::Node *pick = outputs[rng() % outputs.size()];
+  Pred domain = ops::validityOf(g, pick).domain();
+  if (domain.isTrue()) return points;
+  Decision d = solver.decide(g.contextFor({}), domain);
+  for (const std::optional<Assignment> &w : {d.satisfying, d.violating}) {
+    if (!w) continue;
+    const Integer *n = w->find("n"), *m = w->find("m");
+    auto small = [](const Integer *v) { return !v || (v->sign() >= 0 && *v <= Integer(64)); };
+    if (small(n) && small(m))
+      points.push_back(Assignment{{"n", n ? n->toInt64Checked() : 0}, {"m", m ? m->toInt64Checked() : 0}});
+  }
+  return points;
+}
+
+std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, const std::vector<std::string> &names,
+                                      uint64_t seed, const DifferentialOptions &options, DifferentialStats *stats) {
   ops::Graph &g = session.mutableGraph();
   std::vector<const ops::Node *> originals;
   for (const std::string &n : names) originals.push_back(session.lookup(n));
@@ -75,12 +130,16 @@ std::optional<std::string> checkBuilt(driver::Session &session, const std::vecto
     for (std::size_t i = 0; i < originals.size(); ++i) stats->rewritten += r.outputs[i] != originals[i];
   }
   std::mt19937_64 rng(seed);
-  for (int trial = 0; trial < options.points; ++trial) {
-    int64_t n = int64_t(rng() % 5), m = int64_t(rng() % 5);
-    Assignment point{{"n", n}, {"m", m}};
-    // Inputs given explicitly (so that their mutation would show): the seeded values.
+  std::vector<Assignment> points = pointsFor(solver, g, originals, rng, options.points);
+  for (std::size_t trial = 0; trial < points.size(); ++trial) {
+    const Assignment &point = points[trial];
+    std::string n = point.find("n")->toString(), m = point.find("m")->toString();
+    // Inputs given explicitly (so that their mutation would show): the seeded values, with
+    // special values on every other point.
     std::map<std::string, interp::Array> inputs, copies;
     interp::addSeededInputs(g, point, seed + uint64_t(trial), inputs);
+    if (trial % 2 == 1)
+      for (auto &[name, a] : inputs) sprinkleSpecials(a, rng);
     for (const auto &[name, a] : inputs) copies[name] = a.astype(a.dtype());
     interp::InterpreterOptions io;
     io.seed = seed;
@@ -92,7 +151,7 @@ std::optional<std::string> checkBuilt(driver::Session &session, const std::vecto
       Outcome want = outcome([&] { return reference.evaluate(originals[i]); });
       Outcome got = outcome([&] { return optimized.evaluate(r.outputs[i]); });
       if (stats) ++stats->evaluations;
-      std::string where = names[i] + " at n = " + std::to_string(n) + ", m = " + std::to_string(m);
+      std::string where = names[i] + " at n = " + n + ", m = " + m;
       if (!want.internal.empty()) return where + ": the reference interpreter: " + want.internal;
       if (!got.internal.empty()) return where + ": the optimized interpreter: " + got.internal;
       if (want.error || got.error) {
@@ -101,11 +160,11 @@ std::optional<std::string> checkBuilt(driver::Session &session, const std::vecto
         if (stats) ++stats->errorsAgreed;
         continue;
       }
-      if (!want.value->identical(*got.value))
+      if (!sameValues(*want.value, *got.value))
         return where + ": the reference gives " + describe(want) + ", the optimized interpreter " + describe(got);
     }
     for (const auto &[name, a] : inputs)
-      if (!a.identical(copies.at(name))) return "input " + name + " was modified at n = " + std::to_string(n) + ", m = " + std::to_string(m);
+      if (!a.identical(copies.at(name))) return "input " + name + " was modified at n = " + n + ", m = " + m;
   }
   return std::nullopt;
 }
@@ -117,9 +176,10 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
   Solver local;
   driver::SessionOptions so;
   so.mode = options.mode;
-  driver::Session session(options.solver ? *options.solver : local, so);
+  Solver &solver = options.solver ? *options.solver : local;
+  driver::Session session(solver, so);
   for (std::size_t i = 0; i < lines.size(); ++i) session.execute(lines[i], int(i + 1));
-  return checkBuilt(session, outputNames(session, lines), seed, options, stats);
+  return checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);
 }
 
 std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const DifferentialOptions &options,
@@ -131,11 +191,12 @@ std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const Diffe
     Solver local;
     driver::SessionOptions so;
     so.mode = options.mode;
-    driver::Session session(options.solver ? *options.solver : local, so);
+    Solver &solver = options.solver ? *options.solver : local;
+    driver::Session session(solver, so);
     std::mt19937_64 rng(seed);
     lines = generateProgram(session, rng, options.statements).lines;
     if (options.mode == BroadcastMode::Static) lines.insert(lines.begin(), "mode static");
-    failure = checkBuilt(session, outputNames(session, lines), seed, options, stats);
+    failure = checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);
   }
   if (!failure) return std::nullopt;
   // The script is what reproduces it: confirm with a fresh build, then shrink from there.

@@ -3,12 +3,17 @@
 // on the original program (DESIGN §3.6).
 //
 // Model: a program (lines of the shapelab language) is built in a session; every assigned name
-// is rewritten (strict, exact rules) and, at `points` parameter values (n, m in [0, 4], 0 and 1
-// often), evaluated by the reference interpreter on the original node and by the optimized one on
-// the rewritten node. They must agree: the same error kind (shape/value/none), the same dtype
-// and shape, and the same bits (with the optimized interpreter's libm math; the vector math is
-// checked separately against 50-digit values). Given inputs must not be modified. A failing
-// program is shrunk by deleting statements while it still fails, and printed as a script.
+// is rewritten (strict, exact rules) and evaluated by the reference interpreter on the original
+// node and by the optimized one on the rewritten node, at `points` random parameter values (n, m
+// in [0, 4], 0 and 1 often) and at the solver's witnesses for one output's validity (a point
+// where it holds and one where it fails, when small enough to run). Inputs are the seeded values,
+// with nan, ±inf, -0, the largest double and a subnormal sprinkled in on every other point. They
+// must agree: the same error kind (shape/value/none), the same dtype and shape, and the same bits
+// (any nan equals any nan; the optimized interpreter uses libm math here, the vector math is
+// checked separately against 100-digit values). An interpreter's own consistency check (a
+// kernel against its node's shape rule) failing is a finding too. Given inputs must not be
+// modified. A failing program is shrunk by deleting statements while it still fails, and
+// printed as a script.
 #pragma once
 
 #include <cstdint>
