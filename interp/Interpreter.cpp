@@ -487,22 +487,10 @@ Array Interpreter::run(const Node *n) {
         break;
       }
       case IndexEntry::Slice: {
-        int64_t L = x.shape()[axis], s = e.step;
-        auto adjust = [&](const std::optional<Expr> &v, bool isStart) {
-          if (!v) return s > 0 ? (isStart ? int64_t(0) : L) : (isStart ? L - 1 : int64_t(-1));
-          int64_t w = value(*v);
-          if (w < 0) {
-            w += L;
-            if (w < 0) w = s < 0 ? -1 : 0;
-          } else if (w >= L) {
-            w = s < 0 ? L - 1 : L;
-          }
-          return w;
-        };
-        int64_t a = adjust(e.start, true), b = adjust(e.stop, false);
-        int64_t len = s > 0 ? (a < b ? (b - a - 1) / s + 1 : 0) : (b < a ? (a - b - 1) / (-s) + 1 : 0);
-        outShape.push_back(len);
-        steps.push_back({e.kind, a, s, int64_t(axis++)});
+        auto bound = [&](const std::optional<Expr> &v) { return v ? std::optional<int64_t>(value(*v)) : std::nullopt; };
+        SliceBounds b = sliceBounds(x.shape()[axis], bound(e.start), bound(e.stop), e.step);
+        outShape.push_back(b.length);
+        steps.push_back({e.kind, b.start, e.step, int64_t(axis++)});
         break;
       }
       case IndexEntry::Array: {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -178,6 +179,28 @@ template <class T> T unaryValue(const std::string &op, T x) {
 
 /// LU with partial pivoting in place; returns false when a pivot is exactly 0 (singular).
 /// `sign` is the permutation's sign, `pivots` the row swaps.
+/// NumPy's basic slice start:stop:step (absent bounds are nullopt) on an axis of length L: the
+/// first index it reads and how many it reads (the bounds clipped as NumPy clips them).
+struct SliceBounds {
+  int64_t start = 0, length = 0;
+};
+inline SliceBounds sliceBounds(int64_t L, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
+  auto adjust = [&](std::optional<int64_t> v, bool isStart) -> int64_t {
+    if (!v) return step > 0 ? (isStart ? 0 : L) : (isStart ? L - 1 : -1);
+    int64_t w = *v;
+    if (w < 0) {
+      w += L;
+      if (w < 0) w = step < 0 ? -1 : 0;
+    } else if (w >= L) {
+      w = step < 0 ? L - 1 : L;
+    }
+    return w;
+  };
+  int64_t a = adjust(start, true), b = adjust(stop, false);
+  int64_t len = step > 0 ? (a < b ? (b - a - 1) / step + 1 : 0) : (b < a ? (a - b - 1) / (-step) + 1 : 0);
+  return {a, len};
+}
+
 bool luDecompose(std::vector<double> &a, std::size_t n, std::vector<std::size_t> &pivots, int &sign);
 double determinant(std::vector<double> a, std::size_t n);
 /// Solves a x = b for k right-hand sides (b is n x k, row-major); false when singular.

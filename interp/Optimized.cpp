@@ -169,6 +169,38 @@ std::optional<Array> OptimizedInterpreter::view(const Node *n) {
   if (x.dtype() != n->dtype) return std::nullopt;
   switch (n->kind) {
   case OpKind::Transpose: return x.transposed(n->ints);
+  case OpKind::Index: {
+    // Basic indexing (integers, slices, None) and split's pieces: a strided view of x. Anything
+    // the reference would refuse (an index out of bounds, an unequal split) is left to it.
+    if (n->inputs.size() != 1) return std::nullopt;
+    if (n->op == "split" && x.shape()[std::size_t(n->ints[1])] % n->ints[0] != 0) return std::nullopt;
+    Dims shape, strides;
+    int64_t offset = x.offset();
+    std::size_t axis = 0;
+    for (const ops::IndexEntry &e : n->index) {
+      if (e.kind == ops::IndexEntry::NewAxis) {
+        shape.push_back(1), strides.push_back(0);
+        continue;
+      }
+      if (e.kind == ops::IndexEntry::Array || axis >= x.rank()) return std::nullopt;
+      int64_t L = x.shape()[axis], stride = x.strides()[axis];
+      if (e.kind == ops::IndexEntry::Integer) {
+        auto i = dim(*e.start);
+        if (!i || *i < -L || *i >= L) return std::nullopt;
+        offset += (*i < 0 ? *i + L : *i) * stride;
+      } else {
+        std::optional<int64_t> start, stop;
+        if (e.start && !(start = dim(*e.start))) return std::nullopt;
+        if (e.stop && !(stop = dim(*e.stop))) return std::nullopt;
+        SliceBounds b = sliceBounds(L, start, stop, e.step);
+        if (b.length > 0) offset += b.start * stride;
+        shape.push_back(b.length), strides.push_back(e.step * stride);
+      }
+      ++axis;
+    }
+    if (axis != x.rank()) return std::nullopt;
+    return x.view(offset, shape, strides);
+  }
   case OpKind::BroadcastTo: {
     if (n->mode == BroadcastMode::Static) return std::nullopt;
     Dims target;

@@ -9,6 +9,7 @@
 #include "driver/Language.h"
 #include "interp/Interpreter.h"
 #include "interp/Kernels.h"
+#include "interp/Optimized.h"
 #include "shape/RandomVariable.h"
 
 #include <chrono>
@@ -258,4 +259,28 @@ RC_GTEST_PROP(Differential, RewrittenOptimizedAgreesWithReference, ()) {
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   std::optional<proptests::DifferentialFailure> failure = proptests::checkRandomProgram(seed, o);
   if (failure) RC_FAIL(failure->message + "\n" + failure->script());
+}
+
+// The optimized interpreter makes basic indexing and split views (no copies) and computes
+// through them what the reference computes; the input is never written.
+TEST(Optimized, BasicIndexingAndSplitAreViews) {
+  Solver solver;
+  driver::Session session(solver, {});
+  std::vector<std::string> lines = {"param n, m", "x = input((n, m), float64)", "y = x[1:, ::-2]",
+                                    "z = exp(y) * 2.0 + x[:3, ::2]", "a, b = split(x, 2, axis=0)", "w = a[:, None, :] - b[::-1, None, :]",
+                                    "s = x[-1, 2]"};
+  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  Assignment point{{"n", 4}, {"m", 5}};
+  std::map<std::string, interp::Array> inputs;
+  interp::addSeededInputs(session.graph(), point, 3, inputs);
+  interp::Array before = inputs.at("x").astype(ops::DType::Float64);
+  for (const char *name : {"y", "z", "w", "s"}) {
+    interp::Interpreter reference(session.graph(), point, inputs, {});
+    interp::OptimizedInterpreter optimized(session.graph(), point, inputs, {});
+    optimized.setLibmMath(true);
+    interp::Array want = reference.evaluate(session.lookup(name)), got = optimized.evaluate(session.lookup(name));
+    EXPECT_TRUE(want.identical(got)) << name << ": " << want.toString() << " vs " << got.toString();
+    EXPECT_GE(optimized.stats().views, 1u) << name;
+  }
+  EXPECT_TRUE(inputs.at("x").identical(before));
 }
