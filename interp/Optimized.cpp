@@ -146,6 +146,10 @@ struct OptimizedInterpreter::Cluster {
   const Node *root = nullptr;
   std::vector<const Node *> members; // operands before users; root last
   std::vector<const Node *> leaves;  // values read from memory
+  /// Leaves and members interleaved in the reference's evaluation order (post-order from the
+  /// left): a member's shape is checked right after its last operand exists, as the reference
+  /// would raise its shape error before reading the leaves that come after it.
+  std::vector<const Node *> order;
 };
 
 OptimizedInterpreter::OptimizedInterpreter(const ops::Graph &graph, Assignment params,
@@ -390,11 +394,13 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
       Item it = stack.back();
       stack.pop_back();
       if (it.leaf) {
-        if (std::find(c.leaves.begin(), c.leaves.end(), it.n) == c.leaves.end()) c.leaves.push_back(it.n);
+        if (std::find(c.leaves.begin(), c.leaves.end(), it.n) == c.leaves.end())
+          c.leaves.push_back(it.n), c.order.push_back(it.n);
         continue;
       }
       if (it.expanded) {
         c.members.push_back(it.n);
+        c.order.push_back(it.n);
         continue;
       }
       if (!seen.insert(it.n).second) continue;
@@ -414,16 +420,49 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
     }
     return n->inputs;
   };
-  std::vector<std::pair<const Node *, bool>> stack{{node, false}};
+  struct Step {
+    const Node *n;
+    bool expanded;
+    bool check = false; // a cluster member's shape check (its operands exist by now)
+  };
+  std::unordered_map<const Node *, Dims> memberShapes;
+  auto shapeOf = [&](const Node *i) -> const Dims & {
+    auto it = memberShapes.find(i);
+    return it != memberShapes.end() ? it->second : ref_.find(i)->shape();
+  };
+  std::vector<Step> stack{{node, false}};
   while (!stack.empty()) {
-    auto [n, expanded] = stack.back();
+    auto [n, expanded, check] = stack.back();
+    if (check) {
+      stack.pop_back();
+      std::vector<Dims> operands;
+      for (const Node *i : n->inputs) operands.push_back(shapeOf(i));
+      try {
+        memberShapes[n] = elementwiseShape(n, operands);
+      } catch (const EvalError &e) {
+        throw EvalError(e.kind, ref_.nameOf(n) + ": " + e.what());
+      }
+      continue;
+    }
     if (ref_.find(n)) {
       stack.pop_back();
       continue;
     }
     if (!expanded) {
-      stack.back().second = true;
-      // Operands in the reference's order (the first error raised is the same one).
+      stack.back().expanded = true;
+      // Operands in the reference's order (the first error raised is the same one); in a
+      // cluster, each member's shape is checked where the reference would compute it.
+      if (fusable(n)) {
+        children(n);
+        const Cluster &c = clusters.at(n);
+        for (auto it = c.order.rbegin(); it != c.order.rend(); ++it) {
+          if (*it == n) continue; // the root: runCluster checks it
+          bool member = std::find(c.members.begin(), c.members.end(), *it) != c.members.end();
+          if (member) stack.push_back({*it, false, true});
+          else if (!ref_.find(*it)) stack.push_back({*it, false});
+        }
+        continue;
+      }
       std::vector<const Node *> cs = children(n);
       for (auto it = cs.rbegin(); it != cs.rend(); ++it)
         if (!ref_.find(*it)) stack.push_back({*it, false});

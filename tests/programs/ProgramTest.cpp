@@ -284,3 +284,21 @@ TEST(Optimized, BasicIndexingAndSplitAreViews) {
   }
   EXPECT_TRUE(inputs.at("x").identical(before));
 }
+
+// Found by the RapidCheck property above: in a fused loop the reference's first error must come
+// first — minimum(in4 / in5, inv(...)) raises the division's broadcast error before inv runs.
+TEST(Differential, FusedLoopRaisesTheReferencesFirstError) {
+  std::vector<std::string> lines = {"mode static",
+                                    "param n, m",
+                                    "in0 = input((n, m), float64)",
+                                    "in4 = input((3,), int64)",
+                                    "in5 = input((n,), float32)",
+                                    "v6 = linalg.inv(in0 @ transpose(in0) + 1.0)",
+                                    "v8 = in4 / in5",
+                                    "v9 = minimum(v8, v6)"};
+  proptests::DifferentialOptions o;
+  o.points = 1;
+  o.mode = BroadcastMode::Static;
+  std::optional<std::string> failure = proptests::checkProgram(lines, 47585383716u, o);
+  EXPECT_FALSE(failure) << *failure;
+}
