@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <type_traits>
 
 #include "driver/Language.h"
@@ -147,6 +148,9 @@ std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, 
     interp::OptimizedInterpreter optimized(g, point, inputs, io);
     optimized.setLibmMath(true);
     optimized.setThreads(1 + unsigned(trial % 2)); // both the one-thread and the split loops
+    // Every value the optimized interpreter returned, with a private copy: later evaluations
+    // must not write through a view or reuse a buffer that a returned value still shares.
+    std::vector<std::tuple<std::string, interp::Array, interp::Array>> returned;
     for (std::size_t i = 0; i < originals.size(); ++i) {
       Outcome want = outcome([&] { return reference.evaluate(originals[i]); });
       Outcome got = outcome([&] { return optimized.evaluate(r.outputs[i]); });
@@ -162,7 +166,11 @@ std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, 
       }
       if (!sameValues(*want.value, *got.value))
         return where + ": the reference gives " + describe(want) + ", the optimized interpreter " + describe(got);
+      returned.emplace_back(names[i], *got.value, got.value->astype(got.value->dtype()));
     }
+    for (const auto &[name, value, copy] : returned)
+      if (!value.identical(copy))
+        return name + " at n = " + n + ", m = " + m + ": the optimized interpreter's returned value changed afterwards";
     for (const auto &[name, a] : inputs)
       if (!a.identical(copies.at(name))) return "input " + name + " was modified at n = " + n + ", m = " + m;
   }
