@@ -1,5 +1,5 @@
 // Programs in the shapelab language: up to 16 lines run in one session (statements, :shape,
-// :explain, :errors, :eval with small sizes, :graph). Every failure must come back as a reply;
+// :explain, :errors, :eval with small sizes and with --opt, :optimize, :graph). Every failure must come back as a reply;
 // an exception escaping Session::execute (an InternalError from the interpreter's debug check,
 // a crash, a sanitizer report) is a finding. :save and load() are filtered out (no file I/O),
 // and numbers are kept to three digits so evaluations stay small.
@@ -14,7 +14,10 @@ using namespace shapelab;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (size > 2048) return 0;
   std::string text(reinterpret_cast<const char *>(data), size);
-  if (text.find(":save") != std::string::npos || text.find("load") != std::string::npos) return 0;
+  // No file I/O (:save, load), and no :time (it repeats evaluations to measure them).
+  if (text.find(":save") != std::string::npos || text.find("load") != std::string::npos ||
+      text.find(":time") != std::string::npos)
+    return 0;
   std::size_t digits = 0;
   for (char c : text) {
     digits = std::isdigit(static_cast<unsigned char>(c)) ? digits + 1 : 0;
