@@ -101,7 +101,12 @@ std::vector<Assignment> pointsFor(Solver &solver, const ops::Graph &g, const std
   const ops::Node *pick = outputs[rng() % outputs.size()];
   Pred domain = ops::validityOf(g, pick).domain();
   if (domain.isTrue()) return points;
-  Decision d = solver.decide(g.contextFor({}), domain);
+  Decision d;
+  try {
+    d = solver.decide(g.contextFor({}), domain);
+  } catch (const UserError &) {
+    return points; // a question over the limits: the random points only
+  }
   for (const std::optional<Assignment> &w : {d.satisfying, d.violating}) {
     if (!w) continue;
     const Integer *n = w->find("n"), *m = w->find("m");
