@@ -161,6 +161,18 @@ Integer Integer::gcd(const Integer &a, const Integer &b) {
 }
 
 Integer Integer::pow(const Integer &a, uint32_t exponent) {
+  if (!a.big_) {
+    // Machine integers while the result fits (the common case: small sizes in a search box).
+    int64_t result = 1, base = a.small_;
+    uint32_t e = exponent;
+    bool overflow = false;
+    while (e && !overflow) {
+      if (e & 1) overflow |= __builtin_mul_overflow(result, base, &result);
+      e >>= 1;
+      if (e) overflow |= __builtin_mul_overflow(base, base, &base);
+    }
+    if (!overflow) return Integer(result);
+  }
   Mpz x(a);
   mpz_pow_ui(x.v, x.v, exponent);
   return fromMpz(x.v);

@@ -1,6 +1,7 @@
 // Integer against GMP (the oracle) around ±2^63 and far beyond.
 #include <gmp.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 #include <rapidcheck.h>
 
 #include "symbolic/Errors.h"
@@ -102,4 +103,16 @@ TEST(Integer, AgreesWithGmp) {
     RC_ASSERT(Integer::parse(a.toString()) == a);
   });
   EXPECT_TRUE(ok);
+}
+
+// pow's machine-integer path (taken while the result fits in int64) agrees with repeated exact
+// multiplication, across the overflow boundary and for negative bases.
+RC_GTEST_PROP(Integer, PowMatchesRepeatedMultiplication, ()) {
+  const int64_t base = *rc::gen::oneOf(rc::gen::inRange<int64_t>(-20, 21), rc::gen::arbitrary<int64_t>(),
+                                       rc::gen::element<int64_t>(3037000499, 3037000500, -3037000500, 2147483648,
+                                                                 INT64_MIN, INT64_MAX));
+  const uint32_t exponent = *rc::gen::inRange<uint32_t>(0, 70);
+  Integer want(1);
+  for (uint32_t i = 0; i < exponent; ++i) want = want * Integer(base);
+  RC_ASSERT(Integer::pow(Integer(base), exponent) == want);
 }
