@@ -60,7 +60,6 @@ std::vector<std::string> outputNames(driver::Session &session, const std::vector
   return names;
 }
 
-/// The check on a program already built in `session`.
 /// The same dtype, shape and bits — except that any nan equals any nan (NumPy promises no nan's
 /// sign or payload, and x86 gives an operation's nan from whichever operand it reads first).
 bool sameValues(const interp::Array &a, const interp::Array &b) {
@@ -117,6 +116,7 @@ std::vector<Assignment> pointsFor(Solver &solver, const ops::Graph &g, const std
   return points;
 }
 
+/// The check on a program already built in `session`.
 std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, const std::vector<std::string> &names,
                                       uint64_t seed, const DifferentialOptions &options, DifferentialStats *stats) {
   ops::Graph &g = session.mutableGraph();
