@@ -1080,7 +1080,30 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
                     "); give that parameter as a literal");
     for (const auto &d : r.shape) n.shape.push_back(*d);
     n.validity.absorb(r.validity);
-    if (mode == BroadcastMode::Static) markStaticBroadcastable(n, false);
+    if (mode == BroadcastMode::Static) {
+      markStaticBroadcastable(n, false);
+      // Without size the batch shapes broadcast with one another (shape/Broadcast's rule): one
+      // undecided size makes its whole batch position NumPy's, for every parameter. Batch
+      // positions are counted from the right after each parameter's core dims.
+      if (!size) {
+        Signature sig = parseSignature(r.signature);
+        std::vector<std::size_t> core(parameters.size(), 0);
+        for (std::size_t i = 0; i < parameters.size() && i < sig.inputs.size(); ++i) core[i] = sig.inputs[i].dims.size();
+        uint64_t undecided = 0;
+        for (std::size_t i = 0; i < parameters.size(); ++i) {
+          if (i < shapeOnly.size() && shapeOnly[i]) continue;
+          const Shape &sh = parameters[i]->shape;
+          for (std::size_t j = 0; j + core[i] < sh.size() && j < 64; ++j) {
+            Expr d = sh[sh.size() - 1 - core[i] - j];
+            if (!d.isConstant() && oneness(*solver_, n.validity.context(), d).answer == Answer::Unknown)
+              undecided |= uint64_t(1) << j;
+          }
+        }
+        for (std::size_t i = 0; i < parameters.size() && undecided; ++i)
+          for (std::size_t j = 0; j < 64 && j + core[i] < 64; ++j)
+            if (undecided >> j & 1) n.broadcastable[i] |= uint64_t(1) << (j + core[i]);
+      }
+    }
     if (info->dtype == "int64") n.dtype = DType::Int64;
     else if (name == "permutation" || name == "choice_without_replacement")
       n.dtype = parameters.empty() || (shapeOnly.size() && shapeOnly[0]) ? DType::Int64 : parameters[0]->dtype;

@@ -302,3 +302,20 @@ TEST(Differential, FusedLoopRaisesTheReferencesFirstError) {
   std::optional<std::string> failure = proptests::checkProgram(lines, 47585383716u, o);
   EXPECT_FALSE(failure) << *failure;
 }
+
+// A random variable without size broadcasts its parameters' batch shapes with one another: an
+// undecided size (a product) makes that batch position NumPy's for every parameter, as for
+// elementwise operands.
+TEST(StaticMode, RandomVariableWithoutSizeUndecidedPositionIsNumpys) {
+  std::vector<std::string> lines = {"mode static",
+                                    "param n, m",
+                                    "in0 = input((n, m), float64)",
+                                    "v8 = in0[2:m]",
+                                    "v17 = reshape(inc_subtensor(v8[1:], v8), (-1,))",
+                                    "s0 = input((m,), float64)",
+                                    "s = abs(s0)",
+                                    "x = random.normal(v17, s)"};
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 1}}), "(0,)");
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 2}}), "shape error");
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 3}}), "(3,)");
+}
