@@ -282,8 +282,8 @@ bool sampleScalar(const std::string &name, const std::vector<double> &q, Counter
   }
   if (name == "hypergeometric") {
     // The draw loop is linear in nsample: counts are bounded as NumPy bounds them.
-    if (!need(q[0] < 1e9 && q[1] < 1e9, "ngood and nbad must each be less than 1000000000 (or are NaN)")) return false;
-    if (!need(fitsCount(q[2]) || q[2] < 0, "nsample is not a finite count")) return false;
+    if (!need(fitsCount(q[0]) && fitsCount(q[1]) && fitsCount(q[2]), "ngood, nbad and nsample must be finite counts")) return false;
+    if (!need(q[0] < 1e9 && q[1] < 1e9, "ngood and nbad must each be less than 1000000000")) return false;
     int64_t good = int64_t(q[0]), bad = int64_t(q[1]), sample = int64_t(q[2]);
     if (!need(good >= 0 && bad >= 0 && sample >= 0 && sample <= good + bad, "ngood < 0, nbad < 0, nsample < 0 or nsample > ngood + nbad"))
       return false;
