@@ -54,8 +54,11 @@ Instr instrFor(const Node *n) {
                                                                      {"negative", Code::Negative}, {"floor", Code::Floor},
                                                                      {"ceil", Code::Ceil},         {"sign", Code::Sign}};
     for (const auto &[name, code] : unary)
-      if (name == n->op) i.code = code;
-    return i;
+      if (name == n->op) {
+        i.code = code;
+        return i;
+      }
+    throw InternalError("no fused instruction for the elementwise function " + n->op);
   }
   i.bin = binCode(n->op);
   switch (i.bin) {
@@ -257,20 +260,7 @@ std::optional<Array> OptimizedInterpreter::view(const Node *n) {
   }
 }
 
-Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested) {
-  // Shapes first, op by op, with the reference's rules (the same errors, naming the same node).
-  std::unordered_map<const Node *, Dims> shapes;
-  for (const Node *l : c.leaves) shapes[l] = ref_.find(l)->shape();
-  for (const Node *m : c.members) {
-    std::vector<Dims> operands;
-    for (const Node *i : m->inputs) operands.push_back(shapes.at(i));
-    try {
-      shapes[m] = elementwiseShape(m, operands);
-    } catch (const EvalError &e) {
-      throw EvalError(e.kind, ref_.nameOf(m) + ": " + e.what());
-    }
-  }
-  const Dims &outShape = shapes.at(c.root);
+Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, const Dims &outShape) {
   int64_t total = checkedCount(outShape);
   // Registers: leaves, then members; the leaves as float64 arrays broadcast to the output.
   std::unordered_map<const Node *, int> reg;
@@ -423,7 +413,8 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
   struct Step {
     const Node *n;
     bool expanded;
-    bool check = false; // a cluster member's shape check (its operands exist by now)
+    bool check = false; // a cluster member's shape check (its operands exist by now): the
+                        // reference's rule and error, and the shape the loop then computes
   };
   std::unordered_map<const Node *, Dims> memberShapes;
   auto shapeOf = [&](const Node *i) -> const Dims & {
@@ -456,7 +447,6 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
         children(n);
         const Cluster &c = clusters.at(n);
         for (auto it = c.order.rbegin(); it != c.order.rend(); ++it) {
-          if (*it == n) continue; // the root: runCluster checks it
           bool member = std::find(c.members.begin(), c.members.end(), *it) != c.members.end();
           if (member) stack.push_back({*it, false, true});
           else if (!ref_.find(*it)) stack.push_back({*it, false});
@@ -471,7 +461,7 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
     stack.pop_back();
     std::vector<const Node *> read = children(n);
     if (fusable(n)) {
-      Array v = runCluster(clusters.at(n), node);
+      Array v = runCluster(clusters.at(n), node, memberShapes.at(n));
       ref_.provide(n, std::move(v));
       fusedOrFresh_.insert(n);
     } else if (std::optional<Array> v = view(n)) {

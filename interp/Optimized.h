@@ -53,7 +53,8 @@ public:
 
 private:
   struct Cluster;
-  Array runCluster(const Cluster &c, const ops::Node *requested);
+  /// Runs a cluster whose shapes were checked (`outShape`: its root's).
+  Array runCluster(const Cluster &c, const ops::Node *requested, const std::vector<int64_t> &outShape);
   std::optional<Array> view(const ops::Node *n);
   Interpreter ref_;
   std::unordered_map<const ops::Node *, int64_t> uses_;    // readers still to run
