@@ -285,15 +285,18 @@ void normalise(std::vector<Term> &terms) {
   std::sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) {
     return monomialCompare(a.monomial, b.monomial) < 0;
   });
-  std::vector<Term> out;
-  for (Term &t : terms) {
-    if (!out.empty() && out.back().monomial == t.monomial)
-      out.back().coefficient += t.coefficient;
+  // Merge equal monomials and drop zero coefficients in place.
+  std::size_t w = 0;
+  for (std::size_t r = 0; r < terms.size(); ++r) {
+    if (w > 0 && terms[w - 1].monomial == terms[r].monomial)
+      terms[w - 1].coefficient += terms[r].coefficient;
+    else if (w != r)
+      terms[w++] = std::move(terms[r]);
     else
-      out.push_back(std::move(t));
-    if (out.back().coefficient.isZero()) out.pop_back();
+      ++w;
+    if (terms[w - 1].coefficient.isZero()) --w;
   }
-  terms = std::move(out);
+  terms.resize(w);
 }
 
 Monomial multiplyMonomials(const Monomial &a, const Monomial &b) {
@@ -772,6 +775,49 @@ std::pair<std::vector<Term>, Integer> asPolynomial(Expr e) {
 
 namespace {
 Expr fromNormalised(std::vector<Term> terms, Integer constant);
+
+/// An expression read as a polynomial without copying its terms (asPolynomial copies every
+/// term, and with it every atom's handle); `e` must outlive the view.
+class PolyRef {
+public:
+  explicit PolyRef(const Expr &e) {
+    const ExprNode *n = e.node();
+    if (n->kind == ExprKind::Constant) {
+      constant_ = &n->value;
+    } else if (n->kind == ExprKind::Sum) {
+      begin_ = n->terms.data();
+      end_ = begin_ + n->terms.size();
+      constant_ = &n->constantTerm;
+    } else {
+      single_.coefficient = Integer(1);
+      single_.monomial.push_back({e, 1});
+      begin_ = &single_;
+      end_ = begin_ + 1;
+    }
+  }
+  PolyRef(const PolyRef &) = delete;
+  PolyRef &operator=(const PolyRef &) = delete;
+  const Term *begin() const { return begin_; }
+  const Term *end() const { return end_; }
+  std::size_t size() const { return std::size_t(end_ - begin_); }
+  const Term &operator[](std::size_t i) const { return begin_[i]; }
+  const Integer &constant() const { return *constant_; }
+
+private:
+  Term single_;
+  Integer zero_{0};
+  const Term *begin_ = nullptr, *end_ = nullptr;
+  const Integer *constant_ = &zero_;
+};
+
+/// Every coefficient and the constant multiplied by a non-zero `k`: the terms stay sorted and
+/// non-zero, so no normalisation is needed.
+Expr scaled(const PolyRef &p, const Integer &k) {
+  std::vector<Term> out;
+  out.reserve(p.size());
+  for (const Term &t : p) out.push_back({t.coefficient * k, t.monomial});
+  return fromNormalised(std::move(out), p.constant() * k);
+}
 } // namespace
 
 Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
@@ -802,37 +848,31 @@ namespace {
 Expr addSigned(const Expr &a, const Expr &b, int sign) {
   if (a.isConstant() && b.isConstant())
     return Expr(sign > 0 ? *a.constantValue() + *b.constantValue() : *a.constantValue() - *b.constantValue());
-  auto [ta, ca] = asPolynomial(a);
-  auto [tb, cb] = asPolynomial(b);
+  PolyRef ta(a), tb(b);
   std::vector<Term> out;
   out.reserve(ta.size() + tb.size());
   std::size_t i = 0, j = 0;
   while (i < ta.size() || j < tb.size()) {
     int c = i == ta.size() ? 1 : j == tb.size() ? -1 : monomialCompare(ta[i].monomial, tb[j].monomial);
     if (c < 0) {
-      out.push_back(std::move(ta[i++]));
+      out.push_back(ta[i++]);
     } else if (c > 0) {
-      Term t = std::move(tb[j++]);
-      if (sign < 0) t.coefficient = -t.coefficient;
-      out.push_back(std::move(t));
+      const Term &t = tb[j++];
+      out.push_back({sign < 0 ? -t.coefficient : t.coefficient, t.monomial});
     } else {
-      Term t = std::move(ta[i++]);
-      t.coefficient = sign > 0 ? t.coefficient + tb[j].coefficient : t.coefficient - tb[j].coefficient;
-      ++j;
-      if (!t.coefficient.isZero()) out.push_back(std::move(t));
+      Integer k = sign > 0 ? ta[i].coefficient + tb[j].coefficient : ta[i].coefficient - tb[j].coefficient;
+      if (!k.isZero()) out.push_back({std::move(k), ta[i].monomial});
+      ++i, ++j;
     }
   }
+  const Integer &ca = ta.constant(), &cb = tb.constant();
   return keepDefinedness(fromNormalised(std::move(out), sign > 0 ? ca + cb : ca - cb), {a, b});
 }
 } // namespace
 
 Expr operator+(Expr a, Expr b) { return addSigned(a, b, 1); }
 
-Expr Expr::operator-() const {
-  auto [t, c] = asPolynomial(*this);
-  for (Term &x : t) x.coefficient = -x.coefficient;
-  return fromPolynomial(std::move(t), -c);
-}
+Expr Expr::operator-() const { return scaled(PolyRef(*this), Integer(-1)); }
 
 Expr operator-(Expr a, Expr b) { return addSigned(a, b, -1); }
 
@@ -864,12 +904,22 @@ Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negat
 }
 
 Expr operator*(Expr a, Expr b) {
-  auto [ta, ca] = asPolynomial(a);
-  auto [tb, cb] = asPolynomial(b);
+  // A constant factor (the most common product: `2*n`, `n*45`) scales the other side.
+  if (a.isConstant() || b.isConstant()) {
+    if (a.isConstant() && b.isConstant()) return Expr(*a.constantValue() * *b.constantValue());
+    const Expr &k = a.isConstant() ? a : b, &other = a.isConstant() ? b : a;
+    const Integer &c = k.node()->value;
+    if (c.isOne()) return other;
+    if (c.isZero()) return keepDefinedness(Expr(0), {other});
+    return keepDefinedness(scaled(PolyRef(other), c), {other});
+  }
+  PolyRef ta(a), tb(b);
+  const Integer &ca = ta.constant(), &cb = tb.constant();
   if (ta.size() * tb.size() > kMaxTerms)
     throw InputTooLarge("expression too large: product has more than " + std::to_string(kMaxTerms) +
                     " terms");
   std::vector<Term> out;
+  out.reserve(ta.size() * tb.size() + ta.size() + tb.size());
   for (const Term &x : ta) {
     for (const Term &y : tb) {
       Monomial m = multiplyMonomials(x.monomial, y.monomial);
