@@ -25,14 +25,41 @@ enum class Code : uint8_t {
   Math,                                                   // simd::MathOp
   Sqrt, Abs, Negative, Floor, Ceil, Sign,                 // unary, exact
   Add, Sub, Mul, Div, Max, Min, Scalar,                   // binary (Scalar: Kernels' rule per element)
+  SinCos,                                                 // sin into dst, cos into dst2, of a
 };
 
 struct Instr {
   Code code;
   simd::MathOp math = simd::MathOp::Exp;
   Bin bin = Bin::Add;
-  int dst = 0, a = 0, b = 0;
+  int dst = 0, a = 0, b = 0, dst2 = -1;
 };
+
+/// sin(r) and cos(r) of the same register become one SinCos instruction (one argument
+/// reduction for both), placed where the first of them was: its operand is ready there, and
+/// registers are written once, so the later one's result is only computed earlier. The last
+/// instruction (the loop's output, written to memory) is left alone.
+std::size_t fuseSinCos(std::vector<Instr> &program) {
+  std::size_t pairs = 0;
+  auto isTrig = [](const Instr &in, simd::MathOp op) { return in.code == Code::Math && in.math == op; };
+  for (std::size_t k = 0; k + 1 < program.size(); ++k) {
+    bool sin = isTrig(program[k], simd::MathOp::Sin);
+    if (!sin && !isTrig(program[k], simd::MathOp::Cos)) continue;
+    simd::MathOp other = sin ? simd::MathOp::Cos : simd::MathOp::Sin;
+    for (std::size_t j = k + 1; j + 1 < program.size(); ++j)
+      if (isTrig(program[j], other) && program[j].a == program[k].a) {
+        Instr fused = program[k];
+        fused.code = Code::SinCos;
+        fused.dst = sin ? program[k].dst : program[j].dst;
+        fused.dst2 = sin ? program[j].dst : program[k].dst;
+        program[k] = fused;
+        program.erase(program.begin() + std::ptrdiff_t(j));
+        ++pairs;
+        break;
+      }
+  }
+  return pairs;
+}
 
 /// The ufunc names of the MathOps, in their order.
 const char *const kMathNames[simd::kMathOps] = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"};
@@ -97,7 +124,17 @@ void execute(const Instr &in, const double *a, const double *b, double *d, int64
   case Code::Max: simd::arith(Arith::Max, a, b, d, n); return;
   case Code::Min: simd::arith(Arith::Min, a, b, d, n); return;
   case Code::Scalar: for (int64_t k = 0; k < n; ++k) d[k] = arithmetic<double>(in.bin, a[k], b[k]); return;
+  case Code::SinCos: break; // two outputs: the loop runs it (runSinCos)
   }
+  throw InternalError("a SinCos instruction reached the one-output executor");
+}
+
+void runSinCos(const double *a, double *s, double *c, int64_t n, bool libm) {
+  if (libm) {
+    for (int64_t k = 0; k < n; ++k) s[k] = unaryValue<double>("sin", a[k]), c[k] = unaryValue<double>("cos", a[k]);
+    return;
+  }
+  simd::sincos(a, s, c, n);
 }
 
 /// Reads elements [start, start + count) (C order over `shape`) of a float64 array viewed with
@@ -280,6 +317,7 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
     in.dst = reg[m] = registers++;
     program.push_back(in);
   }
+  stats_.sinCos += fuseSinCos(program);
   // The output: an operand's buffer when it is dead after this loop and owned by nobody else.
   Array out;
   bool inPlace = false;
@@ -326,6 +364,12 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
       }
       for (std::size_t k = 0; k < program.size(); ++k) {
         const Instr &in = program[k];
+        if (in.code == Code::SinCos) {
+          double *ds = &buffers[std::size_t(in.dst) * kBlock], *dc = &buffers[std::size_t(in.dst2) * kBlock];
+          runSinCos(ptr[std::size_t(in.a)], ds, dc, n, libmMath_);
+          ptr[std::size_t(in.dst)] = ds, ptr[std::size_t(in.dst2)] = dc;
+          continue;
+        }
         double *d = k + 1 == program.size() ? dst + s : &buffers[std::size_t(in.dst) * kBlock];
         execute(in, ptr[std::size_t(in.a)], ptr[std::size_t(in.b)], d, n, libmMath_);
         ptr[std::size_t(in.dst)] = d;

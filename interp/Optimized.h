@@ -34,6 +34,7 @@ struct OptimizedStats {
   std::size_t views = 0;        // nodes computed as views
   std::size_t inPlace = 0;      // clusters that wrote into an operand's buffer
   std::size_t delegated = 0;    // nodes run by the reference kernels
+  std::size_t sinCos = 0;       // sin/cos pairs of one operand computed by one sincos
 };
 
 class OptimizedInterpreter {

@@ -24,6 +24,10 @@ inline constexpr double kUlpBound = 1.0;
 /// out[i] = op(in[i]) for i < n (in and out may be the same array).
 void apply(MathOp op, const double *in, double *out, int64_t n);
 
+/// sinOut[i] = sin(in[i]), cosOut[i] = cos(in[i]) in one pass (the argument reduction shared),
+/// within kUlpBound like sin and cos. `in` may be one of the outputs.
+void sincos(const double *in, double *sinOut, double *cosOut, int64_t n);
+
 /// The exact elementwise operations (IEEE results, the same bits at every width): out[i] =
 /// a[i] op b[i] (unary ones read a). Max/Min propagate a nan as NumPy's maximum/minimum do.
 /// `out` may be `a` or `b` itself, but must not overlap them otherwise.
@@ -36,6 +40,9 @@ const char *isaName();
 void applySse2(MathOp op, const double *in, double *out, int64_t n);
 void applyAvx2(MathOp op, const double *in, double *out, int64_t n);
 void applyAvx512(MathOp op, const double *in, double *out, int64_t n);
+void sincosSse2(const double *in, double *sinOut, double *cosOut, int64_t n);
+void sincosAvx2(const double *in, double *sinOut, double *cosOut, int64_t n);
+void sincosAvx512(const double *in, double *sinOut, double *cosOut, int64_t n);
 void arithSse2(Arith op, const double *a, const double *b, double *out, int64_t n);
 void arithAvx2(Arith op, const double *a, const double *b, double *out, int64_t n);
 void arithAvx512(Arith op, const double *a, const double *b, double *out, int64_t n);

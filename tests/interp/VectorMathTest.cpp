@@ -29,13 +29,14 @@ struct Isa {
   const char *name;
   void (*apply)(MathOp, const double *, double *, int64_t);
   void (*arith)(Arith, const double *, const double *, double *, int64_t);
+  void (*sincos)(const double *, double *, double *, int64_t);
 };
 
 std::vector<Isa> isas() {
   __builtin_cpu_init();
-  std::vector<Isa> out = {{"sse2", applySse2, arithSse2}};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back({"avx2", applyAvx2, arithAvx2});
-  if (__builtin_cpu_supports("avx512f")) out.push_back({"avx512f", applyAvx512, arithAvx512});
+  std::vector<Isa> out = {{"sse2", applySse2, arithSse2, sincosSse2}};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back({"avx2", applyAvx2, arithAvx2, sincosAvx2});
+  if (__builtin_cpu_supports("avx512f")) out.push_back({"avx512f", applyAvx512, arithAvx512, sincosAvx512});
   return out;
 }
 
@@ -116,6 +117,40 @@ bool sameSpecial(double got, double want) {
   return got == want && std::signbit(got) == std::signbit(want);
 }
 
+/// Checks `got` (f on xs, computed by `how`) against the exact values: specials and ±0 as <cmath>
+/// gives them, everything else within kUlpBound. Prints the worst error measured.
+void expectWithinBound(const Function &f, const std::string &how, const std::vector<double> &xs,
+                       const std::vector<Big> &exact, const std::vector<double> &got) {
+  double worst = 0;
+  double worstAt = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    double x = xs[i], want = f.libm(x);
+    std::string where = std::string(f.name) + "(" + std::to_string(x) + " = " +
+                        std::to_string(std::bit_cast<uint64_t>(x)) + "b) on " + how;
+    // Specials, and results at the edges of the double range, as <cmath> gives them.
+    bool special = !std::isfinite(x) || !std::isfinite(want) || want == 0 ||
+                   (f.op == MathOp::Log && x <= 0) || (f.op == MathOp::Log1p && x <= -1);
+    if (special) {
+      EXPECT_TRUE(sameSpecial(got[i], want)) << where << ": got " << got[i] << ", <cmath> gives " << want;
+      continue;
+    }
+    if (x == 0) { // ±0 in: the sign of the result matters
+      EXPECT_TRUE(sameSpecial(got[i], want)) << where << ": got " << got[i] << ", <cmath> gives " << want;
+      continue;
+    }
+    if (!std::isfinite(got[i])) {
+      ADD_FAILURE() << where << ": got " << got[i] << ", want " << want;
+      continue;
+    }
+    double ulps = ulpError(got[i], exact[i]);
+    if (ulps > worst) worst = ulps, worstAt = x;
+    EXPECT_LE(ulps, kUlpBound) << where << ": got " << got[i] << ", exact " << exact[i].str(25) << " ("
+                               << ulps << " ULP)";
+  }
+  // The figure, for the record (what the bound is measured against).
+  std::printf("%-6s %-14s worst %.3f ULP (at %.17g), %zu samples\n", f.name, how.c_str(), worst, worstAt, xs.size());
+}
+
 } // namespace
 
 TEST(VectorMath, EveryFunctionWithinItsUlpBoundAtEveryWidth) {
@@ -135,34 +170,21 @@ TEST(VectorMath, EveryFunctionWithinItsUlpBoundAtEveryWidth) {
         EXPECT_TRUE(std::bit_cast<uint64_t>(inPlace[i]) == std::bit_cast<uint64_t>(got[i]) ||
                     (std::isnan(inPlace[i]) && std::isnan(got[i])))
             << f.name << " in place on " << isa.name << " at " << xs[i];
-      double worst = 0;
-      double worstAt = 0;
-      for (std::size_t i = 0; i < xs.size(); ++i) {
-        double x = xs[i], want = f.libm(x);
-        std::string where = std::string(f.name) + "(" + std::to_string(x) + " = " +
-                            std::to_string(std::bit_cast<uint64_t>(x)) + "b) on " + isa.name;
-        // Specials, and results at the edges of the double range, as <cmath> gives them.
-        bool special = !std::isfinite(x) || !std::isfinite(want) || want == 0 ||
-                       (f.op == MathOp::Log && x <= 0) || (f.op == MathOp::Log1p && x <= -1);
-        if (special) {
-          EXPECT_TRUE(sameSpecial(got[i], want)) << where << ": got " << got[i] << ", <cmath> gives " << want;
-          continue;
-        }
-        if (x == 0) { // ±0 in: the sign of the result matters
-          EXPECT_TRUE(sameSpecial(got[i], want)) << where << ": got " << got[i] << ", <cmath> gives " << want;
-          continue;
-        }
-        if (!std::isfinite(got[i])) {
-          ADD_FAILURE() << where << ": got " << got[i] << ", want " << want;
-          continue;
-        }
-        double ulps = ulpError(got[i], exact[i]);
-        if (ulps > worst) worst = ulps, worstAt = x;
-        EXPECT_LE(ulps, kUlpBound) << where << ": got " << got[i] << ", exact " << exact[i].str(25) << " ("
-                                   << ulps << " ULP)";
+      expectWithinBound(f, isa.name, xs, exact, got);
+      // sin and cos also come from the fused sincos, in place too (its input is the sin output).
+      if (f.op == MathOp::Sin || f.op == MathOp::Cos) {
+        std::vector<double> sines(xs.size()), cosines(xs.size()), shared = xs;
+        isa.sincos(xs.data(), sines.data(), cosines.data(), int64_t(xs.size()));
+        expectWithinBound(f, std::string("sincos ") + isa.name, xs, exact, f.op == MathOp::Sin ? sines : cosines);
+        std::vector<double> other(xs.size());
+        isa.sincos(shared.data(), shared.data(), other.data(), int64_t(xs.size()));
+        const std::vector<double> &again = f.op == MathOp::Sin ? shared : other;
+        const std::vector<double> &first = f.op == MathOp::Sin ? sines : cosines;
+        for (std::size_t i = 0; i < xs.size(); ++i)
+          EXPECT_TRUE(std::bit_cast<uint64_t>(again[i]) == std::bit_cast<uint64_t>(first[i]) ||
+                      (std::isnan(again[i]) && std::isnan(first[i])))
+              << "sincos in place on " << isa.name << " at " << xs[i];
       }
-      // The figure, for the record (what the bound is measured against).
-      std::printf("%-6s %-7s worst %.3f ULP (at %.17g), %zu samples\n", f.name, isa.name, worst, worstAt, xs.size());
     }
   }
 }

@@ -285,6 +285,36 @@ TEST(Optimized, BasicIndexingAndSplitAreViews) {
   EXPECT_TRUE(inputs.at("x").identical(before));
 }
 
+// sin and cos of one operand in a fused loop are one sincos (the argument reduction shared):
+// with the C library's functions the loop gives the reference's bits; with the vector ones, each
+// value within the stated bound of the reference's (VectorMathTest measures sincos itself).
+TEST(Optimized, SinAndCosOfOneOperandShareOneSincos) {
+  Solver solver;
+  driver::Session session(solver, {});
+  std::vector<std::string> lines = {"param n", "x = input((n,), float64)",
+                                    "z = exp(-((sin(x)*0.5 + cos(x))**2)) + x - sin(x + 1.0)"};
+  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  Assignment point{{"n", 1000}};
+  std::map<std::string, interp::Array> inputs;
+  interp::addSeededInputs(session.graph(), point, 5, inputs);
+  interp::Interpreter reference(session.graph(), point, inputs, {});
+  interp::Array want = reference.evaluate(session.lookup("z"));
+  for (bool libm : {true, false}) {
+    interp::OptimizedInterpreter optimized(session.graph(), point, inputs, {});
+    optimized.setLibmMath(libm);
+    interp::Array got = optimized.evaluate(session.lookup("z"));
+    EXPECT_EQ(optimized.stats().sinCos, 1u) << "sin(x) and cos(x) fused; sin(x + 1.0) has no partner";
+    ASSERT_EQ(got.shape(), want.shape());
+    if (libm) {
+      EXPECT_TRUE(want.identical(got)) << want.toString() << " vs " << got.toString();
+      continue;
+    }
+    const double *w = want.base<double>() + want.offset(), *g = got.base<double>() + got.offset();
+    for (int64_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(g[i], w[i], 1e-12 * std::max(1.0, std::fabs(w[i]))) << "element " << i;
+  }
+}
+
 // Found by the RapidCheck property above: in a fused loop the reference's first error must come
 // first — minimum(in4 / in5, inv(...)) raises the division's broadcast error before inv runs.
 TEST(Differential, FusedLoopRaisesTheReferencesFirstError) {
