@@ -56,6 +56,10 @@ public:
     std::optional<Integer> high; // nullopt: unbounded
   };
   Interval boundsOf(const std::string &name) const;
+  /// True when the assumptions say nothing beyond these bounds (each is a comparison of one
+  /// parameter with a constant, `!=` excepted): the context is then exactly the box, and an
+  /// affine form over parameters takes its interval's two ends inside it.
+  bool isBox() const { return data_->box; }
   std::string toString() const;
 
 private:
@@ -66,6 +70,7 @@ private:
     std::vector<Expr> parameters;
     Assignment sample;
     bool consistent = true;
+    bool box = true;
     SizeDomain domain = SizeDomain::ArraySizes;
     std::map<std::string, Interval> bounds;
   };

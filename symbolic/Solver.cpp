@@ -862,7 +862,11 @@ struct Solver::Impl {
     return d;
   }
 
-  std::optional<Decision> fastPath(const Context &c, const Pred &p) {
+  /// `undecidedInBox` (when given) is set when the answer is exactly "depends" without isl: an
+  /// affine comparison (not `!=`) over parameters whose interval straddles zero, in a context
+  /// that is exactly its box — the interval's ends are the form's least and greatest values
+  /// there (each reached at a corner of the box), so some point satisfies it and some does not.
+  std::optional<Decision> fastPath(const Context &c, const Pred &p, bool *undecidedInBox = nullptr) {
     // A refutation carries a real point of the context; without one, isl and the witness
     // search decide (DESIGN §3.3).
     bool canRefute = c.consistencyProven();
@@ -935,6 +939,7 @@ struct Solver::Impl {
     case CompareOp::EQ: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = false; else if (low.isZero() && high && high->isZero()) verdict = true; break;
     case CompareOp::NE: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = true; else if (low.isZero() && high && high->isZero()) verdict = false; break;
     }
+    if (!verdict && undecidedInBox && c.isBox() && n->op != CompareOp::NE) *undecidedInBox = true;
     if (!verdict || (!*verdict && !canRefute)) return std::nullopt;
     Decision d;
     d.answer = *verdict ? Answer::Proven : Answer::Refuted;
@@ -1052,7 +1057,12 @@ bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
   MemoKey key{context.assumptions(), context.domain(), predicate};
   if (auto it = im.memo.find(key); it != im.memo.end()) return it->second.answer == Answer::Proven;
   if (auto it = im.proofMemo.find(key); it != im.proofMemo.end()) return it->second;
-  if (auto d = im.fastPath(context, predicate)) return d->answer == Answer::Proven;
+  bool undecidedInBox = false;
+  if (auto d = im.fastPath(context, predicate, &undecidedInBox)) return d->answer == Answer::Proven;
+  if (undecidedInBox) {
+    ++im.stats.fastPaths;
+    return false;
+  }
   bool proven = im.provenWithIsl(context, predicate);
   if (im.proofMemo.size() > (std::size_t(1) << 20)) im.proofMemo.clear();
   im.proofMemo.emplace(key, proven);
@@ -1101,11 +1111,16 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
       atoms.push_back(part);
     for (const Pred &atom : atoms) {
       const PredNode *n = atom.node();
-      if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total) continue;
+      if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total || n->op == CompareOp::NE) {
+        data->box = data->box && atom.isTrue();
+        continue;
+      }
       auto [terms, k] = asPolynomial(n->lhs - n->rhs);
       if (terms.size() != 1 || terms[0].monomial.size() != 1 || terms[0].monomial[0].second != 1 ||
-          terms[0].monomial[0].first->kind != ExprKind::Param)
+          terms[0].monomial[0].first->kind != ExprKind::Param) {
+        data->box = false;
         continue;
+      }
       // coefficient * x + k OP 0
       const Integer &co = terms[0].coefficient;
       const std::string &name = terms[0].monomial[0].first->name;
@@ -1134,6 +1149,8 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
         if (Integer::floorMod(-kk, a).isZero()) {
           raiseLow(Integer::floorDiv(-kk, a));
           lowerHigh(Integer::floorDiv(-kk, a));
+        } else {
+          data->box = false;
         }
         break;
       case CompareOp::NE: break;

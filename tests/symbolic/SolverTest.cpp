@@ -117,6 +117,29 @@ TEST(Solver, FastPathsAndMemo) {
   EXPECT_EQ(s.stats().memoHits, 1u);
 }
 
+// In a context that is only bounds (a box), an affine comparison whose interval straddles zero
+// is not implied, and provesQuickly says so without isl; a context relating parameters still
+// goes to isl (which proves n <= m from m == n + 1, where intervals cannot).
+TEST(Solver, ProvesQuicklyAnswersBoxContextsWithoutIsl) {
+  Solver s;
+  Context box = ctx(s, {"n >= 1", "m <= 10"});
+  EXPECT_TRUE(box.isBox());
+  EXPECT_FALSE(s.provesQuickly(box, parsePred("n <= m")));
+  EXPECT_FALSE(s.provesQuickly(box, parsePred("2*n - 3*m + 1 == 0")));
+  EXPECT_FALSE(s.provesQuickly(box, parsePred("1 <= m")));
+  EXPECT_TRUE(s.provesQuickly(box, parsePred("0 <= n - 1")));
+  EXPECT_EQ(s.stats().islQuestions, 0u);
+  // != is not decided by the interval (2*n - 1 != 0 holds, though [-1, ...] contains 0).
+  EXPECT_TRUE(s.provesQuickly(box, parsePred("2*m - 1 != 0")));
+  EXPECT_EQ(s.stats().islQuestions, 1u);
+  Context related = ctx(s, {"m == n + 1"});
+  EXPECT_FALSE(related.isBox());
+  EXPECT_TRUE(s.provesQuickly(related, parsePred("n <= m")));
+  EXPECT_EQ(s.stats().islQuestions, 2u);
+  EXPECT_FALSE(ctx(s, {"n != 3"}).isBox());
+  EXPECT_TRUE(s.makeContext({}).isBox());
+}
+
 // The property the whole project leans on: on a small box the solver's answer, witnesses and
 // condition agree with enumerating every point.
 TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
