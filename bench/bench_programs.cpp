@@ -39,6 +39,7 @@ void BM_ParseBuildInfer(benchmark::State &state) {
   auto &lines = cache[{state.range(0), state.range(2)}];
   if (lines.empty()) lines = programText(std::size_t(state.range(0)), state.range(2) != 0);
   std::size_t nodes = 0;
+  uint64_t islQuestions = 0;
   SolverOptions options;
   options.witnessSearchPoints = uint64_t(state.range(1));
   for (auto _ : state) {
@@ -47,9 +48,13 @@ void BM_ParseBuildInfer(benchmark::State &state) {
     int k = 0;
     for (const std::string &l : lines) session.execute(l, ++k);
     nodes = session.nodeCount();
+    islQuestions = solver.stats().islQuestions;
     benchmark::DoNotOptimize(nodes);
   }
   state.counters["nodes"] = double(nodes);
+  // Questions that reached isl (the rest were answered by memo, intervals or evaluation): a
+  // figure that does not depend on the machine.
+  state.counters["isl_questions"] = double(islQuestions);
   state.counters["statements"] = double(lines.size());
   // Seconds per node (the time divided by the nodes built per iteration).
   state.counters["s_per_node"] = benchmark::Counter(double(nodes), benchmark::Counter::kIsIterationInvariantRate |

@@ -219,6 +219,13 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, cons
   if (auto v = cond.constantValue()) return *v ? a : b;
   if (provesCheaply(context, cond)) return a;
   if (provesCheaply(context, !cond)) return b;
+  // Branches that agree wherever one of them is taken are one expression: `0 if -n < 0 else -n`
+  // is 0 for every size n. Kept as a choice, it would nest in every shape built on it and make
+  // each later question larger. Decided only where the comparison is quasi-affine (cheap).
+  if (a.isQuasiAffine() && b.isQuasiAffine() && definedness(cond).constantValue() == std::optional<bool>(true)) {
+    if (provesCheaply(context, cond || eq(a, b))) return a;
+    if (provesCheaply(context, !cond || eq(a, b))) return b;
+  }
   return select(cond, a, b);
 }
 

@@ -4,6 +4,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "symbolic/Range.h"
+
 namespace shapelab {
 
 namespace {
@@ -13,53 +15,12 @@ bool obviouslyArraySize(const Context &context, Expr d) {
   return d.kind() == ExprKind::Param && context.domain() == SizeDomain::ArraySizes;
 }
 
-/// Upper bound of a polynomial over parameters (each >= 0), or of a choice, min or max of such,
-/// from the context's interval bounds; nullopt when unbounded or not of that form.
-std::optional<Integer> intervalUpperBound(const Context &context, Expr e) {
-  // A choice, the larger of some or the smaller of some sizes is bounded by its parts' bounds.
-  if (e.kind() == ExprKind::Select || e.kind() == ExprKind::Max || e.kind() == ExprKind::Min) {
-    std::optional<Integer> bound;
-    for (const Expr &o : e->operands) {
-      auto b = intervalUpperBound(context, o);
-      if (e.kind() == ExprKind::Min) {
-        if (b && (!bound || *b < *bound)) bound = b;
-      } else {
-        if (!b) return std::nullopt;
-        if (!bound || *b > *bound) bound = b;
-      }
-    }
-    return bound;
-  }
-  // Parameters are >= 0, so a term with a negative coefficient only lowers the value.
-  auto [terms, constant] = asPolynomial(e);
-  Integer total = constant;
-  for (const Term &t : terms) {
-    if (t.coefficient.sign() < 0) {
-      // Only a product of parameters is known to be >= 0 (an atom such as min(n, -3) is not).
-      for (auto &[atom, k] : t.monomial)
-        if (atom->kind != ExprKind::Param) return std::nullopt;
-      continue;
-    }
-    Integer m = t.coefficient;
-    for (auto &[atom, k] : t.monomial) {
-      if (atom->kind != ExprKind::Param) return std::nullopt;
-      Context::Interval b = context.boundsOf(atom->name);
-      if (!b.high) return std::nullopt;
-      m *= Integer::pow(*b.high, k);
-      if (m.bitLength() > 256) return std::nullopt; // far beyond the limit anyway
-    }
-    total += m;
-  }
-  return total;
-}
-
 /// Decides `fits` (`count <= 2**63 - 1`) for a product of sizes without asking isl about opaque
 /// products where evaluation settles it: a real point on each side makes it Depends, with the
 /// predicate itself as the exact condition.
 Decision decideFits(Solver &solver, const Context &context, const Expr &count, const Pred &fits) {
   // Only for a count defined everywhere: where it is undefined, `fits` does not hold.
-  if (auto high = count.isTotal() ? intervalUpperBound(context, count) : std::nullopt;
-      high && *high <= maxArraySize()) {
+  if (auto high = count.isTotal() ? rangeOf(count, context).high : std::nullopt; high && *high <= maxArraySize()) {
     Decision d;
     d.answer = Answer::Proven;
     d.condition = Pred::truth(true);

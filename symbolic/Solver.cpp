@@ -21,6 +21,7 @@
 #include <unordered_set>
 
 #include "symbolic/Errors.h"
+#include "symbolic/Range.h"
 #include "symbolic/IntegerGmp.h"
 #include "symbolic/Watchdog.h"
 
@@ -878,8 +879,11 @@ struct Solver::Impl {
       if (!*v) d.violating = completed(c.samplePoint(), c, p);
       return d;
     }
-    // Interval bounds of a single affine comparison over parameters.
+    // Interval bounds of a single affine comparison over parameters, or of its negation.
     const PredNode *n = p.node();
+    const bool negated = n->kind == PredKind::Not && n->children.size() == 1 &&
+                         n->children[0].kind() == PredKind::Compare;
+    if (negated) n = n->children[0].node();
     if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total) return std::nullopt;
     // lhs - rhs as (parameter, coefficient) pairs, read off both sides without building the
     // difference as an expression (this runs before every question).
@@ -939,7 +943,13 @@ struct Solver::Impl {
     case CompareOp::EQ: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = false; else if (low.isZero() && high && high->isZero()) verdict = true; break;
     case CompareOp::NE: if (low.sign() > 0 || (high && high->sign() < 0)) verdict = true; else if (low.isZero() && high && high->isZero()) verdict = false; break;
     }
-    if (!verdict && undecidedInBox && c.isBox() && n->op != CompareOp::NE) *undecidedInBox = true;
+    // An interval across zero: an order comparison takes both truth values at the box's
+    // corners; `==` is only known to be false somewhere (2*n - 2*m == 1 never holds) and `!=`
+    // only true somewhere. So in a box the comparison is not implied unless it is `!=`, and its
+    // negation is not implied unless it negates `==`.
+    if (verdict && negated) verdict = !*verdict;
+    if (!verdict && undecidedInBox && c.isBox() && n->op != (negated ? CompareOp::EQ : CompareOp::NE))
+      *undecidedInBox = true;
     if (!verdict || (!*verdict && !canRefute)) return std::nullopt;
     Decision d;
     d.answer = *verdict ? Answer::Proven : Answer::Refuted;
@@ -958,6 +968,51 @@ struct Solver::Impl {
       if (b.high && *b.high == b.low) fixed.emplace(x.node()->name, Expr(b.low));
     }
     return fixed.empty() ? p : substitute(p, fixed);
+  }
+
+  /// Whether evaluation finds a point of the context where `p` does not hold (is false or
+  /// undefined): then the context does not imply `p`, and no isl question is needed to say so.
+  /// The points are small — the context's own point completed with 0, every parameter at one
+  /// value, or all at a base value but one — and each is a point of the context only if its
+  /// assumptions evaluate to true there. Finding none proves nothing (isl decides then).
+  bool refutedAtSmallPoints(const Context &c, const Pred &p) const {
+    std::vector<Expr> params = parametersOf(c.assumptions());
+    collectParameters(p, params);
+    if (params.empty() || params.size() > 8) return false;
+    const bool unconstrained = c.assumptions().constantValue() == std::optional<bool>(true);
+    auto refutes = [&](const Assignment &a) {
+      try {
+        if (!unconstrained && !holds(c.assumptions(), a)) return false;
+        return evaluate(p, a) != std::optional<bool>(true);
+      } catch (const UserError &) {
+        return false; // a value too large to compute: not a usable point
+      }
+    };
+    Assignment a;
+    auto fill = [&](int64_t base, std::size_t which, int64_t value) {
+      for (std::size_t i = 0; i < params.size(); ++i)
+        a.set(params[i].node()->name, Integer(i == which ? value : base));
+    };
+    if (c.consistencyProven()) {
+      a = c.samplePoint();
+      for (const Expr &x : params)
+        if (!a.find(x.node()->name)) a.set(x.node()->name, Integer(0));
+      if (refutes(a)) return true;
+    }
+    static constexpr int64_t kValues[] = {0, 1, 2, 3, 5, 8};
+    for (int64_t v : kValues) {
+      fill(v, params.size(), 0);
+      if (refutes(a)) return true;
+    }
+    if (params.size() == 1) return false;
+    for (int64_t base : {0, 1, 3})
+      for (std::size_t i = 0; i < params.size(); ++i)
+        for (int64_t v : kValues) {
+          if (v == base) continue;
+          fill(base, i, v);
+          if (refutes(a)) return true;
+        }
+    return false;
   }
 
   /// Only whether the context implies p: one emptiness test, no witness, no condition.
@@ -1063,7 +1118,15 @@ bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
     ++im.stats.fastPaths;
     return false;
   }
-  bool proven = im.provenWithIsl(context, predicate);
+  bool proven = false;
+  if (provenByRanges(context, predicate)) {
+    ++im.stats.ranges;
+    proven = true;
+  } else if (im.refutedAtSmallPoints(context, predicate)) {
+    ++im.stats.evaluated;
+  } else {
+    proven = im.provenWithIsl(context, predicate);
+  }
   if (im.proofMemo.size() > (std::size_t(1) << 20)) im.proofMemo.clear();
   im.proofMemo.emplace(key, proven);
   return proven;
@@ -1084,7 +1147,14 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
     ++im.stats.fastPaths;
     return *d;
   }
-  Decision d = im.decideWithIsl(context, predicate);
+  Decision d;
+  if (provenByRanges(context, predicate)) {
+    ++im.stats.ranges;
+    d.answer = Answer::Proven;
+    d.condition = Pred::truth(true);
+  } else {
+    d = im.decideWithIsl(context, predicate);
+  }
   // An answer cut short by the clock or memory is not memoized: it depends on the machine.
   bool budgetAnswer = d.answer == Answer::Unknown &&
                       (d.reason.find("time limit") != std::string::npos ||

@@ -77,6 +77,9 @@ struct SolverOptions {
 struct SolverStats {
   uint64_t questions = 0, memoHits = 0, fastPaths = 0, islQuestions = 0, quotaHits = 0,
            timeouts = 0, memoryOuts = 0;
+  /// Answered without isl: "not implied" from a point found by evaluation (provesQuickly), or
+  /// "proven" from interval bounds (symbolic/Range.h).
+  uint64_t evaluated = 0, ranges = 0;
 };
 
 class Solver {

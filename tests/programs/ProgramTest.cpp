@@ -114,6 +114,26 @@ TEST(Graph, MaskSizesAreBoundedDataDependentSizes) {
   EXPECT_TRUE(solver.proves(c, le(*picked->dataSize, n + 1)));
 }
 
+// A clipped slice bound whose two cases agree at every size is one expression: x[-n:] of a
+// length-n axis is the whole axis, (n,), not n - (0 if -n < 0 else -n) (the choice would nest
+// in every shape built on it, and every later question would carry it).
+TEST(Graph, SliceBoundsWhoseCasesAgreeAreOneExpression) {
+  Solver solver;
+  ops::Graph g(solver);
+  Expr n = g.param("n"), m = g.param("m");
+  const ops::Node *x = g.input("x", ops::DType::Float64, shapeOf({n}));
+  const ops::Node *tail = g.index(x, {{ops::IndexEntry::Slice, -n, std::nullopt, 1}});
+  EXPECT_EQ(tail->shape[0], n);
+  const ops::Node *strided = g.index(x, {{ops::IndexEntry::Slice, -n, m, 2}});
+  EXPECT_EQ(strided->shape[0].toString(), "(min(m, n) + 1) // 2");
+  // Cases that differ stay a choice: x[1 - n:] starts at 1 for n = 0 (empty), at 0 for n = 1
+  // (the whole axis), and at -(n - 1) after that (the last n - 1 elements).
+  const ops::Node *most = g.index(x, {{ops::IndexEntry::Slice, 1 - n, std::nullopt, 1}});
+  const int64_t expected[][2] = {{0, 0}, {1, 1}, {2, 1}, {5, 4}};
+  for (const auto &[v, length] : expected)
+    EXPECT_EQ(evaluate(most->shape[0], Assignment{{"n", v}}), std::optional<Integer>(length)) << v;
+}
+
 namespace {
 
 /// The property: at small parameter points, a kernel raises a shape error exactly where its

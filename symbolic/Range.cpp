@@ -1,0 +1,226 @@
+#include "symbolic/Range.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace shapelab {
+
+namespace {
+
+/// An end of an interval: a finite integer, or an infinity of the sign `inf`.
+struct End {
+  int inf = 0; // -1: minus infinity, +1: plus infinity, 0: the finite value `v`
+  Integer v;
+};
+
+/// Ends beyond this many bits are widened (a low end down, a high end up): still sound, and the
+/// arithmetic stays cheap however deep the expression.
+constexpr std::size_t kMaxBits = 2048;
+
+int signOf(const End &e) { return e.inf ? e.inf : e.v.sign(); }
+
+bool less(const End &a, const End &b) {
+  if (a.inf != b.inf) return a.inf < b.inf;
+  return a.inf == 0 && a.v < b.v;
+}
+
+/// `e` as a low end: a value too large to carry becomes minus infinity, or 0 when positive.
+End asLow(End e) {
+  if (e.inf == 0 && e.v.bitLength() > kMaxBits) return e.v.sign() < 0 ? End{-1, 0} : End{0, 0};
+  return e;
+}
+End asHigh(End e) {
+  if (e.inf == 0 && e.v.bitLength() > kMaxBits) return e.v.sign() > 0 ? End{1, 0} : End{0, 0};
+  return e;
+}
+
+End add(const End &a, const End &b) {
+  // Never called with opposite infinities: both are low ends or both high ends.
+  if (a.inf) return a;
+  if (b.inf) return b;
+  return End{0, a.v + b.v};
+}
+
+/// The product of two ends of intervals of finite values: zero times an unbounded end is zero.
+End mul(const End &a, const End &b) {
+  int sa = signOf(a), sb = signOf(b);
+  if (sa == 0 || sb == 0) return End{0, 0};
+  if (a.inf || b.inf) return End{sa * sb, 0};
+  return End{0, a.v * b.v};
+}
+
+struct Bounds {
+  End low{-1, 0}, high{1, 0};
+};
+
+Bounds point(const Integer &v) { return Bounds{End{0, v}, End{0, v}}; }
+
+Bounds sum(const Bounds &a, const Bounds &b) {
+  return Bounds{asLow(add(a.low, b.low)), asHigh(add(a.high, b.high))};
+}
+
+Bounds product(const Bounds &a, const Bounds &b) {
+  End c[4] = {mul(a.low, b.low), mul(a.low, b.high), mul(a.high, b.low), mul(a.high, b.high)};
+  Bounds r{c[0], c[0]};
+  for (const End &e : c) {
+    if (less(e, r.low)) r.low = e;
+    if (less(r.high, e)) r.high = e;
+  }
+  return Bounds{asLow(r.low), asHigh(r.high)};
+}
+
+End power(const End &e, uint32_t k) {
+  if (e.inf) return End{(k % 2 == 0) ? 1 : e.inf, 0};
+  if (e.v.bitLength() * k > kMaxBits) return End{(k % 2 == 0 || e.v.sign() > 0) ? 1 : -1, 0};
+  return End{0, Integer::pow(e.v, k)};
+}
+
+Bounds power(const Bounds &a, uint32_t k) {
+  if (k == 1) return a;
+  End lo = power(a.low, k), hi = power(a.high, k);
+  if (k % 2 == 1) return Bounds{asLow(lo), asHigh(hi)};
+  if (signOf(a.low) >= 0) return Bounds{asLow(lo), asHigh(hi)};
+  if (signOf(a.high) <= 0) return Bounds{asLow(hi), asHigh(lo)};
+  return Bounds{End{0, 0}, asHigh(less(lo, hi) ? hi : lo)};
+}
+
+End floorDivEnd(const End &e, const Integer &d) {
+  if (e.inf) return End{d.sign() > 0 ? e.inf : -e.inf, 0};
+  return End{0, Integer::floorDiv(e.v, d)};
+}
+
+class Walk {
+public:
+  explicit Walk(const Context &context) : context_(context) {}
+
+  Bounds of(const ExprNode *n) {
+    if (auto it = memo_.find(n); it != memo_.end()) return it->second;
+    Bounds b = compute(n);
+    memo_.emplace(n, b);
+    return b;
+  }
+
+  /// Bounds of an expression made during the walk, kept alive with the memo (a node's address
+  /// must not be reused for another while its entry is there).
+  Bounds ofKept(Expr e) {
+    const ExprNode *n = e.node();
+    kept_.push_back(std::move(e));
+    return of(n);
+  }
+
+private:
+  Bounds compute(const ExprNode *n) {
+    switch (n->kind) {
+    case ExprKind::Constant: return point(n->value);
+    case ExprKind::Param: {
+      Context::Interval iv = context_.boundsOf(n->name);
+      Bounds b{End{0, iv.low}, End{1, 0}};
+      if (iv.high) b.high = End{0, *iv.high};
+      return b;
+    }
+    case ExprKind::Sum: {
+      Bounds total = point(n->constantTerm);
+      for (const Term &t : n->terms) {
+        Bounds m = point(t.coefficient);
+        for (auto &[atom, k] : t.monomial) m = product(m, power(of(atom.node()), uint32_t(k)));
+        total = sum(total, m);
+      }
+      return total;
+    }
+    case ExprKind::FloorDiv: case ExprKind::ExactDiv: {
+      // An exact quotient is one of the floor quotients' values.
+      Bounds x = of(n->operands[0].node());
+      const Integer &d = n->value;
+      End a = floorDivEnd(x.low, d), b = floorDivEnd(x.high, d);
+      return d.sign() > 0 ? Bounds{a, b} : Bounds{b, a};
+    }
+    case ExprKind::Mod: {
+      const Integer &d = n->value;
+      Bounds x = of(n->operands[0].node());
+      // x % d is x itself when x already lies in [0, d - 1] (d > 0).
+      if (d.sign() > 0 && signOf(x.low) >= 0 && !x.high.inf && x.high.v < d) return x;
+      return d.sign() > 0 ? Bounds{End{0, 0}, End{0, d - 1}} : Bounds{End{0, d + 1}, End{0, 0}};
+    }
+    case ExprKind::Min: case ExprKind::Max: {
+      bool isMin = n->kind == ExprKind::Min;
+      Bounds r = of(n->operands[0].node());
+      for (std::size_t i = 1; i < n->operands.size(); ++i) {
+        Bounds o = of(n->operands[i].node());
+        if (isMin) {
+          if (less(o.low, r.low)) r.low = o.low;
+          if (less(o.high, r.high)) r.high = o.high;
+        } else {
+          if (less(r.low, o.low)) r.low = o.low;
+          if (less(r.high, o.high)) r.high = o.high;
+        }
+      }
+      return r;
+    }
+    case ExprKind::Select: {
+      Bounds a = of(n->operands[0].node()), b = of(n->operands[1].node());
+      return Bounds{less(a.low, b.low) ? a.low : b.low, less(a.high, b.high) ? b.high : a.high};
+    }
+    }
+    return Bounds{};
+  }
+
+  const Context &context_;
+  std::unordered_map<const ExprNode *, Bounds> memo_;
+  std::vector<Expr> kept_;
+};
+
+Range toRange(const Bounds &b) {
+  Range r;
+  if (!b.low.inf) r.low = b.low.v;
+  if (!b.high.inf) r.high = b.high.v;
+  return r;
+}
+
+bool proven(Walk &walk, const PredNode *n, bool negate) {
+  switch (n->kind) {
+  case PredKind::True: return !negate;
+  case PredKind::False: return negate;
+  case PredKind::Not: return proven(walk, n->children[0].node(), !negate);
+  case PredKind::And: case PredKind::Or: {
+    // Under negation, De Morgan: not (a and b) is (not a) or (not b).
+    bool all = (n->kind == PredKind::And) != negate;
+    for (const Pred &c : n->children) {
+      bool p = proven(walk, c.node(), negate);
+      if (all && !p) return false;
+      if (!all && p) return true;
+    }
+    return all;
+  }
+  case PredKind::Compare: {
+    // lhs - rhs as one expression: terms common to both sides cancel before the intervals.
+    Bounds d = walk.ofKept(n->lhs - n->rhs);
+    int lo = signOf(d.low), hi = signOf(d.high);
+    switch (negate ? negated(n->op) : n->op) {
+    case CompareOp::EQ: return lo == 0 && hi == 0;
+    case CompareOp::NE: return lo > 0 || hi < 0;
+    case CompareOp::LT: return hi < 0;
+    case CompareOp::LE: return hi <= 0;
+    case CompareOp::GT: return lo > 0;
+    case CompareOp::GE: return lo >= 0;
+    }
+    return false;
+  }
+  }
+  return false;
+}
+
+} // namespace
+
+Range rangeOf(const Expr &e, const Context &context) {
+  Walk walk(context);
+  return toRange(walk.of(e.node()));
+}
+
+bool provenByRanges(const Context &context, const Pred &p) {
+  // Where some part of `p` is undefined, `p` does not hold; intervals say nothing about that.
+  if (definedness(p).constantValue() != std::optional<bool>(true)) return false;
+  Walk walk(context);
+  return proven(walk, p.node(), false);
+}
+
+} // namespace shapelab

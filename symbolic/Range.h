@@ -1,0 +1,33 @@
+// Range — interval bounds of expressions over a context's box, and the proofs they give.
+//
+// Model: every parameter lies in the interval the context gives it (Context::boundsOf — a
+// relaxation: each point of the context lies in the box). rangeOf(e) bounds every defined value
+// of `e` at every point of the box, by interval arithmetic over the expression's structure
+// (sums of products of atoms, floor division, modulo, min, max, choices). It loses correlation
+// (n - min(2, n) is bounded below by -2, not 0), so a range answers only one way:
+// provenByRanges(c, p) == true means `p` holds at every point of the context — never a guess —
+// and false means nothing.
+// Example: under n >= 0, rangeOf(min(1, n)) is [0, 1], so min(1, n) >= 0 is proven; under
+// 0 <= n <= 10 the count 4*n*(n // 2) is at most 200, far below 2**63 - 1.
+// Cost: one walk over the expression DAG, exact integers (no isl, no rounding).
+#pragma once
+
+#include <optional>
+
+#include "symbolic/Context.h"
+#include "symbolic/Expr.h"
+
+namespace shapelab {
+
+/// [low, high]; an absent end is unbounded.
+struct Range {
+  std::optional<Integer> low, high;
+};
+
+/// Bounds of every defined value of `e` over the context's box.
+Range rangeOf(const Expr &e, const Context &context);
+
+/// True only when intervals show that `p` is defined and holds at every point of the context.
+bool provenByRanges(const Context &context, const Pred &p);
+
+} // namespace shapelab
