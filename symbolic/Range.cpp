@@ -1,5 +1,7 @@
 #include "symbolic/Range.h"
 
+#include "symbolic/Errors.h"
+
 #include <unordered_map>
 #include <vector>
 
@@ -119,6 +121,7 @@ private:
       return b;
     }
     case ExprKind::Sum: {
+      if (auto b = distributed(n)) return *b;
       Bounds total = point(n->constantTerm);
       for (const Term &t : n->terms) {
         Bounds m = point(t.coefficient);
@@ -164,7 +167,55 @@ private:
     return Bounds{};
   }
 
+  /// Bounds of a sum that has a min, max or choice among its terms, found by moving the rest
+  /// of the sum into each operand: n - min(2, n) is max(n - 2, n - n), whose operands' intervals
+  /// keep what the plain interval of the sum loses (n against itself: [-2, ...] instead of
+  /// [0, ...]). Bounded by a budget per walk (each level may double the work).
+  std::optional<Bounds> distributed(const ExprNode *n) {
+    for (const Term &t : n->terms) {
+      if (t.monomial.size() != 1 || t.monomial[0].second != 1) continue;
+      const Expr &atom = t.monomial[0].first;
+      const ExprKind k = atom.kind();
+      if (k != ExprKind::Min && k != ExprKind::Max && k != ExprKind::Select) continue;
+      if (budget_ == 0) return std::nullopt;
+      --budget_;
+      try {
+        return distributedOver(n, t);
+      } catch (const InputTooLarge &) {
+        return std::nullopt; // the moved sums grew past the expression limit: plain intervals
+      }
+    }
+    return std::nullopt;
+  }
+
+  Bounds distributedOver(const ExprNode *n, const Term &t) {
+    const Expr &atom = t.monomial[0].first;
+    const ExprKind k = atom.kind();
+    const Expr c(t.coefficient);
+    const Expr rest = Expr(n) - c * atom;
+    // c * min(x, y) is min(c*x, c*y) for c > 0 and max(c*x, c*y) for c < 0; likewise max.
+    const bool least = (k == ExprKind::Min) == (t.coefficient.sign() > 0);
+    std::optional<Bounds> r;
+    for (const Expr &o : atom.node()->operands) {
+      Bounds b = ofKept(rest + c * o);
+      if (!r) {
+        r = b;
+      } else if (k == ExprKind::Select) {
+        if (less(b.low, r->low)) r->low = b.low;
+        if (less(r->high, b.high)) r->high = b.high;
+      } else if (least) {
+        if (less(b.low, r->low)) r->low = b.low;
+        if (less(b.high, r->high)) r->high = b.high;
+      } else {
+        if (less(r->low, b.low)) r->low = b.low;
+        if (less(r->high, b.high)) r->high = b.high;
+      }
+    }
+    return *r;
+  }
+
   const Context &context_;
+  int budget_ = 64;
   std::unordered_map<const ExprNode *, Bounds> memo_;
   std::vector<Expr> kept_;
 };
@@ -193,7 +244,12 @@ bool proven(Walk &walk, const PredNode *n, bool negate) {
   }
   case PredKind::Compare: {
     // lhs - rhs as one expression: terms common to both sides cancel before the intervals.
-    Bounds d = walk.ofKept(n->lhs - n->rhs);
+    Bounds d;
+    try {
+      d = walk.ofKept(n->lhs - n->rhs);
+    } catch (const InputTooLarge &) {
+      return false; // the difference is too large to write out: no proof from intervals
+    }
     int lo = signOf(d.low), hi = signOf(d.high);
     switch (negate ? negated(n->op) : n->op) {
     case CompareOp::EQ: return lo == 0 && hi == 0;

@@ -156,14 +156,20 @@ TEST(Solver, RangesAndSmallPointsAnswerWithoutIsl) {
   EXPECT_FALSE(s.provesQuickly(none, parsePred("n/2 >= 0"))); // undefined at n = 1
   EXPECT_EQ(s.stats().evaluated, 3u);
   EXPECT_EQ(s.stats().islQuestions, 0u);
-  // Correlated: intervals give n - min(2, n) >= -2, and no small point fails; isl proves it.
+  // The rest of a sum moved into a min: n - min(2, n) is max(n - 2, 0), so it is >= 0 (the
+  // plain interval, n against itself, says only >= -2).
   EXPECT_TRUE(s.provesQuickly(none, parsePred("n - min(2, n) >= 0")));
+  EXPECT_TRUE(s.provesQuickly(none, parsePred("3 - max(n, 3) + n >= 0")));
+  EXPECT_EQ(s.stats().ranges, 5u);
+  // Correlated through a floor: intervals cannot see n - 2*(n // 2) >= 0 and no small point
+  // fails it; isl proves it.
+  EXPECT_TRUE(s.provesQuickly(none, parsePred("n - 2*(n // 2) >= 0")));
   EXPECT_EQ(s.stats().islQuestions, 1u);
   // decide() takes the interval proof too.
   Context bounded = ctx(s, {"n <= 10", "m <= 4"});
   Decision d = s.decide(bounded, parsePred("4*n*(n // 2)*m <= 800"));
   EXPECT_EQ(d.answer, Answer::Proven);
-  EXPECT_EQ(s.stats().ranges, 4u);
+  EXPECT_EQ(s.stats().ranges, 6u);
 }
 
 // Interval bounds never exclude a value: on small boxes, every defined value of a random
