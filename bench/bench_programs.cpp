@@ -14,6 +14,7 @@
 #include "ops/Graph.h"
 #include "proptests/RandomProgram.h"
 #include "rewrite/Engine.h"
+#include "shape/ArraySize.h"
 
 using namespace shapelab;
 
@@ -43,6 +44,7 @@ void BM_ParseBuildInfer(benchmark::State &state) {
   SolverOptions options;
   options.witnessSearchPoints = uint64_t(state.range(1));
   for (auto _ : state) {
+    clearElementCountMemo(); // a cold build: nothing remembered from the last run
     Solver solver(options);
     driver::Session session(solver, {});
     int k = 0;
@@ -82,6 +84,7 @@ void BM_InferAndRewrite(benchmark::State &state) {
   SolverOptions options;
   options.witnessSearchPoints = 256;
   for (auto _ : state) {
+    clearElementCountMemo();
     Solver solver(options);
     driver::Session session(solver, {});
     int k = 0;

@@ -53,7 +53,32 @@ Decision decideFits(Solver &solver, const Context &context, const Expr &count, c
   return solver.decide(context, fits);
 }
 
+struct Key {
+  Pred context;
+  Expr count;
+  bool operator==(const Key &o) const { return context == o.context && count == o.count; }
+};
+struct KeyHash {
+  std::size_t operator()(const Key &k) const { return k.context.hash() * 31 + k.count.hash(); }
+};
+// Held by a pointer that is never destroyed: the handles it keeps must not be released after
+// the intern table is gone at exit (a static or thread_local map is destroyed in an order
+// relative to the table that nothing guarantees).
+std::unordered_map<Key, Decision, KeyHash> &fitsMemo() {
+  static auto *memo = new std::unordered_map<Key, Decision, KeyHash>();
+  return *memo;
+}
+std::mutex &memoLock() {
+  static auto *lock = new std::mutex();
+  return *lock;
+}
+
 } // namespace
+
+void clearElementCountMemo() {
+  std::lock_guard<std::mutex> guard(memoLock());
+  fitsMemo().clear();
+}
 
 Pred arraySizeObligation(const Context &context, const std::vector<Expr> &dims) {
   std::vector<Pred> parts;
@@ -103,20 +128,9 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
   // The same count recurs along a program (every elementwise op on the same shape): remember
   // the answer per (context, count) — evaluation at far points is cheap, but not free, and the
   // solver's fallback may search for witnesses.
-  struct Key {
-    Pred context;
-    Expr count;
-    bool operator==(const Key &o) const { return context == o.context && count == o.count; }
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key &k) const { return k.context.hash() * 31 + k.count.hash(); }
-  };
-  // Held by a pointer that is never destroyed: the handles it keeps must not be released after
-  // the intern table is gone at exit (a static or thread_local map is destroyed in an order
-  // relative to the table that nothing guarantees).
-  static std::mutex lock;
-  static auto *memo = new std::unordered_map<Key, Decision, KeyHash>();
   Key key{context.assumptions(), count};
+  std::mutex &lock = memoLock();
+  auto *memo = &fitsMemo();
   std::optional<Decision> known;
   {
     std::lock_guard<std::mutex> guard(lock);
