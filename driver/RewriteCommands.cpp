@@ -85,7 +85,7 @@ int proptestCommand(const ProptestOptions &o) {
   Solver solver(o.common.solverOptions());
   d.solver = &solver;
   for (; run < o.cases && !failure; ++run) {
-    if (run % 256 == 255) solver.clearMemo();
+    if (run % 1024 == 1023) solver.clearMemo();
     failure = proptests::checkRandomProgram(o.seed + uint64_t(run), d, &stats);
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -20,8 +20,11 @@
 // it is defined: holds(P) = definedness(P) and P.
 //
 // Fast paths answer before isl is asked: constant predicates, comparisons whose sides differ
-// by a constant (folded when the predicate is built), and interval bounds of single
-// comparisons. Results are memoized per (context, predicate); both are hash-consed, so the key
+// by a constant (folded when the predicate is built), interval bounds of single affine
+// comparisons (exact in a context that is only bounds: "not implied" when the interval crosses
+// zero), and Proven from interval arithmetic over min, max, floor division and choices
+// (symbolic/Range.h; one-sided: it never refutes). provesQuickly also says "not implied" when
+// evaluation finds a small point of the context where P fails. Results are memoized per (context, predicate); both are hash-consed, so the key
 // is two pointers. Each isl call runs under an operation quota reset per question
 // (isl_ctx_set_max_operations / isl_ctx_reset_operations, see shared/reference/isl-notes.md §1.2).
 //
@@ -100,9 +103,10 @@ public:
   bool proves(const Context &c, const Pred &p) { return decide(c, p).answer == Answer::Proven; }
   bool provablyEqual(const Context &c, Expr a, Expr b) { return proves(c, eq(a, b)); }
 
-  /// True when `predicate` is proven under `context`; false when it is not, or not known. One
-  /// emptiness test, without witnesses or the exact condition: for simplifications that only
-  /// need to know that a fact holds (memoized apart from decide()).
+  /// True when `predicate` is proven under `context`; false when it is not, or not known. At
+  /// most one emptiness test, without witnesses or the exact condition (intervals and a few
+  /// evaluated points answer most questions first): for simplifications that only need to
+  /// know that a fact holds (memoized apart from decide()).
   bool provesQuickly(const Context &context, const Pred &predicate);
   const SolverStats &stats() const;
   const SolverOptions &options() const;
