@@ -91,9 +91,20 @@ End floorDivEnd(const End &e, const Integer &d) {
   return End{0, Integer::floorDiv(e.v, d)};
 }
 
+/// Parameter intervals narrower than the context's, inside one branch of a choice.
+using Overrides = std::vector<std::pair<std::string, Context::Interval>>;
+
+/// What a choice's condition says about one parameter on one side: nothing (`known` empty), or
+/// that the side is never taken in the box (`never`), or a narrower interval for it.
+struct Refinement {
+  bool never = false;
+  std::optional<std::pair<std::string, Context::Interval>> known;
+};
+
 class Walk {
 public:
-  explicit Walk(const Context &context) : context_(context) {}
+  explicit Walk(const Context &context, Overrides overrides = {}, int budget = 64)
+      : context_(context), overrides_(std::move(overrides)), budget_(budget) {}
 
   Bounds of(const ExprNode *n) {
     if (auto it = memo_.find(n); it != memo_.end()) return it->second;
@@ -115,7 +126,7 @@ private:
     switch (n->kind) {
     case ExprKind::Constant: return point(n->value);
     case ExprKind::Param: {
-      Context::Interval iv = context_.boundsOf(n->name);
+      Context::Interval iv = interval(n->name);
       Bounds b{End{0, iv.low}, End{1, 0}};
       if (iv.high) b.high = End{0, *iv.high};
       return b;
@@ -160,8 +171,11 @@ private:
       return r;
     }
     case ExprKind::Select: {
-      Bounds a = of(n->operands[0].node()), b = of(n->operands[1].node());
-      return Bounds{less(a.low, b.low) ? a.low : b.low, less(a.high, b.high) ? b.high : a.high};
+      std::optional<Bounds> r;
+      for (int side = 0; side < 2; ++side)
+        if (auto b = branch(n->condition, side == 0, n->operands[side])) r = r ? hull(*r, *b) : *b;
+      // Neither side is taken anywhere in the box: no value to bound (any bounds are true).
+      return r ? *r : hull(of(n->operands[0].node()), of(n->operands[1].node()));
     }
     }
     return Bounds{};
@@ -196,13 +210,16 @@ private:
     // c * min(x, y) is min(c*x, c*y) for c > 0 and max(c*x, c*y) for c < 0; likewise max.
     const bool least = (k == ExprKind::Min) == (t.coefficient.sign() > 0);
     std::optional<Bounds> r;
+    if (k == ExprKind::Select) {
+      for (int side = 0; side < 2; ++side)
+        if (auto b = branch(atom.node()->condition, side == 0, rest + c * atom.node()->operands[side]))
+          r = r ? hull(*r, *b) : *b;
+      return r ? *r : ofKept(rest + c * atom.node()->operands[0]);
+    }
     for (const Expr &o : atom.node()->operands) {
       Bounds b = ofKept(rest + c * o);
       if (!r) {
         r = b;
-      } else if (k == ExprKind::Select) {
-        if (less(b.low, r->low)) r->low = b.low;
-        if (less(r->high, b.high)) r->high = b.high;
       } else if (least) {
         if (less(b.low, r->low)) r->low = b.low;
         if (less(b.high, r->high)) r->high = b.high;
@@ -214,7 +231,88 @@ private:
     return *r;
   }
 
+  static Bounds hull(const Bounds &a, const Bounds &b) {
+    return Bounds{less(a.low, b.low) ? a.low : b.low, less(a.high, b.high) ? b.high : a.high};
+  }
+
+  Context::Interval interval(const std::string &name) const {
+    for (const auto &[x, iv] : overrides_)
+      if (x == name) return iv;
+    return context_.boundsOf(name);
+  }
+
+  /// Bounds of `e` where `cond` has truth `truth` (one side of a choice): in a box narrowed by
+  /// the condition when it bounds one parameter (n - 1 < 0 makes n <= 0 on the first side and
+  /// n >= 1 on the second); nullopt when no point of the box takes that side.
+  std::optional<Bounds> branch(const Pred &cond, bool truth, const Expr &e) {
+    Refinement r = refine(cond, truth);
+    if (r.never) return std::nullopt;
+    if (!r.known) return ofKept(e);
+    Overrides narrower = overrides_;
+    bool replaced = false;
+    for (auto &[x, iv] : narrower)
+      if (x == r.known->first) {
+        iv = r.known->second;
+        replaced = true;
+      }
+    if (!replaced) narrower.push_back(*r.known);
+    Walk inner(context_, std::move(narrower), budget_);
+    Bounds b = inner.ofKept(e);
+    budget_ = inner.budget_;
+    return b;
+  }
+
+  /// What `cond` (or its negation) says about a single parameter x when it reads a*x + k OP 0.
+  Refinement refine(const Pred &cond, bool truth) const {
+    const PredNode *p = cond.node();
+    if (p->kind == PredKind::Not) {
+      p = p->children[0].node();
+      truth = !truth;
+    }
+    if (p->kind != PredKind::Compare) return {};
+    Expr diff;
+    try {
+      diff = p->lhs - p->rhs;
+    } catch (const InputTooLarge &) {
+      return {};
+    }
+    const ExprNode *d = diff.node();
+    const ExprNode *x = nullptr;
+    Integer a(1), k(0);
+    if (d->kind == ExprKind::Param) {
+      x = d;
+    } else if (d->kind == ExprKind::Sum && d->terms.size() == 1 && d->terms[0].monomial.size() == 1 &&
+               d->terms[0].monomial[0].second == 1 && d->terms[0].monomial[0].first.kind() == ExprKind::Param) {
+      x = d->terms[0].monomial[0].first.node();
+      a = d->terms[0].coefficient;
+      k = d->constantTerm;
+    } else {
+      return {};
+    }
+    // a*x OP t, with t = -k; over the integers, > and < are >= and <= moved by one.
+    Integer t = -k;
+    auto ceilDiv = [](const Integer &u, const Integer &v) { return -Integer::floorDiv(-u, v); };
+    std::optional<Integer> low, high;
+    switch (truth ? p->op : negated(p->op)) {
+    case CompareOp::GT: t += Integer(1); [[fallthrough]];
+    case CompareOp::GE: (a.sign() > 0 ? low : high) = a.sign() > 0 ? ceilDiv(t, a) : Integer::floorDiv(t, a); break;
+    case CompareOp::LT: t -= Integer(1); [[fallthrough]];
+    case CompareOp::LE: (a.sign() > 0 ? high : low) = a.sign() > 0 ? Integer::floorDiv(t, a) : ceilDiv(t, a); break;
+    case CompareOp::EQ:
+      if (!Integer::floorMod(t, a).isZero()) return Refinement{true, std::nullopt};
+      low = high = Integer::floorDiv(t, a);
+      break;
+    case CompareOp::NE: return {};
+    }
+    Context::Interval iv = interval(x->name);
+    if (low && *low > iv.low) iv.low = *low;
+    if (high && (!iv.high || *high < *iv.high)) iv.high = *high;
+    if (iv.high && *iv.high < iv.low) return Refinement{true, std::nullopt};
+    return Refinement{false, std::make_pair(x->name, iv)};
+  }
+
   const Context &context_;
+  Overrides overrides_;
   int budget_ = 64;
   std::unordered_map<const ExprNode *, Bounds> memo_;
   std::vector<Expr> kept_;
