@@ -112,6 +112,11 @@ bool checkBool(isl_bool b) {
   if (b == isl_bool_error) throw IslFailure{};
   return b == isl_bool_true;
 }
+/// A walk (isl_*_foreach_*) that isl stopped — its quota or the watchdog — has seen only part
+/// of the set: what was gathered must not be read as the whole.
+void checkStat(isl_stat s) {
+  if (s == isl_stat_error) throw IslFailure{};
+}
 
 ValPtr toVal(isl_ctx *ctx, const Integer &i) {
   if (auto s = i.tryToInt64()) return ValPtr(check(isl_val_int_from_si(ctx, *s)));
@@ -556,11 +561,13 @@ struct Translation {
     // Without integer divisions the constraints read back directly; otherwise isl's AST
     // generator expresses the divisions as // and %.
     bool hasDivs = false;
-    isl_set_foreach_basic_set(g.get(), [](isl_basic_set *b, void *user) -> isl_stat {
-      if (isl_basic_set_dim(b, isl_dim_div) > 0) *static_cast<bool *>(user) = true;
+    checkStat(isl_set_foreach_basic_set(g.get(), [](isl_basic_set *b, void *user) -> isl_stat {
+      isl_size divs = isl_basic_set_dim(b, isl_dim_div);
       isl_basic_set_free(b);
+      if (divs < 0) return isl_stat_error;
+      if (divs > 0) *static_cast<bool *>(user) = true;
       return isl_stat_ok;
-    }, &hasDivs);
+    }, &hasDivs));
     if (hasDivs) {
       AstBuildPtr build(check(isl_ast_build_from_context(check(isl_set_copy(context)))));
       AstExprPtr e(check(isl_ast_build_expr_from_set(build.get(), g.release())));
@@ -573,7 +580,7 @@ struct Translation {
       std::vector<Pred> disjuncts;
       std::exception_ptr error;
     } acc{this, {}, nullptr};
-    isl_set_foreach_basic_set(g.get(), [](isl_basic_set *b, void *user) -> isl_stat {
+    isl_stat walked = isl_set_foreach_basic_set(g.get(), [](isl_basic_set *b, void *user) -> isl_stat {
       auto *acc = static_cast<Acc *>(user);
       std::vector<Pred> conj;
       struct Inner {
@@ -581,7 +588,7 @@ struct Translation {
         std::vector<Pred> *conj;
         std::exception_ptr *error;
       } inner{acc->self, &conj, &acc->error};
-      isl_basic_set_foreach_constraint(b, [](isl_constraint *c, void *u) -> isl_stat {
+      isl_stat constraints = isl_basic_set_foreach_constraint(b, [](isl_constraint *c, void *u) -> isl_stat {
         auto *in = static_cast<Inner *>(u);
         isl_stat status = isl_stat_ok;
         try {
@@ -594,7 +601,7 @@ struct Translation {
         return status;
       }, &inner);
       isl_basic_set_free(b);
-      if (acc->error) return isl_stat_error;
+      if (acc->error || constraints == isl_stat_error) return isl_stat_error;
       try {
         acc->disjuncts.push_back(Pred::conjunction(conj));
       } catch (...) {
@@ -604,6 +611,7 @@ struct Translation {
       return isl_stat_ok;
     }, &acc);
     if (acc.error) std::rethrow_exception(acc.error);
+    checkStat(walked);
     return Pred::disjunction(acc.disjuncts);
   }
 };
@@ -1083,6 +1091,19 @@ struct Solver::Impl {
       d.satisfying = completed(*yes, c, original);
       d.violating = completed(*no, c, original);
       d.condition = t.toPred(H.get(), C.get());
+      // The condition read back from isl must separate the two witnesses; anything else is a
+      // translation cut short, and a wrong condition is never reported.
+      auto separates = [&] {
+        try {
+          return holds(d.condition, *d.satisfying) && !holds(d.condition, *d.violating);
+        } catch (const NameError &) {
+          return false; // a parameter the witnesses do not give: not confirmed
+        }
+      };
+      if (!separates()) {
+        std::string why = budget.exhausted();
+        return unknown(original, why.empty() ? "the condition read back from the solver disagrees with its witnesses" : why);
+      }
       return d;
     } catch (const IslFailure &) {
       std::string why = budget.exhausted();

@@ -101,6 +101,48 @@ TEST(Solver, QuotaHitIsUnknown) {
   EXPECT_GE(s.stats().quotaHits, 1u);
 }
 
+// Found by fuzz_solver under load: a quota hit while the condition was read back from isl
+// left a walk half done, and Depends came with the condition True. Every quota from a handful
+// of operations up: the answer is Unknown, or right at every point of a small box (the
+// condition included) — never a half-read condition.
+TEST(Solver, AnswerCutShortAtAnyQuotaIsUnknownNeverWrong) {
+  // The quotas: a coarse sweep, and every quota around where the reading of the third
+  // question's condition runs (2332 operations left it with True before the fix).
+  std::vector<unsigned long> quotas;
+  for (unsigned long quota = 1; quota < 20000; quota += 1 + quota / 8) quotas.push_back(quota);
+  for (unsigned long quota = 2250; quota < 2450; ++quota) quotas.push_back(quota);
+  const char *questions[] = {"n % 3 == 1 or m >= n + 2", "n // 2 >= m or m % 4 == 3 and n >= 1",
+                             "n == 2*m or n == 3 or m == 5", "(n + m) % 5 == 2 and n != m"};
+  for (const char *q : questions) {
+    Pred p = parsePred(q);
+    std::size_t unknown = 0, answered = 0;
+    for (unsigned long quota : quotas) {
+      SolverOptions o;
+      o.maxOperations = quota;
+      o.memoize = false;
+      Solver s(o);
+      Decision d = s.decide(s.makeContext({}), p);
+      if (d.answer == Answer::Unknown) {
+        ++unknown;
+        continue;
+      }
+      ++answered;
+      for (int64_t n = 0; n <= 7; ++n)
+        for (int64_t m = 0; m <= 7; ++m) {
+          Assignment a{{"m", m}, {"n", n}};
+          bool truth = holds(p, a);
+          if (d.answer == Answer::Proven) ASSERT_TRUE(truth) << q << " quota " << quota;
+          if (d.answer == Answer::Refuted) ASSERT_FALSE(truth) << q << " quota " << quota;
+          if (d.answer == Answer::Depends)
+            ASSERT_EQ(holds(d.condition, a), truth) << q << " quota " << quota << ": " << d.condition.toString();
+        }
+    }
+    // Both kinds occur along the sweep: the small quotas stop isl, the large ones do not.
+    EXPECT_GT(unknown, 0u) << q;
+    EXPECT_GT(answered, 0u) << q;
+  }
+}
+
 TEST(Solver, FastPathsAndMemo) {
   Solver s;
   Context c = ctx(s, {"n >= 1", "n <= 10"});
