@@ -460,7 +460,16 @@ struct Translation {
     throw InternalError(std::string("isl returned an unknown parameter ") + name);
   }
 
+  /// The operands of an AST operation; isl's error (-1, a stopped computation) is a failure,
+  /// never "no operands" (an `and` of none would read as True).
+  static int argumentCount(isl_ast_expr *e) {
+    isl_size n = isl_ast_expr_op_get_n_arg(e);
+    if (n < 0 || isl_ast_expr_op_get_type(e) == isl_ast_expr_op_error) throw IslFailure{};
+    return int(n);
+  }
+
   Expr astToExpr(isl_ast_expr *e) const {
+    if (isl_ast_expr_get_type(e) == isl_ast_expr_error) throw IslFailure{};
     switch (isl_ast_expr_get_type(e)) {
     case isl_ast_expr_int: {
       ValPtr v(check(isl_ast_expr_int_get_val(e)));
@@ -475,7 +484,7 @@ struct Translation {
     default: throw InternalError("unexpected isl AST expression");
     }
     auto arg = [&](int i) { return AstExprPtr(check(isl_ast_expr_op_get_arg(e, i))); };
-    int n = isl_ast_expr_op_get_n_arg(e);
+    const int n = argumentCount(e);
     auto constantArg = [&](int i) {
       Expr c = astToExpr(arg(i).get());
       if (!c.isConstant() || c.constantValue()->sign() <= 0)
@@ -506,13 +515,14 @@ struct Translation {
   }
 
   Pred astToPred(isl_ast_expr *e) const {
+    if (isl_ast_expr_get_type(e) == isl_ast_expr_error) throw IslFailure{};
     if (isl_ast_expr_get_type(e) == isl_ast_expr_int) {
       ValPtr v(check(isl_ast_expr_int_get_val(e)));
       return Pred::truth(!fromVal(v.get()).isZero());
     }
     if (isl_ast_expr_get_type(e) != isl_ast_expr_op) throw InternalError("unexpected isl AST condition");
     auto arg = [&](int i) { return AstExprPtr(check(isl_ast_expr_op_get_arg(e, i))); };
-    int n = isl_ast_expr_op_get_n_arg(e);
+    const int n = argumentCount(e);
     auto cmp = [&](CompareOp op) {
       return Pred::compare(op, astToExpr(arg(0).get()), astToExpr(arg(1).get()));
     };
