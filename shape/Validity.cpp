@@ -67,8 +67,24 @@ void Validity::settle() const {
     }
   satisfying.push_back(largest);
   satisfying.push_back(context_.samplePoint());
-  if (auto d = dependsFromPoints(context_, all, satisfying, violating)) joint_ = d;
-  else joint_ = solver_->decide(context_, all);
+  if (auto d = dependsFromPoints(context_, all, satisfying, violating)) {
+    joint_ = d;
+    return;
+  }
+  // Only whether they can hold together matters (status and the violating point read nothing
+  // else): one emptiness question, not a decision with its condition and witnesses. A context
+  // without a known point cannot carry a refutation's witness; decide() answers there.
+  if (!context_.consistencyProven()) {
+    joint_ = solver_->decide(context_, all);
+    return;
+  }
+  if (solver_->provesQuickly(context_, !all)) {
+    Decision d;
+    d.answer = Answer::Refuted;
+    d.condition = Pred::truth(false);
+    d.violating = completed(context_.samplePoint(), context_, all);
+    joint_ = d;
+  }
 }
 
 Status Validity::status() const {
