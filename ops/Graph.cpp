@@ -10,6 +10,7 @@
 #include "shape/ArraySize.h"
 #include "shape/Gufunc.h"
 #include "shape/RandomVariable.h"
+#include "symbolic/Range.h"
 #include "shape/Signature.h"
 #include "symbolic/Errors.h"
 
@@ -226,7 +227,13 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, cons
     if (provesCheaply(context, cond || eq(a, b))) return a;
     if (provesCheaply(context, !cond || eq(a, b))) return b;
   }
-  return select(cond, a, b);
+  return constantIfFixed(context, select(cond, a, b));
+}
+
+Expr Graph::constantIfFixed(const Context &context, const Expr &e) {
+  if (e.isConstant() || !e.isTotal()) return e;
+  Range r = rangeOf(e, context);
+  return r.low && r.high && *r.low == *r.high ? Expr(*r.low) : e;
 }
 
 // Simplifications only: a question isl answers directly (quasi-affine) is asked; one over
@@ -239,14 +246,14 @@ bool Graph::provesCheaply(const Context &context, const Pred &p) {
 
 Expr Graph::nonNegative(const Context &context, const Expr &e) {
   if (auto c = e.constantValue()) return *c < Integer(0) ? Expr(0) : e;
-  return provesCheaply(context, ge(e, 0)) ? e : max(Expr(0), e);
+  return provesCheaply(context, ge(e, 0)) ? e : constantIfFixed(context, max(Expr(0), e));
 }
 
 Expr Graph::smaller(const Context &context, const Expr &a, const Expr &b, bool smallest) {
   if (a == b) return a;
   if (provesCheaply(context, le(a, b))) return smallest ? a : b;
   if (provesCheaply(context, le(b, a))) return smallest ? b : a;
-  return smallest ? min(a, b) : max(a, b);
+  return constantIfFixed(context, smallest ? min(a, b) : max(a, b));
 }
 
 bool Graph::KeyEq::operator()(const Node *a, const Node *b) const {

@@ -126,6 +126,13 @@ TEST(Graph, SliceBoundsWhoseCasesAgreeAreOneExpression) {
   EXPECT_EQ(tail->shape[0], n);
   const ops::Node *strided = g.index(x, {{ops::IndexEntry::Slice, -n, m, 2}});
   EXPECT_EQ(strided->shape[0].toString(), "(min(m, n) + 1) // 2");
+  // A choice whose branches differ but are each one constant where taken is that constant:
+  // on an axis of length 1, -n clips to max(0, 1 - n) for n >= 1 and is -n = 0 at n = 0 —
+  // the start is 0, and x[:, -n:] of an (n, 1) array is (n, 1).
+  const ops::Node *column = g.input("column", ops::DType::Float64, shapeOf({n, Expr(1)}));
+  const ops::Node *all = g.index(column, {{ops::IndexEntry::Slice, std::nullopt, std::nullopt, 1},
+                                          {ops::IndexEntry::Slice, -n, std::nullopt, 1}});
+  EXPECT_EQ(all->shape[1], Expr(1)) << all->shape[1].toString();
   // Cases that differ stay a choice: x[1 - n:] starts at 1 for n = 0 (empty), at 0 for n = 1
   // (the whole axis), and at -(n - 1) after that (the last n - 1 elements).
   const ops::Node *most = g.index(x, {{ops::IndexEntry::Slice, 1 - n, std::nullopt, 1}});
