@@ -159,7 +159,11 @@ Expr Graph::param(const std::string &name) {
   return p;
 }
 
-Expr Graph::freshDataSize(Node &n, const Expr &bound, bool boolean) {
+Expr Graph::freshDataSize(Node &n, const Expr &size, bool boolean) {
+  // The bound is total: where the operand's size is undefined (its reshape's exact division
+  // does not divide) the operand fails before this node runs, and a partial bound would make the
+  // context exclude those points — hiding the operand's requirement from every later validity.
+  const Expr bound = totalized(size);
   Expr k = Expr(0);
   // A rebuilt node keeps its data-dependent size when the bound is the same (rewrites compare
   // shapes across the old and the new node).

@@ -208,7 +208,7 @@ private:
   Node blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const;
   /// A new data-dependent size 0 <= _kN <= bound (0 or 1 when `boolean`) that node `n`
   /// introduces; n's validity is then decided in a context holding the bound.
-  Expr freshDataSize(Node &n, const Expr &bound, bool boolean);
+  Expr freshDataSize(Node &n, const Expr &size, bool boolean);
   bool provesCheaply(const Context &context, const Pred &p);
   /// The elementwise rule: n's inputs broadcast (per mode); fills shape, validity, broadcastable.
   void broadcastOperands(Node &n, BroadcastMode mode);
