@@ -247,7 +247,10 @@ private:
   std::optional<Bounds> branch(const Pred &cond, bool truth, const Expr &e) {
     Refinement r = refine(cond, truth);
     if (r.never) return std::nullopt;
-    if (!r.known) return ofKept(e);
+    // A narrowed box is a fresh walk (its memo does not carry over): each one spends the budget,
+    // so nested choices cannot multiply the work without bound.
+    if (!r.known || budget_ == 0) return ofKept(e);
+    --budget_;
     Overrides narrower = overrides_;
     bool replaced = false;
     for (auto &[x, iv] : narrower)
