@@ -10,9 +10,9 @@
 #include "shape/ArraySize.h"
 #include "shape/Gufunc.h"
 #include "shape/RandomVariable.h"
-#include "symbolic/Range.h"
 #include "shape/Signature.h"
 #include "symbolic/Errors.h"
+#include "symbolic/Range.h"
 
 namespace shapelab::ops {
 
