@@ -156,27 +156,12 @@ private:
       return d.sign() > 0 ? Bounds{End{0, 0}, End{0, d - 1}} : Bounds{End{0, d + 1}, End{0, 0}};
     }
     case ExprKind::Min: case ExprKind::Max: {
-      bool isMin = n->kind == ExprKind::Min;
       Bounds r = of(n->operands[0].node());
-      for (std::size_t i = 1; i < n->operands.size(); ++i) {
-        Bounds o = of(n->operands[i].node());
-        if (isMin) {
-          if (less(o.low, r.low)) r.low = o.low;
-          if (less(o.high, r.high)) r.high = o.high;
-        } else {
-          if (less(r.low, o.low)) r.low = o.low;
-          if (less(r.high, o.high)) r.high = o.high;
-        }
-      }
+      for (std::size_t i = 1; i < n->operands.size(); ++i)
+        r = extreme(r, of(n->operands[i].node()), n->kind == ExprKind::Min);
       return r;
     }
-    case ExprKind::Select: {
-      std::optional<Bounds> r;
-      for (int side = 0; side < 2; ++side)
-        if (auto b = branch(n->condition, side == 0, n->operands[side])) r = r ? hull(*r, *b) : *b;
-      // Neither side is taken anywhere in the box: no value to bound (any bounds are true).
-      return r ? *r : hull(of(n->operands[0].node()), of(n->operands[1].node()));
-    }
+    case ExprKind::Select: return choice(n->condition, n->operands[0], n->operands[1]);
     }
     return Bounds{};
   }
@@ -207,32 +192,32 @@ private:
     const ExprKind k = atom.kind();
     const Expr c(t.coefficient);
     const Expr rest = Expr(n) - c * atom;
+    const auto &operands = atom.node()->operands;
+    if (k == ExprKind::Select) return choice(atom.node()->condition, rest + c * operands[0], rest + c * operands[1]);
     // c * min(x, y) is min(c*x, c*y) for c > 0 and max(c*x, c*y) for c < 0; likewise max.
     const bool least = (k == ExprKind::Min) == (t.coefficient.sign() > 0);
-    std::optional<Bounds> r;
-    if (k == ExprKind::Select) {
-      for (int side = 0; side < 2; ++side)
-        if (auto b = branch(atom.node()->condition, side == 0, rest + c * atom.node()->operands[side]))
-          r = r ? hull(*r, *b) : *b;
-      return r ? *r : ofKept(rest + c * atom.node()->operands[0]);
-    }
-    for (const Expr &o : atom.node()->operands) {
-      Bounds b = ofKept(rest + c * o);
-      if (!r) {
-        r = b;
-      } else if (least) {
-        if (less(b.low, r->low)) r->low = b.low;
-        if (less(b.high, r->high)) r->high = b.high;
-      } else {
-        if (less(r->low, b.low)) r->low = b.low;
-        if (less(r->high, b.high)) r->high = b.high;
-      }
-    }
-    return *r;
+    Bounds r = ofKept(rest + c * operands[0]);
+    for (std::size_t i = 1; i < operands.size(); ++i) r = extreme(r, ofKept(rest + c * operands[i]), least);
+    return r;
   }
 
   static Bounds hull(const Bounds &a, const Bounds &b) {
     return Bounds{less(a.low, b.low) ? a.low : b.low, less(a.high, b.high) ? b.high : a.high};
+  }
+
+  /// The bounds of min(a, b) (`least`) or of max(a, b).
+  static Bounds extreme(const Bounds &a, const Bounds &b, bool least) {
+    if (least) return Bounds{less(b.low, a.low) ? b.low : a.low, less(b.high, a.high) ? b.high : a.high};
+    return Bounds{less(a.low, b.low) ? b.low : a.low, less(a.high, b.high) ? b.high : a.high};
+  }
+
+  /// The bounds of `then if cond else otherwise`: the hull of the sides some point takes.
+  Bounds choice(const Pred &cond, const Expr &then, const Expr &otherwise) {
+    std::optional<Bounds> r;
+    for (int side = 0; side < 2; ++side)
+      if (auto b = branch(cond, side == 0, side == 0 ? then : otherwise)) r = r ? hull(*r, *b) : *b;
+    // Neither side is taken anywhere in the box: no value to bound (any bounds are true).
+    return r ? *r : hull(ofKept(then), ofKept(otherwise));
   }
 
   Context::Interval interval(const std::string &name) const {

@@ -28,6 +28,26 @@ Context ctx(Solver &s, std::vector<const char *> assumptions) {
 Decision ask(Solver &s, std::vector<const char *> assumptions, const char *p) {
   return s.decide(ctx(s, assumptions), parsePred(p));
 }
+/// The context low[i] <= x_i <= low[i] + width[i] over the oracle's first three names.
+Context boxContext(Solver &s, const std::vector<long> &low, const std::vector<long> &width) {
+  std::vector<Pred> assumptions;
+  for (int i = 0; i < 3; ++i) {
+    std::string name = oracle::kNames[i];
+    assumptions.push_back(parsePred(name + " >= " + std::to_string(low[i])));
+    assumptions.push_back(parsePred(name + " <= " + std::to_string(low[i] + width[i])));
+  }
+  return s.makeContext(assumptions);
+}
+/// "[low, high]", an absent end as -inf or inf.
+std::string rangeText(const Range &r) {
+  return "[" + (r.low ? r.low->toString() : "-inf") + ", " + (r.high ? r.high->toString() : "inf") + "]";
+}
+/// Calls `f` at every point (a, b, c) of that box.
+template <class F> void forEachPoint(const std::vector<long> &low, const std::vector<long> &width, F f) {
+  for (long a = low[0]; a <= low[0] + width[0]; ++a)
+    for (long b = low[1]; b <= low[1] + width[1]; ++b)
+      for (long c = low[2]; c <= low[2] + width[2]; ++c) f(std::vector<long>{a, b, c});
+}
 } // namespace
 
 TEST(Solver, ProvenRefutedDepends) {
@@ -226,27 +246,18 @@ TEST(Range, BoundsEveryValueOnSmallBoxes) {
     std::vector<long> width = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 4));
     oracle::EP e = *oracle::genExpr(3, o);
     oracle::PP p = *oracle::genPred(1, o);
-    std::vector<Pred> assumptions;
-    for (int i = 0; i < 3; ++i) {
-      std::string name = oracle::kNames[i];
-      assumptions.push_back(parsePred(name + " >= " + std::to_string(low[i])));
-      assumptions.push_back(parsePred(name + " <= " + std::to_string(low[i] + width[i])));
-    }
-    Context c = solver.makeContext(assumptions);
+    Context c = boxContext(solver, low, width);
     Range r = rangeOf(parseExpr(oracle::show(e)), c);
     bool proven = provenByRanges(c, parsePred(oracle::show(p)));
-    RC_LOG() << "expression: " << oracle::show(e) << "\npredicate: " << oracle::show(p) << "\nrange ["
-             << (r.low ? r.low->toString() : "-inf") << ", " << (r.high ? r.high->toString() : "inf") << "]\n";
-    for (long a = low[0]; a <= low[0] + width[0]; ++a)
-      for (long b = low[1]; b <= low[1] + width[1]; ++b)
-        for (long cc = low[2]; cc <= low[2] + width[2]; ++cc) {
-          std::vector<long> v{a, b, cc};
-          if (auto x = oracle::eval(e, v)) {
-            RC_ASSERT(!r.low || *r.low <= Integer(*x));
-            RC_ASSERT(!r.high || Integer(*x) <= *r.high);
-          }
-          if (proven) RC_ASSERT(oracle::eval(p, v) == std::optional<bool>(true));
-        }
+    RC_LOG() << "expression: " << oracle::show(e) << "\npredicate: " << oracle::show(p) << "\nrange "
+             << rangeText(r) << "\n";
+    forEachPoint(low, width, [&](const std::vector<long> &v) {
+      if (auto x = oracle::eval(e, v)) {
+        RC_ASSERT(!r.low || *r.low <= Integer(*x));
+        RC_ASSERT(!r.high || Integer(*x) <= *r.high);
+      }
+      if (proven) RC_ASSERT(oracle::eval(p, v) == std::optional<bool>(true));
+    });
     RC_TAG(proven ? "proven" : "not proven");
   });
   EXPECT_TRUE(ok);
@@ -287,24 +298,14 @@ TEST(Range, ChoicesOnOneParameterNarrowSoundly) {
     std::const_pointer_cast<oracle::E>(choice)->cond = cmp;
     const oracle::EP whole = node(oracle::E::Sub, 0, choice, rest);
     const std::string text = oracle::show(whole);
-    std::vector<Pred> assumptions;
-    for (int i = 0; i < 3; ++i) {
-      std::string name = oracle::kNames[i];
-      assumptions.push_back(parsePred(name + " >= " + std::to_string(low[i])));
-      assumptions.push_back(parsePred(name + " <= " + std::to_string(low[i] + width[i])));
-    }
-    Context c = solver.makeContext(assumptions);
-    Range r = rangeOf(parseExpr(text), c);
-    RC_LOG() << text << "\nrange [" << (r.low ? r.low->toString() : "-inf") << ", "
-             << (r.high ? r.high->toString() : "inf") << "]\n";
-    for (long va = low[0]; va <= low[0] + width[0]; ++va)
-      for (long vb = low[1]; vb <= low[1] + width[1]; ++vb)
-        for (long vc = low[2]; vc <= low[2] + width[2]; ++vc) {
-          auto v = oracle::eval(whole, {va, vb, vc});
-          if (!v) continue;
-          RC_ASSERT(!r.low || *r.low <= Integer(*v));
-          RC_ASSERT(!r.high || Integer(*v) <= *r.high);
-        }
+    Range r = rangeOf(parseExpr(text), boxContext(solver, low, width));
+    RC_LOG() << text << "\nrange " << rangeText(r) << "\n";
+    forEachPoint(low, width, [&](const std::vector<long> &point) {
+      auto v = oracle::eval(whole, point);
+      if (!v) return;
+      RC_ASSERT(!r.low || *r.low <= Integer(*v));
+      RC_ASSERT(!r.high || Integer(*v) <= *r.high);
+    });
   });
   EXPECT_TRUE(ok);
 }
