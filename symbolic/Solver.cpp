@@ -988,22 +988,22 @@ struct Solver::Impl {
     return fixed.empty() ? p : substitute(p, fixed);
   }
 
-  /// Whether evaluation finds a point of the context where `p` does not hold (is false or
-  /// undefined): then the context does not imply `p`, and no isl question is needed to say so.
-  /// The points are small — the context's own point completed with 0, every parameter at one
-  /// value, or all at a base value but one — and each is a point of the context only if its
-  /// assumptions evaluate to true there. Finding none proves nothing (isl decides then).
-  bool refutedAtSmallPoints(const Context &c, const Pred &p) const {
+  /// Calls `visit` on small points of the context until it returns true, and says whether it
+  /// did. The points are small — every parameter at one value, or all at a base value but
+  /// one — then the context's own point completed with 0; each is visited only if the context's
+  /// assumptions evaluate to true there. A point whose values are too large to compute with is
+  /// skipped. Finding none proves nothing (isl decides then).
+  template <class Visit> bool atSmallPoints(const Context &c, const Pred &p, Visit visit) const {
     std::vector<Expr> params = parametersOf(c.assumptions());
     collectParameters(p, params);
     if (params.empty() || params.size() > 8) return false;
     const bool unconstrained = c.assumptions().constantValue() == std::optional<bool>(true);
-    auto refutes = [&](const Assignment &a) {
+    auto tryPoint = [&](const Assignment &a) {
       try {
         if (!unconstrained && !holds(c.assumptions(), a)) return false;
-        return evaluate(p, a) != std::optional<bool>(true);
+        return visit(a);
       } catch (const UserError &) {
-        return false; // a value too large to compute: not a usable point
+        return false;
       }
     };
     Assignment a;
@@ -1011,26 +1011,48 @@ struct Solver::Impl {
       for (std::size_t i = 0; i < params.size(); ++i)
         a.set(params[i].node()->name, Integer(i == which ? value : base));
     };
+    static constexpr int64_t kValues[] = {0, 1, 2, 3, 5, 8};
+    for (int64_t v : kValues) {
+      fill(v, params.size(), 0);
+      if (tryPoint(a)) return true;
+    }
+    if (params.size() > 1)
+      for (int64_t base : {0, 1, 3})
+        for (std::size_t i = 0; i < params.size(); ++i)
+          for (int64_t v : kValues) {
+            if (v == base) continue;
+            fill(base, i, v);
+            if (tryPoint(a)) return true;
+          }
+    // Last, as its values may be large: the context's own point.
     if (c.consistencyProven()) {
       a = c.samplePoint();
       for (const Expr &x : params)
         if (!a.find(x.node()->name)) a.set(x.node()->name, Integer(0));
-      if (refutes(a)) return true;
+      if (tryPoint(a)) return true;
     }
-    static constexpr int64_t kValues[] = {0, 1, 2, 3, 5, 8};
-    for (int64_t v : kValues) {
-      fill(v, params.size(), 0);
-      if (refutes(a)) return true;
-    }
-    if (params.size() == 1) return false;
-    for (int64_t base : {0, 1, 3})
-      for (std::size_t i = 0; i < params.size(); ++i)
-        for (int64_t v : kValues) {
-          if (v == base) continue;
-          fill(base, i, v);
-          if (refutes(a)) return true;
-        }
     return false;
+  }
+
+  /// Whether evaluation finds a small point of the context where `p` does not hold (is false
+  /// or undefined): then the context does not imply `p`, and no isl question is needed to say so.
+  bool refutedAtSmallPoints(const Context &c, const Pred &p) const {
+    return atSmallPoints(c, p, [&](const Assignment &a) { return evaluate(p, a) != std::optional<bool>(true); });
+  }
+
+  /// A small point of the context where `p` holds and one where it does not (false or
+  /// undefined), when evaluation finds both: the answer is then Depends, and isl is needed only
+  /// for the exact condition. Small witnesses also read better than isl's sample points.
+  std::optional<std::pair<Assignment, Assignment>> smallWitnesses(const Context &c, const Pred &p) const {
+    std::optional<Assignment> yes, no;
+    atSmallPoints(c, p, [&](const Assignment &a) {
+      bool v = evaluate(p, a) == std::optional<bool>(true);
+      if (v && !yes) yes = a;
+      if (!v && !no) no = a;
+      return yes && no;
+    });
+    if (!yes || !no) return std::nullopt;
+    return std::pair{*yes, *no};
   }
 
   /// Only whether the context implies p: one emptiness test, no witness, no condition.
@@ -1065,9 +1087,27 @@ struct Solver::Impl {
       t.build(ctx, {c.assumptions(), p, definedness(p), definedness(c.assumptions())});
       SetPtr C = contextSet(t, c);
       SetPtr H = t.holds(p);
+      Decision d;
+      // The condition read back from isl must separate the two witnesses; anything else is a
+      // translation cut short, and a wrong condition is never reported.
+      auto separates = [&] {
+        try {
+          return holds(d.condition, *d.satisfying) && !holds(d.condition, *d.violating);
+        } catch (const NameError &) {
+          return false; // a parameter the witnesses do not give: not confirmed
+        }
+      };
+      // Witnesses found by evaluation settle that it depends: no emptiness test, no sample point.
+      if (auto small = smallWitnesses(c, original)) {
+        d.answer = Answer::Depends;
+        d.satisfying = completed(small->first, c, original);
+        d.violating = completed(small->second, c, original);
+        d.condition = t.toPred(H.get(), C.get());
+        if (separates()) return d;
+        d = Decision();
+      }
       SetPtr V(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
       bool opaque = t.hasOpaqueAtoms();
-      Decision d;
       // A sample point answers emptiness and gives the witness in one isl call.
       PointPtr noPoint(check(isl_set_sample_point(check(isl_set_copy(V.get())))));
       if (checkBool(isl_point_is_void(noPoint.get()))) {
@@ -1101,15 +1141,6 @@ struct Solver::Impl {
       d.satisfying = completed(*yes, c, original);
       d.violating = completed(*no, c, original);
       d.condition = t.toPred(H.get(), C.get());
-      // The condition read back from isl must separate the two witnesses; anything else is a
-      // translation cut short, and a wrong condition is never reported.
-      auto separates = [&] {
-        try {
-          return holds(d.condition, *d.satisfying) && !holds(d.condition, *d.violating);
-        } catch (const NameError &) {
-          return false; // a parameter the witnesses do not give: not confirmed
-        }
-      };
       if (!separates()) {
         std::string why = budget.exhausted();
         return unknown(original, why.empty() ? "the condition read back from the solver disagrees with its witnesses" : why);

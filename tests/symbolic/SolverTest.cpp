@@ -66,6 +66,26 @@ TEST(Solver, ProvenRefutedDepends) {
   EXPECT_EQ(ask(s, {}, "n >= 0").answer, Answer::Proven); // parameters are sizes
 }
 
+// Where small points witness both sides, the witnesses are small (not the context's own point,
+// which may be huge), and the condition is still isl's exact one.
+TEST(Solver, DependsWitnessesAreSmallWhereSmallOnesExist) {
+  Solver s;
+  for (auto [assume, question] : {std::pair{"n >= 2", "n == m"}, {"n >= 2 and m >= 2", "n == 2*m or m == 3"},
+                                  {"k == n + 1", "k % 3 == 0"}}) {
+    Decision d = ask(s, {assume}, question);
+    ASSERT_EQ(d.answer, Answer::Depends) << question;
+    for (const Assignment *w : {&*d.satisfying, &*d.violating}) {
+      EXPECT_TRUE(holds(parsePred(assume), *w)) << w->toString();
+      for (const auto &[name, value] : w->values()) EXPECT_LE(value, Integer(9)) << w->toString();
+    }
+    EXPECT_TRUE(holds(parsePred(question), *d.satisfying));
+    EXPECT_FALSE(holds(parsePred(question), *d.violating));
+    EXPECT_TRUE(holds(d.condition, *d.satisfying));
+    EXPECT_FALSE(holds(d.condition, *d.violating));
+  }
+  EXPECT_EQ(ask(s, {"n >= 2"}, "n == m").condition.toString(), "n == m");
+}
+
 TEST(Solver, ConditionIsSimplifiedUnderTheContext) {
   Solver s;
   Decision d = ask(s, {"n >= 1", "m >= 1"}, "n >= 1 and m == 1");
