@@ -151,10 +151,12 @@ struct Translation {
   std::vector<std::pair<Monomial, int>> monomials;         // opaque monomial -> position
   std::unordered_map<Expr, isl_pw_aff *> memo;             // borrowed, freed in dtor
   std::unordered_map<Pred, isl_set *> setMemo;             // borrowed, freed in dtor
+  std::unordered_map<Pred, isl_set *> failsMemo;           // borrowed, freed in dtor
 
   ~Translation() {
     for (auto &[k, v] : memo) isl_pw_aff_free(v);
     for (auto &[k, v] : setMemo) isl_set_free(v);
+    for (auto &[k, v] : failsMemo) isl_set_free(v);
   }
 
   bool hasOpaqueAtoms() const { return !monomials.empty(); }
@@ -415,6 +417,45 @@ struct Translation {
     }
     }
     throw InternalError("unhandled predicate kind");
+  }
+
+  /// The set where a total predicate `n` is false, built from the opposite comparisons (De
+  /// Morgan) rather than by isl's complement or subtraction, which cost far more. It is the
+  /// same set: a total predicate's values are defined everywhere.
+  SetPtr fails(const Pred &n) {
+    if (!n.node()->total) throw InternalError("fails() of a partial predicate");
+    auto it = failsMemo.find(n);
+    if (it != failsMemo.end()) return SetPtr(check(isl_set_copy(it->second)));
+    SetPtr r;
+    switch (n->kind) {
+    case PredKind::True: r.reset(check(isl_set_empty(check(isl_space_copy(space.get()))))); break;
+    case PredKind::False: r = universe(); break;
+    case PredKind::Not: r = set(n->children[0]); break;
+    case PredKind::Compare: {
+      PwAffPtr lhs = pwAffCopy(n->lhs), rhs = pwAffCopy(n->rhs);
+      isl_pw_aff *a = lhs.release(), *b = rhs.release();
+      switch (n->op) {
+      case CompareOp::EQ: r.reset(check(isl_pw_aff_ne_set(a, b))); break;
+      case CompareOp::NE: r.reset(check(isl_pw_aff_eq_set(a, b))); break;
+      case CompareOp::LT: r.reset(check(isl_pw_aff_ge_set(a, b))); break;
+      case CompareOp::LE: r.reset(check(isl_pw_aff_gt_set(a, b))); break;
+      case CompareOp::GT: r.reset(check(isl_pw_aff_le_set(a, b))); break;
+      case CompareOp::GE: r.reset(check(isl_pw_aff_lt_set(a, b))); break;
+      }
+      break;
+    }
+    case PredKind::And: case PredKind::Or: {
+      r = fails(n->children[0]);
+      for (std::size_t i = 1; i < n->children.size(); ++i) {
+        SetPtr c = fails(n->children[i]);
+        r.reset(check(n->kind == PredKind::And ? isl_set_union(r.release(), c.release())
+                                               : isl_set_intersect(r.release(), c.release())));
+      }
+      break;
+    }
+    }
+    failsMemo[n] = check(isl_set_copy(r.get()));
+    return r;
   }
 
   /// holds(c) within the size domain: the set of a context's points.
@@ -873,6 +914,13 @@ struct Solver::Impl {
     return C;
   }
 
+  /// The context's points where `p` does not hold (undefined counts as not holding).
+  static SetPtr violations(Translation &t, const SetPtr &C, const SetPtr &H, const Pred &p) {
+    if (p.node()->total)
+      return SetPtr(check(isl_set_intersect(check(isl_set_copy(C.get())), t.fails(p).release())));
+    return SetPtr(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
+  }
+
   Decision unknown(const Pred &p, std::string reason) {
     Decision d;
     d.answer = Answer::Unknown;
@@ -1065,7 +1113,7 @@ struct Solver::Impl {
       t.build(ctx, {c.assumptions(), p, definedness(p), definedness(c.assumptions())});
       SetPtr C = contextSet(t, c);
       SetPtr H = t.holds(p);
-      SetPtr V(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
+      SetPtr V = violations(t, C, H, p);
       return checkBool(isl_set_is_empty(V.get()));
     } catch (const IslFailure &) {
       isl_ctx_reset_error(ctx);
@@ -1106,7 +1154,7 @@ struct Solver::Impl {
         if (separates()) return d;
         d = Decision();
       }
-      SetPtr V(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
+      SetPtr V = violations(t, C, H, p);
       bool opaque = t.hasOpaqueAtoms();
       // A sample point answers emptiness and gives the witness in one isl call.
       PointPtr noPoint(check(isl_set_sample_point(check(isl_set_copy(V.get())))));
