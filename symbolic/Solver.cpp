@@ -15,6 +15,7 @@
 #include <isl/val_gmp.h>
 
 #include <algorithm>
+#include <span>
 #include <exception>
 #include <functional>
 #include <unordered_map>
@@ -1038,7 +1039,8 @@ struct Solver::Impl {
 
   /// Calls `visit` on small points of the context until it returns true, and says whether it
   /// did. The points are small — every parameter at one value, or all at a base value but
-  /// one — then the context's own point completed with 0; each is visited only if the context's
+  /// one — then the same with far values (2**31, 2**62, 2**63 - 1), then the context's own
+  /// point completed with 0; each is visited only if the context's
   /// assumptions evaluate to true there. A point whose values are too large to compute with is
   /// skipped. Finding none proves nothing (isl decides then).
   template <class Visit> bool atSmallPoints(const Context &c, const Pred &p, Visit visit) const {
@@ -1059,19 +1061,29 @@ struct Solver::Impl {
       for (std::size_t i = 0; i < params.size(); ++i)
         a.set(params[i].node()->name, Integer(i == which ? value : base));
     };
+    // Small values first; then far ones, where products of sizes pass the element limit.
     static constexpr int64_t kValues[] = {0, 1, 2, 3, 5, 8};
-    for (int64_t v : kValues) {
-      fill(v, params.size(), 0);
-      if (tryPoint(a)) return true;
-    }
-    if (params.size() > 1)
-      for (int64_t base : {0, 1, 3})
-        for (std::size_t i = 0; i < params.size(); ++i)
-          for (int64_t v : kValues) {
-            if (v == base) continue;
-            fill(base, i, v);
-            if (tryPoint(a)) return true;
-          }
+    static constexpr int64_t kFar[] = {int64_t(1) << 31, int64_t(1) << 62, INT64_MAX};
+    auto uniform = [&](std::span<const int64_t> values) {
+      for (int64_t v : values) {
+        fill(v, params.size(), 0);
+        if (tryPoint(a)) return true;
+      }
+      return false;
+    };
+    auto oneDiffers = [&](std::span<const int64_t> values) {
+      if (params.size() > 1)
+        for (int64_t base : {0, 1, 3})
+          for (std::size_t i = 0; i < params.size(); ++i)
+            for (int64_t v : values) {
+              if (v == base) continue;
+              fill(base, i, v);
+              if (tryPoint(a)) return true;
+            }
+      return false;
+    };
+    // A far witness reads best with one far value among small ones.
+    if (uniform(kValues) || oneDiffers(kValues) || oneDiffers(kFar) || uniform(kFar)) return true;
     // Last, as its values may be large: the context's own point.
     if (c.consistencyProven()) {
       a = c.samplePoint();

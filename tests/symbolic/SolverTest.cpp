@@ -84,6 +84,12 @@ TEST(Solver, DependsWitnessesAreSmallWhereSmallOnesExist) {
     EXPECT_FALSE(holds(d.condition, *d.violating));
   }
   EXPECT_EQ(ask(s, {"n >= 2"}, "n == m").condition.toString(), "n == m");
+  // A product past the element limit: one far value among small ones, found by evaluation.
+  Decision far = ask(s, {}, "m*n <= 9223372036854775807");
+  ASSERT_EQ(far.answer, Answer::Depends);
+  EXPECT_FALSE(holds(parsePred("m*n <= 9223372036854775807"), *far.violating));
+  EXPECT_TRUE(*far.violating->find("m") <= Integer(9) || *far.violating->find("n") <= Integer(9))
+      << far.violating->toString();
 }
 
 TEST(Solver, ConditionIsSimplifiedUnderTheContext) {
