@@ -79,8 +79,8 @@ void BM_InferAndRewrite(benchmark::State &state) {
   static std::map<int64_t, std::vector<std::string>> cache;
   auto &lines = cache[state.range(0)];
   if (lines.empty()) lines = programText(std::size_t(state.range(0)), true);
-  std::size_t nodes = 0, fired = 0, refused = 0;
-  double rewriteSeconds = 0;
+  std::size_t nodes = 0, fired = 0, refused = 0, dims = 0;
+  double rewriteSeconds = 0, dimTreeTotal = 0;
   SolverOptions options;
   options.witnessSearchPoints = 256;
   for (auto _ : state) {
@@ -98,6 +98,15 @@ void BM_InferAndRewrite(benchmark::State &state) {
     for (const std::string &n : names)
       if (const ops::Node *node = session.lookup(n)) outputs.push_back(node);
     nodes = session.nodeCount();
+    // The size of the shapes built: random programs of more nodes are deeper, and deeper
+    // shapes (a slice of a slice of ...) are larger expressions with harder questions.
+    dimTreeTotal = 0;
+    dims = 0;
+    for (const ops::Node *node : outputs)
+      for (const Expr &d : node->shape) {
+        dimTreeTotal += double(d.node()->treeSize);
+        ++dims;
+      }
     auto start = std::chrono::steady_clock::now();
     rewrite::EngineOptions eo;
     eo.exactOnly = true;
@@ -113,6 +122,7 @@ void BM_InferAndRewrite(benchmark::State &state) {
   state.counters["fired"] = double(fired);
   state.counters["refused"] = double(refused);
   state.counters["rewrite_s"] = rewriteSeconds / double(state.iterations());
+  state.counters["mean_dim_nodes"] = dims ? dimTreeTotal / double(dims) : 0;
   state.counters["s_per_node"] = benchmark::Counter(double(nodes), benchmark::Counter::kIsIterationInvariantRate |
                                                                        benchmark::Counter::kInvert);
 }
