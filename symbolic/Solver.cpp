@@ -1227,6 +1227,7 @@ const SolverOptions &Solver::options() const { return impl_->options; }
 void Solver::clearMemo() {
   impl_->memo.clear();
   impl_->proofMemo.clear();
+  impl_->contextCache.clear();
 }
 
 bool Solver::provesQuickly(const Context &context, const Pred &predicate) {

@@ -110,6 +110,7 @@ public:
   bool provesQuickly(const Context &context, const Pred &predicate);
   const SolverStats &stats() const;
   const SolverOptions &options() const;
+  /// Forgets every remembered answer and translated context (what they keep alive is freed).
   void clearMemo();
 
 private:

@@ -12,6 +12,7 @@
 
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
+#include "shape/ArraySize.h"
 #include "symbolic/Solver.h"
 
 namespace fuzz {
@@ -27,7 +28,7 @@ inline std::vector<std::string> pieces(const uint8_t *data, std::size_t size, st
 }
 
 /// One solver per target process, with a short time limit so that a slow question is an
-/// Unknown answer, not a libFuzzer timeout. Targets clear its memo after each input.
+/// Unknown answer, not a libFuzzer timeout. Targets call forget() after each input.
 inline shapelab::Solver &solver() {
   static shapelab::Solver *s = [] {
     shapelab::SolverOptions o;
@@ -35,6 +36,14 @@ inline shapelab::Solver &solver() {
     return new shapelab::Solver(o);
   }();
   return *s;
+}
+
+/// After each input: what the solver and the element-count check remember is dropped, so an
+/// input allocates no more than it frees. libFuzzer then skips its leak check, which scans the
+/// whole heap each time the counts differ.
+inline void forget() {
+  solver().clearMemo();
+  shapelab::clearElementCountMemo();
 }
 
 [[noreturn]] inline void finding(const std::string &what) {

@@ -21,6 +21,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     }
   } catch (const UserError &) {
   }
-  solver->clearMemo();
+  fuzz::forget();
   return 0;
 }

@@ -34,6 +34,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
       if (r.quit) break;
     }
   }
-  solver->clearMemo();
+  fuzz::forget();
   return 0;
 }

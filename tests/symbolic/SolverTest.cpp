@@ -177,10 +177,15 @@ TEST(Solver, AnswerCutShortAtAnyQuotaIsUnknownNeverWrong) {
         for (int64_t m = 0; m <= 7; ++m) {
           Assignment a{{"m", m}, {"n", n}};
           bool truth = holds(p, a);
-          if (d.answer == Answer::Proven) ASSERT_TRUE(truth) << q << " quota " << quota;
-          if (d.answer == Answer::Refuted) ASSERT_FALSE(truth) << q << " quota " << quota;
-          if (d.answer == Answer::Depends)
+          if (d.answer == Answer::Proven) {
+            ASSERT_TRUE(truth) << q << " quota " << quota;
+          }
+          if (d.answer == Answer::Refuted) {
+            ASSERT_FALSE(truth) << q << " quota " << quota;
+          }
+          if (d.answer == Answer::Depends) {
             ASSERT_EQ(holds(d.condition, a), truth) << q << " quota " << quota << ": " << d.condition.toString();
+          }
         }
     }
     // Both kinds occur along the sweep: the small quotas stop isl, the large ones do not.
