@@ -2,6 +2,7 @@
 
 #include "symbolic/Errors.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -121,6 +122,30 @@ public:
     return of(n);
   }
 
+  /// Calls `use` with a walk of the box narrowed to where `cond` has truth `truth`, when the
+  /// condition bounds one parameter, and returns true; returns false without calling it
+  /// otherwise. `never` is set when no point of the box gives `cond` that truth. A narrowed box
+  /// is a fresh walk (its memo does not carry over): each one spends the budget, so nested
+  /// narrowing cannot multiply the work without bound.
+  template <class Use> bool narrowedTo(const Pred &cond, bool truth, bool &never, Use use) {
+    Refinement r = refine(cond, truth);
+    never = r.never;
+    if (r.never || !r.known || budget_ == 0) return false;
+    --budget_;
+    Overrides narrower = overrides_;
+    bool replaced = false;
+    for (auto &[x, iv] : narrower)
+      if (x == r.known->first) {
+        iv = r.known->second;
+        replaced = true;
+      }
+    if (!replaced) narrower.push_back(*r.known);
+    Walk inner(context_, std::move(narrower), budget_);
+    use(inner);
+    budget_ = inner.budget_;
+    return true;
+  }
+
 private:
   Bounds compute(const ExprNode *n) {
     switch (n->kind) {
@@ -166,25 +191,58 @@ private:
     return Bounds{};
   }
 
-  /// Bounds of a sum that has a min, max or choice among its terms, found by moving the rest
-  /// of the sum into each operand: n - min(2, n) is max(n - 2, n - n), whose operands' intervals
+  /// Bounds of a sum that has a min, max, choice or (with coefficient 1 or -1) quotient among
+  /// its terms, found by moving the rest of the sum into each operand: n - min(2, n) is max(n - 2, n - n), whose operands' intervals
   /// keep what the plain interval of the sum loses (n against itself: [-2, ...] instead of
   /// [0, ...]). Bounded by a budget per walk (each level may double the work).
+  /// Each such term gives bounds of its own, all true; their intersection is kept (which term
+  /// keeps the correlation depends on the sum: -min(1, z) + min(2, z) is bounded below by 0
+  /// when the first term moves into the second, not the other way round).
   std::optional<Bounds> distributed(const ExprNode *n) {
-    for (const Term &t : n->terms) {
-      if (t.monomial.size() != 1 || t.monomial[0].second != 1) continue;
-      const Expr &atom = t.monomial[0].first;
-      const ExprKind k = atom.kind();
-      if (k != ExprKind::Min && k != ExprKind::Max && k != ExprKind::Select) continue;
-      if (budget_ == 0) return std::nullopt;
-      --budget_;
+    std::optional<Bounds> best;
+    // First the terms with an operand that is another term's atom: moving the rest into them
+    // cancels that atom (z - min(1, z) is max(z - 1, 0)), which the budget should reach first.
+    auto atomOf = [](const Term &t) { return t.monomial.size() == 1 ? t.monomial[0].first.node() : nullptr; };
+    auto cancels = [&](const Term &t) {
+      const ExprNode *a = atomOf(t);
+      if (!a) return false;
+      for (const Expr &o : a->operands)
+        for (const Term &u : n->terms)
+          if (&u != &t && atomOf(u) == o.node()) return true;
+      return false;
+    };
+    auto movable = [&](const Term &t) {
+      if (t.monomial.size() != 1 || t.monomial[0].second != 1) return false;
+      const ExprNode *a = t.monomial[0].first.node();
+      if (a->kind == ExprKind::Min || a->kind == ExprKind::Max || a->kind == ExprKind::Select) return true;
+      // A quotient moves when its coefficient is 1 or -1 and its divisor positive.
+      return (a->kind == ExprKind::FloorDiv || a->kind == ExprKind::ExactDiv) &&
+             Integer::abs(t.coefficient).isOne() && a->value.sign() > 0;
+    };
+    std::vector<const Term *> order;
+    for (const Term &t : n->terms) if (movable(t) && cancels(t)) order.push_back(&t);
+    for (const Term &t : n->terms) if (movable(t) && !cancels(t)) order.push_back(&t);
+    // The budget is shared out among the terms, so the first one cannot spend it all.
+    int remaining = budget_;
+    for (std::size_t i = 0; i < order.size() && remaining > 0; ++i) {
+      int share = std::max(1, remaining / int(order.size() - i));
+      remaining -= share;
+      budget_ = share - 1; // this move
       try {
-        return distributedOver(n, t);
+        Bounds b = distributedOver(n, *order[i]);
+        best = best ? meet(*best, b) : b;
       } catch (const InputTooLarge &) {
-        return std::nullopt; // the moved sums grew past the expression limit: plain intervals
+        // the moved sums grew past the expression limit: this term gives nothing
       }
+      remaining += budget_;
     }
-    return std::nullopt;
+    budget_ = remaining;
+    return best;
+  }
+
+  /// Both bounds hold: the tighter end of each side.
+  static Bounds meet(const Bounds &a, const Bounds &b) {
+    return Bounds{less(a.low, b.low) ? b.low : a.low, less(a.high, b.high) ? a.high : b.high};
   }
 
   Bounds distributedOver(const ExprNode *n, const Term &t) {
@@ -193,6 +251,18 @@ private:
     const Expr c(t.coefficient);
     const Expr rest = Expr(n) - c * atom;
     const auto &operands = atom.node()->operands;
+    if (k == ExprKind::FloorDiv || k == ExprKind::ExactDiv) {
+      // rest + x // d is (x + d*rest) // d, and rest - x // d is (d*rest - x + d - 1) // d
+      // (rest is an integer); an exact quotient is a floor quotient where it is defined. The
+      // numerator is bounded as one sum, so rest and x are compared term by term.
+      const Integer &d = atom.node()->value;
+      Expr dRest = Expr(d) * rest;
+      Expr numerator = t.coefficient.sign() > 0 ? operands[0] + dRest
+                       : k == ExprKind::FloorDiv ? dRest - operands[0] + Expr(d - Integer(1))
+                                                 : dRest - operands[0];
+      Bounds x = ofKept(numerator);
+      return Bounds{floorDivEnd(x.low, d), floorDivEnd(x.high, d)};
+    }
     if (k == ExprKind::Select) return choice(atom.node()->condition, rest + c * operands[0], rest + c * operands[1]);
     // c * min(x, y) is min(c*x, c*y) for c > 0 and max(c*x, c*y) for c < 0; likewise max.
     const bool least = (k == ExprKind::Min) == (t.coefficient.sign() > 0);
@@ -230,24 +300,11 @@ private:
   /// the condition when it bounds one parameter (n - 1 < 0 makes n <= 0 on the first side and
   /// n >= 1 on the second); nullopt when no point of the box takes that side.
   std::optional<Bounds> branch(const Pred &cond, bool truth, const Expr &e) {
-    Refinement r = refine(cond, truth);
-    if (r.never) return std::nullopt;
-    // A narrowed box is a fresh walk (its memo does not carry over): each one spends the budget,
-    // so nested choices cannot multiply the work without bound.
-    if (!r.known || budget_ == 0) return ofKept(e);
-    --budget_;
-    Overrides narrower = overrides_;
-    bool replaced = false;
-    for (auto &[x, iv] : narrower)
-      if (x == r.known->first) {
-        iv = r.known->second;
-        replaced = true;
-      }
-    if (!replaced) narrower.push_back(*r.known);
-    Walk inner(context_, std::move(narrower), budget_);
-    Bounds b = inner.ofKept(e);
-    budget_ = inner.budget_;
-    return b;
+    bool never = false;
+    std::optional<Bounds> b;
+    if (narrowedTo(cond, truth, never, [&](Walk &inner) { b = inner.ofKept(e); })) return b;
+    if (never) return std::nullopt;
+    return ofKept(e);
   }
 
   /// What `cond` (or its negation) says about a single parameter x when it reads a*x + k OP 0.
@@ -326,7 +383,20 @@ bool proven(Walk &walk, const PredNode *n, bool negate) {
       if (all && !p) return false;
       if (!all && p) return true;
     }
-    return all;
+    if (all) return true;
+    // A disjunction: where one part is false, another must hold. A part that bounds one
+    // parameter (n - 1 < 0) narrows the box to where it is false (n >= 1); a part false
+    // nowhere in the box holds everywhere.
+    for (std::size_t i = 0; i < n->children.size(); ++i) {
+      bool never = false, other = false;
+      // Part i is `c` (or `not c` under negation); it is false where c has truth `negate`.
+      walk.narrowedTo(n->children[i], negate, never, [&](Walk &inner) {
+        for (std::size_t j = 0; j < n->children.size() && !other; ++j)
+          other = j != i && proven(inner, n->children[j].node(), negate);
+      });
+      if (never || other) return true;
+    }
+    return false;
   }
   case PredKind::Compare: {
     // lhs - rhs as one expression: terms common to both sides cancel before the intervals.
