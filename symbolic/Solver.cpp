@@ -1040,9 +1040,9 @@ struct Solver::Impl {
   /// Calls `visit` on small points of the context until it returns true, and says whether it
   /// did. The points are small — every parameter at one value, or all at a base value but
   /// one — then the same with far values (2**31, 2**62, 2**63 - 1), then the context's own
-  /// point completed with 0; each is visited only if the context's
-  /// assumptions evaluate to true there. A point whose values are too large to compute with is
-  /// skipped. Finding none proves nothing (isl decides then).
+  /// point completed with 0. Each is visited only if the context's assumptions evaluate to
+  /// true there; a point whose values are too large to compute with is skipped. Finding none
+  /// proves nothing (isl decides then).
   template <class Visit> bool atSmallPoints(const Context &c, const Pred &p, Visit visit) const {
     std::vector<Expr> params = parametersOf(c.assumptions());
     collectParameters(p, params);
