@@ -42,6 +42,28 @@ Context boxContext(Solver &s, const std::vector<long> &low, const std::vector<lo
 std::string rangeText(const Range &r) {
   return "[" + (r.low ? r.low->toString() : "-inf") + ", " + (r.high ? r.high->toString() : "inf") + "]";
 }
+/// A node of the oracle's expression tree.
+oracle::EP oracleNode(oracle::E::Kind kind, long value, oracle::EP l, oracle::EP r) {
+  auto e = std::make_shared<oracle::E>();
+  e->kind = kind;
+  e->value = value;
+  e->a = std::move(l);
+  e->b = std::move(r);
+  return e;
+}
+/// The oracle's comparison a*x + k OP 0 on its x-th name (OP numbered as in oracle::P).
+std::shared_ptr<oracle::P> oneParameterComparison(int x, long a, long k, int op) {
+  auto var = std::make_shared<oracle::E>();
+  var->kind = oracle::E::Var;
+  var->var = x;
+  auto cmp = std::make_shared<oracle::P>();
+  cmp->kind = oracle::P::Cmp;
+  cmp->op = op;
+  cmp->l = oracleNode(oracle::E::Add, 0, oracleNode(oracle::E::MulConst, a, var, nullptr),
+                      oracleNode(oracle::E::Const, k, nullptr, nullptr));
+  cmp->r = oracleNode(oracle::E::Const, 0, nullptr, nullptr);
+  return cmp;
+}
 /// Calls `f` at every point (a, b, c) of that box.
 template <class F> void forEachPoint(const std::vector<long> &low, const std::vector<long> &width, F f) {
   for (long a = low[0]; a <= low[0] + width[0]; ++a)
@@ -309,25 +331,9 @@ TEST(Range, ChoicesOnOneParameterNarrowSoundly) {
     const int op = *rc::gen::inRange(0, 6);
     oracle::EP then = *oracle::genExpr(2, o), otherwise = *oracle::genExpr(2, o), rest = *oracle::genExpr(1, o);
     // (then if a*x + k OP 0 else otherwise) - rest, as the oracle's tree.
-    auto node = [](oracle::E::Kind kind, long value, oracle::EP l, oracle::EP r) {
-      auto e = std::make_shared<oracle::E>();
-      e->kind = kind;
-      e->value = value;
-      e->a = std::move(l);
-      e->b = std::move(r);
-      return oracle::EP(e);
-    };
-    auto var = std::make_shared<oracle::E>();
-    var->kind = oracle::E::Var;
-    var->var = x;
-    auto cmp = std::make_shared<oracle::P>();
-    cmp->kind = oracle::P::Cmp;
-    cmp->op = op;
-    cmp->l = node(oracle::E::Add, 0, node(oracle::E::MulConst, a, var, nullptr), node(oracle::E::Const, k, nullptr, nullptr));
-    cmp->r = node(oracle::E::Const, 0, nullptr, nullptr);
-    auto choice = node(oracle::E::Select, 0, then, otherwise);
-    std::const_pointer_cast<oracle::E>(choice)->cond = cmp;
-    const oracle::EP whole = node(oracle::E::Sub, 0, choice, rest);
+    auto choice = oracleNode(oracle::E::Select, 0, then, otherwise);
+    std::const_pointer_cast<oracle::E>(choice)->cond = oneParameterComparison(x, a, k, op);
+    const oracle::EP whole = oracleNode(oracle::E::Sub, 0, choice, rest);
     const std::string text = oracle::show(whole);
     Range r = rangeOf(parseExpr(text), boxContext(solver, low, width));
     RC_LOG() << text << "\nrange " << rangeText(r) << "\n";
@@ -355,19 +361,24 @@ TEST(Range, DisjunctionsNarrowSoundly) {
     const long k = *rc::gen::inRange<long>(-6, 7);
     const int op = *rc::gen::inRange(0, 6);
     const bool negated = *rc::gen::arbitrary<bool>();
-    oracle::PP other = *oracle::genPred(1, o);
-    std::string part = std::to_string(a) + "*" + oracle::kNames[x] + " + " + std::to_string(k) + " " +
-                       std::vector<std::string>{"==", "!=", "<", "<=", ">", ">="}[op] + " 0";
-    if (negated) part = "not (" + part + ")";
-    const std::string text = "(" + part + ") or (" + oracle::show(other) + ")";
-    const Pred whole = parsePred(text);
-    bool proven = provenByRanges(boxContext(solver, low, width), whole);
+    // (a*x + k OP 0) or other, the part negated or not, as the oracle's tree.
+    oracle::PP part = oneParameterComparison(x, a, k, op);
+    if (negated) {
+      auto n = std::make_shared<oracle::P>();
+      n->kind = oracle::P::Not;
+      n->x = part;
+      part = n;
+    }
+    auto whole = std::make_shared<oracle::P>();
+    whole->kind = oracle::P::Or;
+    whole->x = part;
+    whole->y = *oracle::genPred(1, o);
+    const std::string text = oracle::show(whole);
+    bool proven = provenByRanges(boxContext(solver, low, width), parsePred(text));
     RC_LOG() << text << (proven ? ": proven" : "") << "\n";
     if (proven)
       forEachPoint(low, width, [&](const std::vector<long> &v) {
-        const long lhs = a * v[x] + k;
-        const bool cmp[] = {lhs == 0, lhs != 0, lhs < 0, lhs <= 0, lhs > 0, lhs >= 0};
-        RC_ASSERT(cmp[op] != negated || oracle::eval(other, v) == std::optional<bool>(true));
+        RC_ASSERT(oracle::eval(oracle::PP(whole), v) == std::optional<bool>(true));
       });
     RC_TAG(proven ? "proven" : "not proven");
   });
