@@ -192,12 +192,12 @@ private:
   }
 
   /// Bounds of a sum that has a min, max, choice or (with coefficient 1 or -1) quotient among
-  /// its terms, found by moving the rest of the sum into each operand: n - min(2, n) is max(n - 2, n - n), whose operands' intervals
-  /// keep what the plain interval of the sum loses (n against itself: [-2, ...] instead of
-  /// [0, ...]). Bounded by a budget per walk (each level may double the work).
-  /// Each such term gives bounds of its own, all true; their intersection is kept (which term
-  /// keeps the correlation depends on the sum: -min(1, z) + min(2, z) is bounded below by 0
-  /// when the first term moves into the second, not the other way round).
+  /// its terms, found by moving the rest of the sum into each operand: n - min(2, n) is
+  /// max(n - 2, n - n), whose operands' intervals keep what the plain interval of the sum loses
+  /// (n against itself: [-2, ...] instead of [0, ...]). Bounded by a budget per walk (each level
+  /// may double the work). Each such term gives bounds of its own, all true; their intersection
+  /// is kept (which term keeps the correlation depends on the sum: -min(1, z) + min(2, z) is
+  /// bounded below by 0 when the first term moves into the second, not the other way round).
   std::optional<Bounds> distributed(const ExprNode *n) {
     std::optional<Bounds> best;
     // First the terms with an operand that is another term's atom: moving the rest into them
@@ -220,8 +220,9 @@ private:
              Integer::abs(t.coefficient).isOne() && a->value.sign() > 0;
     };
     std::vector<const Term *> order;
-    for (const Term &t : n->terms) if (movable(t) && cancels(t)) order.push_back(&t);
-    for (const Term &t : n->terms) if (movable(t) && !cancels(t)) order.push_back(&t);
+    for (const Term &t : n->terms)
+      if (movable(t)) order.push_back(&t);
+    std::stable_partition(order.begin(), order.end(), [&](const Term *t) { return cancels(*t); });
     // The budget is shared out among the terms, so the first one cannot spend it all.
     int remaining = budget_;
     for (std::size_t i = 0; i < order.size() && remaining > 0; ++i) {
