@@ -77,6 +77,8 @@ std::string Context::toString() const {
 
 // ---------------------------------------------------------------------------------------------
 // isl plumbing. Raw pointers stay inside this file; every object is owned by a unique_ptr.
+// An isl call's arguments are released owners or fresh copies, never a call that can throw
+// (isl's quota throws anywhere): such a call is made first, into a named owner.
 
 namespace {
 
@@ -917,8 +919,11 @@ struct Solver::Impl {
 
   /// The context's points where `p` does not hold (undefined counts as not holding).
   static SetPtr violations(Translation &t, const SetPtr &C, const SetPtr &H, const Pred &p) {
-    if (p.node()->total)
-      return SetPtr(check(isl_set_intersect(check(isl_set_copy(C.get())), t.fails(p).release())));
+    if (p.node()->total) {
+      // fails() may throw (isl's quota): nothing owned may sit in a half-built argument list.
+      SetPtr f = t.fails(p);
+      return SetPtr(check(isl_set_intersect(check(isl_set_copy(C.get())), f.release())));
+    }
     return SetPtr(check(isl_set_subtract(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
   }
 
