@@ -38,7 +38,7 @@ int decide(const DecideOptions &o) {
   j["answer"] = spelling(d.answer);
   if (d.satisfying) j["satisfying"] = assignmentJson(*d.satisfying);
   if (d.violating) j["violating"] = assignmentJson(*d.violating);
-  if (d.answer == Answer::Depends) j["condition"] = d.condition.toString();
+  if (d.answer == Answer::Depends) j["condition"] = d.condition().toString();
   if (d.answer == Answer::Unknown) {
     j["residual"] = d.residual.toString();
     j["reason"] = d.reason;

@@ -189,6 +189,7 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
   Solver local;
   driver::SessionOptions so;
   so.mode = options.mode;
+  so.json = true; // replies are read only for failure: no checks rendered as text
   Solver &solver = options.solver ? *options.solver : local;
   driver::Session session(solver, so);
   for (std::size_t i = 0; i < lines.size(); ++i) session.execute(lines[i], int(i + 1));
@@ -204,6 +205,7 @@ std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const Diffe
     Solver local;
     driver::SessionOptions so;
     so.mode = options.mode;
+    so.json = true;
     Solver &solver = options.solver ? *options.solver : local;
     driver::Session session(solver, so);
     std::mt19937_64 rng(seed);

@@ -313,7 +313,7 @@ PYBIND11_MODULE(_shapelab, m) {
           out.reason = d.reason;
           out.condition = out.residual;
         } else {
-          out.condition = d.condition.toString();
+          out.condition = d.condition().toString();
         }
         return out;
       },

@@ -23,7 +23,7 @@ Decision decideFits(Solver &solver, const Context &context, const Expr &count, c
   if (auto high = count.isTotal() ? rangeOf(count, context).high : std::nullopt; high && *high <= maxArraySize()) {
     Decision d;
     d.answer = Answer::Proven;
-    d.condition = Pred::truth(true);
+    d.setCondition(Pred::truth(true));
     return d;
   }
   if (count.isQuasiAffine()) return solver.decide(context, fits);

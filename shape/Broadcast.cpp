@@ -47,7 +47,7 @@ std::optional<Decision> decideManyByWitnesses(Solver &solver, const Context &con
     if (d.answer == Answer::Refuted) {
       Decision refuted;
       refuted.answer = Answer::Refuted;
-      refuted.condition = Pred::truth(false);
+      refuted.setCondition(Pred::truth(false));
       refuted.violating = d.violating;
       return refuted;
     }

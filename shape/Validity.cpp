@@ -46,12 +46,13 @@ void Validity::settle() const {
   settled_ = true;
   joint_.reset();
   // Obligations that each depend may still be jointly impossible (n == 1 on one axis and
-  // n == 2 on another): decide their conjunction once.
+  // n == 2 on another): decide their conjunction once. Within the context each predicate is
+  // its own exact condition; conditions are not read, so isl does not compute them.
   std::vector<Pred> conditions;
   std::vector<Assignment> satisfying, violating;
   for (const Obligation &o : obligations_)
     if (o.decision.answer == Answer::Depends) {
-      conditions.push_back(o.decision.condition);
+      conditions.push_back(o.predicate);
       if (o.decision.satisfying) satisfying.push_back(*o.decision.satisfying);
       if (o.decision.violating) violating.push_back(*o.decision.violating);
     }
@@ -81,7 +82,7 @@ void Validity::settle() const {
   if (solver_->provesQuickly(context_, !all)) {
     Decision d;
     d.answer = Answer::Refuted;
-    d.condition = Pred::truth(false);
+    d.setCondition(Pred::truth(false));
     d.violating = completed(context_.samplePoint(), context_, all);
     joint_ = d;
   }
@@ -108,7 +109,7 @@ std::vector<Pred> Validity::checks() const {
     if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   };
   for (const Obligation &o : obligations_) {
-    if (o.decision.answer == Answer::Depends) add(o.decision.condition);
+    if (o.decision.answer == Answer::Depends) add(o.decision.condition());
     if (o.decision.answer == Answer::Unknown) add(o.decision.residual);
   }
   return out;
@@ -174,7 +175,7 @@ std::optional<Decision> dependsFromPoints(const Context &context, const Pred &pr
   if (!no) return std::nullopt;
   Decision d;
   d.answer = Answer::Depends;
-  d.condition = pred;
+  d.setCondition(pred);
   d.satisfying = yes;
   d.violating = no;
   return d;

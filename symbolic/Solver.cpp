@@ -38,9 +38,22 @@ const char *spelling(Answer a) {
   return "?";
 }
 
+const Pred &Decision::condition() const {
+  if (!deferred_) return condition_;
+  if (!deferred_->value) deferred_->value = deferred_->compute();
+  return *deferred_->value;
+}
+void Decision::setCondition(Pred p) {
+  condition_ = std::move(p);
+  deferred_.reset();
+}
+void Decision::setConditionOnRead(std::function<Pred()> compute) {
+  deferred_ = std::make_shared<Deferred>(Deferred{std::move(compute), std::nullopt});
+}
+
 std::string Decision::toString() const {
   std::string out = spelling(answer);
-  if (answer == Answer::Depends) out += "\n  holds when: " + condition.toString();
+  if (answer == Answer::Depends) out += "\n  holds when: " + condition().toString();
   if (satisfying) out += "\n  satisfied at: " + (satisfying->empty() ? std::string("(no parameters)") : satisfying->toString());
   if (violating) out += "\n  violated at: " + (violating->empty() ? std::string("(no parameters)") : violating->toString());
   if (answer == Answer::Unknown) {
@@ -694,7 +707,7 @@ bool wanted(const Pred &p, const Assignment &a, bool want) {
 
 // ---------------------------------------------------------------------------------------------
 
-struct Solver::Impl {
+struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   SolverOptions options;
   isl_ctx *ctx;
   SolverStats stats;
@@ -947,7 +960,7 @@ struct Solver::Impl {
       if (!*v && !canRefute) return std::nullopt;
       Decision d;
       d.answer = *v ? Answer::Proven : Answer::Refuted;
-      d.condition = p;
+      d.setCondition(p);
       if (!*v) d.violating = completed(c.samplePoint(), c, p);
       return d;
     }
@@ -1025,7 +1038,7 @@ struct Solver::Impl {
     if (!verdict || (!*verdict && !canRefute)) return std::nullopt;
     Decision d;
     d.answer = *verdict ? Answer::Proven : Answer::Refuted;
-    d.condition = Pred::truth(*verdict);
+    d.setCondition(Pred::truth(*verdict));
     if (!*verdict) d.violating = completed(c.samplePoint(), c, p);
     return d;
   }
@@ -1120,17 +1133,28 @@ struct Solver::Impl {
     return std::pair{*yes, *no};
   }
 
+  /// A question in isl: the predicate (fixed parameters substituted), its translation, the
+  /// context's set C and the set H where the predicate holds.
+  struct Translated {
+    Pred p;
+    Translation t;
+    SetPtr C, H;
+  };
+  void translate(const Context &c, const Pred &original, Translated &q) {
+    q.p = withFixedParameters(c, original);
+    q.t.build(ctx, {c.assumptions(), q.p, definedness(q.p), definedness(c.assumptions())});
+    q.C = contextSet(q.t, c);
+    q.H = q.t.holds(q.p);
+  }
+
   /// Only whether the context implies p: one emptiness test, no witness, no condition.
   bool provenWithIsl(const Context &c, const Pred &original) {
     ++stats.islQuestions;
     Budget budget(*this);
     try {
-      Pred p = withFixedParameters(c, original);
-      Translation t;
-      t.build(ctx, {c.assumptions(), p, definedness(p), definedness(c.assumptions())});
-      SetPtr C = contextSet(t, c);
-      SetPtr H = t.holds(p);
-      SetPtr V = violations(t, C, H, p);
+      Translated q;
+      translate(c, original, q);
+      SetPtr V = violations(q.t, q.C, q.H, q.p);
       return checkBool(isl_set_is_empty(V.get()));
     } catch (const IslFailure &) {
       isl_ctx_reset_error(ctx);
@@ -1142,42 +1166,80 @@ struct Solver::Impl {
     }
   }
 
+  /// The condition read back from isl must separate the two witnesses; anything else is a
+  /// translation cut short, and a wrong condition is never reported.
+  static bool separates(const Pred &condition, const Assignment &yes, const Assignment &no) {
+    try {
+      return holds(condition, yes) && !holds(condition, no);
+    } catch (const NameError &) {
+      return false; // a parameter the witnesses do not give: not confirmed
+    }
+  }
+
+  /// The exact condition, read from isl, of a Depends that the points `yes` and `no` settled.
+  /// Where isl stops (its budget) or disagrees with the points: the predicate itself, which is
+  /// its own exact condition, only not simplified under the context.
+  Pred conditionFromIsl(const Context &c, const Pred &original, const Assignment &yes, const Assignment &no) {
+    ++stats.conditionsRead;
+    Budget budget(*this);
+    try {
+      Translated q;
+      translate(c, original, q);
+      Pred condition = q.t.toPred(q.H.get(), q.C.get());
+      if (separates(condition, yes, no)) return condition;
+    } catch (const IslFailure &) {
+      (void)budget.exhausted(); // counts the quota hit or timeout
+      isl_ctx_reset_error(ctx);
+    } catch (const TooHard &) {
+    } catch (const InputTooLarge &) {
+    }
+    ++stats.conditionsCutShort;
+    return original;
+  }
+
+  /// Depends from two points of the context found by evaluation: isl is asked nothing now,
+  /// and for the exact condition only when it is read.
+  std::optional<Decision> dependsByPoints(const Context &c, const Pred &original) {
+    std::optional<std::pair<Assignment, Assignment>> small;
+    try {
+      small = smallWitnesses(c, original);
+    } catch (const InputTooLarge &) {
+      return std::nullopt;
+    }
+    if (!small) return std::nullopt;
+    ++stats.dependsByPoints;
+    Decision d;
+    d.answer = Answer::Depends;
+    d.satisfying = completed(small->first, c, original);
+    d.violating = completed(small->second, c, original);
+    d.setConditionOnRead([solver = weak_from_this(), options = options, c, original, yes = *d.satisfying,
+                          no = *d.violating] {
+      // The solver may be gone when the condition is read: then a new one computes it.
+      if (auto im = solver.lock()) return im->conditionFromIsl(c, original, yes, no);
+      Solver fresh(options);
+      return fresh.impl_->conditionFromIsl(c, original, yes, no);
+    });
+    return d;
+  }
+
   Decision decideWithIsl(const Context &c, const Pred &original) {
+    if (auto d = dependsByPoints(c, original)) return *d;
     ++stats.islQuestions;
     Budget budget(*this);
-    Pred p = original;
     try {
-      p = withFixedParameters(c, original);
-      Translation t;
-      t.build(ctx, {c.assumptions(), p, definedness(p), definedness(c.assumptions())});
-      SetPtr C = contextSet(t, c);
-      SetPtr H = t.holds(p);
+      Translated q;
+      translate(c, original, q);
+      const Pred &p = q.p;
+      Translation &t = q.t;
+      const SetPtr &C = q.C, &H = q.H;
       Decision d;
-      // The condition read back from isl must separate the two witnesses; anything else is a
-      // translation cut short, and a wrong condition is never reported.
-      auto separates = [&] {
-        try {
-          return holds(d.condition, *d.satisfying) && !holds(d.condition, *d.violating);
-        } catch (const NameError &) {
-          return false; // a parameter the witnesses do not give: not confirmed
-        }
-      };
-      // Witnesses found by evaluation settle that it depends: no emptiness test, no sample point.
-      if (auto small = smallWitnesses(c, original)) {
-        d.answer = Answer::Depends;
-        d.satisfying = completed(small->first, c, original);
-        d.violating = completed(small->second, c, original);
-        d.condition = t.toPred(H.get(), C.get());
-        if (separates()) return d;
-        d = Decision();
-      }
       SetPtr V = violations(t, C, H, p);
       bool opaque = t.hasOpaqueAtoms();
       // A sample point answers emptiness and gives the witness in one isl call.
       PointPtr noPoint(check(isl_set_sample_point(check(isl_set_copy(V.get())))));
       if (checkBool(isl_point_is_void(noPoint.get()))) {
         d.answer = Answer::Proven;
-        d.condition = Pred::truth(true);
+        d.setCondition(Pred::truth(true));
         return d;
       }
       SetPtr S(check(isl_set_intersect(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
@@ -1189,7 +1251,7 @@ struct Solver::Impl {
           return unknown(original, why.empty() ? "no real point of the assumptions was found to witness the refutation" : why);
         }
         d.answer = Answer::Refuted;
-        d.condition = Pred::truth(false);
+        d.setCondition(Pred::truth(false));
         d.violating = completed(*w, c, original);
         return d;
       }
@@ -1205,8 +1267,8 @@ struct Solver::Impl {
       d.answer = Answer::Depends;
       d.satisfying = completed(*yes, c, original);
       d.violating = completed(*no, c, original);
-      d.condition = t.toPred(H.get(), C.get());
-      if (!separates()) {
+      d.setCondition(t.toPred(H.get(), C.get()));
+      if (!separates(d.condition(), *d.satisfying, *d.violating)) {
         std::string why = budget.exhausted();
         return unknown(original, why.empty() ? "the condition read back from the solver disagrees with its witnesses" : why);
       }
@@ -1224,7 +1286,7 @@ struct Solver::Impl {
   }
 };
 
-Solver::Solver(SolverOptions options) : impl_(std::make_unique<Impl>(options)) {}
+Solver::Solver(SolverOptions options) : impl_(std::make_shared<Impl>(options)) {}
 Solver::~Solver() = default;
 
 const SolverStats &Solver::stats() const { return impl_->stats; }
@@ -1279,7 +1341,7 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
   if (provenByRanges(context, predicate)) {
     ++im.stats.ranges;
     d.answer = Answer::Proven;
-    d.condition = Pred::truth(true);
+    d.setCondition(Pred::truth(true));
   } else {
     d = im.decideWithIsl(context, predicate);
   }

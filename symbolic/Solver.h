@@ -9,6 +9,8 @@
 //             predicate to be checked at run time, and the reason).
 // Example: under {n >= 1}, "n % 2 == 0 or n == m" Depends, with condition
 // "m == n or n % 2 == 0", a satisfying point {m = 0, n = 0}... and a violating one.
+// When small points of C already show both sides, Depends is answered without isl, and isl
+// computes the condition only when it is read (Decision::condition()).
 //
 // How: P and C are translated to isl parameter sets, one parameter per size parameter (all
 // >= 0). A monomial of degree > 1 (n*m) becomes one opaque extra parameter, non-negative when
@@ -38,6 +40,9 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+#include <memory>
+
 #include "symbolic/Context.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Expr.h"
@@ -51,11 +56,27 @@ struct Decision {
   Answer answer = Answer::Unknown;
   std::optional<Assignment> satisfying; // Depends
   std::optional<Assignment> violating;  // Refuted, Depends
-  Pred condition;                       // Depends: exact condition under C; Proven: True; Refuted: False
   Pred residual;                        // Unknown: what to check at run time
   std::string reason;                   // Unknown: why it is unknown
+
+  /// Depends: the exact condition under C; Proven: True; Refuted: False. A Depends settled by
+  /// evaluating two points gets its condition from isl when it is first read (most answers are
+  /// only asked for their status); copies of the decision share that work. Read it on the
+  /// thread of the solver that answered (a Solver is not thread-safe).
+  const Pred &condition() const;
+  void setCondition(Pred p);
+  /// The condition is `compute()` on first read; `compute` must not throw.
+  void setConditionOnRead(std::function<Pred()> compute);
   /// Several lines for a person.
   std::string toString() const;
+
+private:
+  struct Deferred {
+    std::function<Pred()> compute;
+    std::optional<Pred> value;
+  };
+  Pred condition_;
+  std::shared_ptr<Deferred> deferred_;
 };
 
 /// A question with more distinct products of parameters (opaque atoms) than this is Unknown
@@ -83,6 +104,10 @@ struct SolverStats {
   /// Answered without isl: "not implied" from a point found by evaluation (provesQuickly), or
   /// "proven" from interval bounds (symbolic/Range.h).
   uint64_t evaluated = 0, ranges = 0;
+  /// Depends answered from two evaluated points (no isl); the conditions of such answers that
+  /// were read (and so computed by isl); those of them where isl stopped, so that the condition
+  /// is the predicate itself (exact, not simplified under the context).
+  uint64_t dependsByPoints = 0, conditionsRead = 0, conditionsCutShort = 0;
 };
 
 class Solver {
@@ -115,7 +140,7 @@ public:
 
 private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_; // shared: a deferred condition holds it weakly
 };
 
 /// `a` with 0 for every parameter of the context or of `p` that it leaves out: a witness is a

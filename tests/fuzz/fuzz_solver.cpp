@@ -47,8 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
       if (!d.satisfying || !d.violating) fuzz::finding("depends without witnesses");
       if (!inContext(*d.satisfying) || !holds(p, *d.satisfying)) fuzz::finding("satisfying witness is wrong");
       if (!inContext(*d.violating) || holds(p, *d.violating)) fuzz::finding("violating witness is wrong");
-      if (!holds(d.condition, *d.satisfying) || holds(d.condition, *d.violating))
-        fuzz::finding("condition disagrees with its witnesses: " + d.condition.toString());
+      if (!holds(d.condition(), *d.satisfying) || holds(d.condition(), *d.violating))
+        fuzz::finding("condition disagrees with its witnesses: " + d.condition().toString());
       for (Expr x : parametersOf(p))
         if (!d.satisfying->find(x.node()->name) || !d.violating->find(x.node()->name))
           fuzz::finding("witness leaves out " + x.node()->name);
