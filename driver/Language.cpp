@@ -1118,11 +1118,14 @@ struct Session::Impl {
       if (t == "param" || t == "assume" || t == "mode") failAt("'" + t + "' is a statement keyword", 0);
       Value val = values[i];
       variables[t] = val;
-      Json j = lineJson(lineNumber);
-      j["assign"] = t;
       if (val.kind == Value::Array) {
         names[val.node] = t;
         statements.push_back(val.node);
+      }
+      if (!options.replies) continue;
+      Json j = lineJson(lineNumber);
+      j["assign"] = t;
+      if (val.kind == Value::Array) {
         Validity vd = ops::validityOf(*graph, val.node);
         // Like the shape commands: no shape where no size makes the op valid.
         j["shape"] = vd.status() == Status::Error ? Json(nullptr) : shapeJson(val.node->shape);

@@ -32,6 +32,9 @@ namespace shapelab::driver {
 struct SessionOptions {
   BroadcastMode mode = BroadcastMode::Numpy;
   bool json = false;
+  /// False: an assignment replies nothing (no shape, status or JSON is rendered), for callers
+  /// that read only whether a statement failed and its error (the property harness).
+  bool replies = true;
   uint64_t seed = 0;
   /// Where load() looks for a relative path it does not find in the working directory (a
   /// script's directory); :save writes relative to the working directory, as Python does.

@@ -224,6 +224,8 @@ Array Interpreter::evaluate(const Node *node) {
       stack.pop_back();
       continue;
     }
+    // A node that failed fails again the same way (its kernel does not run twice).
+    if (auto f = failed_.find(n); f != failed_.end()) throw f->second;
     if (!expanded) {
       stack.back().second = true;
       if (n->kind == OpKind::IfElse) {
@@ -247,9 +249,9 @@ Array Interpreter::evaluate(const Node *node) {
       result = run(n);
     } catch (const EvalError &e) {
       if (options_.debugChecks && e.kind != EvalError::Input) debugCheck(n, Array(), &e);
-      throw EvalError(e.kind, name(n) + ": " + e.what());
+      throw failed_.emplace(n, EvalError(e.kind, name(n) + ": " + e.what())).first->second;
     } catch (const OverflowError &e) {
-      throw EvalError(EvalError::Input, name(n) + ": " + e.what());
+      throw failed_.emplace(n, EvalError(EvalError::Input, name(n) + ": " + e.what())).first->second;
     }
     if (options_.debugChecks) debugCheck(n, result, nullptr);
     values_.emplace(n, std::move(result));

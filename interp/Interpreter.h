@@ -79,6 +79,8 @@ private:
   std::map<std::string, Array> inputs_;
   InterpreterOptions options_;
   std::unordered_map<const ops::Node *, Array> values_;
+  /// The error each failed node raised (named), raised again when something needs it.
+  std::unordered_map<const ops::Node *, EvalError> failed_;
 };
 
 /// The result shape of an elementwise node (Unary, Binary, Where) on operands of these shapes:

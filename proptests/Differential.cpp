@@ -189,7 +189,8 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
   Solver local;
   driver::SessionOptions so;
   so.mode = options.mode;
-  so.json = true; // replies are read only for failure: no checks rendered as text
+  so.json = true; // replies are read only for failure: nothing rendered as text
+  so.replies = false;
   Solver &solver = options.solver ? *options.solver : local;
   driver::Session session(solver, so);
   for (std::size_t i = 0; i < lines.size(); ++i) session.execute(lines[i], int(i + 1));
@@ -206,6 +207,7 @@ std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const Diffe
     driver::SessionOptions so;
     so.mode = options.mode;
     so.json = true;
+    so.replies = false;
     Solver &solver = options.solver ? *options.solver : local;
     driver::Session session(solver, so);
     std::mt19937_64 rng(seed);

@@ -392,3 +392,34 @@ TEST(StaticMode, RandomVariableWithoutSizeUndecidedPositionIsNumpys) {
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 2}}), "shape error");
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 3}}), "(3,)");
 }
+
+// A node that failed raises the same error, naming it, whenever it is needed again: asked for
+// itself, or by another node that reads it (the interpreter keeps the error, not a retry).
+TEST(Interpreter, AFailedNodeRaisesItsOwnErrorWheneverItIsNeeded) {
+  Solver solver;
+  ops::Graph g(solver);
+  Expr n = g.param("n"), m = g.param("m");
+  const ops::Node *x = g.input("x", ops::DType::Float64, shapeOf({n}));
+  const ops::Node *y = g.input("y", ops::DType::Float64, shapeOf({m}));
+  const ops::Node *s = g.binary("add", x, y, BroadcastMode::Numpy);
+  const ops::Node *t = g.unary("exp", s);
+  const ops::Node *u = g.binary("multiply", s, x, BroadcastMode::Numpy);
+  interp::Interpreter in(g, Assignment{{"n", 2}, {"m", 3}}, {});
+  auto message = [&](const ops::Node *node) -> std::string {
+    try {
+      in.evaluate(node);
+    } catch (const interp::EvalError &e) {
+      EXPECT_EQ(e.kind, interp::EvalError::Shape);
+      return e.what();
+    }
+    return "no error";
+  };
+  std::string first = message(s);
+  EXPECT_NE(first.find("operands could not be broadcast together with shapes (2,) (3,)"), std::string::npos) << first;
+  EXPECT_EQ(message(t), first);
+  EXPECT_EQ(message(u), first);
+  EXPECT_EQ(message(s), first);
+  // At a point where the shapes agree, the same nodes evaluate.
+  interp::Interpreter ok(g, Assignment{{"n", 3}, {"m", 3}}, {});
+  EXPECT_EQ(ok.evaluate(u).shape(), (std::vector<int64_t>{3}));
+}
