@@ -22,6 +22,10 @@
 
 namespace shapelab {
 
+namespace detail {
+struct RangeMemo;
+}
+
 /// What a size parameter ranges over. Array sizes are what the shape layer reasons about: NumPy
 /// (npy_intp) cannot hold a dimension above 2**63 - 1, so neither can a parameter that stands
 /// for one. Plain integers are for pure arithmetic questions (`shapelab decide`), where values
@@ -61,6 +65,8 @@ public:
   /// affine form over parameters takes its interval's two ends inside it.
   bool isBox() const { return data_->box; }
   std::string toString() const;
+  /// rangeOf's answers under this context (Range.h); null for none kept.
+  detail::RangeMemo *rangeMemo() const { return data_->ranges.get(); }
 
 private:
   friend class Solver;
@@ -73,6 +79,7 @@ private:
     bool box = true;
     SizeDomain domain = SizeDomain::ArraySizes;
     std::map<std::string, Interval> bounds;
+    std::shared_ptr<detail::RangeMemo> ranges;
   };
   explicit Context(std::shared_ptr<const Data> d) : data_(std::move(d)) {}
   std::shared_ptr<const Data> data_;

@@ -425,8 +425,19 @@ bool proven(Walk &walk, const PredNode *n, bool negate) {
 } // namespace
 
 Range rangeOf(const Expr &e, const Context &context) {
+  detail::RangeMemo *memo = context.rangeMemo();
+  if (memo) {
+    std::lock_guard<std::mutex> guard(memo->lock);
+    if (auto it = memo->entries.find(e.node()); it != memo->entries.end()) return it->second.second;
+  }
   Walk walk(context);
-  return toRange(walk.of(e.node()));
+  Range r = toRange(walk.of(e.node()));
+  if (memo) {
+    std::lock_guard<std::mutex> guard(memo->lock);
+    if (memo->entries.size() >= detail::RangeMemo::kMaxEntries) memo->entries.clear();
+    memo->entries.emplace(e.node(), std::make_pair(e, r));
+  }
+  return r;
 }
 
 bool provenByRanges(const Context &context, const Pred &p) {

@@ -12,7 +12,10 @@
 // Cost: one walk over the expression DAG, exact integers (no isl, no rounding).
 #pragma once
 
+#include <mutex>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 
 #include "symbolic/Context.h"
 #include "symbolic/Expr.h"
@@ -24,8 +27,19 @@ struct Range {
   std::optional<Integer> low, high;
 };
 
-/// Bounds of every defined value of `e` over the context's box.
+/// Bounds of every defined value of `e` over the context's box. Remembered per context (a
+/// shape rule asks for the same ranges many times; a walk costs tens of microseconds).
 Range rangeOf(const Expr &e, const Context &context);
+
+namespace detail {
+/// rangeOf's answers under one context, kept with it: the handle keeps each expression (and so
+/// its address, the key) alive while its entry is there. Cleared when it reaches kMaxEntries.
+struct RangeMemo {
+  static constexpr std::size_t kMaxEntries = 1 << 14;
+  std::mutex lock;
+  std::unordered_map<const ExprNode *, std::pair<Expr, Range>> entries;
+};
+} // namespace detail
 
 /// True only when intervals show that `p` is defined and holds at every point of the context.
 bool provenByRanges(const Context &context, const Pred &p);

@@ -68,6 +68,7 @@ std::string Decision::toString() const {
 
 Context::Context() {
   auto d = std::make_shared<Data>();
+  d->ranges = std::make_shared<detail::RangeMemo>();
   data_ = d;
 }
 
@@ -1358,6 +1359,7 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
 
 Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain domain) {
   auto data = std::make_shared<Context::Data>();
+  data->ranges = std::make_shared<detail::RangeMemo>();
   data->domain = domain;
   data->parts = assumptions;
   data->assumptions = Pred::conjunction(assumptions);

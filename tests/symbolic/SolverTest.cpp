@@ -366,6 +366,27 @@ TEST(Range, BoundsEveryValueOnSmallBoxes) {
   EXPECT_TRUE(ok);
 }
 
+// rangeOf remembers its answers per context. A context that has answered many questions (its
+// memo warm, expressions made and dropped between them, so a freed node's address can come
+// back as another's) gives the same range as a new context with the same assumptions.
+TEST(Range, RememberedRangesAreTheRanges) {
+  Solver solver;
+  Context warm = solver.makeContext({parsePred("a >= 1"), parsePred("b <= 6"), parsePred("c <= 3")});
+  std::vector<Pred> parts = warm.parts();
+  bool ok = rc::check("a remembered range equals a fresh one", [&] {
+    oracle::GenOptions o;
+    o.products = true;
+    std::string text = oracle::show(*oracle::genExpr(3, o));
+    Range remembered = rangeOf(parseExpr(text), warm);
+    Range again = rangeOf(parseExpr(text), warm);
+    Range fresh = rangeOf(parseExpr(text), solver.makeContext(parts));
+    RC_LOG() << text << ": remembered " << rangeText(remembered) << ", fresh " << rangeText(fresh) << "\n";
+    RC_ASSERT(rangeText(remembered) == rangeText(fresh));
+    RC_ASSERT(rangeText(again) == rangeText(fresh));
+  });
+  EXPECT_TRUE(ok);
+}
+
 // A choice on one parameter (a*x + k OP 0) narrows that parameter's interval inside each
 // branch; on small boxes the narrowed bounds still contain every value, and a branch no point
 // takes is left out. (The general property above meets such conditions rarely.)
