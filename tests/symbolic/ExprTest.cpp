@@ -205,3 +205,34 @@ TEST(Expr, ConstantsAreOneNodePerValue) {
   }
   EXPECT_EQ(Expr(), Expr(0));
 }
+
+// A DAG whose tree is far larger than itself (each level reads the one below three times)
+// evaluates to what the same recurrence computes on integers, defined and undefined alike, at
+// every point of a small box (the recurrence is the oracle).
+TEST(Evaluate, SharedNodesOfALargeDagEvaluateLikeTheRecurrence) {
+  Expr n = Expr::param("n"), m = Expr::param("m");
+  std::vector<Expr> levels{n};
+  for (int k = 0; levels.back()->treeSize < 600; ++k) {
+    const Expr &e = levels.back();
+    // (e - m where e > m, else (e + k) / 2, undefined where e + k is odd) + e % 5
+    levels.push_back(select(gt(e, m), e - m, exactDiv(e + Expr(k), 2)) + mod(e, 5));
+  }
+  const Expr &top = levels.back();
+  const int kLevels = int(levels.size()) - 1;
+  ASSERT_GE(kLevels, 3);
+  for (int64_t nv = 0; nv < 12; ++nv)
+    for (int64_t mv = 0; mv < 6; ++mv) {
+      std::optional<int64_t> v = nv;
+      for (int k = 0; k < kLevels && v; ++k) {
+        int64_t e = *v;
+        std::optional<int64_t> chosen;
+        if (e > mv) chosen = e - mv;
+        else if ((e + k) % 2 == 0) chosen = (e + k) / 2;
+        v = chosen ? std::optional<int64_t>(*chosen + ((e % 5) + 5) % 5) : std::nullopt;
+      }
+      std::optional<Integer> got = evaluate(top, Assignment{{"n", nv}, {"m", mv}});
+      ASSERT_EQ(got.has_value(), v.has_value()) << "n = " << nv << ", m = " << mv;
+      if (v) EXPECT_EQ(*got, Integer(*v)) << "n = " << nv << ", m = " << mv;
+      EXPECT_EQ(holds(le(top, Expr(int64_t(1) << 40)), Assignment{{"n", nv}, {"m", mv}}), v.has_value());
+    }
+}
