@@ -893,6 +893,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     if (consistent) return a;
     // The point was found on the relaxation (opaque monomials): re-check it, then search.
     if (holds(c, a) && wanted(p, a, want)) return a;
+    ++stats.witnessSearches;
     std::vector<Expr> params = parametersOf(c);
     collectParameters(p, params);
     // Small values first (most witnesses are there), then isl with all but one parameter fixed
@@ -1122,16 +1123,20 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// A small point of the context where `p` holds and one where it does not (false or
   /// undefined), when evaluation finds both: the answer is then Depends, and isl is needed only
   /// for the exact condition. Small witnesses also read better than isl's sample points.
-  std::optional<std::pair<Assignment, Assignment>> smallWitnesses(const Context &c, const Pred &p) const {
+  /// (When evaluation finds only one side, that point still serves: as the witness of a
+  /// refutation, or as one side of a Depends, so isl's sample point need not be searched from.)
+  struct SmallWitnesses {
     std::optional<Assignment> yes, no;
+  };
+  SmallWitnesses smallWitnesses(const Context &c, const Pred &p) const {
+    SmallWitnesses w;
     atSmallPoints(c, p, [&](const Assignment &a) {
       bool v = evaluate(p, a) == std::optional<bool>(true);
-      if (v && !yes) yes = a;
-      if (!v && !no) no = a;
-      return yes && no;
+      if (v && !w.yes) w.yes = a;
+      if (!v && !w.no) w.no = a;
+      return w.yes && w.no;
     });
-    if (!yes || !no) return std::nullopt;
-    return std::pair{*yes, *no};
+    return w;
   }
 
   /// A question in isl: the predicate (fixed parameters substituted), its translation, the
@@ -1200,19 +1205,18 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
 
   /// Depends from two points of the context found by evaluation: isl is asked nothing now,
   /// and for the exact condition only when it is read.
-  std::optional<Decision> dependsByPoints(const Context &c, const Pred &original) {
-    std::optional<std::pair<Assignment, Assignment>> small;
+  std::optional<Decision> dependsByPoints(const Context &c, const Pred &original, SmallWitnesses &small) {
     try {
       small = smallWitnesses(c, original);
     } catch (const InputTooLarge &) {
       return std::nullopt;
     }
-    if (!small) return std::nullopt;
+    if (!small.yes || !small.no) return std::nullopt;
     ++stats.dependsByPoints;
     Decision d;
     d.answer = Answer::Depends;
-    d.satisfying = completed(small->first, c, original);
-    d.violating = completed(small->second, c, original);
+    d.satisfying = completed(*small.yes, c, original);
+    d.violating = completed(*small.no, c, original);
     d.setConditionOnRead([solver = weak_from_this(), options = options, c, original, yes = *d.satisfying,
                           no = *d.violating] {
       // The solver may be gone when the condition is read: then a new one computes it.
@@ -1224,7 +1228,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   }
 
   Decision decideWithIsl(const Context &c, const Pred &original) {
-    if (auto d = dependsByPoints(c, original)) return *d;
+    SmallWitnesses small;
+    if (auto d = dependsByPoints(c, original, small)) return *d;
     ++stats.islQuestions;
     Budget budget(*this);
     try {
@@ -1246,7 +1251,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       SetPtr S(check(isl_set_intersect(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
       PointPtr yesPoint(check(isl_set_sample_point(check(isl_set_copy(S.get())))));
       if (checkBool(isl_point_is_void(yesPoint.get()))) {
-        auto w = witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
+        auto w = small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
         if (!w) {
           std::string why = budget.exhausted();
           return unknown(original, why.empty() ? "no real point of the assumptions was found to witness the refutation" : why);
@@ -1256,8 +1261,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
         d.violating = completed(*w, c, original);
         return d;
       }
-      auto yes = witness(t, yesPoint.get(), c.assumptions(), p, true, c.domain());
-      auto no = yes ? witness(t, noPoint.get(), c.assumptions(), p, false, c.domain()) : std::nullopt;
+      auto yes = small.yes ? small.yes : witness(t, yesPoint.get(), c.assumptions(), p, true, c.domain());
+      auto no = !yes ? std::nullopt : small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
       if (!yes || !no) {
         std::string why = budget.exhausted();
         if (!why.empty()) return unknown(original, why);

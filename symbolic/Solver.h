@@ -108,6 +108,9 @@ struct SolverStats {
   /// were read (and so computed by isl); those of them where isl stopped, so that the condition
   /// is the predicate itself (exact, not simplified under the context).
   uint64_t dependsByPoints = 0, conditionsRead = 0, conditionsCutShort = 0;
+  /// Witnesses searched for by evaluation because isl's point, found where products of
+  /// parameters are relaxed to free variables, was not a real point.
+  uint64_t witnessSearches = 0;
 };
 
 class Solver {

@@ -114,6 +114,22 @@ TEST(Solver, DependsWitnessesAreSmallWhereSmallOnesExist) {
       << far.violating->toString();
 }
 
+// A refutation's witness is a small point too when evaluation met one on its way to isl
+// (isl's own point on a relaxation of products can be far: n = m = 2**63 - 1 for n*m + 1 <= 0).
+TEST(Solver, RefutationWitnessesAreSmallWhereSmallOnesExist) {
+  Solver s;
+  for (auto [assume, question] : {std::pair{"", "n*m + 1 <= 0"}, {"", "n*m < 0"}, {"k >= 1", "n*m*k + k <= 0"},
+                                  {"n >= 2", "n*m == 2*j + 1 and n*m == 2*i"}}) {
+    Decision d = ask(s, assume[0] ? std::vector<const char *>{assume} : std::vector<const char *>{}, question);
+    ASSERT_EQ(d.answer, Answer::Refuted) << question;
+    ASSERT_TRUE(d.violating) << question;
+    if (assume[0]) EXPECT_TRUE(holds(parsePred(assume), *d.violating)) << d.violating->toString();
+    EXPECT_FALSE(holds(parsePred(question), *d.violating)) << d.violating->toString();
+    for (const Expr &x : parametersOf(parsePred(question))) EXPECT_TRUE(d.violating->find(x->name)) << x->name;
+    for (const auto &[name, value] : d.violating->values()) EXPECT_LE(value, Integer(9)) << question << ": " << d.violating->toString();
+  }
+}
+
 TEST(Solver, ConditionIsSimplifiedUnderTheContext) {
   Solver s;
   Decision d = ask(s, {"n >= 1", "m >= 1"}, "n >= 1 and m == 1");
