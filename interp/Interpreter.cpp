@@ -216,6 +216,12 @@ int64_t Interpreter::value(const Expr &e) const {
 }
 
 Array Interpreter::evaluate(const Node *node) {
+  std::variant<Array, EvalError> r = attempt(node);
+  if (auto *e = std::get_if<EvalError>(&r)) throw *e;
+  return std::get<Array>(std::move(r));
+}
+
+std::variant<Array, EvalError> Interpreter::attempt(const Node *node) {
   // Iterative post-order (graphs can be deep); ifelse evaluates its condition, then one branch.
   std::vector<std::pair<const Node *, bool>> stack{{node, false}};
   while (!stack.empty()) {
@@ -225,7 +231,7 @@ Array Interpreter::evaluate(const Node *node) {
       continue;
     }
     // A node that failed fails again the same way (its kernel does not run twice).
-    if (auto f = failed_.find(n); f != failed_.end()) throw f->second;
+    if (auto f = failed_.find(n); f != failed_.end()) return f->second;
     if (!expanded) {
       stack.back().second = true;
       if (n->kind == OpKind::IfElse) {
@@ -249,9 +255,9 @@ Array Interpreter::evaluate(const Node *node) {
       result = run(n);
     } catch (const EvalError &e) {
       if (options_.debugChecks && e.kind != EvalError::Input) debugCheck(n, Array(), &e);
-      throw failed_.emplace(n, EvalError(e.kind, name(n) + ": " + e.what())).first->second;
+      return failed_.emplace(n, EvalError(e.kind, name(n) + ": " + e.what())).first->second;
     } catch (const OverflowError &e) {
-      throw failed_.emplace(n, EvalError(EvalError::Input, name(n) + ": " + e.what())).first->second;
+      return failed_.emplace(n, EvalError(EvalError::Input, name(n) + ": " + e.what())).first->second;
     }
     if (options_.debugChecks) debugCheck(n, result, nullptr);
     values_.emplace(n, std::move(result));

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <variant>
 
 #include "interp/Array.h"
 #include "ops/Graph.h"
@@ -51,6 +52,9 @@ public:
               InterpreterOptions options = {});
   /// The node's value (evaluating what it needs). Throws EvalError.
   Array evaluate(const ops::Node *node);
+  /// The same, with the error (named after the node that raised it) returned, not thrown: for
+  /// callers that compare outcomes and would catch it at once (a throw costs microseconds).
+  std::variant<Array, EvalError> attempt(const ops::Node *node);
   /// Parameter values, data-dependent sizes included once they are known.
   const Assignment &point() const { return point_; }
   /// Makes `value` the node's value (the optimized interpreter computes some nodes itself).

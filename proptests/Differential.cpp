@@ -6,6 +6,7 @@
 #include <random>
 #include <tuple>
 #include <type_traits>
+#include <variant>
 
 #include "driver/Language.h"
 #include "interp/Optimized.h"
@@ -32,7 +33,17 @@ struct Outcome {
 template <class Run> Outcome outcome(Run &&run) {
   Outcome o;
   try {
-    o.value = run();
+    auto r = run();
+    if constexpr (std::is_same_v<decltype(r), std::variant<interp::Array, interp::EvalError>>) {
+      if (auto *e = std::get_if<interp::EvalError>(&r)) {
+        o.error = e->kind;
+        o.message = e->what();
+      } else {
+        o.value = std::get<interp::Array>(std::move(r));
+      }
+    } else {
+      o.value = std::move(r);
+    }
   } catch (const interp::EvalError &e) {
     o.error = e.kind;
     o.message = e.what();
@@ -157,7 +168,7 @@ std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, 
     // must not write through a view or reuse a buffer that a returned value still shares.
     std::vector<std::tuple<std::string, interp::Array, interp::Array>> returned;
     for (std::size_t i = 0; i < originals.size(); ++i) {
-      Outcome want = outcome([&] { return reference.evaluate(originals[i]); });
+      Outcome want = outcome([&] { return reference.attempt(originals[i]); });
       Outcome got = outcome([&] { return optimized.evaluate(r.outputs[i]); });
       if (stats) ++stats->evaluations;
       std::string where = names[i] + " at n = " + n + ", m = " + m;

@@ -394,7 +394,8 @@ TEST(StaticMode, RandomVariableWithoutSizeUndecidedPositionIsNumpys) {
 }
 
 // A node that failed raises the same error, naming it, whenever it is needed again: asked for
-// itself, or by another node that reads it (the interpreter keeps the error, not a retry).
+// itself, or by another node that reads it (the interpreter keeps the error, not a retry);
+// attempt() hands the same error back without throwing it.
 TEST(Interpreter, AFailedNodeRaisesItsOwnErrorWheneverItIsNeeded) {
   Solver solver;
   ops::Graph g(solver);
@@ -419,6 +420,12 @@ TEST(Interpreter, AFailedNodeRaisesItsOwnErrorWheneverItIsNeeded) {
   EXPECT_EQ(message(t), first);
   EXPECT_EQ(message(u), first);
   EXPECT_EQ(message(s), first);
+  // attempt() returns the same error rather than throwing it.
+  std::variant<interp::Array, interp::EvalError> r = in.attempt(u);
+  ASSERT_TRUE(std::holds_alternative<interp::EvalError>(r));
+  EXPECT_EQ(std::string(std::get<interp::EvalError>(r).what()), first);
+  EXPECT_EQ(std::get<interp::EvalError>(r).kind, interp::EvalError::Shape);
+  EXPECT_TRUE(std::holds_alternative<interp::Array>(in.attempt(x)));
   // At a point where the shapes agree, the same nodes evaluate.
   interp::Interpreter ok(g, Assignment{{"n", 3}, {"m", 3}}, {});
   EXPECT_EQ(ok.evaluate(u).shape(), (std::vector<int64_t>{3}));
