@@ -53,13 +53,19 @@ Decision decideFits(Solver &solver, const Context &context, const Expr &count, c
   return solver.decide(context, fits);
 }
 
+/// Per solver too: a Depends computes its exact condition on first read with the solver that
+/// answered it, and a solver belongs to one thread (Solver.h), so a decision is handed back only
+/// to the solver that made it.
 struct Key {
+  const Solver *solver;
   Pred context;
   Expr count;
-  bool operator==(const Key &o) const { return context == o.context && count == o.count; }
+  bool operator==(const Key &o) const { return solver == o.solver && context == o.context && count == o.count; }
 };
 struct KeyHash {
-  std::size_t operator()(const Key &k) const { return k.context.hash() * 31 + k.count.hash(); }
+  std::size_t operator()(const Key &k) const {
+    return (std::hash<const void *>()(k.solver) * 31 + k.context.hash()) * 31 + k.count.hash();
+  }
 };
 // Held by a pointer that is never destroyed: the handles it keeps must not be released after
 // the intern table is gone at exit (a static or thread_local map is destroyed in an order
@@ -128,7 +134,7 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
   // The same count recurs along a program (every elementwise op on the same shape): remember
   // the answer per (context, count) — evaluation at far points is cheap, but not free, and the
   // solver's fallback may search for witnesses.
-  Key key{context.assumptions(), count};
+  Key key{&validity.solver(), context.assumptions(), count};
   std::mutex &lock = memoLock();
   auto *memo = &fitsMemo();
   std::optional<Decision> known;

@@ -34,7 +34,7 @@ bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, co
 /// is evident. `what` names the shape for a person ("the result", "output 0").
 void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what);
 
-/// Forgets the element-count answers remembered across solvers and sessions (a benchmark of a
+/// Forgets the element-count answers remembered per solver across sessions (a benchmark of a
 /// cold build clears them before each run).
 void clearElementCountMemo();
 

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include "shape/ArraySize.h"
 #include "shape/Broadcast.h"
+#include "shape/Validity.h"
 #include "symbolic/Parser.h"
 #include "tests/shape/OracleData.h"
 
@@ -113,6 +115,29 @@ TEST(Broadcast, ElementCountBoundKeepsNegativeAtoms) {
   Context c = noAssumptions(solver);
   BroadcastResult r = broadcast(solver, c, {parseShape("(2, 2**62 - 1 - min(n, 0 - 1))")});
   EXPECT_EQ(r.status(), Status::Error) << r.message;
+}
+
+// The element-count answers are remembered per solver: a Depends reads its exact condition
+// with the solver that answered it, and a solver belongs to one thread, so another solver
+// answers the same question itself (each solver once, then from the memo).
+TEST(Broadcast, ElementCountAnswersAreRememberedPerSolver) {
+  clearElementCountMemo();
+  Shape shape{Expr(2), parseExpr("n")}; // 2*n elements: quasi-affine, so the solver answers
+  Solver a, b;
+  for (Solver *s : {&a, &b})
+    for (int again = 0; again < 2; ++again) {
+      Validity v(*s, s->makeContext({}));
+      requireElementCountFits(v, shape, "x");
+      ASSERT_EQ(v.obligations().size(), 1u);
+      const Decision &d = v.obligations()[0].decision;
+      EXPECT_EQ(d.answer, Answer::Depends);
+      EXPECT_TRUE(holds(d.condition(), Assignment{{"n", int64_t(1) << 61}}));
+      EXPECT_FALSE(holds(d.condition(), Assignment{{"n", int64_t(1) << 62}}));
+    }
+  for (Solver *s : {&a, &b}) {
+    EXPECT_EQ(s->stats().dependsByPoints, 1u);
+    EXPECT_EQ(s->stats().conditionsRead, 1u);
+  }
 }
 
 TEST(Broadcast, ConcreteOverflowIsRefused) {
