@@ -799,9 +799,10 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       ++side;
     }
     std::vector<int64_t> v(params.size(), 0);
+    Assignment a; // every parameter set once; each step overwrites the values in place
+    for (const Expr &x : params) a.set(x.node()->name, 0);
     for (uint64_t step = 0;; ++step) {
       if (step % 256 == 0 && outOfTime()) return std::nullopt;
-      Assignment a;
       for (std::size_t i = 0; i < params.size(); ++i) a.set(params[i].node()->name, v[i]);
       if (holds(c, a) && wanted(p, a, want)) return a;
       std::size_t i = 0;
