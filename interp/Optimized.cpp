@@ -395,6 +395,12 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
 }
 
 Array OptimizedInterpreter::evaluate(const Node *node) {
+  std::variant<Array, EvalError> r = attempt(node);
+  if (auto *e = std::get_if<EvalError>(&r)) throw *e;
+  return std::get<Array>(std::move(r));
+}
+
+std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
   // Uses of each node among what `node` needs (an ifelse's branches are the reference's).
   uses_.clear();
   {
@@ -475,7 +481,7 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
       try {
         memberShapes[n] = elementwiseShape(n, operands);
       } catch (const EvalError &e) {
-        throw EvalError(e.kind, ref_.nameOf(n) + ": " + e.what());
+        return EvalError(e.kind, ref_.nameOf(n) + ": " + e.what());
       }
       continue;
     }
@@ -520,7 +526,8 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
           ref_.provide(i, ref_.find(i)->contiguous());
           views_.erase(i);
         }
-      ref_.evaluate(n);
+      if (std::variant<Array, EvalError> r = ref_.attempt(n); std::holds_alternative<EvalError>(r))
+        return std::get<EvalError>(std::move(r));
       ++stats_.delegated;
       static const std::unordered_set<int> fresh = {int(OpKind::Reduce), int(OpKind::Blockwise), int(OpKind::Concatenate),
                                                     int(OpKind::Stack),  int(OpKind::Random),    int(OpKind::Cumsum),

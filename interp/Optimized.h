@@ -44,6 +44,8 @@ public:
   /// The node's value (what the reference interpreter would give; transcendental functions
   /// within simd::kUlpBound). Throws EvalError of the kind the reference throws.
   Array evaluate(const ops::Node *node);
+  /// The same, with the error returned rather than thrown (Interpreter::attempt).
+  std::variant<Array, EvalError> attempt(const ops::Node *node);
   const OptimizedStats &stats() const { return stats_; }
   /// Threads for large loops (default: the machine's cores).
   void setThreads(unsigned threads) { threads_ = threads ? threads : 1; }

@@ -169,7 +169,7 @@ std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, 
     std::vector<std::tuple<std::string, interp::Array, interp::Array>> returned;
     for (std::size_t i = 0; i < originals.size(); ++i) {
       Outcome want = outcome([&] { return reference.attempt(originals[i]); });
-      Outcome got = outcome([&] { return optimized.evaluate(r.outputs[i]); });
+      Outcome got = outcome([&] { return optimized.attempt(r.outputs[i]); });
       if (stats) ++stats->evaluations;
       std::string where = names[i] + " at n = " + n + ", m = " + m;
       if (!want.internal.empty()) return where + ": the reference interpreter: " + want.internal;

@@ -426,6 +426,14 @@ TEST(Interpreter, AFailedNodeRaisesItsOwnErrorWheneverItIsNeeded) {
   EXPECT_EQ(std::string(std::get<interp::EvalError>(r).what()), first);
   EXPECT_EQ(std::get<interp::EvalError>(r).kind, interp::EvalError::Shape);
   EXPECT_TRUE(std::holds_alternative<interp::Array>(in.attempt(x)));
+  // The optimized interpreter (u fuses s into its loop) hands back an error of the same kind,
+  // naming the same node, and throws it from evaluate().
+  interp::OptimizedInterpreter opt(g, Assignment{{"n", 2}, {"m", 3}}, {});
+  std::variant<interp::Array, interp::EvalError> o = opt.attempt(u);
+  ASSERT_TRUE(std::holds_alternative<interp::EvalError>(o));
+  EXPECT_EQ(std::get<interp::EvalError>(o).kind, interp::EvalError::Shape);
+  EXPECT_EQ(std::string(std::get<interp::EvalError>(o).what()).substr(0, first.find(':')), first.substr(0, first.find(':')));
+  EXPECT_THROW(opt.evaluate(t), interp::EvalError);
   // At a point where the shapes agree, the same nodes evaluate.
   interp::Interpreter ok(g, Assignment{{"n", 3}, {"m", 3}}, {});
   EXPECT_EQ(ok.evaluate(u).shape(), (std::vector<int64_t>{3}));
