@@ -23,7 +23,9 @@ namespace {
 /// A program of about `nodes` graph nodes, as text (one generated program: its statements
 /// refer to names it defined; the basic mix makes about one node per statement, the full mix
 /// about two).
-std::vector<std::string> programText(std::size_t nodes, bool basicOnly) {
+/// With `parts` > 1: that many independent programs of nodes/parts each, one after the other in
+/// one session (the second and later ones name their values apart and read only their own).
+std::vector<std::string> programText(std::size_t nodes, bool basicOnly, std::size_t parts = 1) {
   Solver solver;
   driver::Session session(solver, {});
   std::mt19937_64 rng(2026);
@@ -32,7 +34,13 @@ std::vector<std::string> programText(std::size_t nodes, bool basicOnly) {
   o.basicOnly = basicOnly;
   o.partialOps = !basicOnly;
   // A statement makes one to three nodes.
-  return proptests::generateProgram(session, rng, int(basicOnly ? nodes : nodes / 2), o).lines;
+  std::vector<std::string> lines;
+  for (std::size_t k = 0; k < parts; ++k) {
+    std::vector<std::string> part =
+        proptests::generateProgram(session, rng, int((basicOnly ? nodes : nodes / 2) / parts), o).lines;
+    lines.insert(lines.end(), part.begin(), part.end());
+  }
+  return lines;
 }
 
 void BM_ParseBuildInfer(benchmark::State &state) {
@@ -76,9 +84,9 @@ BENCHMARK(BM_ParseBuildInfer)
 /// assigned is rewritten by the default rules with every application checked (strict, exact).
 /// `rewrite_s` is the rewriting part alone.
 void BM_InferAndRewrite(benchmark::State &state) {
-  static std::map<int64_t, std::vector<std::string>> cache;
-  auto &lines = cache[state.range(0)];
-  if (lines.empty()) lines = programText(std::size_t(state.range(0)), true);
+  static std::map<std::pair<int64_t, int64_t>, std::vector<std::string>> cache;
+  auto &lines = cache[{state.range(0), state.range(1)}];
+  if (lines.empty()) lines = programText(std::size_t(state.range(0)), true, std::size_t(state.range(1)));
   std::size_t nodes = 0, fired = 0, refused = 0, dims = 0, conditionsRead = 0;
   double rewriteSeconds = 0, dimTreeTotal = 0;
   SolverOptions options;
@@ -129,7 +137,18 @@ void BM_InferAndRewrite(benchmark::State &state) {
   state.counters["s_per_node"] = benchmark::Counter(double(nodes), benchmark::Counter::kIsIterationInvariantRate |
                                                                        benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_InferAndRewrite)->ArgName("nodes")->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->Iterations(3);
+// Args: nodes, and how many independent programs share them. parts = 10 keeps each program's
+// depth (and so the size of its shapes) that of a program of nodes/10: against parts = 1 it
+// separates the cost of deeper shapes from the cost of a larger graph.
+BENCHMARK(BM_InferAndRewrite)
+    ->ArgNames({"nodes", "parts"})
+    ->Args({1000, 1})
+    ->Args({10000, 1})
+    ->Args({100000, 1})
+    ->Args({10000, 10})
+    ->Args({100000, 100})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 long peakRssKb() {
   rusage u{};
