@@ -1,6 +1,8 @@
 #include "symbolic/Parser.h"
 
 #include <cctype>
+#include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "symbolic/Errors.h"
@@ -30,8 +32,11 @@ struct Value {
 
 class Parser {
 public:
-  Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison)
-      : text_(text), pos_(start), options_(options), stopAtComparison_(stopAtComparison) {
+  /// `reuseGroups`: read a repeated bracketed group once (whole texts only, see group()).
+  Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison,
+         bool reuseGroups)
+      : text_(text), pos_(start), options_(options), stopAtComparison_(stopAtComparison),
+        reuseGroups_(reuseGroups && options.reuseGroups && text.size() >= kReuseGroupsFrom) {
     if (text.size() > kMaxTextBytes)
       fail("the text is too long: " + std::to_string(text.size()) + " bytes (the limit is " +
                std::to_string(kMaxTextBytes) + ")",
@@ -44,6 +49,7 @@ public:
     Parser &p;
     explicit DepthGuard(Parser &parser) : p(parser) {
       if (++p.depth_ > kMaxDepth) p.fail("the expression is nested too deeply (more than 200 levels)", p.cur_.position);
+      if (p.depth_ > p.deepest_) p.deepest_ = p.depth_;
     }
     ~DepthGuard() { --p.depth_; }
   };
@@ -304,27 +310,32 @@ private:
       return predValue(Pred::truth(t.kind == Tok::True), t.position);
     case Tok::Min: case Tok::Max: {
       advance();
-      expect(Tok::LParen, "expected '(' after '" + t.text + "'");
-      std::vector<Expr> args;
-      while (true) {
-        Value v = parseTernary();
-        requireExpr(v, "an argument of " + t.text + "()");
-        args.push_back(v.expr);
-        if (cur_.kind == Tok::Comma) {
-          advance();
-          continue;
+      std::size_t open = cur_.position;
+      return group(t.position, open, [&] {
+        expect(Tok::LParen, "expected '(' after '" + t.text + "'");
+        std::vector<Expr> args;
+        while (true) {
+          Value v = parseTernary();
+          requireExpr(v, "an argument of " + t.text + "()");
+          args.push_back(v.expr);
+          if (cur_.kind == Tok::Comma) {
+            advance();
+            continue;
+          }
+          expect(Tok::RParen, "expected ',' or ')' in the arguments of " + t.text + "()");
+          break;
         }
-        expect(Tok::RParen, "expected ',' or ')' in the arguments of " + t.text + "()");
-        break;
-      }
-      return exprValue(t.kind == Tok::Min ? min(args) : max(args), t.position);
+        return exprValue(t.kind == Tok::Min ? min(args) : max(args), t.position);
+      });
     }
     case Tok::LParen: {
-      advance();
-      Value v = parseTernary();
-      expect(Tok::RParen, "expected ')' to close the '(' at position " + std::to_string(t.position));
-      v.position = t.position;
-      return v;
+      return group(t.position, t.position, [&] {
+        advance();
+        Value v = parseTernary();
+        expect(Tok::RParen, "expected ')' to close the '(' at position " + std::to_string(t.position));
+        v.position = t.position;
+        return v;
+      });
     }
     case Tok::End: fail("expected an expression, found the end of the text", t.position);
     case Tok::Other: fail("unexpected character '" + t.text + "'", t.position);
@@ -397,12 +408,84 @@ private:
     pos_ += len;
   }
 
+  /// Reads the bracketed group that starts at `start` and whose '(' is at `open` (a
+  /// parenthesised value or a min/max call) with `body`, the current token being the group's
+  /// first. A printed form writes a shared node out once per use, so the printed form of a DAG
+  /// repeats groups, and reading it back would cost the size of the tree. A group's value depends
+  /// only on its bytes and on this parse's options, so a group whose bytes equal those of one
+  /// read before (compared in full, not by hash alone) takes that group's value, and reading is
+  /// linear in the distinct text. Only the nesting depth depends on where the group stands: it is
+  /// checked again, and a group that would pass the bound is read in full to report it.
+  template <class F> Value group(std::size_t start, std::size_t open, F body) {
+    if (!reuseGroups_ || open >= text_.size() || text_[open] != '(') return body();
+    if (prefix_.empty()) indexGroups();
+    uint32_t close = close_[open];
+    if (close == kUnmatched) return body();
+    std::size_t length = close + 1 - start;
+    uint64_t key = spanHash(start, length) ^ (uint64_t(length) * 0x9E3779B97F4A7C15ull);
+    auto [first, last] = groups_.equal_range(key);
+    for (auto it = first; it != last; ++it) {
+      const Group &g = it->second;
+      if (g.length != length || std::memcmp(&text_[g.start], &text_[start], length) != 0) continue;
+      if (depth_ + g.depth > kMaxDepth) break;
+      pos_ = close + 1;
+      advance();
+      Value v = g.value;
+      v.position = start;
+      return v;
+    }
+    int outer = deepest_;
+    deepest_ = depth_;
+    Value v = body();
+    int inner = deepest_ - depth_;
+    deepest_ = std::max(outer, deepest_);
+    groups_.emplace(key, Group{start, length, v, inner});
+    return v;
+  }
+
+  /// The matching ')' of every '(' and the prefix hashes of the text (one pass each).
+  void indexGroups() {
+    std::size_t n = text_.size();
+    close_.assign(n, kUnmatched);
+    std::vector<uint32_t> open;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (text_[i] == '(') open.push_back(uint32_t(i));
+      else if (text_[i] == ')' && !open.empty()) {
+        close_[open.back()] = uint32_t(i);
+        open.pop_back();
+      }
+    }
+    prefix_.assign(n + 1, 0);
+    powers_.assign(n + 1, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      prefix_[i + 1] = prefix_[i] * kHashBase + (unsigned char)text_[i];
+      powers_[i + 1] = powers_[i] * kHashBase;
+    }
+  }
+  uint64_t spanHash(std::size_t start, std::size_t length) const {
+    return prefix_[start + length] - prefix_[start] * powers_[length];
+  }
+
+  struct Group {
+    std::size_t start, length;
+    Value value;
+    int depth; // the deepest guard reached inside, relative to the group's start
+  };
+  static constexpr std::size_t kReuseGroupsFrom = 256; // shorter texts seldom repeat a group
+  static constexpr uint32_t kUnmatched = UINT32_MAX;
+  static constexpr uint64_t kHashBase = 0x100000001B3ull;
+
   const std::string &text_;
   std::size_t pos_;
   ParseOptions options_;
   bool stopAtComparison_;
+  bool reuseGroups_;
   Token cur_{Tok::End, 0, ""};
   int depth_ = 0;
+  int deepest_ = 0;
+  std::vector<uint32_t> close_;
+  std::vector<uint64_t> prefix_, powers_;
+  std::unordered_multimap<uint64_t, Group> groups_;
 };
 
 } // namespace
@@ -411,8 +494,10 @@ namespace {
 /// Runs `body` on a parser of `text`; an expression too large for the limits, wherever it is
 /// built, becomes a SyntaxError with the caret where parsing had got to.
 template <class F> auto parsing(const std::string &text, std::size_t start, ParseOptions options,
-                                bool stopAtComparison, F body) {
-  Parser p(text, start, options, stopAtComparison);
+                                bool stopAtComparison, bool wholeText, F body) {
+  // A prefix parse reads one dimension of a longer text; indexing the whole text for each one
+  // would cost the text's length per dimension, so only whole texts reuse groups.
+  Parser p(text, start, options, stopAtComparison, /*reuseGroups=*/wholeText);
   try {
     return body(p);
   } catch (const InputTooLarge &e) {
@@ -422,7 +507,7 @@ template <class F> auto parsing(const std::string &text, std::size_t start, Pars
 } // namespace
 
 Expr parseExpr(const std::string &text, ParseOptions options) {
-  return parsing(text, 0, options, false, [](Parser &p) {
+  return parsing(text, 0, options, false, true, [](Parser &p) {
     Value v = p.parseTernary();
     p.expectEnd();
     p.requireExpr(v, "this");
@@ -431,7 +516,7 @@ Expr parseExpr(const std::string &text, ParseOptions options) {
 }
 
 Pred parsePred(const std::string &text, ParseOptions options) {
-  return parsing(text, 0, options, false, [](Parser &p) {
+  return parsing(text, 0, options, false, true, [](Parser &p) {
     Value v = p.parseTernary();
     p.expectEnd();
     p.requirePred(v, "this");
@@ -440,7 +525,7 @@ Pred parsePred(const std::string &text, ParseOptions options) {
 }
 
 std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions options) {
-  return parsing(text, 0, options, false, [](Parser &p) -> std::variant<Expr, Pred> {
+  return parsing(text, 0, options, false, true, [](Parser &p) -> std::variant<Expr, Pred> {
     Value v = p.parseTernary();
     p.expectEnd();
     if (v.isPred) return v.pred;
@@ -450,7 +535,7 @@ std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions o
 
 Expr parseExprPrefix(const std::string &text, std::size_t &position, ParseOptions options,
                      bool stopAtComparison) {
-  return parsing(text, position, options, stopAtComparison, [&](Parser &p) {
+  return parsing(text, position, options, stopAtComparison, false, [&](Parser &p) {
     Value v = p.parseTernary();
     p.requireExpr(v, "a dimension");
     position = p.tokenStart();

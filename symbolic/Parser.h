@@ -35,6 +35,10 @@ inline constexpr std::size_t kMaxTextBytes = 65536;
 struct ParseOptions {
   /// Accept names in the reserved `_` namespace (for shapelab's own round trips).
   bool allowReservedNames = false;
+  /// Read a bracketed group whose bytes repeat an earlier group's once, taking the earlier
+  /// value (the printed form of a DAG repeats each shared node). The result, errors and caret
+  /// positions included, is the same either way; off, every group is read in full.
+  bool reuseGroups = true;
 };
 
 Expr parseExpr(const std::string &text, ParseOptions options = {});

@@ -200,3 +200,64 @@ TEST(Parser, WrittenOutSizeIsBounded) {
     EXPECT_LE(err.position(), five.size());
   }
 }
+
+namespace {
+/// What a parse gives: the value printed, or the error's position and message.
+std::string outcome(const std::string &text, bool reuseGroups) {
+  ParseOptions options;
+  options.reuseGroups = reuseGroups;
+  try {
+    auto v = parseExprOrPred(text, options);
+    if (auto *e = std::get_if<Expr>(&v)) return "expression " + e->toString();
+    return "predicate " + std::get<Pred>(v).toString();
+  } catch (const SyntaxError &e) {
+    return "error at " + std::to_string(e.position()) + ": " + e.message();
+  }
+}
+} // namespace
+
+// The parser reads a group whose bytes repeat an earlier group's once (the printed form of a
+// DAG repeats every shared node). That must change nothing: on texts full of repeated groups,
+// and on the same texts with one byte changed, reading every group in full gives the same
+// value, or the same error at the same position.
+TEST(Parser, ReusingRepeatedGroupsChangesNothing) {
+  oracle::GenOptions o;
+  o.products = true;
+  bool ok = rc::check("reusing groups changes no outcome", [o] {
+    std::string a = oracle::show(*oracle::genExpr(3, o));
+    std::string b = oracle::show(*oracle::genExpr(2, o));
+    std::string p = oracle::show(*oracle::genPred(1, o));
+    std::string text = "(" + a + ") * (" + b + ") + min((" + a + "), " + b + ") - (" + a +
+                       ") // 2 + max(" + a + ", (" + b + ")) + ((" + a + ") if (" + p + ") else (" + b + "))";
+    while (text.size() < 300) text = "(" + text + ") - (" + a + ")";
+    RC_ASSERT(outcome(text, true) == outcome(text, false));
+    std::size_t at = *rc::gen::inRange<std::size_t>(0, text.size());
+    char c = *rc::gen::elementOf(std::string("()+-*/%,<>=n1 "));
+    std::string changed = text;
+    changed[at] = c;
+    RC_ASSERT(outcome(changed, true) == outcome(changed, false));
+  });
+  EXPECT_TRUE(ok);
+}
+
+// A reused group still counts its nesting where it recurs: the second `g` below stands 30
+// levels deeper than the first and passes the bound, which a full read reports.
+TEST(Parser, AReusedGroupStillCountsItsNesting) {
+  std::string g = std::string(40, '(') + "n + 1" + std::string(40, ')');
+  std::string text = g + " * " + std::string(30, '(') + g + std::string(30, ')') + std::string(64, ' ');
+  ASSERT_GE(text.size(), 256u); // long enough for groups to be reused
+  EXPECT_NO_THROW(parseExpr(g + " * " + g + std::string(200, ' ')));
+  std::string reused = outcome(text, true);
+  EXPECT_NE(reused.find("nested too deeply"), std::string::npos) << reused;
+  EXPECT_EQ(reused, outcome(text, false));
+}
+
+// The case groups are reused for: a DAG whose printed form is a large tree of repeated groups
+// (each step below doubles it, up to the written-out bound) reads back as the same node.
+TEST(Parser, APrintedDagReadsBackAsItself) {
+  Expr e = parseExpr("n + m");
+  while (2 * e->treeSize + 8 <= kMaxTreeSize) e = min(e, Expr(1)) + min(e, Expr(2));
+  std::string printed = e.toString();
+  EXPECT_GT(printed.size(), 10000u) << printed.size();
+  EXPECT_EQ(parseExpr(printed), e);
+}
