@@ -1,8 +1,12 @@
 // Expression/predicate parser: parse, print, re-parse must give the same node (hash-consing
-// makes that a pointer comparison), and the value must not change at a few points.
+// makes that a pointer comparison), and the value must not change at a few points. A long text
+// is also read with every group read in full, which must give the same value or error.
 #include "tests/fuzz/FuzzCommon.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Parser.h"
+
+#include <functional>
+#include <optional>
 
 using namespace shapelab;
 
@@ -29,17 +33,44 @@ template <class T> void roundTrip(const T &x) {
   }
 }
 
+/// What reading a text gives: the value, or the error's position and message.
+struct Outcome {
+  std::optional<std::variant<Expr, Pred>> value;
+  std::string error;
+  bool operator==(const Outcome &) const = default;
+  std::string describe() const {
+    if (!value) return "error at " + error;
+    if (auto *e = std::get_if<Expr>(&*value)) return e->toString();
+    return std::get<Pred>(*value).toString();
+  }
+};
+Outcome outcome(const std::string &text, bool reuseGroups) {
+  ParseOptions options;
+  options.reuseGroups = reuseGroups;
+  try {
+    return {parseExprOrPred(text, options), ""};
+  } catch (const SyntaxError &e) {
+    return {std::nullopt, std::to_string(e.position()) + ": " + e.message()};
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (size > 4096) return 0;
   std::string text(reinterpret_cast<const char *>(data), size);
-  std::variant<Expr, Pred> parsed;
-  try {
-    parsed = parseExprOrPred(text);
-  } catch (const UserError &) {
-    return 0;
+  Outcome read = outcome(text, true);
+  // Reading a repeated group once must change nothing (ParseOptions::reuseGroups). Groups are
+  // reused only in texts of 256 bytes or more, and a full read can cost many times more, so one
+  // such text in four (chosen by its bytes, so that a finding reproduces) is read both ways.
+  if (size >= 256 && std::hash<std::string>()(text) % 4 == 0) {
+    Outcome full = outcome(text, false);
+    if (!(full == read))
+      fuzz::finding("reusing groups changed what the text reads as: " + read.describe() +
+                    " | read in full: " + full.describe());
   }
+  if (!read.value) return 0;
+  const std::variant<Expr, Pred> &parsed = *read.value;
   if (auto *e = std::get_if<Expr>(&parsed)) roundTrip(*e);
   else roundTrip(std::get<Pred>(parsed));
   return 0;
