@@ -266,11 +266,14 @@ const PredNode *truthNode(bool v) {
 
 int cmpInt(const Integer &a, const Integer &b) { return compare(a, b); }
 
-int monomialCompare(const Monomial &a, const Monomial &b) {
-  uint32_t da = 0, db = 0;
-  for (auto &p : a) da += p.second;
-  for (auto &p : b) db += p.second;
-  if (da != db) return da > db ? -1 : 1; // higher degree first
+uint32_t degreeOf(const Monomial &m) {
+  uint32_t d = 0;
+  for (auto &p : m) d += p.second;
+  return d;
+}
+
+/// The order of two monomials of the same degree: atom by atom, then the shorter first.
+int sameDegreeCompare(const Monomial &a, const Monomial &b) {
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
     if (int c = structuralCompare(a[i].first, b[i].first)) return c;
     if (a[i].second != b[i].second) return a[i].second > b[i].second ? -1 : 1;
@@ -278,14 +281,17 @@ int monomialCompare(const Monomial &a, const Monomial &b) {
   return (a.size() > b.size()) - (a.size() < b.size());
 }
 
+int monomialCompare(const Monomial &a, const Monomial &b) {
+  uint32_t da = degreeOf(a), db = degreeOf(b);
+  if (da != db) return da > db ? -1 : 1; // higher degree first
+  return sameDegreeCompare(a, b);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Polynomials.
 
-void normalise(std::vector<Term> &terms) {
-  std::sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) {
-    return monomialCompare(a.monomial, b.monomial) < 0;
-  });
-  // Merge equal monomials and drop zero coefficients in place.
+/// Merges equal monomials of sorted terms and drops zero coefficients, in place.
+void mergeSorted(std::vector<Term> &terms) {
   std::size_t w = 0;
   for (std::size_t r = 0; r < terms.size(); ++r) {
     if (w > 0 && terms[w - 1].monomial == terms[r].monomial)
@@ -299,8 +305,35 @@ void normalise(std::vector<Term> &terms) {
   terms.resize(w);
 }
 
+/// Sorts terms into the canonical order (monomialCompare), merges equal monomials and drops zero
+/// coefficients. A long list (a product of sums) is sorted through small keys, each holding its
+/// term's degree computed once, and the terms are moved once into place.
+void normalise(std::vector<Term> &terms) {
+  if (terms.size() <= 16) {
+    std::sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) {
+      return monomialCompare(a.monomial, b.monomial) < 0;
+    });
+    return mergeSorted(terms);
+  }
+  struct Key {
+    uint32_t degree, index;
+  };
+  std::vector<Key> keys(terms.size());
+  for (std::size_t i = 0; i < terms.size(); ++i) keys[i] = {degreeOf(terms[i].monomial), uint32_t(i)};
+  std::sort(keys.begin(), keys.end(), [&](const Key &a, const Key &b) {
+    if (a.degree != b.degree) return a.degree > b.degree;
+    return sameDegreeCompare(terms[a.index].monomial, terms[b.index].monomial) < 0;
+  });
+  std::vector<Term> sorted;
+  sorted.reserve(terms.size());
+  for (const Key &k : keys) sorted.push_back(std::move(terms[k.index]));
+  terms = std::move(sorted);
+  mergeSorted(terms);
+}
+
 Monomial multiplyMonomials(const Monomial &a, const Monomial &b) {
   Monomial out;
+  out.reserve(a.size() + b.size());
   std::size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
     int c = i == a.size() ? 1 : j == b.size() ? -1 : structuralCompare(a[i].first, b[j].first);
