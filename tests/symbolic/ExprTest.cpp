@@ -108,6 +108,40 @@ TEST(Expr, CanonicalFormKeepsTheValue) {
   EXPECT_TRUE(ok);
 }
 
+// A product of two long sums has more terms than the short-list sort handles, so it is
+// normalised through sort keys; it must be the node that distributing one term at a time gives
+// (sums of short products, merged pairwise), in either order of the operands, and must have the
+// product's value.
+TEST(Expr, LongProductsAreTheDistributedSum) {
+  bool ok = rc::check("a*b == sum of (term of a)*b", [] {
+    const char *names[] = {"a", "b", "c", "d"};
+    auto sum = [&](std::size_t k) {
+      std::vector<Expr> terms;
+      for (std::size_t i = 0; i < k; ++i) {
+        Expr t = Expr(int64_t(*rc::gen::inRange(-3, 4)));
+        for (int j = *rc::gen::inRange(0, 3); j > 0; --j)
+          t = t * Expr::param(names[*rc::gen::inRange(0, 4)]);
+        terms.push_back(t);
+      }
+      return terms;
+    };
+    std::vector<Expr> x = sum(*rc::gen::inRange<std::size_t>(5, 12));
+    std::vector<Expr> y = sum(*rc::gen::inRange<std::size_t>(5, 12));
+    Expr a(0), b(0);
+    for (const Expr &t : x) a = a + t;
+    for (const Expr &t : y) b = b + t;
+    Expr distributed(0);
+    for (const Expr &t : x) distributed = distributed + t * b;
+    RC_ASSERT(a * b == distributed);
+    RC_ASSERT(b * a == distributed);
+    for (long v = 0; v < 3; ++v) {
+      Assignment at{{"a", v}, {"b", v + 2}, {"c", 3 - v}, {"d", -v}};
+      RC_ASSERT(*evaluate(a * b, at) == *evaluate(a, at) * *evaluate(b, at));
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
 // signedSum (one normalisation for a whole chain `a ± b ± ...`, used by the parser) is the node
 // the left fold with + and - gives for total operands, and has its value and domain of
 // definition (undefined exactly where the fold is) for partial ones.
