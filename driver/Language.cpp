@@ -1123,6 +1123,14 @@ struct Session::Impl {
         statements.push_back(val.node);
       }
       if (!options.replies) continue;
+      if (!options.json) {
+        if (val.kind == Value::Array)
+          r.lines.push_back(t + ": " + toString(val.node->shape) + " " + ops::spelling(val.node->dtype) + ", " +
+                            statusText(ops::validityOf(*graph, val.node)));
+        else
+          r.lines.push_back(t + ": " + (val.kind == Value::Size ? val.size.toString() : std::string(kindName(val.kind))));
+        continue;
+      }
       Json j = lineJson(lineNumber);
       j["assign"] = t;
       if (val.kind == Value::Array) {
@@ -1131,16 +1139,13 @@ struct Session::Impl {
         j["shape"] = vd.status() == Status::Error ? Json(nullptr) : shapeJson(val.node->shape);
         j["status"] = spelling(vd.status());
         j["dtype"] = ops::spelling(val.node->dtype);
-        if (options.json) r.lines.push_back(dumpJson(j));
-        else r.lines.push_back(t + ": " + toString(val.node->shape) + " " + ops::spelling(val.node->dtype) + ", " + statusText(vd));
       } else {
         j["shape"] = Json::array();
         j["status"] = "valid";
         j["kind"] = kindName(val.kind);
         if (val.kind == Value::Size) j["value"] = val.size.toString();
-        if (options.json) r.lines.push_back(dumpJson(j));
-        else r.lines.push_back(t + ": " + (val.kind == Value::Size ? val.size.toString() : std::string(kindName(val.kind))));
       }
+      r.lines.push_back(dumpJson(j));
     }
   }
 
