@@ -428,6 +428,8 @@ private:
       const Group &g = it->second;
       if (g.length != length || std::memcmp(&text_[g.start], &text_[start], length) != 0) continue;
       if (depth_ + g.depth > kMaxDepth) break;
+      // An enclosing group being read counts this group's depth as if it had been read here.
+      deepest_ = std::max(deepest_, depth_ + g.depth);
       pos_ = close + 1;
       advance();
       Value v = g.value;

@@ -238,6 +238,18 @@ TEST(Parser, ReusingRepeatedGroupsChangesNothing) {
     RC_ASSERT(outcome(changed, true) == outcome(changed, false));
   });
   EXPECT_TRUE(ok);
+  // Near the nesting bound: groups inside groups, reused at random depths.
+  ok = rc::check("reusing groups keeps the nesting bound", [] {
+    auto wrap = [](const std::string &s, int k) { return std::string(k, '(') + s + std::string(k, ')'); };
+    for (int i = 0; i < 4; ++i) { // four texts per case: the depths that matter are a narrow band
+      std::string g = wrap("n + 1", *rc::gen::inRange(30, 70));
+      std::string h = wrap("(" + g + ") * 2", *rc::gen::inRange(0, 30));
+      std::string text = g + " + " + h + " - " + wrap(h, *rc::gen::inRange(0, 40)) + " - " +
+                         wrap(g, *rc::gen::inRange(0, 40)) + std::string(256, ' ');
+      RC_ASSERT(outcome(text, true) == outcome(text, false));
+    }
+  });
+  EXPECT_TRUE(ok);
 }
 
 // A reused group still counts its nesting where it recurs: the second `g` below stands 30
@@ -250,6 +262,13 @@ TEST(Parser, AReusedGroupStillCountsItsNesting) {
   std::string reused = outcome(text, true);
   EXPECT_NE(reused.find("nested too deeply"), std::string::npos) << reused;
   EXPECT_EQ(reused, outcome(text, false));
+  // A group that was itself read by reusing an inner group counts the inner group's depth:
+  // `h` holds `g` (reused there), and the last `h` stands deep enough to pass the bound.
+  std::string h = "(" + g + " * 2)";
+  std::string nested = g + " + " + h + " + " + std::string(30, '(') + h + std::string(30, ')');
+  std::string nestedReused = outcome(nested, true);
+  EXPECT_NE(nestedReused.find("nested too deeply"), std::string::npos) << nestedReused;
+  EXPECT_EQ(nestedReused, outcome(nested, false));
 }
 
 // The case groups are reused for: a DAG whose printed form is a large tree of repeated groups
