@@ -28,6 +28,7 @@ struct DecideOptions {
 int decide(const DecideOptions &o) {
   Pred p = parsePred(o.predicate);
   Solver solver(o.common.solverOptions());
+  solver.limitTotalTime(o.common.solver.timeLimitMs); // the command's questions together
   Context c = contextOf(solver, o.common, SizeDomain::Integers);
   Decision d = solver.decide(c, p);
   if (!o.common.json) {

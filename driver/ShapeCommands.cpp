@@ -83,6 +83,8 @@ int report(const CommonOptions &a, const BroadcastResult &r) {
 /// The solver (with the command's limits) and the --assume context of one shape command.
 struct Setup {
   explicit Setup(const CommonOptions &a) : solver(a.solverOptions()) {
+    // --time-limit bounds the command: all its questions together, not each one.
+    solver.limitTotalTime(a.solver.timeLimitMs);
     context = contextOf(solver, a, SizeDomain::ArraySizes);
   }
   Solver solver;

@@ -31,7 +31,7 @@ void addCommonOptions(CLI::App *cmd, CommonOptions &o, unsigned flags) {
         ->check(CLI::IsMember({"numpy", "static"}))
         ->capture_default_str();
   if (flags & kJson) cmd->add_flag("--json", o.json, "print one JSON object");
-  cmd->add_option("--time-limit", o.solver.timeLimitMs, "milliseconds one question may take (0: unbounded); past it the answer is unknown")
+  cmd->add_option("--time-limit", o.solver.timeLimitMs, "milliseconds of solving for the whole command (for each question in programs; 0: unbounded); past it the answer is unknown")
       ->type_name("MS")
       ->check(nonNegative)
       ->capture_default_str();

@@ -715,6 +715,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   std::unordered_map<MemoKey, Decision, MemoHash> memo;
   std::unordered_map<MemoKey, bool, MemoHash> proofMemo; // provesQuickly's answers
   std::unique_ptr<Watchdog> watchdog;
+  uint64_t totalLimitMs = 0; // limitTotalTime's bound, for messages
 
   explicit Impl(SolverOptions o) : options(o) {
     ctx = isl_ctx_alloc();
@@ -740,6 +741,9 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       isl_ctx_reset_error(im.ctx);
       isl_ctx_reset_operations(im.ctx);
       im.watchdog->start();
+      // Past the shared deadline, isl stops at its first counted operation (the watchdog's
+      // thread may be asleep for its idle poll).
+      if (im.watchdog->pastSharedDeadline()) isl_ctx_abort(im.ctx);
     }
     ~Budget() { finish(); }
     Watchdog::Expired finish() {
@@ -760,6 +764,9 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       }
       if (why_ == Watchdog::Expired::Time || im_.watchdog->pastDeadline()) {
         ++im_.stats.timeouts;
+        if (im_.watchdog->pastSharedDeadline())
+          return "the solver's time limit (" + std::to_string(im_.totalLimitMs) +
+                 " ms for all the questions together) was reached";
         return "the solver's time limit (" + std::to_string(im_.options.timeLimitMs) +
                " ms per question) was reached";
       }
@@ -1298,6 +1305,11 @@ Solver::~Solver() = default;
 
 const SolverStats &Solver::stats() const { return impl_->stats; }
 const SolverOptions &Solver::options() const { return impl_->options; }
+void Solver::limitTotalTime(uint64_t totalMs) {
+  impl_->totalLimitMs = totalMs;
+  impl_->watchdog->setSharedDeadline(totalMs ? std::chrono::steady_clock::now() + std::chrono::milliseconds(totalMs)
+                                             : std::chrono::steady_clock::time_point());
+}
 void Solver::clearMemo() {
   impl_->memo.clear();
   impl_->proofMemo.clear();
@@ -1323,6 +1335,8 @@ bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
     ++im.stats.evaluated;
   } else {
     proven = im.provenWithIsl(context, predicate);
+    // "Not proven" because the clock ran out depends on the machine and the moment: not kept.
+    if (!proven && im.outOfTime()) return proven;
   }
   if (im.proofMemo.size() > (std::size_t(1) << 20)) im.proofMemo.clear();
   im.proofMemo.emplace(key, proven);

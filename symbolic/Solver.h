@@ -136,6 +136,11 @@ public:
   /// evaluated points answer most questions first): for simplifications that only need to
   /// know that a fact holds (memoized apart from decide()).
   bool provesQuickly(const Context &context, const Pred &predicate);
+  /// Bounds the time of every question asked from now on, together (a command's questions):
+  /// past `totalMs` from now, a running question stops and later ones stop at once, answering
+  /// Unknown as past the per-question limit ("... ms for all the questions together"). 0 removes
+  /// the bound. It applies where a limit is watched (timeLimitMs or memoryLimitBytes not 0).
+  void limitTotalTime(uint64_t totalMs);
   const SolverStats &stats() const;
   const SolverOptions &options() const;
   /// Forgets every remembered answer and translated context (what they keep alive is freed).

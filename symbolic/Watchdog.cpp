@@ -55,7 +55,17 @@ Watchdog::Expired Watchdog::stop() {
   return expired_.load(std::memory_order_relaxed);
 }
 
+void Watchdog::setSharedDeadline(std::chrono::steady_clock::time_point until) {
+  sharedDeadline_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+}
+
+bool Watchdog::pastSharedDeadline() const {
+  int64_t d = sharedDeadline_.load(std::memory_order_relaxed);
+  return d != 0 && nowTicks() > d;
+}
+
 bool Watchdog::pastDeadline() const {
+  if (pastSharedDeadline()) return true;
   if (timeLimit_.count() <= 0) return false;
   auto elapsed = Clock::duration(nowTicks() - startedAt_.load(std::memory_order_relaxed));
   return elapsed > timeLimit_;

@@ -39,9 +39,14 @@ public:
   Expired stop();
   /// True once the running question has been expired (for loops outside isl to poll).
   bool expired() const { return expired_.load(std::memory_order_relaxed) != Expired::No; }
-  /// True when the running question has passed its time limit (checked by the caller's own
-  /// loops, which isl's abort does not reach).
+  /// True when the running question has passed its time limit or the shared deadline (checked
+  /// by the caller's own loops, which isl's abort does not reach).
   bool pastDeadline() const;
+  /// A bound on every question from now on, together: a question still running at `until`
+  /// stops, and one started after it stops at its first poll. Clock's epoch removes the bound.
+  void setSharedDeadline(std::chrono::steady_clock::time_point until);
+  /// True once the shared deadline has passed.
+  bool pastSharedDeadline() const;
 
   std::chrono::milliseconds timeLimit() const { return timeLimit_; }
   uint64_t memoryLimitBytes() const { return memoryLimit_; }
@@ -53,6 +58,7 @@ private:
   std::function<void()> expire_;
   std::atomic<uint64_t> question_{0};           // odd while a question runs
   std::atomic<int64_t> startedAt_{0};           // steady_clock ticks of the running question
+  std::atomic<int64_t> sharedDeadline_{0};      // steady_clock ticks; 0: none
   std::atomic<Expired> expired_{Expired::No};
   std::mutex mutex_;                            // guards the callback against stop()
   std::condition_variable wake_;

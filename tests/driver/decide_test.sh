@@ -35,7 +35,7 @@ check i9-control-bytes 2 "unexpected character '\\x01'" $S decide $'n >\x01 1'
 check i9-products-bounded 0 '"answer": "unknown"' $S decide '(a + b + c + d + 1)**8 == 0' --json
 check i9-chain-too-large 2 'expression too large' $S decide "x$(for k in $(seq 1 12); do printf '/2*0/2*a%d' $k; done) == 0"
 check i9-time-limit 0 '"answer": "unknown"' $S decide "$(for k in $(seq 1 50); do printf 'n%d == %d or ' $k $k; done)False" --json
-check i9-time-limit-option 0 'time limit (5 ms per question)' $S decide --time-limit 5 "$(for k in $(seq 1 50); do printf 'n%d == %d or ' $k $k; done)False" --json
+check i9-time-limit-option 0 'time limit (5 ms for all the questions together)' $S decide --time-limit 5 "$(for k in $(seq 1 50); do printf 'n%d == %d or ' $k $k; done)False" --json
 # Command lines are parsed by CLI11 (issue 8): --version, a missing option value and a bad
 # number are reported by the library on one line, exit 2.
 check version 0 'shapelab 0.1.0' $S --version

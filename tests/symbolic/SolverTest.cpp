@@ -1,5 +1,8 @@
 // Solver: unit questions, and a property against brute-force enumeration of small boxes.
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 #include <rapidcheck.h>
 
 #include "symbolic/Errors.h"
@@ -185,6 +188,35 @@ TEST(Solver, QuotaHitIsUnknown) {
   EXPECT_NE(d.reason.find("work bound"), std::string::npos);
   EXPECT_EQ(d.residual, proven);
   EXPECT_GE(s.stats().quotaHits, 1u);
+}
+
+// limitTotalTime bounds all the questions asked after it together (a command's questions):
+// past it a question that needs isl is Unknown at once, says why, and is not remembered; once
+// the bound is removed the same solver answers it. A "not proven" cut short by the clock is not
+// remembered by provesQuickly either.
+TEST(Solver, TotalTimeLimitBoundsTheQuestionsTogether) {
+  Solver s; // 1 s per question
+  Context c = s.makeContext({});
+  Pred onlyIsl = parsePred("(a + b) % 2 == (a % 2 + b % 2) % 2");
+  s.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto start = std::chrono::steady_clock::now();
+  Decision late = s.decide(c, onlyIsl);
+  EXPECT_FALSE(s.provesQuickly(c, onlyIsl));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_EQ(late.answer, Answer::Unknown);
+  EXPECT_NE(late.reason.find("time limit (1 ms for all the questions together)"), std::string::npos) << late.reason;
+  EXPECT_EQ(late.residual, onlyIsl);
+  s.limitTotalTime(0);
+  EXPECT_EQ(s.decide(c, onlyIsl).answer, Answer::Proven);
+  EXPECT_TRUE(s.provesQuickly(c, parsePred("(a + b) % 2 == (b % 2 + a % 2) % 2")));
+  // provesQuickly's own question, first asked past the bound, then after it.
+  Pred other = parsePred("(a + b + c) % 3 == (a % 3 + (b + c) % 3) % 3");
+  s.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_FALSE(s.provesQuickly(c, other));
+  s.limitTotalTime(0);
+  EXPECT_TRUE(s.provesQuickly(c, other));
 }
 
 // Two small points settle Depends without isl; isl computes the condition when it is read, and
