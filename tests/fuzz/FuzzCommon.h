@@ -38,6 +38,13 @@ inline shapelab::Solver &solver() {
   return *s;
 }
 
+/// The solver for one input, which is one command: its questions together may take 500 ms (as a
+/// shape command's are bounded by --time-limit), each one 200 ms.
+inline shapelab::Solver &solverForInput() {
+  solver().limitTotalTime(500);
+  return solver();
+}
+
 /// After each input: what the solver and the element-count check remember is dropped, so an
 /// input allocates no more than it frees. libFuzzer then skips its leak check, which scans the
 /// whole heap each time the counts differ.

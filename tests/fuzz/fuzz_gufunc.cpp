@@ -7,7 +7,7 @@ using namespace shapelab;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (size > 2048) return 0;
-  Solver *solver = &fuzz::solver();
+  Solver *solver = &fuzz::solverForInput();
   auto texts = fuzz::pieces(data, size, 4);
   try {
     Signature sig = parseSignature(texts[0]);

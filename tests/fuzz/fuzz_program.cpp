@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     digits = std::isdigit(static_cast<unsigned char>(c)) ? digits + 1 : 0;
     if (digits > 3) return 0;
   }
-  Solver *solver = &fuzz::solver();
+  Solver *solver = &fuzz::solverForInput();
   {
     driver::Session session(*solver, {});
     std::istringstream in(text);

@@ -8,7 +8,7 @@ using namespace shapelab;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (size > 2048) return 0;
-  Solver *solver = &fuzz::solver();
+  Solver *solver = &fuzz::solverForInput();
   std::vector<Shape> shapes;
   try {
     for (const std::string &text : fuzz::pieces(data, size, 4)) shapes.push_back(parseShape(text));

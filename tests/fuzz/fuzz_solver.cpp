@@ -10,7 +10,7 @@ using namespace shapelab;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (size > 1024) return 0;
-  Solver *solver = &fuzz::solver();
+  Solver *solver = &fuzz::solverForInput();
   auto texts = fuzz::pieces(data, size, 2);
   try {
     std::vector<Pred> assumptions;
