@@ -156,6 +156,15 @@ Solver &solver() {
   return *s;
 }
 
+/// One call of the API is one command: its questions together answer within the solver's time
+/// limit, as a shape command's do on the command line, and the bound ends with the call.
+struct CommandTime {
+  CommandTime() { solver().limitTotalTime(solver().options().timeLimitMs); }
+  ~CommandTime() { solver().limitTotalTime(0); }
+  CommandTime(const CommandTime &) = delete;
+  CommandTime &operator=(const CommandTime &) = delete;
+};
+
 Context contextFor(const py::handle &assume, SizeDomain domain) {
   std::vector<std::string> texts = assumptionsOf(assume);
   if (texts.empty()) {
@@ -301,6 +310,7 @@ PYBIND11_MODULE(_shapelab, m) {
   m.def(
       "decide",
       [](const std::string &predicate, py::object assume) {
+        CommandTime budget;
         Pred p = parsePred(predicate);
         Context c = contextFor(assume, SizeDomain::Integers);
         Decision d = solver().decide(c, p);
@@ -323,6 +333,7 @@ PYBIND11_MODULE(_shapelab, m) {
   m.def(
       "broadcast",
       [](py::args shapes, const std::string &mode, py::object assume) {
+        CommandTime budget;
         std::vector<Shape> s;
         for (py::handle h : shapes) s.push_back(shapeOf(h));
         return fromBroadcast(broadcast(solver(), contextFor(assume, SizeDomain::ArraySizes), s, parseBroadcastMode(mode)));
@@ -333,6 +344,7 @@ PYBIND11_MODULE(_shapelab, m) {
   m.def(
       "broadcast_to",
       [](py::object from, py::object target, py::object assume) {
+        CommandTime budget;
         return fromBroadcast(broadcastTo(solver(), contextFor(assume, SizeDomain::ArraySizes), shapeOf(from), shapeOf(target)));
       },
       py::arg("shape"), py::arg("target"), py::arg("assume") = py::none(),
@@ -341,6 +353,7 @@ PYBIND11_MODULE(_shapelab, m) {
   m.def(
       "broadcast_shapes",
       [](py::args shapes, const std::string &mode, py::object assume) -> py::tuple {
+        CommandTime budget;
         // Shapes of plain ints: NumPy's algorithm on integers, as broadcast() does for concrete
         // shapes, without building expressions (the common drop-in call).
         (void)parseBroadcastMode(mode); // refuses a bad mode on every path
@@ -386,6 +399,7 @@ PYBIND11_MODULE(_shapelab, m) {
   m.def(
       "gufunc",
       [](const std::string &signature, py::args args, const std::string &mode, py::object assume) {
+        CommandTime budget;
         Signature sig = parseSignature(signature);
         std::vector<GufuncArgument> a;
         for (py::handle h : args) a.push_back(argumentOf(h));
@@ -409,6 +423,7 @@ PYBIND11_MODULE(_shapelab, m) {
   m.def(
       "rv",
       [](const std::string &name, py::args params, py::object size, const std::string &mode, py::object assume) {
+        CommandTime budget;
         if (!findRandomVariable(name)) throw UserError("unknown random variable '" + name + "'; shapelab.rv_catalogue() lists them");
         std::vector<GufuncArgument> p;
         for (py::handle h : params) p.push_back(argumentOf(h));
