@@ -126,7 +126,9 @@ TEST(Solver, RefutationWitnessesAreSmallWhereSmallOnesExist) {
     Decision d = ask(s, assume[0] ? std::vector<const char *>{assume} : std::vector<const char *>{}, question);
     ASSERT_EQ(d.answer, Answer::Refuted) << question;
     ASSERT_TRUE(d.violating) << question;
-    if (assume[0]) EXPECT_TRUE(holds(parsePred(assume), *d.violating)) << d.violating->toString();
+    if (assume[0]) {
+      EXPECT_TRUE(holds(parsePred(assume), *d.violating)) << d.violating->toString();
+    }
     EXPECT_FALSE(holds(parsePred(question), *d.violating)) << d.violating->toString();
     for (const Expr &x : parametersOf(parsePred(question))) EXPECT_TRUE(d.violating->find(x->name)) << x->name;
     for (const auto &[name, value] : d.violating->values()) EXPECT_LE(value, Integer(9)) << question << ": " << d.violating->toString();
