@@ -470,7 +470,8 @@ void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
     return true;
   };
   bool known = std::any_of(shapes.begin(), shapes.end(), dominates);
-  BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode, !known);
+  // The operands are nodes, whose element counts were required where they were made.
+  BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode, !known, false);
   n.shape = r.shape;
   n.validity = std::move(r.validity);
   if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true);

@@ -155,7 +155,7 @@ std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vec
 }
 
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
-                          BroadcastMode mode, bool requireResultCount) {
+                          BroadcastMode mode, bool requireResultCount, bool requireOperandCounts) {
   BroadcastResult r{{}, Validity(solver, context), ""};
   for (const Shape &s : shapes) r.validity.mention(s);
   // Concrete shapes: NumPy's algorithm and messages, no solver. Both modes agree here, since a
@@ -182,6 +182,31 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       r.message = r.validity.message();
       return r;
     }
+  // As in the concrete case: an operand too large to exist is an error even where the result is
+  // empty (found by fuzz_shape: `(F8, 1)` with `(7, 1, 1111**6)` was valid at F8 = 0). Where
+  // broadcasting holds, a result size is smaller than an operand's only where the operand has 1
+  // and another operand 0; elsewhere the result's count bounds the operand's, and requiring the
+  // operand's too would only repeat it.
+  auto mayExceedResult = [&](std::size_t j) {
+    std::size_t rank = 0;
+    for (const Shape &s : shapes) rank = std::max(rank, s.size());
+    for (std::size_t i = 0; i < shapes[j].size(); ++i) {
+      const Expr &d = shapes[j][i];
+      if (d.constantValue() && !d.constantValue()->isOne()) continue;
+      std::size_t position = rank - shapes[j].size() + i;
+      for (std::size_t k = 0; k < shapes.size(); ++k) {
+        int64_t at = int64_t(position) + int64_t(shapes[k].size()) - int64_t(rank);
+        if (k == j || at < 0) continue;
+        const Expr &e = shapes[k][std::size_t(at)];
+        if (e != d && !(e.constantValue() && !e.constantValue()->isZero())) return true;
+      }
+    }
+    return false;
+  };
+  if (requireOperandCounts)
+    for (std::size_t j = 0; j < shapes.size(); ++j)
+      if (!requireResultCount || mayExceedResult(j))
+        requireElementCountFits(r.validity, shapes[j], "arg " + std::to_string(j));
   std::size_t rank = 0;
   for (auto &s : shapes) rank = std::max(rank, s.size());
   for (std::size_t i = 0; i < rank; ++i) {

@@ -228,6 +228,43 @@ TEST(Broadcast, SymbolicAgreesWithConcreteAtPoints) {
   EXPECT_TRUE(ok);
 }
 
+// Found by fuzz_shape: an operand with more than 2**63 - 1 elements cannot exist, even where the
+// result is empty because another operand has a 0 where it has a 1. `(F8, 1)` with
+// `(7, 1, 1111**6)` was valid at F8 = 0; NumPy refuses to make the second array. Shapes with
+// large sizes among small ones, compared with the concrete algorithm at every point of a box.
+TEST(Broadcast, OperandsTooLargeToExistAreErrorsWhereTheResultIsEmpty) {
+  Solver solver(deterministic());
+  Context c = noAssumptions(solver);
+  BroadcastResult found = broadcast(solver, c, {parseShape("(F8, 1)"), parseShape("(7, 1, 1111**6)")});
+  EXPECT_EQ(found.status(), Status::Error) << found.message;
+  bool ok = rc::check("large operands: symbolic == concrete pointwise", [&] {
+    auto dim = rc::gen::element<std::string>("1", "1", "0", "3", "n", "m", "2**62", "n + 2**62");
+    auto shapeOf = [](const std::vector<std::string> &ds) {
+      std::string text = "(";
+      for (std::size_t i = 0; i < ds.size(); ++i) text += (i ? ", " : "") + ds[i];
+      return parseShape(text + (ds.size() == 1 ? ",)" : ")"));
+    };
+    // One operand too large to exist (a large size times at least 3, and a 1 somewhere), among
+    // random ones.
+    std::vector<std::string> large{"1", *rc::gen::element<std::string>("2**62", "3*2**61", "n + 2**62"),
+                                   *rc::gen::element<std::string>("3", "7", "2**62")};
+    std::size_t at = *rc::gen::inRange<std::size_t>(0, 3);
+    std::swap(large[0], large[at]);
+    std::vector<Shape> shapes{shapeOf(large)};
+    std::size_t others = *rc::gen::inRange<std::size_t>(1, 3);
+    for (std::size_t k = 0; k < others; ++k)
+      shapes.push_back(shapeOf(*rc::gen::container<std::vector<std::string>>(*rc::gen::inRange(1, 4), dim)));
+    if (*rc::gen::arbitrary<bool>()) std::swap(shapes.front(), shapes.back());
+    BroadcastResult numpy = broadcast(solver, c, shapes, BroadcastMode::Numpy);
+    BroadcastResult strict = broadcast(solver, c, shapes, BroadcastMode::Static);
+    RC_PRE(numpy.status() != Status::Unknown && strict.status() != Status::Unknown);
+    RC_TAG(spelling(numpy.status()));
+    for (int n = 0; n <= 2; ++n)
+      for (int m = 0; m <= 2; ++m) agreesWithConcreteAt(shapes, numpy, strict, Assignment{{"n", n}, {"m", m}});
+  });
+  EXPECT_TRUE(ok);
+}
+
 // Issue 9 (11): past a few distinct sizes at one position, the all-pairs condition (k² terms) is
 // replaced by a linear one (the largest size other than 1 is at most the smallest) and the
 // result by a linear expression. Both must still agree with NumPy's algorithm at every point.
