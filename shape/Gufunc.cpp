@@ -279,7 +279,9 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
     r.message = r.validity.message();
     return r;
   }
-  BroadcastResult b = broadcast(solver, context, loops, mode);
+  // The loop shapes are only the operands' batch parts: an operand whose core has a 0 exists
+  // whatever its batch count, so their counts are not required here.
+  BroadcastResult b = broadcast(solver, context, loops, mode, true, false);
   if (b.status() == Status::Error && b.validity.obligations().empty()) {
     // A concrete loop mismatch, in NumPy's words.
     // NumPy's words: each operand remapped onto the iterator's axes (the broadcast loop rank,
