@@ -279,9 +279,10 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
     r.message = r.validity.message();
     return r;
   }
-  // The loop shapes are only the operands' batch parts: an operand whose core has a 0 exists
-  // whatever its batch count, so their counts are not required here.
-  BroadcastResult b = broadcast(solver, context, loops, mode, true, false);
+  // The loop shapes are the operands' batch parts. Each must fit, as in the concrete case: NumPy
+  // refuses to make an array whose sizes multiply past 2**63 - 1 even when another size is 0
+  // (np.empty((7, 1, 1111**6, 0)) is "array is too big").
+  BroadcastResult b = broadcast(solver, context, loops, mode);
   if (b.status() == Status::Error && b.validity.obligations().empty()) {
     // A concrete loop mismatch, in NumPy's words.
     // NumPy's words: each operand remapped onto the iterator's axes (the broadcast loop rank,

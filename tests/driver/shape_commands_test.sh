@@ -54,6 +54,7 @@ check i9-capture 0 '"core_dims": {"m": "n", "n": "-n + 5"}' $S gufunc '(m),(n+m)
 # Found by fuzz_shape: an operand too large to exist is an error even where the result is empty.
 check i9-operand-too-large 1 'arg 1 has 13163833896632007127 elements, more than 2**63 - 1' $S broadcast '(F8, 1)' '(7, 1, 1111**6)' --json
 check i9-operand-count-check 0 '"checks": ["n <= 1"]' $S broadcast '(n, 1, 2**62)' '(0, 1)' --json
+check i9-gufunc-operand-too-large 1 'arg 0 has 13163833896632007127 elements' $S gufunc '(i),(i)->()' '(7, 1, 1111**6, 3)' '(F8, 1, 3)' --json
 # --time-limit bounds a command's questions together (found by fuzz_shape: this broadcast asks
 # several questions that each ran to the limit, 1.2 s in all at the default 1 s). With 300 ms it
 # answers unknown well within 1 s (the bound allows for a loaded machine).
