@@ -182,14 +182,14 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       r.message = r.validity.message();
       return r;
     }
+  std::size_t rank = 0;
+  for (auto &s : shapes) rank = std::max(rank, s.size());
   // As in the concrete case: an operand too large to exist is an error even where the result is
   // empty (found by fuzz_shape: `(F8, 1)` with `(7, 1, 1111**6)` was valid at F8 = 0). Where
   // broadcasting holds, a result size is smaller than an operand's only where the operand has 1
   // and another operand 0; elsewhere the result's count bounds the operand's, and requiring the
   // operand's too would only repeat it.
   auto mayExceedResult = [&](std::size_t j) {
-    std::size_t rank = 0;
-    for (const Shape &s : shapes) rank = std::max(rank, s.size());
     for (std::size_t i = 0; i < shapes[j].size(); ++i) {
       const Expr &d = shapes[j][i];
       if (d.constantValue() && !d.constantValue()->isOne()) continue;
@@ -207,8 +207,6 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     for (std::size_t j = 0; j < shapes.size(); ++j)
       if (!requireResultCount || mayExceedResult(j))
         requireElementCountFits(r.validity, shapes[j], "arg " + std::to_string(j));
-  std::size_t rank = 0;
-  for (auto &s : shapes) rank = std::max(rank, s.size());
   for (std::size_t i = 0; i < rank; ++i) {
     std::vector<Expr> dims;
     for (const Shape &s : shapes) {

@@ -32,11 +32,9 @@ struct Value {
 
 class Parser {
 public:
-  /// `reuseGroups`: read a repeated bracketed group once (whole texts only, see group()).
-  Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison,
-         bool reuseGroups)
+  Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison)
       : text_(text), pos_(start), options_(options), stopAtComparison_(stopAtComparison),
-        reuseGroups_(reuseGroups && options.reuseGroups && text.size() >= kReuseGroupsFrom) {
+        reuseGroups_(options.reuseGroups && text.size() >= kReuseGroupsFrom) {
     if (text.size() > kMaxTextBytes)
       fail("the text is too long: " + std::to_string(text.size()) + " bytes (the limit is " +
                std::to_string(kMaxTextBytes) + ")",
@@ -496,10 +494,8 @@ namespace {
 /// Runs `body` on a parser of `text`; an expression too large for the limits, wherever it is
 /// built, becomes a SyntaxError with the caret where parsing had got to.
 template <class F> auto parsing(const std::string &text, std::size_t start, ParseOptions options,
-                                bool stopAtComparison, bool wholeText, F body) {
-  // A prefix parse reads one dimension of a longer text; indexing the whole text for each one
-  // would cost the text's length per dimension, so only whole texts reuse groups.
-  Parser p(text, start, options, stopAtComparison, /*reuseGroups=*/wholeText);
+                                bool stopAtComparison, F body) {
+  Parser p(text, start, options, stopAtComparison);
   try {
     return body(p);
   } catch (const InputTooLarge &e) {
@@ -509,7 +505,7 @@ template <class F> auto parsing(const std::string &text, std::size_t start, Pars
 } // namespace
 
 Expr parseExpr(const std::string &text, ParseOptions options) {
-  return parsing(text, 0, options, false, true, [](Parser &p) {
+  return parsing(text, 0, options, false, [](Parser &p) {
     Value v = p.parseTernary();
     p.expectEnd();
     p.requireExpr(v, "this");
@@ -518,7 +514,7 @@ Expr parseExpr(const std::string &text, ParseOptions options) {
 }
 
 Pred parsePred(const std::string &text, ParseOptions options) {
-  return parsing(text, 0, options, false, true, [](Parser &p) {
+  return parsing(text, 0, options, false, [](Parser &p) {
     Value v = p.parseTernary();
     p.expectEnd();
     p.requirePred(v, "this");
@@ -527,7 +523,7 @@ Pred parsePred(const std::string &text, ParseOptions options) {
 }
 
 std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions options) {
-  return parsing(text, 0, options, false, true, [](Parser &p) -> std::variant<Expr, Pred> {
+  return parsing(text, 0, options, false, [](Parser &p) -> std::variant<Expr, Pred> {
     Value v = p.parseTernary();
     p.expectEnd();
     if (v.isPred) return v.pred;
@@ -537,7 +533,10 @@ std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions o
 
 Expr parseExprPrefix(const std::string &text, std::size_t &position, ParseOptions options,
                      bool stopAtComparison) {
-  return parsing(text, position, options, stopAtComparison, false, [&](Parser &p) {
+  // One dimension of a longer text: indexing the whole text for each dimension would cost the
+  // text's length per dimension, so a prefix parse never reuses groups.
+  options.reuseGroups = false;
+  return parsing(text, position, options, stopAtComparison, [&](Parser &p) {
     Value v = p.parseTernary();
     p.requireExpr(v, "a dimension");
     position = p.tokenStart();
