@@ -470,8 +470,7 @@ void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
     return true;
   };
   bool known = std::any_of(shapes.begin(), shapes.end(), dominates);
-  // The operands are nodes, whose element counts were required where they were made.
-  BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode, !known, false);
+  BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode, !known);
   n.shape = r.shape;
   n.validity = std::move(r.validity);
   if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true);
@@ -1036,7 +1035,8 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
     }
     std::vector<GufuncArgument> args;
     for (const Node *x : xs) args.push_back({x->shape, false});
-    GufuncResult r = resolveGufunc(*solver_, n.validity.context(), parseSignature(sig), args, mode);
+    GufuncResult r = resolveGufunc(*solver_, n.validity.context(), parseSignature(sig), args, mode, true,
+                                   OperandsExist::Known);
     // No output shape: an operand with too few dimensions (ranks are static, so no size fixes it).
     if (r.outShapes.empty()) throw OpError(op + ": " + r.validity.message());
     for (const auto &d : r.outShapes[0]) n.shape.push_back(d ? *d : Expr(0));
@@ -1093,7 +1093,8 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
     if (size) requireSizes(n.validity, n.validity.context(), *size, "size");
-    RandomVariableResult r = inferRandomVariable(*solver_, n.validity.context(), name, args, size, mode);
+    RandomVariableResult r = inferRandomVariable(*solver_, n.validity.context(), name, args, size, mode,
+                                                 OperandsExist::Known);
     if (!r.allocatable())
       throw OpError(name + ": the output shape depends on the value of a parameter (" + r.undetermined.front() +
                     "); give that parameter as a literal");

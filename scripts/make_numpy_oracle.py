@@ -3,8 +3,8 @@
 
 Run with Debian's interpreter, which sees python3-numpy:  /usr/bin/python3 scripts/make_numpy_oracle.py
 Every expected value below is what NumPy itself computed (np.broadcast_shapes, np.broadcast_to,
-real gufuncs from numpy.core._umath_tests / numpy.linalg / np.matmul, and the C signature parser
-through _umath_tests.test_signature). The random cases use fixed seeds, so the output is stable
+real gufuncs from numpy.core._umath_tests / numpy.linalg / np.matmul, the C signature parser
+through _umath_tests.test_signature, and np.add on arrays of huge, mostly empty shapes). The random cases use fixed seeds, so the output is stable
 for a given NumPy version (the header records it).
 """
 import random
@@ -72,6 +72,73 @@ def broadcast_to_cases():
         except ValueError as e:
             res = "error\t" + str(e)
         rows.append(shape_text(a) + "\t" + shape_text(t) + "\t" + res)
+    return rows
+
+
+# Sizes for shapes near NumPy's limits: an array exists when its sizes other than 0 multiply to at
+# most 2**63 - 1 (NumPy's constructor skips a 0), whether or not it has elements.
+HUGE_DIMS = (0, 0, 1, 1, 2, 7, 2**31, 2**32, 3 * 2**61, 2**62, 1111**6, 2**63 - 1)
+
+
+def int8_array(shape):
+    """An int8 array of `shape` without memory of its own (a view of one element with zero
+    strides), or the ValueError NumPy raises when an array of that shape cannot exist."""
+    return np.broadcast_to(np.empty((), np.int8), shape)
+
+
+def existence_cases():
+    rng = random.Random(20261123)
+    cases = [(0, 7, 1111**6), (7, 1111**6, 0), (1111**6, 0, 7), (0, 1111**6), (0, 2**62, 2),
+             (0, 2**62, 1), (0, 2**63 - 1, 1), (2**31, 0, 2**32), (2**31, 2**32), (0, 0, 0)]
+    for _ in range(300):
+        cases.append(tuple(rng.choice(HUGE_DIMS) for _ in range(rng.randint(1, 4))))
+    rows = []
+    for shape in cases:
+        try:
+            int8_array(shape)
+            res = "ok\t" + shape_text(shape)
+        except ValueError as e:
+            res = "error\t" + str(e)
+        rows.append(shape_text(shape) + "\t" + res)
+    return rows
+
+
+def array_broadcast_cases():
+    """Two int8 arrays added with np.add: each must exist, and so must the result, which NumPy
+    allocates. Only calls that cannot allocate memory are made: an empty result, or one NumPy
+    refuses before allocating."""
+    # 2**63 - 1 itself is left out: NumPy's iterator refuses some empty results with a size of
+    # exactly 2**63 - 1 ((0, 2**63 - 1) + (1, 1): "automatically allocated output array specified
+    # with an inconsistent axis mapping"), though it adds (0, 2**63 - 2) + (1, 1) and makes arrays
+    # of shape (0, 2**63 - 1). That is a quirk of its implementation, not a rule on shapes.
+    dims = tuple(x for x in HUGE_DIMS if x != 2**63 - 1)
+    rng = random.Random(112358)
+    cases = [[(0, 7, 1), (1, 1, 1111**6)], [(7, 1, 0), (1, 1111**6, 1)], [(0, 1), (1, 1111**6)],
+             [(1, 0), (7, 1, 1111**6)], [(0, 1, 2**62), (1, 2, 1)], [(2**62, 1), (2, 0)]]
+    while len(cases) < 400:
+        rank = rng.randint(1, 4)
+        a = tuple(rng.choice(dims) for _ in range(rank))
+        b = tuple(x if rng.random() < 0.3 else 1 if rng.random() < 0.6 else rng.choice(dims)
+                  for x in a[rng.randint(0, rank):])
+        try:
+            out = np.broadcast_shapes(a, b)
+        except ValueError:
+            out = None
+        if out is not None and 0 not in out:
+            count = 1
+            for x in out:
+                count *= x
+            if count <= 2**63 - 1 and count > 10**6:
+                continue  # NumPy would allocate the result
+        cases.append([a, b] if rng.random() < 0.5 else [b, a])
+    rows = []
+    for a, b in cases:
+        try:
+            x, y = int8_array(a), int8_array(b)
+            res = "ok\t" + shape_text(np.add(x, y).shape)
+        except ValueError as e:
+            res = "error\t" + str(e)
+        rows.append(shapes_text([a, b]) + "\t" + res)
     return rows
 
 
@@ -188,3 +255,6 @@ write("numpy_broadcast.tsv", broadcast_cases(), "shapes(|-separated)  ok|error  
 write("numpy_broadcast_to.tsv", broadcast_to_cases(), "shape  target  ok|error  result|message")
 write("numpy_gufunc.tsv", gufunc_cases(), "signature  shapes  ok|error  out-shapes(|-separated)|message")
 write("numpy_signature.tsv", signature_cases(), "nin  nout  signature  ok|error  core_num_dims|message")
+write("numpy_exist.tsv", existence_cases(), "shape  ok|error  shape|message  (an int8 array of the shape)")
+write("numpy_array_broadcast.tsv", array_broadcast_cases(),
+      "shapes(|-separated)  ok|error  result-shape|message  (np.add on int8 arrays)")

@@ -115,21 +115,55 @@ bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, co
 
 void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what) {
   const Context &context = validity.context();
-  Expr count(1);
-  std::size_t symbolic = 0;
+  // NumPy's constructor multiplies the sizes other than 0 (PyArray_NewFromDescr skips a zero
+  // size), so a 0 among the sizes does not let the others multiply past 2**63 - 1:
+  // np.empty((0, 7, 1111**6), np.int8) is "array is too big".
+  Integer constant(1);
+  bool zero = false;
+  std::vector<Expr> symbolic;
   for (Expr d : shape) {
-    if (d.isConstant() && d.constantValue()->isZero()) return; // no elements at all
-    if (!d.isConstant()) ++symbolic;
-    count = count * d;
+    if (auto v = d.constantValue()) {
+      if (v->isZero()) zero = true;
+      else constant *= *v;
+    } else {
+      symbolic.push_back(d);
+    }
   }
-  if (auto v = count.constantValue()) {
-    if (*v > maxArraySize())
-      validity.fail(what + " has " + v->toString() + " elements, more than 2**63 - 1");
+  // Sizes are at least 0, so the product of the sizes other than 0 is at least `constant`.
+  if (constant > maxArraySize()) {
+    if (symbolic.empty() && !zero)
+      validity.fail(what + " has " + constant.toString() + " elements, more than 2**63 - 1");
+    else
+      validity.fail(what + " is too big to exist: its sizes other than 0 multiply to " +
+                    std::string(symbolic.empty() ? "" : "at least ") + constant.toString() + ", more than 2**63 - 1");
     return;
   }
+  if (symbolic.empty()) return;
   // A single parameter of an array-size context is itself at most 2**63 - 1.
-  if (symbolic == 1 && count.kind() == ExprKind::Param && context.domain() == SizeDomain::ArraySizes)
+  if (symbolic.size() == 1 && constant.isOne() && symbolic[0].kind() == ExprKind::Param &&
+      context.domain() == SizeDomain::ArraySizes)
     return;
+  // The product of the sizes other than 0. A symbolic size that may be 0 counts as max(d, 1),
+  // except where the plain product says the same: one symbolic size (at d = 0 the rest is the
+  // constant, already checked), or two parameters of an array-size context and no constant
+  // factor (at n = 0 the other is at most 2**63 - 1 by its domain).
+  bool plain = symbolic.size() == 1 ||
+               (symbolic.size() == 2 && constant.isOne() && obviouslyArraySize(context, symbolic[0]) &&
+                obviouslyArraySize(context, symbolic[1]));
+  Expr count(constant);
+  bool capped = false; // some size counts as max(d, 1)
+  for (const Expr &d : symbolic) {
+    bool asIs = plain;
+    if (!asIs) {
+      Range r = rangeOf(d, context);
+      asIs = r.low && *r.low >= Integer(1);
+    }
+    count = count * (asIs ? d : max(d, Expr(1)));
+    capped = capped || !asIs;
+  }
+  std::string description = capped || zero ? what + " is small enough to exist: its sizes other than 0 multiply "
+                                                    "to at most 2**63 - 1"
+                                           : what + " has at most 2**63 - 1 elements";
   Pred fits = le(count, Expr(maxArraySize()));
   // The same count recurs along a program (every elementwise op on the same shape): remember
   // the answer per (context, count) — evaluation at far points is cheap, but not free, and the
@@ -148,7 +182,7 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
     if (memo->size() > 65536) memo->clear(); // a bound on what the memo keeps alive
     memo->emplace(key, *known);
   }
-  validity.record(fits, what + " has at most 2**63 - 1 elements", *known);
+  validity.record(fits, description, *known);
 }
 
 } // namespace shapelab

@@ -33,14 +33,12 @@ struct BroadcastResult {
   Status status() const { return validity.status(); }
 };
 
-/// Broadcasts any number of shapes under `context`. Each operand is an array, so each must have
-/// at most 2**63 - 1 elements, and so must the result (which may be empty where an operand is
-/// not). `requireResultCount` false leaves out the result's obligation, `requireOperandCounts`
-/// false the operands': for a caller that knows they hold already (the result is an existing
-/// operand's shape; the operands are arrays built under the same obligation).
+/// Broadcasts any number of shapes under `context`. The operands and the result are arrays, so
+/// the sizes other than 0 of each multiply to at most 2**63 - 1 (ArraySize.h); the result's
+/// obligation implies the operands'. `requireResultCount` false leaves it out, for a caller that
+/// knows it holds already (the result is an existing operand's shape).
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
-                          BroadcastMode mode = BroadcastMode::Numpy, bool requireResultCount = true,
-                          bool requireOperandCounts = true);
+                          BroadcastMode mode = BroadcastMode::Numpy, bool requireResultCount = true);
 
 /// NumPy's one-way broadcast_to: `from` may broadcast to `target`, never the reverse.
 BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,

@@ -70,7 +70,7 @@ GufuncArgument parseGufuncArgument(const std::string &text) {
 
 GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signature &sig,
                            const std::vector<GufuncArgument> &args, BroadcastMode mode,
-                           bool broadcastLoops) {
+                           bool broadcastLoops, OperandsExist operandsExist) {
   GufuncResult r{{}, {}, {}, {}, {}, Validity(solver, context), ""};
   for (const GufuncArgument &a : args) r.validity.mention(a.shape);
   const std::size_t nin = sig.inputs.size();
@@ -173,6 +173,17 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
   }
   Pred coreAreSizes = arraySizeObligation(context, coreSizes);
   if (!coreAreSizes.isTrue()) r.validity.require(coreAreSizes, "every core dimension of the operands is a size");
+  // Each array operand must exist: a core size that no output keeps is bounded by nothing else
+  // ((i)->() on (2**40, 2**40) has a small output and an operand NumPy cannot make).
+  if (operandsExist == OperandsExist::Require)
+    for (std::size_t i = 0; i < nin; ++i)
+      if (!args[i].shapeOnly) {
+        requireElementCountFits(r.validity, args[i].shape, "input operand " + std::to_string(i));
+        if (r.validity.status() == Status::Error && r.validity.obligations().empty()) {
+          r.message = r.validity.message();
+          return r;
+        }
+      }
   for (const std::string &m : missing)
     if (!bound.count(m)) bound.emplace(m, Expr(1));
   // |1 names: equal or 1 among the inputs; the result is the size other than 1.
@@ -279,9 +290,8 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
     r.message = r.validity.message();
     return r;
   }
-  // The loop shapes are the operands' batch parts. Each must fit, as in the concrete case: NumPy
-  // refuses to make an array whose sizes multiply past 2**63 - 1 even when another size is 0
-  // (np.empty((7, 1, 1111**6, 0)) is "array is too big").
+  // The loop shapes are the operands' batch parts: they exist where the operands do, and the
+  // broadcast requires only the batch shape's count.
   BroadcastResult b = broadcast(solver, context, loops, mode);
   if (b.status() == Status::Error && b.validity.obligations().empty()) {
     // A concrete loop mismatch, in NumPy's words.

@@ -55,8 +55,12 @@ struct GufuncResult {
 /// With `broadcastLoops` false the loop dims are left to the caller (RandomVariable with a
 /// `size`, where every parameter must broadcast *to* the size instead); `loopShapes` still
 /// holds each input's loop part.
+/// Array operands must be able to exist (ArraySize.h); `OperandsExist::Known` leaves that
+/// obligation out, for a caller whose operands are arrays made under it already.
+enum class OperandsExist { Require, Known };
 GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signature &signature,
                            const std::vector<GufuncArgument> &arguments,
-                           BroadcastMode mode = BroadcastMode::Numpy, bool broadcastLoops = true);
+                           BroadcastMode mode = BroadcastMode::Numpy, bool broadcastLoops = true,
+                           OperandsExist operandsExist = OperandsExist::Require);
 
 } // namespace shapelab

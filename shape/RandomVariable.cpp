@@ -122,7 +122,8 @@ std::string dynamicSignature(const RandomVariableInfo &info, const std::vector<G
 RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
                                          const std::string &name,
                                          const std::vector<GufuncArgument> &params,
-                                         const std::optional<Shape> &size, BroadcastMode mode) {
+                                         const std::optional<Shape> &size, BroadcastMode mode,
+                                         OperandsExist operandsExist) {
   const RandomVariableInfo *info = findRandomVariable(name);
   if (!info) throw UserError("unknown random variable '" + name + "'; see 'shapelab rv --list'");
   RandomVariableResult r{"", {}, {}, {}, info->coreShape, Validity(solver, context), ""};
@@ -136,7 +137,7 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
     throw UserError(name + " takes " + std::to_string(sig.inputs.size()) + " parameter(s) (" + list +
                     "), got " + std::to_string(params.size()));
   }
-  GufuncResult g = resolveGufunc(solver, context, sig, params, mode, /*broadcastLoops=*/!size);
+  GufuncResult g = resolveGufunc(solver, context, sig, params, mode, /*broadcastLoops=*/!size, operandsExist);
   r.validity.absorb(g.validity);
   r.undetermined = g.undetermined;
   std::vector<std::optional<Expr>> core;

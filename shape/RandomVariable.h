@@ -50,11 +50,13 @@ struct RandomVariableResult {
   bool allocatable() const { return undetermined.empty(); }
 };
 
-/// Throws UserError for an unknown name or a wrong number of parameters.
+/// Throws UserError for an unknown name or a wrong number of parameters. Array parameters must
+/// be able to exist, as gufunc operands (`operandsExist`, Gufunc.h).
 RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
                                          const std::string &name,
                                          const std::vector<GufuncArgument> &parameters,
                                          const std::optional<Shape> &size,
-                                         BroadcastMode mode = BroadcastMode::Numpy);
+                                         BroadcastMode mode = BroadcastMode::Numpy,
+                                         OperandsExist operandsExist = OperandsExist::Require);
 
 } // namespace shapelab

@@ -1,5 +1,7 @@
 #include "shape/Shape.h"
 
+#include <algorithm>
+
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
 
@@ -93,10 +95,17 @@ std::optional<std::vector<Integer>> concreteValues(const Shape &s) {
   return out;
 }
 
-Integer elementCount(const std::vector<Integer> &dims) {
+Integer nonZeroProduct(const std::vector<Integer> &dims) {
   Integer n(1);
-  for (const Integer &d : dims) n *= d;
+  for (const Integer &d : dims)
+    if (!d.isZero()) n *= d;
   return n;
+}
+
+std::string tooBigToExist(const std::string &subject, const std::vector<Integer> &dims) {
+  bool zero = std::any_of(dims.begin(), dims.end(), [](const Integer &d) { return d.isZero(); });
+  return subject + (zero ? " is too big to exist: its sizes other than 0 multiply past 2**63 - 1"
+                         : " has more than 2**63 - 1 elements");
 }
 
 } // namespace shapelab

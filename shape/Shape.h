@@ -28,7 +28,14 @@ bool isConcrete(const Shape &s);
 /// The values of a concrete shape.
 std::optional<std::vector<Integer>> concreteValues(const Shape &s);
 
-/// The exact number of elements of a concrete shape.
-Integer elementCount(const std::vector<Integer> &dims);
+/// The product of the sizes other than 0 of a concrete shape: what must be at most 2**63 - 1 for
+/// the array to exist. NumPy's constructor skips a zero size when it multiplies the sizes, so
+/// (0, 7, 2**62) is refused though it has no element ("array is too big").
+Integer nonZeroProduct(const std::vector<Integer> &dims);
+
+/// What is wrong with a concrete shape whose nonZeroProduct is above 2**63 - 1, after
+/// `subject` ("arg 0 with shape (7, 2**62)"): "has more than 2**63 - 1 elements", or, with a
+/// 0 among the sizes, "is too big to exist: ...".
+std::string tooBigToExist(const std::string &subject, const std::vector<Integer> &dims);
 
 } // namespace shapelab

@@ -305,7 +305,68 @@ struct Translation {
         }
       }
     }
+    // A product is at most the same product with some factors p raised to max(p, ...): the
+    // count of an array (n*m) and its sizes other than 0 multiplied (max(1, n)*max(1, m)) are
+    // then related, though both are opaque.
+    for (std::size_t i = 0; i < monomials.size(); ++i)
+      for (std::size_t j = 0; j < monomials.size(); ++j)
+        if (i != j && dominated(monomials[i].first, monomials[j].first)) {
+          PwAffPtr low = variable(monomials[i].second), high = variable(monomials[j].second);
+          SetPtr atMost(check(isl_pw_aff_le_set(low.release(), high.release())));
+          s.reset(check(isl_set_intersect(s.release(), atMost.release())));
+        }
     return s;
+  }
+
+  /// True when `x >= 0` wherever it is defined, by its form alone (parameters are at least 0):
+  /// a parameter, a constant >= 0, a sum of such products with coefficients >= 0, and min, max,
+  /// select, division and remainder of such. Looks `depth` levels down.
+  static bool nonNegativeByForm(const Expr &x, int depth = 6) {
+    if (depth == 0) return false;
+    switch (x->kind) {
+    case ExprKind::Constant: return x->value.sign() >= 0;
+    case ExprKind::Param: return true;
+    case ExprKind::Sum:
+      if (x->constantTerm.sign() < 0) return false;
+      for (const Term &t : x->terms) {
+        if (t.coefficient.sign() < 0) return false;
+        for (const auto &[a, k] : t.monomial)
+          if (k % 2 == 1 && !nonNegativeByForm(a, depth - 1)) return false;
+      }
+      return true;
+    case ExprKind::FloorDiv:
+    case ExprKind::ExactDiv: return x->value.sign() > 0 && nonNegativeByForm(x->operands[0], depth - 1);
+    case ExprKind::Mod: return x->value.sign() > 0;
+    case ExprKind::Max:
+      return std::any_of(x->operands.begin(), x->operands.end(),
+                         [&](const Expr &o) { return nonNegativeByForm(o, depth - 1); });
+    case ExprKind::Min:
+    case ExprKind::Select:
+      return std::all_of(x->operands.begin(), x->operands.end(),
+                         [&](const Expr &o) { return nonNegativeByForm(o, depth - 1); });
+    }
+    return false;
+  }
+
+  /// True when `a <= b` at every point because the factors pair up: each factor x**k of `a` is
+  /// non-negative (k even, or x so by its form) and its partner in `b` is x**k or
+  /// max(..., x, ...)**k.
+  static bool dominated(const Monomial &a, const Monomial &b) {
+    if (a.size() != b.size() || a == b) return false;
+    std::vector<bool> used(b.size(), false);
+    for (const auto &[x, k] : a) {
+      if (k % 2 == 1 && !nonNegativeByForm(x)) return false;
+      bool matched = false;
+      for (std::size_t t = 0; t < b.size() && !matched; ++t) {
+        if (used[t] || b[t].second != k) continue;
+        const Expr &y = b[t].first;
+        bool above = y == x || (y->kind == ExprKind::Max &&
+                                std::find(y->operands.begin(), y->operands.end(), x) != y->operands.end());
+        if (above) used[t] = matched = true;
+      }
+      if (!matched) return false;
+    }
+    return true;
   }
 
   int monomialPosition(const Monomial &m) const {

@@ -54,7 +54,17 @@ check i9-capture 0 '"core_dims": {"m": "n", "n": "-n + 5"}' $S gufunc '(m),(n+m)
 # Found by fuzz_shape: an operand too large to exist is an error even where the result is empty.
 check i9-operand-too-large 1 'arg 1 has 13163833896632007127 elements, more than 2**63 - 1' $S broadcast '(F8, 1)' '(7, 1, 1111**6)' --json
 check i9-operand-count-check 0 '"checks": ["n <= 1"]' $S broadcast '(n, 1, 2**62)' '(0, 1)' --json
-check i9-gufunc-operand-too-large 1 'arg 0 has 13163833896632007127 elements' $S gufunc '(i),(i)->()' '(7, 1, 1111**6, 3)' '(F8, 1, 3)' --json
+check i9-gufunc-operand-too-large 1 'input operand 0 has 39491501689896021381 elements' $S gufunc '(i),(i)->()' '(7, 1, 1111**6, 3)' '(F8, 1, 3)' --json
+# An array exists where its sizes other than 0 multiply to at most 2**63 - 1: NumPy refuses
+# np.empty((0, 7, 1111**6), np.int8) and the empty result of (0, 7, 1) + (1, 1, 1111**6).
+check i9-empty-operand-too-big 1 'arg 0 with shape (0, 7, 1880547699518858161) is too big to exist' $S broadcast '(0, 7, 1111**6)' --json
+check i9-empty-result-too-big 1 'broadcast dimensions too large: the result shape (0, 7, 1880547699518858161) is too big to exist' $S broadcast '(0, 7, 1)' '(1, 1, 1111**6)' --json
+check i9-empty-symbolic-too-big 1 'arg 0 is too big to exist: its sizes other than 0 multiply to at least 13163833896632007127' $S broadcast '(n, 7, 1111**6)' --json
+check i9-empty-check 0 '"checks": ["7*max(1, m)*max(1, n) <= 9223372036854775807"]' $S broadcast '(n, 7, m)' --json
+check i9-empty-two-parameters 0 '"checks": ["m*n <= 9223372036854775807"]' $S broadcast '(0, n, m)' --json
+check i9-gufunc-unused-core-too-big 1 'input operand 0 has 1208925819614629174706176 elements' $S gufunc '(i)->()' '(2**40, 2**40)' --json
+check i9-rv-empty-draw-too-big 1 'the draw is too big to exist' $S rv normal '()' '()' --size '(0, 2**40, 2**40)' --json
+check i9-broadcast-to-empty-too-big 1 'is too big to exist' $S broadcast-to '(1,)' '(0, 2**40, 2**40)' --json
 # --time-limit bounds a command's questions together (found by fuzz_shape: this broadcast asks
 # several questions that each ran to the limit, 1.2 s in all at the default 1 s). With 300 ms it
 # answers unknown well within 1 s (the bound allows for a loaded machine).

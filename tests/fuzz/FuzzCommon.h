@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
 #include "shape/ArraySize.h"
+#include "symbolic/Evaluate.h"
 #include "symbolic/Solver.h"
 
 namespace fuzz {
@@ -51,6 +53,45 @@ inline shapelab::Solver &solverForInput() {
 inline void forget() {
   solver().clearMemo();
   shapelab::clearElementCountMemo();
+}
+
+/// Points at which a symbolic verdict is compared with the concrete one: every parameter at 0,
+/// 1, 2, 3, 2**31 + 1 and 2**62, then each of the first three at 0 with the others at 2**31 + 1
+/// (an empty array whose other sizes multiply past 2**63 - 1).
+inline std::vector<shapelab::Assignment> comparisonPoints(const std::vector<std::string> &names) {
+  using shapelab::Integer;
+  std::vector<shapelab::Assignment> out;
+  const Integer big = Integer(int64_t(1) << 31) + Integer(1), far(int64_t(1) << 62);
+  for (const Integer &v : {Integer(0), Integer(1), Integer(2), Integer(3), big, far}) {
+    shapelab::Assignment a;
+    for (const std::string &n : names) a.set(n, v);
+    out.push_back(a);
+  }
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) {
+    shapelab::Assignment a;
+    for (std::size_t j = 0; j < names.size(); ++j) a.set(names[j], j == i ? Integer(0) : big);
+    out.push_back(a);
+  }
+  return out;
+}
+
+/// The parameter names in `shapes`, each once.
+inline std::vector<std::string> parameterNames(const std::vector<std::vector<shapelab::Expr>> &shapes) {
+  std::vector<std::string> names;
+  for (const auto &s : shapes)
+    for (const shapelab::Expr &d : s)
+      for (const shapelab::Expr &x : shapelab::parametersOf(d))
+        if (std::find(names.begin(), names.end(), x.node()->name) == names.end()) names.push_back(x.node()->name);
+  return names;
+}
+
+/// Where the symbolic verdict says a call succeeds at `a`: valid, or runtime checks that hold.
+template <class Result> bool symbolicHolds(const Result &r, const shapelab::Assignment &a) {
+  if (r.status() == shapelab::Status::Valid) return true;
+  if (r.status() != shapelab::Status::RuntimeCheck) return false;
+  for (const shapelab::Pred &check : r.validity.checks())
+    if (!shapelab::holds(check, a)) return false;
+  return true;
 }
 
 [[noreturn]] inline void finding(const std::string &what) {

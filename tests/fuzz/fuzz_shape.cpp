@@ -21,11 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
       BroadcastResult r = broadcast(*solver, c, shapes, mode);
       if (mode != BroadcastMode::Numpy || r.status() == Status::Unknown) continue;
       // Pointwise: at each point, the symbolic verdict equals NumPy's concrete algorithm.
-      for (int64_t v : {0, 1, 2, 3}) {
-        Assignment a;
-        for (const Shape &s : shapes)
-          for (Expr d : s)
-            for (Expr x : parametersOf(d)) a.set(x.node()->name, v);
+      for (const Assignment &a : fuzz::comparisonPoints(fuzz::parameterNames(shapes))) {
         std::vector<std::vector<Integer>> concrete;
         bool defined = true;
         for (const Shape &s : shapes) {
@@ -38,13 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
         }
         std::string message;
         bool concreteOk = defined && broadcastConcrete(concrete, message).has_value();
-        bool symbolicOk = r.status() == Status::Valid ||
-                          (r.status() == Status::RuntimeCheck && [&] {
-                            for (const Pred &check : r.validity.checks())
-                              if (!holds(check, a)) return false;
-                            return true;
-                          }());
-        if (concreteOk != symbolicOk)
+        if (concreteOk != fuzz::symbolicHolds(r, a))
           fuzz::finding("broadcast verdict differs from the concrete one at " + a.toString());
       }
     }

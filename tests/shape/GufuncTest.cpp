@@ -54,13 +54,44 @@ TEST(Gufunc, AgreesWithNumpysGufuncs) {
   EXPECT_GT(exactMessages, 20);
 }
 
+// An operand must exist, whether or not a core size it has reaches an output: an int8 array of
+// each shape in numpy_exist.tsv exists exactly where NumPy made it (its sizes other than 0
+// multiply to at most 2**63 - 1). Checked concrete, and with every size a parameter, at the
+// row's values.
+TEST(Gufunc, OperandsExistWhereNumpyMakesThem) {
+  auto rows = oracle::readRows("numpy_exist.tsv");
+  ASSERT_GT(rows.size(), 200u);
+  Solver solver;
+  Context c = solver.makeContext({});
+  Signature sig = parseSignature("(i)->()");
+  std::size_t refused = 0;
+  for (auto &row : rows) {
+    Shape shape = parseShape(row[0]);
+    bool ok = row[1] == "ok";
+    refused += !ok;
+    GufuncResult r = resolveGufunc(solver, c, sig, {{shape, false}});
+    ASSERT_EQ(r.status(), ok ? Status::Valid : Status::Error) << row[0] << ": " << r.message;
+    Assignment at;
+    std::size_t next = 0;
+    Shape symbolic = oracle::withParameters(shape, oracle::allPositions(shape), at, next);
+    GufuncResult s = resolveGufunc(solver, c, sig, {{symbolic, false}});
+    EXPECT_EQ(s.status() != Status::Error && holds(s.validity.domain(), at), ok)
+        << toString(symbolic) << " at " << row[0] << ": " << s.message;
+  }
+  EXPECT_GT(refused, 50u);
+}
+
 TEST(Gufunc, SymbolicMatmul) {
   Solver solver;
   Context c = solver.makeContext({});
   GufuncResult r = resolveGufunc(solver, c, parseSignature("(m,n),(n,p)->(m,p)"), arrays({"(b, m, n)", "(n, p)"}));
-  // Valid as a gufunc call; the output's element count must still fit NumPy's limit.
+  // Valid as a gufunc call where the operands and the output can exist: the sizes other than 0
+  // of each multiply to at most 2**63 - 1 (a size that may be 0 counts as max(1, d); two
+  // parameters alone need no max, since each is at most 2**63 - 1).
   EXPECT_EQ(r.status(), Status::RuntimeCheck);
-  EXPECT_EQ(r.validity.checks(), std::vector<Pred>{parsePred("b*m*p <= 9223372036854775807")});
+  EXPECT_EQ(r.validity.checks(), (std::vector<Pred>{parsePred("max(1, b)*max(1, m)*max(1, n) <= 9223372036854775807"),
+                                                   parsePred("n*p <= 9223372036854775807"),
+                                                   parsePred("max(1, b)*max(1, m)*max(1, p) <= 9223372036854775807")}));
   EXPECT_EQ(outText(r.outShapes[0]), "(b, m, p)");
   GufuncResult k = resolveGufunc(solver, c, parseSignature("(m,n),(n,p)->(m,p)"), arrays({"(m, k)", "(n, p)"}));
   EXPECT_EQ(k.status(), Status::RuntimeCheck);
@@ -83,8 +114,10 @@ TEST(Gufunc, ExpressionsAndSolving) {
   GufuncResult bad = resolveGufunc(solver, c, parseSignature("(n),(n+1,n)->()"), arrays({"(4,)", "(4, 4)"}));
   EXPECT_EQ(bad.status(), Status::Error);
   GufuncResult pd = resolveGufunc(solver, c, parseSignature("(n,d)->(n*(n-1)/2)"), arrays({"(n, 3)"}));
-  // n*(n-1) is always even; the output has more than 2**63 - 1 elements for huge n.
-  EXPECT_EQ(pd.validity.checks(), std::vector<Pred>{parsePred("(n**2 - n) / 2 <= 9223372036854775807")});
+  // n*(n-1) is always even; the operand and the output have more than 2**63 - 1 elements for
+  // huge n.
+  EXPECT_EQ(pd.validity.checks(), (std::vector<Pred>{parsePred("n <= 3074457345618258602"),
+                                                     parsePred("(n**2 - n) / 2 <= 9223372036854775807")}));
   GufuncResult two = resolveGufunc(solver, c, parseSignature("(2*n)->(n)"), arrays({"(k,)"}));
   EXPECT_EQ(two.validity.checks().at(0).toString(), "k % 2 == 0");
   GufuncResult only = resolveGufunc(solver, c, parseSignature("(m),<n>->(m,n)"), {{parseShape("(5,)"), false}, {parseShape("(2, 3)"), true}});

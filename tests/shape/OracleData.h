@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shape/Shape.h"
+#include "symbolic/Evaluate.h"
 
 namespace oracle {
 
@@ -45,6 +46,26 @@ inline std::vector<shapelab::Shape> parseShapes(const std::string &joined) {
   std::vector<shapelab::Shape> out;
   for (auto &s : split(joined, '|')) out.push_back(shapelab::parseShape(s));
   return out;
+}
+
+/// A concrete `shape` with its dims at `positions` made parameters p<next>, p<next + 1>, ..., whose values go into `at`: the symbolic question whose
+/// answer at `at` must be the concrete one.
+inline shapelab::Shape withParameters(const shapelab::Shape &shape, const std::vector<std::size_t> &positions,
+                                      shapelab::Assignment &at, std::size_t &next) {
+  shapelab::Shape out = shape;
+  for (std::size_t i : positions) {
+    std::string name = "p" + std::to_string(next++);
+    at.set(name, *shape[i].constantValue());
+    out[i] = shapelab::Expr::param(name);
+  }
+  return out;
+}
+
+/// Every position of `shape`.
+inline std::vector<std::size_t> allPositions(const shapelab::Shape &shape) {
+  std::vector<std::size_t> v(shape.size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i;
+  return v;
 }
 
 } // namespace oracle

@@ -54,6 +54,30 @@ TEST(RandomVariable, CatalogueMatchesPyTensor) {
   EXPECT_EQ(seen, int(randomVariableCatalogue().size()));
 }
 
+// A draw of `size` must exist: an int8 array of each shape in numpy_exist.tsv exists exactly
+// where NumPy made it. Checked concrete, and with every size a parameter, at the row's values.
+TEST(RandomVariable, DrawsExistWhereNumpyMakesArrays) {
+  auto rows = oracle::readRows("numpy_exist.tsv");
+  ASSERT_GT(rows.size(), 200u);
+  Solver solver;
+  Context c = solver.makeContext({});
+  for (auto &row : rows) {
+    Shape size = parseShape(row[0]);
+    bool ok = row[1] == "ok";
+    RandomVariableResult r = inferRandomVariable(solver, c, "normal", args({"()", "()"}), size);
+    ASSERT_EQ(r.status(), ok ? Status::Valid : Status::Error) << row[0] << ": " << r.message;
+    Assignment at;
+    std::size_t next = 0;
+    Shape symbolic = oracle::withParameters(size, oracle::allPositions(size), at, next);
+    RandomVariableResult s = inferRandomVariable(solver, c, "normal", args({"()", "()"}), symbolic);
+    EXPECT_EQ(s.status() != Status::Error && holds(s.validity.domain(), at), ok)
+        << toString(symbolic) << " at " << row[0] << ": " << s.message;
+    // The same shape as a parameter array: it must exist to be given.
+    RandomVariableResult p = inferRandomVariable(solver, c, "normal", {{size, false}, {parseShape("()"), false}}, std::nullopt);
+    EXPECT_EQ(p.status(), ok ? Status::Valid : Status::Error) << row[0] << ": " << p.message;
+  }
+}
+
 TEST(RandomVariable, Shapes) {
   Solver solver;
   Context c = solver.makeContext({});

@@ -641,3 +641,89 @@ TEST(Solver, ProductsWithDivisionAgreeWithBruteForce) {
   });
   EXPECT_TRUE(ok);
 }
+
+// The solver relates a product to the same product with factors raised to max(factor, ...)
+// (an array's count n*m and its sizes other than 0 multiplied, max(1, n)*max(1, m)). Questions
+// built from such pairs, against enumeration of a box: a proven answer holds at every point, a
+// refuted one at none, and a condition is exact.
+TEST(Solver, ProductsAndTheirRaisedFormsAgreeWithBruteForce) {
+  Solver solver;
+  using oracle::E;
+  auto node = [](E::Kind kind, long value, oracle::EP a, oracle::EP b) { return oracleNode(kind, value, a, b); };
+  auto variable = [](int i) {
+    auto e = std::make_shared<E>();
+    e->kind = E::Var;
+    e->var = i;
+    return oracle::EP(e);
+  };
+  bool ok = rc::check("products vs raised products == enumeration", [&] {
+    oracle::GenOptions o;
+    o.exactDivision = false;
+    std::size_t count = *rc::gen::inRange<std::size_t>(1, 4);
+    if (*rc::gen::inRange(0, 4)) count = 2;
+    std::vector<oracle::EP> low, high;
+    for (std::size_t i = 0; i < count; ++i) {
+      // Often an atom that may be negative (a sum would be multiplied out, and parameters are
+      // at least 0): min(x - k, y).
+      oracle::EP f = *rc::gen::inRange(0, 4) == 0
+                         ? *oracle::genExpr(1, o)
+                         : node(E::Min, 0,
+                                node(E::Sub, 0, variable(*rc::gen::inRange(0, 3)),
+                                     node(E::Const, *rc::gen::inRange<long>(0, 4), nullptr, nullptr)),
+                                variable(*rc::gen::inRange(0, 3)));
+      low.push_back(f);
+      oracle::EP other = *rc::gen::inRange(0, 4) ? node(E::Const, *rc::gen::inRange<long>(-3, 2), nullptr, nullptr)
+                                                : *oracle::genExpr(0, o);
+      switch (*rc::gen::inRange(0, 3)) {
+      case 0: high.push_back(f); break;
+      case 1: high.push_back(node(E::Max, 0, f, other)); break;
+      default: high.push_back(node(E::Max, 0, other, f)); break;
+      }
+    }
+    std::vector<std::size_t> order(count);
+    for (std::size_t i = 0; i < count; ++i) order[i] = i;
+    order = *rc::gen::elementOf(std::vector<std::vector<std::size_t>>{order, {order.rbegin(), order.rend()}});
+    oracle::EP a = low[0], b = high[order[0]];
+    for (std::size_t i = 1; i < count; ++i) {
+      a = node(E::Mul, 0, a, low[i]);
+      b = node(E::Mul, 0, b, high[order[i]]);
+    }
+    // Mostly a <= b + k and its negation, the comparisons the fact decides.
+    bool plain = *rc::gen::inRange(0, 4) != 0;
+    long ka = plain ? 1 : *rc::gen::inRange<long>(1, 4), kb = plain ? 1 : *rc::gen::inRange<long>(1, 4);
+    long k = *rc::gen::inRange<long>(-3, 4);
+    auto cmp = std::make_shared<oracle::P>();
+    cmp->kind = oracle::P::Cmp;
+    cmp->op = plain ? *rc::gen::element(3, 4) : *rc::gen::inRange(0, 6);
+    cmp->l = node(E::MulConst, ka, a, nullptr);
+    cmp->r = node(E::Add, 0, node(E::MulConst, kb, b, nullptr), node(E::Const, k, nullptr, nullptr));
+    oracle::PP pred = cmp;
+    // Asked over every size half of the time (small points are then not the whole question, so
+    // the solver's sets decide it), else over a box; either way checked on the box.
+    std::vector<long> bound = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 4));
+    std::vector<Pred> assumptions;
+    if (*rc::gen::arbitrary<bool>())
+      for (int i = 0; i < 3; ++i)
+        assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+    Pred p = parsePred(oracle::show(pred));
+    RC_LOG() << "predicate: " << oracle::show(pred) << "\n";
+    Decision d = solver.decide(solver.makeContext(assumptions), p);
+    RC_TAG(spelling(d.answer));
+    forEachPoint({0, 0, 0}, bound, [&](const std::vector<long> &pt) {
+      std::optional<bool> truth = oracle::eval(pred, pt);
+      if (d.answer == Answer::Proven) RC_ASSERT(truth == std::optional<bool>(true));
+      if (d.answer == Answer::Refuted) RC_ASSERT(truth != std::optional<bool>(true));
+      if (d.answer == Answer::Depends) {
+        Assignment asg{{"a", pt[0]}, {"b", pt[1]}, {"c", pt[2]}};
+        RC_ASSERT(holds(parsePred(d.condition().toString()), asg) == (truth == std::optional<bool>(true)));
+      }
+    });
+  });
+  EXPECT_TRUE(ok);
+  // The fact itself: under the raised form's bound, the plain product's bound is proven.
+  EXPECT_EQ(ask(solver, {"max(1, a)*max(1, b)*max(1, c) <= 9223372036854775807"}, "a*b*c <= 9223372036854775807").answer,
+            Answer::Proven);
+  // Not the converse: at a = 2**63, b = 0 the plain product is 0.
+  Decision converse = ask(solver, {"a*b <= 9223372036854775807"}, "max(1, a)*max(1, b) <= 9223372036854775807");
+  EXPECT_TRUE(converse.answer == Answer::Depends || converse.answer == Answer::Unknown) << converse.toString();
+}
