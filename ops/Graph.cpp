@@ -634,6 +634,14 @@ const Node *Graph::reshape(const Node *x, const std::vector<Expr> &shape) {
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     n.shape = reshapeTarget(n.validity, n.validity.context(), x->shape, shape);
+    // Where every size is at least 1 the new shape has x's element count, which fits. An empty
+    // array does not make any shape of count 0 possible: NumPy refuses to reshape np.empty(0)
+    // to (0, 7, 1111**6), whose sizes other than 0 multiply past 2**63 - 1.
+    bool mayBeZero = std::any_of(n.shape.begin(), n.shape.end(), [&](const Expr &d) {
+      Range r = rangeOf(d, n.validity.context());
+      return !r.low || *r.low < Integer(1);
+    });
+    if (mayBeZero) requireElementCountFits(n.validity, n.shape, "the result");
   });
 }
 
