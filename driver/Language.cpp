@@ -224,7 +224,7 @@ struct Session::Impl {
   SessionOptions options;
   BroadcastMode mode;
   std::unique_ptr<ops::Graph> graph;
-  std::map<std::string, Value> variables;
+  std::unordered_map<std::string, Value> variables; // looked up once per name in a statement: no order needed
   std::unordered_map<const Node *, std::string> names;
   std::vector<const Node *> statements; // every node a statement assigned, in order
   std::unordered_map<const Node *, const Node *> optimized; // :optimize's results
