@@ -1132,7 +1132,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// point completed with 0. Each is visited only if the context's assumptions evaluate to
   /// true there; a point whose values are too large to compute with is skipped. Finding none
   /// proves nothing (isl decides then).
-  template <class Visit> bool atSmallPoints(const Context &c, const Pred &p, Visit visit) const {
+  template <class Visit> bool atSmallPoints(const Context &c, const Pred &p, Visit visit, bool few = false) const {
     std::vector<Expr> params = parametersOf(c.assumptions());
     collectParameters(p, params);
     if (params.empty() || params.size() > 8) return false;
@@ -1171,6 +1171,18 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
             }
       return false;
     };
+    if (few) {
+      // A handful of points: every parameter at 0, 1, 2 or 3, then each in turn at 0 or 3 among 1s.
+      static constexpr int64_t kFew[] = {0, 1, 2, 3};
+      if (uniform(kFew)) return true;
+      if (params.size() > 1)
+        for (std::size_t i = 0; i < params.size(); ++i)
+          for (int64_t v : {0, 3}) {
+            fill(1, i, v);
+            if (tryPoint(a)) return true;
+          }
+      return false;
+    }
     // A far witness reads best with one far value among small ones.
     if (uniform(kValues) || oneDiffers(kValues) || oneDiffers(kFar) || uniform(kFar)) return true;
     // Last, as its values may be large: the context's own point.
@@ -1185,8 +1197,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
 
   /// Whether evaluation finds a small point of the context where `p` does not hold (is false
   /// or undefined): then the context does not imply `p`, and no isl question is needed to say so.
-  bool refutedAtSmallPoints(const Context &c, const Pred &p) const {
-    return atSmallPoints(c, p, [&](const Assignment &a) { return evaluate(p, a) != std::optional<bool>(true); });
+  bool refutedAtSmallPoints(const Context &c, const Pred &p, bool few = false) const {
+    return atSmallPoints(c, p, [&](const Assignment &a) { return evaluate(p, a) != std::optional<bool>(true); }, few);
   }
 
   /// A small point of the context where `p` holds and one where it does not (false or
@@ -1389,7 +1401,11 @@ bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
     return false;
   }
   bool proven = false;
-  if (provenByRanges(context, predicate)) {
+  // A few points first: most predicates asked here do not hold (a simplification tries both
+  // a <= b and b <= a), and a point where one fails is cheaper to find than ranges that fail.
+  if (im.refutedAtSmallPoints(context, predicate, /*few=*/true)) {
+    ++im.stats.evaluated;
+  } else if (provenByRanges(context, predicate)) {
     ++im.stats.ranges;
     proven = true;
   } else if (im.refutedAtSmallPoints(context, predicate)) {
