@@ -10,7 +10,7 @@ import doctest
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.core import _umath_tests as umath_tests
@@ -227,3 +227,55 @@ def test_gufunc_agrees_errors_included(signature, data):
         # NumPy names the gufunc in front of core-dimension messages; the rest is word for word.
         prefix = ufunc.__name__ + ": "
         assert got_error == (want_error[len(prefix):] if want_error.startswith(prefix) else want_error)
+
+
+# Sizes near NumPy's limits, many of them 0: an array exists when its sizes other than 0 multiply
+# to at most 2**63 - 1 (NumPy's constructor skips a 0), whether or not it has elements.
+# 2**63 - 1 itself is left out: NumPy's iterator refuses some empty results with a size of exactly
+# 2**63 - 1 for reasons of its own (scripts/make_numpy_oracle.py says more).
+HUGE_SIZES = st.sampled_from([0, 1, 2, 7, 2**31, 2**32, 3 * 2**61, 2**62, 1111**6])
+HUGE_SHAPES = st.lists(HUGE_SIZES, min_size=1, max_size=4).map(tuple)
+
+
+def int8_array(shape):
+    """An int8 array of `shape` that holds no memory of its own, or NumPy's ValueError."""
+    return np.broadcast_to(np.empty((), np.int8), shape)
+
+
+def numpy_add(a, b):
+    """The shape np.add gives for int8 arrays of shapes a and b, or None where NumPy refuses."""
+    try:
+        return np.add(int8_array(a), int8_array(b)).shape
+    except ValueError:
+        return None
+
+
+def allocates(a, b):
+    """Whether np.add would allocate a large result (an existing, non-empty one)."""
+    try:
+        out = np.broadcast_shapes(a, b)
+    except ValueError:
+        return False
+    return 0 not in out and 10**6 < int(np.prod(out, dtype=object)) <= 2**63 - 1
+
+
+@SETTINGS
+@given(HUGE_SHAPES, HUGE_SHAPES)
+def test_arrays_of_huge_empty_shapes_broadcast_as_numpy_adds_them(a, b):
+    assume(not allocates(a, b))
+    want = numpy_add(a, b)
+    r = sl.broadcast(a, b)
+    assert r.status == ("valid" if want is not None else "error"), (a, b, r.message)
+    if want is not None:
+        assert tuple(r.shape) == want
+
+
+@SETTINGS
+@given(HUGE_SHAPES)
+def test_gufunc_operands_exist_where_numpy_makes_them(shape):
+    try:
+        int8_array(shape)
+        exists = True
+    except ValueError:
+        exists = False
+    assert sl.gufunc("(i)->()", shape).status == ("valid" if exists else "error"), shape
