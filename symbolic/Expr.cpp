@@ -1,6 +1,7 @@
 #include "symbolic/Expr.h"
 
 #include <algorithm>
+#include <iterator>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -1124,53 +1125,62 @@ std::string Pred::toString() const {
 // Traversals
 
 namespace {
-/// Parameters below a node; each shared node is visited once.
-struct ParameterCollector {
-  std::unordered_set<const void *> seen;
-  std::vector<const ExprNode *> &out;
-  void add(const ExprNode *p) {
-    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+using ParamList = std::vector<const ExprNode *>;
+bool byName(const ExprNode *a, const ExprNode *b) { return a->name < b->name; }
+/// Adds `more` (sorted by name) to `into` (sorted by name); a parameter is one node per name.
+void mergeParams(ParamList &into, const ParamList &more) {
+  if (more.empty()) return;
+  if (into.empty()) {
+    into = more;
+    return;
   }
-  void visit(const PredNode *n) {
-    if (!seen.insert(n).second) return;
-    if (n->lhs) {
-      visit(n->lhs.node());
-      visit(n->rhs.node());
-    }
-    for (const Pred &c : n->children) visit(c.node());
-  }
-  void visit(const ExprNode *n) {
-    if (n->kind == ExprKind::Param) return add(n);
-    if (n->kind == ExprKind::Constant || !seen.insert(n).second) return;
+  ParamList out;
+  out.reserve(into.size() + more.size());
+  std::set_union(into.begin(), into.end(), more.begin(), more.end(), std::back_inserter(out), byName);
+  into = std::move(out);
+}
+const ParamList &paramsBelow(const PredNode *n);
+/// The parameters below a node, from its children's (each node's list is computed once).
+const ParamList &paramsBelow(const ExprNode *n) {
+  return n->params.get([n] {
+    ParamList out;
+    if (n->kind == ExprKind::Param) out.push_back(n);
     for (const Term &t : n->terms)
-      for (auto &p : t.monomial) visit(p.first.node());
-    for (const Expr &o : n->operands) visit(o.node());
-    if (n->condition) visit(n->condition.node());
+      for (auto &p : t.monomial) mergeParams(out, paramsBelow(p.first.node()));
+    for (const Expr &o : n->operands) mergeParams(out, paramsBelow(o.node()));
+    if (n->condition) mergeParams(out, paramsBelow(n->condition.node()));
+    return out;
+  });
+}
+const ParamList &paramsBelow(const PredNode *n) {
+  return n->params.get([n] {
+    ParamList out;
+    if (n->lhs) {
+      mergeParams(out, paramsBelow(n->lhs.node()));
+      mergeParams(out, paramsBelow(n->rhs.node()));
+    }
+    for (const Pred &c : n->children) mergeParams(out, paramsBelow(c.node()));
+    return out;
+  });
+}
+void collectInto(const ParamList &below, std::vector<Expr> &out) {
+  if (out.empty()) {
+    out.reserve(below.size());
+    for (const ExprNode *p : below) out.push_back(Expr(p));
+    return;
   }
-};
-void collect(const ExprNode *n, std::vector<const ExprNode *> &out) { ParameterCollector{{}, out}.visit(n); }
-void collect(const PredNode *n, std::vector<const ExprNode *> &out) { ParameterCollector{{}, out}.visit(n); }
-std::vector<Expr> sortedParams(std::vector<const ExprNode *> &nodes) {
-  std::sort(nodes.begin(), nodes.end(),
-            [](const ExprNode *a, const ExprNode *b) { return a->name < b->name; });
-  std::vector<Expr> out;
-  for (auto *n : nodes) out.push_back(Expr(n));
-  return out;
+  ParamList nodes;
+  for (const Expr &x : out) nodes.push_back(x.node());
+  std::sort(nodes.begin(), nodes.end(), byName);
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  mergeParams(nodes, below);
+  out.clear();
+  for (const ExprNode *p : nodes) out.push_back(Expr(p));
 }
 } // namespace
 
-void collectParameters(Expr e, std::vector<Expr> &out) {
-  std::vector<const ExprNode *> nodes;
-  for (Expr x : out) nodes.push_back(x.node());
-  collect(e.node(), nodes);
-  out = sortedParams(nodes);
-}
-void collectParameters(const Pred &p, std::vector<Expr> &out) {
-  std::vector<const ExprNode *> nodes;
-  for (Expr x : out) nodes.push_back(x.node());
-  collect(p.node(), nodes);
-  out = sortedParams(nodes);
-}
+void collectParameters(Expr e, std::vector<Expr> &out) { collectInto(paramsBelow(e.node()), out); }
+void collectParameters(const Pred &p, std::vector<Expr> &out) { collectInto(paramsBelow(p.node()), out); }
 std::vector<Expr> parametersOf(Expr e) {
   std::vector<Expr> out;
   collectParameters(e, out);

@@ -207,6 +207,24 @@ struct CachedPred {
   void set(const Pred &p) const;
 };
 
+/// The size parameters below a node, sorted by name, computed on first use and cached in the
+/// node (written once; a racing writer that loses drops its own). The node keeps them alive.
+struct CachedParams {
+  mutable std::atomic<const std::vector<const ExprNode *> *> value{nullptr};
+  CachedParams() = default;
+  CachedParams(CachedParams &&o) noexcept : value(o.value.exchange(nullptr, std::memory_order_relaxed)) {}
+  ~CachedParams() { delete value.load(std::memory_order_relaxed); }
+  /// The cached list, or the one `compute` makes (then cached).
+  template <class F> const std::vector<const ExprNode *> &get(F compute) const {
+    if (auto *v = value.load(std::memory_order_acquire)) return *v;
+    auto *mine = new std::vector<const ExprNode *>(compute());
+    const std::vector<const ExprNode *> *expected = nullptr;
+    if (value.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return *mine;
+    delete mine;
+    return *expected;
+  }
+};
+
 /// A node's reference count (not copied with the node's contents).
 struct RefCount {
   mutable std::atomic<uint64_t> count{0};
@@ -244,6 +262,7 @@ public:
   /// canonicalisation ask "is this division still in the result?" without walking the DAG.
   std::vector<const ExprNode *> partialBelow;
   CachedPred definedness;  // definedness(this), computed on first use
+  CachedParams params;     // parametersOf(this), computed on first use
   RefCount refs;
 };
 
@@ -258,6 +277,7 @@ public:
   uint64_t treeSize = 1;
   uint32_t nesting = 1;
   CachedPred definedness;
+  CachedParams params;
   RefCount refs;
 };
 

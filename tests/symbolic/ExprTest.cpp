@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <set>
 #include <thread>
 
 #include "symbolic/Errors.h"
@@ -104,6 +105,61 @@ TEST(Expr, CanonicalFormKeepsTheValue) {
     auto got = evaluate(e, {{"a", v[0]}, {"b", v[1]}, {"c", v[2]}});
     RC_ASSERT(expected.has_value() == got.has_value());
     if (expected) RC_ASSERT(Integer(int64_t(*expected)) == *got);
+  });
+  EXPECT_TRUE(ok);
+}
+
+namespace {
+/// The parameters below a node by a plain walk of its fields (the cached lists are not read).
+void walkParams(const ExprNode *n, std::set<std::string> &out);
+void walkParams(const PredNode *n, std::set<std::string> &out) {
+  if (n->lhs) {
+    walkParams(n->lhs.node(), out);
+    walkParams(n->rhs.node(), out);
+  }
+  for (const Pred &c : n->children) walkParams(c.node(), out);
+}
+void walkParams(const ExprNode *n, std::set<std::string> &out) {
+  if (n->kind == ExprKind::Param) out.insert(n->name);
+  for (const Term &t : n->terms)
+    for (auto &p : t.monomial) walkParams(p.first.node(), out);
+  for (const Expr &o : n->operands) walkParams(o.node(), out);
+  if (n->condition) walkParams(n->condition.node(), out);
+}
+std::vector<std::string> names(const std::vector<Expr> &params) {
+  std::vector<std::string> out;
+  for (const Expr &x : params) out.push_back(x->name);
+  return out;
+}
+} // namespace
+
+// Each node remembers its parameters (computed from its children's on first use); the lists
+// must be what a walk of the structure finds, sorted by name, and merging must be the union.
+TEST(Expr, RememberedParametersAreTheParametersBelow) {
+  oracle::GenOptions o;
+  o.products = true;
+  o.variables = 4;
+  bool ok = rc::check("parametersOf is the set a plain walk finds", [o] {
+    oracle::PP t = *oracle::genPred(3, o);
+    oracle::EP u = *oracle::genExpr(3, o);
+    Pred p = parsePred(oracle::show(t));
+    Expr e = parseExpr(oracle::show(u));
+    std::set<std::string> inP, inE;
+    walkParams(p.node(), inP);
+    walkParams(e.node(), inE);
+    RC_ASSERT(names(parametersOf(p)) == std::vector<std::string>(inP.begin(), inP.end()));
+    RC_ASSERT(names(parametersOf(e)) == std::vector<std::string>(inE.begin(), inE.end()));
+    std::vector<Expr> both = parametersOf(e);
+    collectParameters(p, both);
+    std::set<std::string> all = inP;
+    all.insert(inE.begin(), inE.end());
+    RC_ASSERT(names(both) == std::vector<std::string>(all.begin(), all.end()));
+    // Asked again (now from the cache), and for a predicate built over the same nodes.
+    RC_ASSERT(names(parametersOf(p)) == std::vector<std::string>(inP.begin(), inP.end()));
+    Pred q = p && Pred::compare(CompareOp::GE, e, Expr(0));
+    std::set<std::string> inQ;
+    walkParams(q.node(), inQ);
+    RC_ASSERT(names(parametersOf(q)) == std::vector<std::string>(inQ.begin(), inQ.end()));
   });
   EXPECT_TRUE(ok);
 }
