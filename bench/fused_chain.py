@@ -23,6 +23,7 @@ def main():
     ap.add_argument("--n", type=int, default=10**7)
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
+    args.shapelab = os.path.abspath(args.shapelab)  # the script runs in a temporary directory
     x = (np.random.default_rng(2026).integers(0, 4096, args.n) - 2048) / 256.0
     with tempfile.TemporaryDirectory() as d:
         np.save(os.path.join(d, "x.npy"), x)
