@@ -1142,6 +1142,8 @@ void mergeParams(ParamList &into, const ParamList &more) {
 const ParamList &paramsBelow(const PredNode *n);
 /// The parameters below a node, from its children's (each node's list is computed once).
 const ParamList &paramsBelow(const ExprNode *n) {
+  static const ParamList none; // a constant's: nothing to compute or keep per node
+  if (n->kind == ExprKind::Constant) return none;
   return n->params.get([n] {
     ParamList out;
     if (n->kind == ExprKind::Param) out.push_back(n);
