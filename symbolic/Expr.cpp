@@ -4,16 +4,16 @@
 #include <iterator>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "symbolic/Errors.h"
+#include "symbolic/InternTable.h"
 
 namespace shapelab {
 
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Interning. Nodes live for the whole process; the tables only grow.
+// Interning.
 
 std::size_t mix(std::size_t h, std::size_t v) {
   return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
@@ -36,47 +36,10 @@ bool shallowEqual(const PredNode &a, const PredNode &b) {
          a.children == b.children;
 }
 
-template <class Node> struct NodeHash {
-  std::size_t operator()(const Node *n) const { return n->structuralHash; }
+template <class Node> struct ShallowEqual {
+  bool operator()(const Node &a, const Node &b) const { return shallowEqual(a, b); }
 };
-template <class Node> struct NodeEq {
-  bool operator()(const Node *a, const Node *b) const { return shallowEqual(*a, *b); }
-};
-
-/// Interned nodes, each allocated on its own; a node leaves the table when its last handle goes.
-/// Invariant: a node in the table has a positive count, except while a thread holding the lock
-/// drops its last reference — so a lookup (under the lock) never revives a dying node.
-template <class Node> class InternTable {
-public:
-  /// The interned node equal to `candidate`, with one reference for the caller.
-  const Node *intern(Node &&candidate) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = table_.find(&candidate);
-    if (it != table_.end()) {
-      (*it)->refs.count.fetch_add(1, std::memory_order_relaxed);
-      return *it;
-    }
-    Node *stored = new Node(std::move(candidate));
-    stored->refs.count.store(1, std::memory_order_relaxed);
-    table_.insert(stored);
-    return stored;
-  }
-  /// Drops one reference; true when it was the last (the node is then out of the table).
-  bool releaseLast(const Node *n) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (n->refs.count.fetch_sub(1, std::memory_order_acq_rel) != 1) return false;
-    table_.erase(n);
-    return true;
-  }
-  std::size_t size() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return table_.size();
-  }
-
-private:
-  std::mutex mutex_;
-  std::unordered_set<const Node *, NodeHash<Node>, NodeEq<Node>> table_;
-};
+template <class Node> using InternTable = detail::InternTable<Node, ShallowEqual<Node>>;
 
 InternTable<ExprNode> &exprTable() {
   static auto *t = new InternTable<ExprNode>(); // never destroyed: static handles outlive it

@@ -58,6 +58,13 @@ bool isDecimal(const std::string &s) {
 
 std::optional<Integer> Integer::tryParse(const std::string &decimal) {
   if (!isDecimal(decimal)) return std::nullopt;
+  // Up to 18 digits always fit in int64_t: read them without GMP (literals are mostly short).
+  bool negative = decimal[0] == '-';
+  if (decimal.size() - negative <= 18) {
+    int64_t v = 0;
+    for (std::size_t i = negative; i < decimal.size(); ++i) v = v * 10 + (decimal[i] - '0');
+    return Integer(negative ? -v : v);
+  }
   Mpz m;
   if (mpz_set_str(m.v, decimal.c_str(), 10) != 0) return std::nullopt;
   return fromMpz(m.v);
@@ -155,6 +162,18 @@ Integer Integer::floorMod(const Integer &a, const Integer &d) {
 }
 
 Integer Integer::gcd(const Integer &a, const Integer &b) {
+  if (!a.big_ && !b.big_) {
+    // On magnitudes as unsigned, so |INT64_MIN| is no special case; the result is at most
+    // 2**63, which fits in int64_t except for gcd(INT64_MIN, INT64_MIN or 0).
+    auto magnitude = [](int64_t v) { return v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v); };
+    uint64_t x = magnitude(a.small_), y = magnitude(b.small_);
+    while (y != 0) {
+      uint64_t r = x % y;
+      x = y;
+      y = r;
+    }
+    if (x <= uint64_t(INT64_MAX)) return Integer(int64_t(x));
+  }
   Mpz x(a), y(b);
   mpz_gcd(x.v, x.v, y.v);
   return fromMpz(x.v);

@@ -1,4 +1,5 @@
 // Canonical forms: equal polynomials are one node, canonicalisation keeps the value.
+#include <map>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -8,6 +9,7 @@
 #include "symbolic/Errors.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Expr.h"
+#include "symbolic/InternTable.h"
 #include "symbolic/Parser.h"
 #include "tests/symbolic/RandomAst.h"
 
@@ -259,6 +261,102 @@ TEST(ExprLifetime, AStructurallyEqualNodeIsTheLiveOneOrANewOne) {
   Expr e = parseExpr("q17 * r17 + 5");
   EXPECT_EQ(e.toString(), "q17*r17 + 5");
   EXPECT_EQ(e, parseExpr("5 + r17*q17"));
+}
+
+// The intern table under random interleavings of building and dropping (entries leave from the
+// middle of probe runs, the table grows while entries come and go): a structurally equal
+// expression is always the node that is alive, and when every handle is gone the table is back
+// where it started.
+TEST(ExprLifetime, InterningSurvivesRandomBuildsAndDrops) {
+  (void)(parsePred("(x / 2 - x / 2 + 1) // 1 > 0") || Pred::truth(false)); // lasting nodes, made once
+  const InternedCounts before = internedCounts();
+  bool ok = rc::check("a rebuilt expression is the live node", [] {
+    const int pool = *rc::gen::inRange(1, 400);
+    auto text = [](int i) {
+      std::string k = std::to_string(i);
+      return "t" + k + " * u + " + k + " // (1 + " + std::to_string(i % 7) + ") + v" + std::to_string(i % 13);
+    };
+    std::map<int, std::vector<Expr>> live;
+    const auto steps = *rc::gen::container<std::vector<std::pair<bool, int>>>(
+        rc::gen::pair(rc::gen::arbitrary<bool>(), rc::gen::inRange(0, pool)));
+    for (const auto &[build, i] : steps) {
+      if (build) {
+        Expr e = parseExpr(text(i));
+        for (const Expr &other : live[i]) RC_ASSERT(other == e);
+        live[i].push_back(e);
+      } else if (!live[i].empty()) {
+        live[i].pop_back();
+      }
+    }
+    for (auto &[i, handles] : live)
+      if (!handles.empty()) RC_ASSERT(parseExpr(text(i)) == handles.front());
+  });
+  EXPECT_TRUE(ok);
+  const InternedCounts after = internedCounts();
+  EXPECT_EQ(after.exprs, before.exprs);
+  EXPECT_EQ(after.preds, before.preds);
+}
+
+namespace {
+struct FakeNode {
+  int key = 0;
+  std::size_t structuralHash = 0;
+  shapelab::RefCount refs;
+};
+struct SameKey {
+  bool operator()(const FakeNode &a, const FakeNode &b) const { return a.key == b.key; }
+};
+} // namespace
+
+// The table itself, with hashes chosen to make long probe runs that wrap around the end of the
+// slot array (where deletion must shift entries back across the wrap), against a model.
+TEST(InternTable, AgreesWithAModelUnderCollidingHashes) {
+  bool ok = rc::check("intern/release agree with a map of counts", [] {
+    shapelab::detail::InternTable<FakeNode, SameKey> table;
+    std::map<int, std::pair<const FakeNode *, int>> model; // key -> (node, references)
+    // Keys hash into the last slots of the first table (64 slots), or anywhere.
+    const int keys = *rc::gen::inRange(1, 120);
+    std::vector<std::size_t> hashOf(keys);
+    for (auto &h : hashOf) h = *rc::gen::oneOf(rc::gen::inRange<std::size_t>(60, 64), rc::gen::arbitrary<std::size_t>());
+    const auto steps = *rc::gen::container<std::vector<std::pair<bool, int>>>(
+        rc::gen::pair(rc::gen::weightedOneOf<bool>({{3, rc::gen::just(true)}, {2, rc::gen::just(false)}}),
+                      rc::gen::inRange(0, keys)));
+    for (const auto &[build, k] : steps) {
+      auto it = model.find(k);
+      if (build) {
+        FakeNode candidate;
+        candidate.key = k;
+        candidate.structuralHash = hashOf[k];
+        const FakeNode *n = table.intern(std::move(candidate));
+        RC_ASSERT(n->key == k);
+        if (it == model.end()) model[k] = {n, 1};
+        else {
+          RC_ASSERT(n == it->second.first);
+          ++it->second.second;
+        }
+      } else if (it != model.end()) {
+        bool last = table.releaseLast(it->second.first);
+        RC_ASSERT(last == (it->second.second == 1));
+        if (last) {
+          delete it->second.first;
+          model.erase(it);
+        } else {
+          --it->second.second;
+        }
+      }
+      RC_ASSERT(table.size() == model.size());
+    }
+    for (auto &[k, entry] : model) {
+      FakeNode probe;
+      probe.key = k;
+      probe.structuralHash = hashOf[k];
+      RC_ASSERT(table.intern(std::move(probe)) == entry.first);
+      for (int r = 0; r <= entry.second; ++r) (void)table.releaseLast(entry.first);
+      delete entry.first;
+    }
+    RC_ASSERT(table.size() == 0u);
+  });
+  EXPECT_TRUE(ok);
 }
 
 // Several threads build and drop the same nodes at once: the last handle of one thread and a

@@ -1,6 +1,7 @@
 // Integer against GMP (the oracle) around ±2^63 and far beyond.
 #include <gmp.h>
 #include <gtest/gtest.h>
+#include <optional>
 #include <rapidcheck/gtest.h>
 #include <rapidcheck.h>
 
@@ -101,8 +102,54 @@ TEST(Integer, AgreesWithGmp) {
     }
     if (a == b) RC_ASSERT(a.hash() == b.hash());
     RC_ASSERT(Integer::parse(a.toString()) == a);
+    mpz_gcd(r.v, za.v, zb.v);
+    RC_ASSERT(Integer::gcd(a, b).toString() == r.str());
+    // Common factors, so that the gcd is not almost always 1.
+    const int64_t k = *rc::gen::element<int64_t>(1, 2, 6, 1024, int64_t(1) << 40);
+    Integer ak = a * Integer(k), bk = b * Integer(k);
+    Z zak(ak.toString()), zbk(bk.toString());
+    mpz_gcd(r.v, zak.v, zbk.v);
+    RC_ASSERT(Integer::gcd(ak, bk).toString() == r.str());
   });
   EXPECT_TRUE(ok);
+}
+
+// Decimal texts of every length around the int64 boundary, leading zeros and signs included,
+// read as GMP reads them (short texts take a path without GMP).
+RC_GTEST_PROP(Integer, ParsesDecimalsAsGmpDoes, ()) {
+  const std::size_t length = *rc::gen::inRange<std::size_t>(0, 26);
+  // Leading digits often 9 or 0: the texts that just overflow int64, and the padded ones.
+  const auto digits = *rc::gen::container<std::vector<int>>(
+      length, rc::gen::weightedOneOf<int>({{2, rc::gen::element(0, 9)}, {3, rc::gen::inRange(0, 10)}}));
+  const bool negative = *rc::gen::arbitrary<bool>();
+  std::string text = negative ? "-" : "";
+  for (int d : digits) text += char('0' + d);
+  std::optional<Integer> read = Integer::tryParse(text);
+  RC_ASSERT(read.has_value() == !digits.empty());
+  if (!read) return;
+  Z z(text);
+  RC_ASSERT(read->toString() == z.str());
+  RC_ASSERT(read->fitsInt64() == (mpz_fits_slong_p(z.v) != 0));
+}
+
+TEST(Integer, GcdAndParsingAtTheEdgesOfInt64) {
+  const Integer two63 = Integer::parse("9223372036854775808");
+  EXPECT_EQ(Integer::gcd(INT64_MIN, 0), two63);
+  EXPECT_EQ(Integer::gcd(INT64_MIN, INT64_MIN), two63);
+  EXPECT_EQ(Integer::gcd(0, INT64_MIN), two63);
+  EXPECT_EQ(Integer::gcd(INT64_MIN, INT64_MAX), Integer(1));
+  EXPECT_EQ(Integer::gcd(INT64_MIN, int64_t(1) << 62), Integer(int64_t(1) << 62));
+  EXPECT_EQ(Integer::gcd(-12, 18), Integer(6));
+  EXPECT_EQ(Integer::gcd(0, 0), Integer(0));
+  EXPECT_EQ(Integer::parse("-000000000000000000000007"), Integer(-7));
+  EXPECT_EQ(Integer::parse("999999999999999999"), Integer(999999999999999999));
+  for (const char *text : {"9223372036854775807", "9223372036854775808", "9999999999999999999",
+                           "-9223372036854775808", "-9223372036854775809", "-9999999999999999999",
+                           "00009223372036854775808", "-0009223372036854775809", "0000000000000000000"}) {
+    Z z(text);
+    EXPECT_EQ(Integer::parse(text).toString(), z.str()) << text;
+    EXPECT_EQ(Integer::parse(text).fitsInt64(), mpz_fits_slong_p(z.v) != 0) << text;
+  }
 }
 
 // pow's machine-integer path (taken while the result fits in int64) agrees with repeated exact
