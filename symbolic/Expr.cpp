@@ -165,6 +165,14 @@ Expr internExpr(ExprNode &&n) {
   }
   if (n.condition) n.total = n.total && n.condition.node()->total;
   if (!n.total && n.kind != ExprKind::Select) {
+    std::size_t reserve = 0; // one allocation for the list
+    auto count = [&](const ExprNode *c) {
+      if (!c->total) reserve += c->partialBelow.size() + 1;
+    };
+    for (const Term &t : n.terms)
+      for (auto &[atom, e] : t.monomial) count(atom.node());
+    for (const Expr &o : n.operands) count(o.node());
+    n.partialBelow.reserve(reserve);
     auto reach = [&](const ExprNode *c) {
       if (c->total) return;
       n.partialBelow.insert(n.partialBelow.end(), c->partialBelow.begin(), c->partialBelow.end());
@@ -482,6 +490,21 @@ template <class Inputs> Expr keepDefinednessOf(Expr result, const Inputs &inputs
   bool allTotal = true;
   for (const Expr &i : inputs) allTotal = allTotal && i.isTotal();
   if (allTotal) return result;
+  // Most often every partial atom of the inputs is still in the result: asked without
+  // collecting them first (this runs for every sum, product and division built).
+  bool allPresent = true;
+  for (const Expr &i : inputs) {
+    const ExprNode *n = i.node();
+    if (n->total) continue;
+    if (n->kind != ExprKind::Sum) {
+      allPresent = allPresent && stillPresent(n, result.node());
+      continue;
+    }
+    for (const Term &t : n->terms)
+      for (auto &p : t.monomial)
+        if (!p.first->total) allPresent = allPresent && stillPresent(p.first.node(), result.node());
+  }
+  if (allPresent) return result;
   std::vector<const ExprNode *> obligations;
   for (const Expr &i : inputs) topPartialAtoms(i.node(), obligations);
   std::vector<Pred> missing;

@@ -34,6 +34,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "symbolic/Integer.h"
 
 namespace shapelab {
@@ -233,8 +235,9 @@ struct RefCount {
   RefCount(RefCount &&) noexcept {}
 };
 
-/// A monomial: atoms with positive exponents, sorted by the structural order.
-using Monomial = std::vector<std::pair<Expr, uint32_t>>;
+/// A monomial: atoms with positive exponents, sorted by the structural order. Most have one
+/// atom, kept in place (no allocation per term).
+using Monomial = boost::container::small_vector<std::pair<Expr, uint32_t>, 1>;
 struct Term {
   Integer coefficient;
   Monomial monomial;

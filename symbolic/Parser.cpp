@@ -80,12 +80,16 @@ public:
   [[noreturn]] void fail(const std::string &message, std::size_t position) const {
     throw SyntaxError(message, text_, position);
   }
-  void requireExpr(const Value &v, const std::string &what) const {
-    if (v.isPred) fail(what + " must be an integer expression, not a condition", v.position);
+  /// `what` names the operand: text, or a function making the text (then made only on failure;
+  /// these checks run for every operator read).
+  template <class What> void requireExpr(const Value &v, const What &what) const {
+    if (v.isPred) fail(describe(what) + " must be an integer expression, not a condition", v.position);
   }
-  void requirePred(const Value &v, const std::string &what) const {
-    if (!v.isPred) fail(what + " must be a condition (a comparison), not an integer expression", v.position);
+  template <class What> void requirePred(const Value &v, const What &what) const {
+    if (!v.isPred) fail(describe(what) + " must be a condition (a comparison), not an integer expression", v.position);
   }
+  static std::string describe(const char *what) { return what; }
+  template <class F> static std::string describe(const F &what) { return what(); }
 
 private:
   static Value exprValue(Expr e, std::size_t p) { return Value{false, e, Pred(), p}; }
@@ -156,10 +160,10 @@ private:
     Value left = a;
     while (isComparison(cur_.kind)) {
       Token op = cur_;
-      requireExpr(left, "the left side of '" + op.text + "'");
+      requireExpr(left, [&] { return "the left side of '" + op.text + "'"; });
       advance();
       Value right = parseSum();
-      requireExpr(right, "the right side of '" + op.text + "'");
+      requireExpr(right, [&] { return "the right side of '" + op.text + "'"; });
       parts.push_back(Pred::compare(opOf(op.kind), left.expr, right.expr));
       left = right;
     }
@@ -172,14 +176,14 @@ private:
   Value parseSum() {
     Value first = parseProduct();
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return first;
-    requireExpr(first, "the left operand of '" + cur_.text + "'");
+    requireExpr(first, [&] { return "the left operand of '" + cur_.text + "'"; });
     std::vector<Token> ops;
     std::vector<Value> operands{first};
     while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
       ops.push_back(cur_);
       advance();
       operands.push_back(parseProduct());
-      requireExpr(operands.back(), "the right operand of '" + ops.back().text + "'");
+      requireExpr(operands.back(), [&] { return "the right operand of '" + ops.back().text + "'"; });
     }
     std::vector<Expr> exprs;
     std::vector<bool> negated{false};
@@ -200,7 +204,7 @@ private:
   }
 
   Integer positiveConstant(const Value &v, const std::string &op) const {
-    requireExpr(v, "the divisor of '" + op + "'");
+    requireExpr(v, [&] { return "the divisor of '" + op + "'"; });
     auto c = v.expr.constantValue();
     if (!c)
       fail("the divisor of '" + op + "' must be a positive integer constant, not '" +
@@ -217,7 +221,7 @@ private:
     while (cur_.kind == Tok::Star || cur_.kind == Tok::SlashSlash || cur_.kind == Tok::Slash ||
            cur_.kind == Tok::Percent) {
       Token op = cur_;
-      requireExpr(a, "the left operand of '" + op.text + "'");
+      requireExpr(a, [&] { return "the left operand of '" + op.text + "'"; });
       advance();
       Value b = parseUnary();
       if (op.kind == Tok::Star) {
@@ -244,7 +248,7 @@ private:
       Token op = cur_;
       advance();
       Value v = parseUnary();
-      requireExpr(v, "the operand of unary '" + op.text + "'");
+      requireExpr(v, [&] { return "the operand of unary '" + op.text + "'"; });
       return exprValue(op.kind == Tok::Minus ? -v.expr : v.expr, op.position);
     }
     return parsePower();
@@ -314,7 +318,7 @@ private:
         std::vector<Expr> args;
         while (true) {
           Value v = parseTernary();
-          requireExpr(v, "an argument of " + t.text + "()");
+          requireExpr(v, [&] { return "an argument of " + t.text + "()"; });
           args.push_back(v.expr);
           if (cur_.kind == Tok::Comma) {
             advance();
