@@ -87,7 +87,7 @@ void BM_InferAndRewrite(benchmark::State &state) {
   static std::map<std::pair<int64_t, int64_t>, std::vector<std::string>> cache;
   auto &lines = cache[{state.range(0), state.range(1)}];
   if (lines.empty()) lines = programText(std::size_t(state.range(0)), true, std::size_t(state.range(1)));
-  std::size_t nodes = 0, fired = 0, refused = 0, dims = 0, conditionsRead = 0;
+  std::size_t nodes = 0, fired = 0, refused = 0, dims = 0, conditionsRead = 0, islQuestions = 0;
   double rewriteSeconds = 0, dimTreeTotal = 0;
   SolverOptions options;
   options.witnessSearchPoints = 256;
@@ -122,6 +122,7 @@ void BM_InferAndRewrite(benchmark::State &state) {
     rewrite::OptimizeResult r = engine.run(outputs);
     rewriteSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     conditionsRead = solver.stats().conditionsRead;
+    islQuestions = solver.stats().islQuestions;
     fired = 0;
     for (const auto &[rule, count] : r.fired) fired += count;
     refused = r.refused.size();
@@ -133,6 +134,8 @@ void BM_InferAndRewrite(benchmark::State &state) {
   state.counters["rewrite_s"] = rewriteSeconds / double(state.iterations());
   // Exact conditions computed by isl (a Depends reads its condition only when asked for it).
   state.counters["conditions_read"] = double(conditionsRead);
+  // Questions that reached isl, building and rewriting together (machine-independent).
+  state.counters["isl_questions"] = double(islQuestions);
   state.counters["mean_dim_nodes"] = dims ? dimTreeTotal / double(dims) : 0;
   state.counters["s_per_node"] = benchmark::Counter(double(nodes), benchmark::Counter::kIsIterationInvariantRate |
                                                                        benchmark::Counter::kInvert);

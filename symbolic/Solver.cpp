@@ -418,6 +418,7 @@ struct Translation {
         PwAffPtr piece(check(isl_pw_aff_scale_val(atomPiece.release(), factor.release())));
         r.reset(check(isl_pw_aff_add(r.release(), piece.release())));
       }
+      if (!others.empty()) r.reset(check(isl_pw_aff_coalesce(r.release())));
       return r;
     }
     case ExprKind::FloorDiv: case ExprKind::ExactDiv: {
@@ -441,7 +442,7 @@ struct Translation {
         r.reset(check(n->kind == ExprKind::Min ? isl_pw_aff_min(r.release(), o.release())
                                                : isl_pw_aff_max(r.release(), o.release())));
       }
-      return r;
+      return PwAffPtr(check(isl_pw_aff_coalesce(r.release())));
     }
     case ExprKind::Select: {
       SetPtr c = set(n->condition);
@@ -449,7 +450,7 @@ struct Translation {
       PwAffPtr ifTrue = pwAffCopy(n->operands[0]), ifFalse = pwAffCopy(n->operands[1]);
       PwAffPtr a(check(isl_pw_aff_intersect_params(ifTrue.release(), c.release())));
       PwAffPtr b(check(isl_pw_aff_intersect_params(ifFalse.release(), notC.release())));
-      return PwAffPtr(check(isl_pw_aff_union_add(a.release(), b.release())));
+      return PwAffPtr(check(isl_pw_aff_coalesce(check(isl_pw_aff_union_add(a.release(), b.release())))));
     }
     }
     throw InternalError("unhandled expression kind");
