@@ -165,22 +165,21 @@ Expr internExpr(ExprNode &&n) {
   }
   if (n.condition) n.total = n.total && n.condition.node()->total;
   if (!n.total && n.kind != ExprKind::Select) {
-    std::size_t reserve = 0; // one allocation for the list
-    auto count = [&](const ExprNode *c) {
-      if (!c->total) reserve += c->partialBelow.size() + 1;
+    // The partial children: atoms of the terms and operands (a choice's branches excepted).
+    auto eachPartialChild = [&](auto use) {
+      for (const Term &t : n.terms)
+        for (auto &[atom, e] : t.monomial)
+          if (!atom->total) use(atom.node());
+      for (const Expr &o : n.operands)
+        if (!o->total) use(o.node());
     };
-    for (const Term &t : n.terms)
-      for (auto &[atom, e] : t.monomial) count(atom.node());
-    for (const Expr &o : n.operands) count(o.node());
+    std::size_t reserve = 0; // one allocation for the list
+    eachPartialChild([&](const ExprNode *c) { reserve += c->partialBelow.size() + 1; });
     n.partialBelow.reserve(reserve);
-    auto reach = [&](const ExprNode *c) {
-      if (c->total) return;
+    eachPartialChild([&](const ExprNode *c) {
       n.partialBelow.insert(n.partialBelow.end(), c->partialBelow.begin(), c->partialBelow.end());
       if (c->kind != ExprKind::Sum) n.partialBelow.push_back(c);
-    };
-    for (const Term &t : n.terms)
-      for (auto &[atom, e] : t.monomial) reach(atom.node());
-    for (const Expr &o : n.operands) reach(o.node());
+    });
     std::sort(n.partialBelow.begin(), n.partialBelow.end());
     n.partialBelow.erase(std::unique(n.partialBelow.begin(), n.partialBelow.end()), n.partialBelow.end());
   }
@@ -459,16 +458,13 @@ Expr minMax(ExprKind kind, std::vector<Expr> args) {
 // The result is then guarded: `result if definedness(dropped) else 1 / 2` (1 / 2 is undefined
 // everywhere), so evaluation and the solver see exactly the original domain.
 
-/// The partial atoms at the top of `n` (itself, or a sum's partial atoms), added once each.
-void topPartialAtoms(const ExprNode *n, std::vector<const ExprNode *> &out) {
+/// Calls `use` on each partial atom at the top of `n`: itself, or a sum's partial atoms.
+template <class Use> void forTopPartialAtoms(const ExprNode *n, Use use) {
   if (n->total) return;
-  auto add = [&](const ExprNode *a) {
-    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
-  };
-  if (n->kind != ExprKind::Sum) return add(n);
+  if (n->kind != ExprKind::Sum) return use(n);
   for (const Term &t : n->terms)
     for (auto &p : t.monomial)
-      if (!p.first->total) add(p.first.node());
+      if (!p.first->total) use(p.first.node());
 }
 
 /// True when atom `a` still appears in `result`: as the result itself, or below it without
@@ -493,20 +489,14 @@ template <class Inputs> Expr keepDefinednessOf(Expr result, const Inputs &inputs
   // Most often every partial atom of the inputs is still in the result: asked without
   // collecting them first (this runs for every sum, product and division built).
   bool allPresent = true;
-  for (const Expr &i : inputs) {
-    const ExprNode *n = i.node();
-    if (n->total) continue;
-    if (n->kind != ExprKind::Sum) {
-      allPresent = allPresent && stillPresent(n, result.node());
-      continue;
-    }
-    for (const Term &t : n->terms)
-      for (auto &p : t.monomial)
-        if (!p.first->total) allPresent = allPresent && stillPresent(p.first.node(), result.node());
-  }
+  for (const Expr &i : inputs)
+    forTopPartialAtoms(i.node(), [&](const ExprNode *a) { allPresent = allPresent && stillPresent(a, result.node()); });
   if (allPresent) return result;
   std::vector<const ExprNode *> obligations;
-  for (const Expr &i : inputs) topPartialAtoms(i.node(), obligations);
+  for (const Expr &i : inputs)
+    forTopPartialAtoms(i.node(), [&](const ExprNode *a) {
+      if (std::find(obligations.begin(), obligations.end(), a) == obligations.end()) obligations.push_back(a);
+    });
   std::vector<Pred> missing;
   for (auto *o : obligations)
     if (!stillPresent(o, result.node())) missing.push_back(definedness(Expr(o)));

@@ -46,6 +46,9 @@ struct Mpz {
   Mpz &operator=(const Mpz &) = delete;
 };
 
+/// |v| as unsigned: defined for INT64_MIN too.
+uint64_t magnitudeOf(int64_t v) { return v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v); }
+
 bool isDecimal(const std::string &s) {
   std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
   if (i == s.size()) return false;
@@ -165,8 +168,7 @@ Integer Integer::gcd(const Integer &a, const Integer &b) {
   if (!a.big_ && !b.big_) {
     // On magnitudes as unsigned, so |INT64_MIN| is no special case; the result is at most
     // 2**63, which fits in int64_t except for gcd(INT64_MIN, INT64_MIN or 0).
-    auto magnitude = [](int64_t v) { return v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v); };
-    uint64_t x = magnitude(a.small_), y = magnitude(b.small_);
+    uint64_t x = magnitudeOf(a.small_), y = magnitudeOf(b.small_);
     while (y != 0) {
       uint64_t r = x % y;
       x = y;
@@ -209,8 +211,7 @@ int compare(const Integer &a, const Integer &b) {
 std::size_t Integer::bitLength() const {
   if (big_) return mpz_sizeinbase(big_->value, 2);
   if (small_ == 0) return 0;
-  uint64_t magnitude = small_ < 0 ? uint64_t(0) - uint64_t(small_) : uint64_t(small_);
-  return 64 - std::size_t(__builtin_clzll(magnitude));
+  return 64 - std::size_t(__builtin_clzll(magnitudeOf(small_)));
 }
 
 std::size_t Integer::hash() const {

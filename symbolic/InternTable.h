@@ -26,7 +26,7 @@ public:
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t h = candidate.structuralHash;
     if ((size_ + 1) * 4 > slots_.size() * 3) grow();
-    std::size_t i = h & mask_;
+    std::size_t i = home(h);
     for (; slots_[i].node; i = (i + 1) & mask_)
       if (slots_[i].hash == h && Equal()(*slots_[i].node, candidate)) {
         slots_[i].node->refs.count.fetch_add(1, std::memory_order_relaxed);
