@@ -1,6 +1,7 @@
 #include "interp/Optimized.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <thread>
@@ -18,8 +19,6 @@ using Dims = std::vector<int64_t>;
 
 namespace {
 
-constexpr int64_t kBlock = 256;
-constexpr int64_t kParallelFrom = int64_t(1) << 16; // elements
 
 enum class Code : uint8_t {
   Math,                                                   // simd::MathOp
@@ -340,55 +339,55 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
   std::vector<bool> constant(leafArrays.size());
   for (std::size_t i = 0; i < leafArrays.size(); ++i)
     constant[i] = std::all_of(leafArrays[i].strides().begin(), leafArrays[i].strides().end(), [](int64_t s) { return s == 0; });
-  auto runRange = [&](int64_t from, int64_t to) {
-    std::vector<double> buffers(static_cast<std::size_t>(registers * kBlock));
+  // Work is handed out in chunks from a shared counter, not split in equal halves up front: a
+  // core that is slowed (another process, a busy hypervisor) then takes fewer chunks instead of
+  // holding up the result. An element's value does not depend on the thread or the block that
+  // computes it (every operation is elementwise; the vector functions work lane by lane, a short
+  // block's tail padded), so any thread count gives the same bits.
+  const int64_t block = geometry_.block, chunk = block * geometry_.blocksPerChunk, chunks = (total + chunk - 1) / chunk;
+  std::atomic<int64_t> nextChunk{0};
+  auto worker = [&] {
+    std::vector<double> buffers(static_cast<std::size_t>(registers * block));
     std::vector<const double *> ptr(static_cast<std::size_t>(registers));
     // A broadcast scalar fills its register once.
     for (std::size_t i = 0; i < leafArrays.size(); ++i)
       if (constant[i] && !direct[i]) {
         const Array &a = leafArrays[i];
-        std::fill(&buffers[i * kBlock], &buffers[i * kBlock] + kBlock, a.base<double>()[a.offset()]);
-        ptr[i] = &buffers[i * kBlock];
+        std::fill(&buffers[i * block], &buffers[i * block] + block, a.base<double>()[a.offset()]);
+        ptr[i] = &buffers[i * block];
       }
-    for (int64_t s = from; s < to; s += kBlock) {
-      int64_t n = std::min(kBlock, to - s);
+    for (int64_t claimed = nextChunk++; claimed < chunks; claimed = nextChunk++)
+    for (int64_t s = claimed * chunk, to = std::min(total, s + chunk); s < to; s += block) {
+      int64_t n = std::min(block, to - s);
       for (std::size_t i = 0; i < leafArrays.size(); ++i) {
         const Array &a = leafArrays[i];
         if (constant[i] && !direct[i]) continue;
         if (direct[i]) {
           ptr[i] = a.base<double>() + a.offset() + s;
         } else {
-          gather(a.base<double>(), a.offset(), a.shape(), a.strides(), s, n, &buffers[i * kBlock]);
-          ptr[i] = &buffers[i * kBlock];
+          gather(a.base<double>(), a.offset(), a.shape(), a.strides(), s, n, &buffers[i * block]);
+          ptr[i] = &buffers[i * block];
         }
       }
       for (std::size_t k = 0; k < program.size(); ++k) {
         const Instr &in = program[k];
         if (in.code == Code::SinCos) {
-          double *ds = &buffers[std::size_t(in.dst) * kBlock], *dc = &buffers[std::size_t(in.dst2) * kBlock];
+          double *ds = &buffers[std::size_t(in.dst) * block], *dc = &buffers[std::size_t(in.dst2) * block];
           runSinCos(ptr[std::size_t(in.a)], ds, dc, n, libmMath_);
           ptr[std::size_t(in.dst)] = ds, ptr[std::size_t(in.dst2)] = dc;
           continue;
         }
-        double *d = k + 1 == program.size() ? dst + s : &buffers[std::size_t(in.dst) * kBlock];
+        double *d = k + 1 == program.size() ? dst + s : &buffers[std::size_t(in.dst) * block];
         execute(in, ptr[std::size_t(in.a)], ptr[std::size_t(in.b)], d, n, libmMath_);
         ptr[std::size_t(in.dst)] = d;
       }
     }
   };
-  unsigned threads = total >= kParallelFrom ? threads_ : 1;
-  if (threads <= 1) {
-    runRange(0, total);
-  } else {
-    int64_t blocks = (total + kBlock - 1) / kBlock, per = (blocks + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) {
-      int64_t from = std::min(total, int64_t(t) * per * kBlock), to = std::min(total, int64_t(t + 1) * per * kBlock);
-      if (from < to) pool.emplace_back(runRange, from, to);
-    }
-    runRange(0, std::min(total, per * kBlock));
-    for (std::thread &t : pool) t.join();
-  }
+  unsigned threads = total >= geometry_.parallelFrom ? unsigned(std::min<int64_t>(threads_, chunks)) : 1;
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread &t : pool) t.join();
   ++stats_.fusedLoops;
   stats_.fusedNodes += c.members.size();
   return out;

@@ -21,6 +21,8 @@
 // z = exp(-((sin(x)*0.5 + cos(x))**2)) + x runs one fused loop over x.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -49,6 +51,19 @@ public:
   const OptimizedStats &stats() const { return stats_; }
   /// Threads for large loops (default: the machine's cores).
   void setThreads(unsigned threads) { threads_ = threads ? threads : 1; }
+  /// How a fused loop walks its elements: in blocks of `block` elements (a register's length),
+  /// handed out to the threads in chunks of `blocksPerChunk` blocks when the loop has at least
+  /// `parallelFrom` elements. The defaults suit large arrays; the property tests make all three
+  /// small so that their small arrays go through the shared loops too. Values below 1 count as 1
+  /// (`parallelFrom` as 0).
+  struct LoopGeometry {
+    int64_t block = 256;
+    int64_t blocksPerChunk = 64; // 16384 elements: 128 KB of float64 per leaf
+    int64_t parallelFrom = int64_t(1) << 16;
+  };
+  void setLoopGeometry(LoopGeometry g) {
+    geometry_ = {std::max<int64_t>(g.block, 1), std::max<int64_t>(g.blocksPerChunk, 1), std::max<int64_t>(g.parallelFrom, 0)};
+  }
   /// Transcendental functions by the C library, as the reference computes them: every result
   /// is then bit for bit the reference's (the property tests use this to check fusion, views,
   /// in-place updates and liveness exactly; the vector math is tested on its own).
@@ -64,6 +79,7 @@ private:
   std::unordered_set<const ops::Node *> fusedOrFresh_;     // values this evaluation allocated
   std::unordered_set<const ops::Node *> views_;            // values sharing another's buffer
   unsigned threads_;
+  LoopGeometry geometry_;
   bool libmMath_ = false;
   OptimizedStats stats_;
 };

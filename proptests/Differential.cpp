@@ -163,7 +163,14 @@ std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, 
     interp::Interpreter reference(g, point, inputs, io);
     interp::OptimizedInterpreter optimized(g, point, inputs, io);
     optimized.setLibmMath(true);
-    optimized.setThreads(1 + unsigned(trial % 2)); // both the one-thread and the split loops
+    // Every other point runs the fused loops shared between threads, with blocks and chunks
+    // small enough (sizes from the seed) that these small arrays are split in several ways.
+    if (trial % 2 == 1) {
+      optimized.setThreads(2 + unsigned(seed % 2));
+      optimized.setLoopGeometry({int64_t(1 + seed % 5), int64_t(1 + (seed / 5) % 3), 0});
+    } else {
+      optimized.setThreads(1);
+    }
     // Every value the optimized interpreter returned, with a private copy: later evaluations
     // must not write through a view or reuse a buffer that a returned value still shares.
     std::vector<std::tuple<std::string, interp::Array, interp::Array>> returned;

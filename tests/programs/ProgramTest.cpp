@@ -358,6 +358,30 @@ TEST(Optimized, SinAndCosOfOneOperandShareOneSincos) {
   }
 }
 
+// A fused loop large enough to be shared between threads (chunks handed out from a counter)
+// gives the reference's bits for every thread count, whatever the leaves are: contiguous,
+// gathered through a transpose, broadcast along an axis, a scalar. 301 x 257 elements are more
+// than the parallel threshold and not a whole number of chunks or blocks.
+TEST(Optimized, ParallelFusedLoopsGiveTheReferencesBits) {
+  Solver solver;
+  driver::Session session(solver, {});
+  std::vector<std::string> lines = {"param n, m", "x = input((n, m), float64)", "t = input((m, n), float64)",
+                                    "r = input((m,), float64)", "z = exp(-((sin(x)*0.5 + cos(x))**2)) + transpose(t) * r - 3.0"};
+  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  Assignment point{{"n", 301}, {"m", 257}};
+  std::map<std::string, interp::Array> inputs;
+  interp::addSeededInputs(session.graph(), point, 11, inputs);
+  interp::Array want = interp::Interpreter(session.graph(), point, inputs, {}).evaluate(session.lookup("z"));
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    interp::OptimizedInterpreter optimized(session.graph(), point, inputs, {});
+    optimized.setLibmMath(true);
+    optimized.setThreads(threads);
+    interp::Array got = optimized.evaluate(session.lookup("z"));
+    EXPECT_EQ(optimized.stats().fusedLoops, 1u) << threads << " threads";
+    EXPECT_TRUE(want.identical(got)) << threads << " threads";
+  }
+}
+
 // Found by the RapidCheck property above: in a fused loop the reference's first error must come
 // first — minimum(in4 / in5, inv(...)) raises the division's broadcast error before inv runs.
 TEST(Differential, FusedLoopRaisesTheReferencesFirstError) {
