@@ -12,9 +12,15 @@ SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=(fuzz_expr fuzz_signature fuzz_shape fuzz_solver fuzz_gufunc fuzz_program)
+# The coverage ignore list is a compiler flag's file, which CMake does not track: a changed list
+# means a build from clean.
+if [ -d build-fuzz ] && ! cmp -s tests/fuzz/coverage-ignorelist.txt build-fuzz/coverage-ignorelist.txt; then
+  cmake --build build-fuzz --target clean > /dev/null 2>&1 || true
+fi
 CXX=${FUZZ_CXX:-clang++-14} CC=${FUZZ_CC:-clang-14} cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSHAPELAB_FUZZ=ON -DSHAPELAB_TESTS=OFF -DSHAPELAB_BENCH=OFF > build-fuzz.log
 cmake --build build-fuzz -j"${JOBS:-2}" --target "${TARGETS[@]}" >> build-fuzz.log
+cp tests/fuzz/coverage-ignorelist.txt build-fuzz/coverage-ignorelist.txt
 status=0
 for t in "${TARGETS[@]}"; do
   name=${t#fuzz_}
