@@ -302,6 +302,23 @@ void normalise(std::vector<Term> &terms) {
   mergeSorted(terms);
 }
 
+/// normalise() for terms that are already sorted runs (run k: [runs[k], runs[k + 1])): the
+/// runs are merged pairwise, then equal monomials merge.
+void mergeRuns(std::vector<Term> &terms, std::vector<std::size_t> runs) {
+  auto before = [](const Term &a, const Term &b) { return monomialCompare(a.monomial, b.monomial) < 0; };
+  while (runs.size() > 2) {
+    std::vector<std::size_t> merged{runs[0]};
+    for (std::size_t k = 0; k + 2 < runs.size(); k += 2) {
+      std::inplace_merge(terms.begin() + std::ptrdiff_t(runs[k]), terms.begin() + std::ptrdiff_t(runs[k + 1]),
+                         terms.begin() + std::ptrdiff_t(runs[k + 2]), before);
+      merged.push_back(runs[k + 2]);
+    }
+    if (runs.size() % 2 == 0) merged.push_back(runs.back()); // an odd number of runs: the last one stays
+    runs = std::move(merged);
+  }
+  mergeSorted(terms);
+}
+
 Monomial multiplyMonomials(const Monomial &a, const Monomial &b) {
   Monomial out;
   out.reserve(a.size() + b.size());
@@ -928,10 +945,18 @@ Expr operator*(Expr a, Expr b) {
   if (ta.size() * tb.size() > kMaxTerms)
     throw InputTooLarge("expression too large: product has more than " + std::to_string(kMaxTerms) +
                     " terms");
+  // The terms come in sorted runs: the canonical order is a monomial order (multiplying by a
+  // monomial keeps it), so for each term y of the shorter factor the products x*y, x over the
+  // longer factor, are in the longer factor's order; so are its terms scaled by the other's
+  // constant. Merging the runs replaces sorting the whole list.
+  const bool aLonger = ta.size() >= tb.size();
+  const PolyRef &longer = aLonger ? ta : tb, &shorter = aLonger ? tb : ta;
+  const Integer &cLonger = aLonger ? ca : cb, &cShorter = aLonger ? cb : ca;
   std::vector<Term> out;
   out.reserve(ta.size() * tb.size() + ta.size() + tb.size());
-  for (const Term &x : ta) {
-    for (const Term &y : tb) {
+  std::vector<std::size_t> runs{0};
+  for (const Term &y : shorter) {
+    for (const Term &x : longer) {
       Monomial m = multiplyMonomials(x.monomial, y.monomial);
       uint32_t degree = 0;
       for (auto &p : m) degree += p.second;
@@ -939,11 +964,18 @@ Expr operator*(Expr a, Expr b) {
         throw InputTooLarge("expression too large: degree above " + std::to_string(kMaxDegree));
       out.push_back({x.coefficient * y.coefficient, std::move(m)});
     }
-    if (!cb.isZero()) out.push_back({x.coefficient * cb, x.monomial});
+    runs.push_back(out.size());
   }
-  if (!ca.isZero())
-    for (const Term &y : tb) out.push_back({ca * y.coefficient, y.monomial});
-  return keepDefinedness(fromPolynomial(std::move(out), ca * cb), {a, b});
+  if (!cShorter.isZero()) {
+    for (const Term &x : longer) out.push_back({x.coefficient * cShorter, x.monomial});
+    runs.push_back(out.size());
+  }
+  if (!cLonger.isZero()) {
+    for (const Term &y : shorter) out.push_back({cLonger * y.coefficient, y.monomial});
+    runs.push_back(out.size());
+  }
+  mergeRuns(out, std::move(runs));
+  return keepDefinedness(fromNormalised(std::move(out), ca * cb), {a, b});
 }
 
 Expr pow(Expr e, uint32_t exponent) {
