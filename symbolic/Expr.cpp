@@ -116,6 +116,23 @@ void checkCoefficient(const Integer &v) {
                         std::to_string(kMaxCoefficientBits) + " bits");
 }
 
+void checkTermCount(std::size_t terms) {
+  if (terms > kMaxPolynomialTerms)
+    throw InputTooLarge("expression too large: more than " + std::to_string(kMaxPolynomialTerms) +
+                        " polynomial terms");
+}
+
+void checkProductSize(std::size_t termsA, std::size_t termsB) {
+  if (termsA * termsB > kMaxPolynomialTerms)
+    throw InputTooLarge("expression too large: product has more than " + std::to_string(kMaxPolynomialTerms) +
+                        " terms");
+}
+
+void checkDegree(uint32_t degree) {
+  if (degree > kMaxDegree)
+    throw InputTooLarge("expression too large: degree above " + std::to_string(kMaxDegree));
+}
+
 void checkNesting(uint32_t nesting) {
   if (nesting > kMaxNesting)
     throw InputTooLarge("expression too large: nested more than " + std::to_string(kMaxNesting) +
@@ -337,7 +354,6 @@ Monomial multiplyMonomials(const Monomial &a, const Monomial &b) {
   return out;
 }
 
-constexpr std::size_t kMaxTerms = kMaxPolynomialTerms;
 
 Integer truncDiv(const Integer &a, const Integer &c) {
   Integer q = Integer::floorDiv(Integer::abs(a), c);
@@ -855,8 +871,7 @@ Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
 namespace {
 /// The node of a polynomial whose terms are sorted, distinct and non-zero.
 Expr fromNormalised(std::vector<Term> terms, Integer constant) {
-  if (terms.size() > kMaxTerms)
-    throw InputTooLarge("expression too large: more than " + std::to_string(kMaxTerms) + " polynomial terms");
+  checkTermCount(terms.size());
   if (terms.empty()) return Expr(constant);
   if (terms.size() == 1 && constant.isZero() && terms[0].coefficient.isOne() &&
       terms[0].monomial.size() == 1 && terms[0].monomial[0].second == 1)
@@ -942,9 +957,7 @@ Expr operator*(Expr a, Expr b) {
   }
   PolyRef ta(a), tb(b);
   const Integer &ca = ta.constant(), &cb = tb.constant();
-  if (ta.size() * tb.size() > kMaxTerms)
-    throw InputTooLarge("expression too large: product has more than " + std::to_string(kMaxTerms) +
-                    " terms");
+  checkProductSize(ta.size(), tb.size());
   // The terms come in sorted runs: the canonical order is a monomial order (multiplying by a
   // monomial keeps it), so for each term y of the shorter factor the products x*y, x over the
   // longer factor, are in the longer factor's order; so are its terms scaled by the other's
@@ -958,10 +971,7 @@ Expr operator*(Expr a, Expr b) {
   for (const Term &y : shorter) {
     for (const Term &x : longer) {
       Monomial m = multiplyMonomials(x.monomial, y.monomial);
-      uint32_t degree = 0;
-      for (auto &p : m) degree += p.second;
-      if (degree > kMaxDegree)
-        throw InputTooLarge("expression too large: degree above " + std::to_string(kMaxDegree));
+      checkDegree(degreeOf(m));
       out.push_back({x.coefficient * y.coefficient, std::move(m)});
     }
     runs.push_back(out.size());
@@ -978,10 +988,120 @@ Expr operator*(Expr a, Expr b) {
   return keepDefinedness(fromNormalised(std::move(out), ca * cb), {a, b});
 }
 
+namespace {
+/// e**exponent for a sum e, exponent >= 2: the repeated product r = e, r = r*e, ... that
+/// operator* computes, with the same terms and the same checks and errors at every step, but on
+/// rows of exponents over e's atoms, so that the intermediate powers are neither interned nor
+/// made of handles. Every atom of e is in every power of e (the term of e that has an atom's
+/// highest exponent, raised to the power, is a vertex of the power's Newton polytope, so its
+/// coefficient cannot cancel): no partial atom is lost on the way, and the nesting of every
+/// power is e's.
+Expr powerOfSum(const Expr &e, uint32_t exponent) {
+  PolyRef base(e);
+  std::vector<Expr> atoms;
+  for (const Term &t : base)
+    for (auto &[atom, k] : t.monomial) atoms.push_back(atom);
+  std::sort(atoms.begin(), atoms.end(), [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; });
+  atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
+  const std::size_t width = atoms.size();
+  // A polynomial: its non-constant terms in the canonical order (row i: exponents[i*width ...],
+  // degrees[i], coefficients[i]) and its constant.
+  struct Rows {
+    std::vector<uint32_t> exponents, degrees;
+    std::vector<Integer> coefficients;
+    Integer constant;
+    std::size_t size() const { return coefficients.size(); }
+  };
+  Rows b;
+  for (const Term &t : base) {
+    std::size_t row = b.size();
+    b.exponents.resize(b.exponents.size() + width, 0);
+    for (auto &[atom, k] : t.monomial) {
+      std::size_t at = std::size_t(std::lower_bound(atoms.begin(), atoms.end(), atom, [](const Expr &x, const Expr &y) {
+                                     return structuralCompare(x, y) < 0;
+                                   }) - atoms.begin());
+      b.exponents[row * width + at] = k;
+    }
+    b.degrees.push_back(degreeOf(t.monomial));
+    b.coefficients.push_back(t.coefficient);
+  }
+  b.constant = base.constant();
+  const uint32_t baseDegree = *std::max_element(b.degrees.begin(), b.degrees.end());
+  // The canonical order on rows is monomialCompare's: higher degree first, then at the first
+  // atom where the exponents differ, the higher exponent first.
+  auto before = [&](const Rows &p, std::size_t i, std::size_t j) {
+    if (p.degrees[i] != p.degrees[j]) return p.degrees[i] > p.degrees[j];
+    const uint32_t *x = &p.exponents[i * width], *y = &p.exponents[j * width];
+    for (std::size_t k = 0; k < width; ++k)
+      if (x[k] != y[k]) return x[k] > y[k];
+    return false;
+  };
+  Rows r = b;
+  for (uint32_t step = 2; step <= exponent; ++step) {
+    // operator*'s checks, in its order: the size of the product, the degree of each product of
+    // terms, then (fromNormalised, internExpr) the number of terms, each coefficient, the size.
+    checkProductSize(r.size(), b.size());
+    checkDegree(*std::max_element(r.degrees.begin(), r.degrees.end()) + baseDegree);
+    Rows all;
+    auto add = [&](const uint32_t *x, const uint32_t *y, uint32_t degree, Integer coefficient) {
+      for (std::size_t k = 0; k < width; ++k) all.exponents.push_back(x[k] + (y ? y[k] : 0));
+      all.degrees.push_back(degree);
+      all.coefficients.push_back(std::move(coefficient));
+    };
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      for (std::size_t j = 0; j < b.size(); ++j)
+        add(&r.exponents[i * width], &b.exponents[j * width], r.degrees[i] + b.degrees[j], r.coefficients[i] * b.coefficients[j]);
+      if (!b.constant.isZero()) add(&r.exponents[i * width], nullptr, r.degrees[i], r.coefficients[i] * b.constant);
+    }
+    if (!r.constant.isZero())
+      for (std::size_t j = 0; j < b.size(); ++j) add(&b.exponents[j * width], nullptr, b.degrees[j], r.constant * b.coefficients[j]);
+    std::vector<std::size_t> order(all.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return before(all, i, j); });
+    Rows next;
+    next.constant = r.constant * b.constant;
+    for (std::size_t i : order) {
+      const uint32_t *x = &all.exponents[i * width];
+      if (next.size() > 0 && std::equal(x, x + width, &next.exponents[(next.size() - 1) * width])) {
+        next.coefficients.back() += all.coefficients[i];
+        if (next.coefficients.back().isZero()) {
+          next.coefficients.pop_back();
+          next.degrees.pop_back();
+          next.exponents.resize(next.exponents.size() - width);
+        }
+        continue;
+      }
+      next.exponents.insert(next.exponents.end(), x, x + width);
+      next.degrees.push_back(all.degrees[i]);
+      next.coefficients.push_back(all.coefficients[i]);
+    }
+    checkTermCount(next.size());
+    checkCoefficient(next.constant);
+    uint64_t size = 1;
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      checkCoefficient(next.coefficients[i]);
+      size = saturatingAdd(size, 1);
+      for (std::size_t k = 0; k < width; ++k)
+        if (next.exponents[i * width + k]) size = saturatingAdd(size, atoms[k].node()->treeSize);
+    }
+    checkTreeSize(size);
+    r = std::move(next);
+  }
+  std::vector<Term> terms(r.size());
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    terms[i].coefficient = std::move(r.coefficients[i]);
+    for (std::size_t k = 0; k < width; ++k)
+      if (uint32_t x = r.exponents[i * width + k]) terms[i].monomial.push_back({atoms[k], x});
+  }
+  return fromNormalised(std::move(terms), std::move(r.constant));
+}
+} // namespace
+
 Expr pow(Expr e, uint32_t exponent) {
   if (exponent > kMaxDegree)
     throw InputTooLarge("exponent " + std::to_string(exponent) + " is above the limit of " +
                     std::to_string(kMaxDegree));
+  if (exponent >= 2 && e.node()->kind == ExprKind::Sum) return keepDefinedness(powerOfSum(e, exponent), {e});
   Expr r(1);
   for (uint32_t i = 0; i < exponent; ++i) r = r * e;
   return keepDefinedness(r, {e});

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -196,6 +197,47 @@ TEST(Expr, LongProductsAreTheDistributedSum) {
       Assignment at{{"a", v}, {"b", v + 2}, {"c", 3 - v}, {"d", -v}};
       RC_ASSERT(*evaluate(a * b, at) == *evaluate(a, at) * *evaluate(b, at));
     }
+  });
+  EXPECT_TRUE(ok);
+}
+
+// pow(e, k) of a sum is computed on exponent rows, not by k - 1 products: it must be the node
+// the products give, or fail with the same error (a limit on terms, degree, coefficient size or
+// written size reached at the same step). Atoms include an exact division (definedness kept),
+// a floor division and a product of parameters; exponents reach past every limit.
+TEST(Expr, PowerOfASumIsTheRepeatedProduct) {
+  bool ok = rc::check("pow(e, k) == e * e * ... * e", [] {
+    const Expr a = Expr::param("a"), b = Expr::param("b"), c = Expr::param("c");
+    const Expr atoms[] = {a, b, c, exactDiv(a + Expr(1), Integer(2)), floorDiv(b * Expr(3) + Expr(1), Integer(5)), a * c};
+    Expr e(int64_t(*rc::gen::inRange(-2, 3)));
+    for (int t = *rc::gen::inRange(1, 5); t > 0; --t) {
+      Expr term(*rc::gen::element<int64_t>(-7, -2, -1, 1, 1, 2, 3, 1000003, int64_t(1) << 40));
+      for (int f = *rc::gen::inRange(1, 3); f > 0; --f) term = term * atoms[*rc::gen::inRange(0, 6)];
+      e = e + term;
+    }
+    const uint32_t k = *rc::gen::inRange<uint32_t>(1, 40); // (0: 1, defined where e is)
+    struct Outcome {
+      std::optional<Expr> value;
+      std::string error;
+    };
+    auto outcome = [](auto &&compute) {
+      try {
+        return Outcome{compute(), ""};
+      } catch (const InputTooLarge &err) {
+        return Outcome{std::nullopt, err.what()};
+      }
+    };
+    Outcome want = outcome([&] {
+      Expr r(1);
+      for (uint32_t i = 0; i < k; ++i) r = r * e;
+      return r;
+    });
+    Outcome got = outcome([&] { return pow(e, k); });
+    RC_LOG() << "(" << e.toString() << ")**" << k << ": " << (want.value ? want.value->toString() : want.error) << "\n";
+    RC_TAG(want.error.substr(0, 40));
+    RC_ASSERT(got.error == want.error);
+    RC_ASSERT(got.value.has_value() == want.value.has_value());
+    if (want.value) RC_ASSERT(*got.value == *want.value); // both alive: one node when equal
   });
   EXPECT_TRUE(ok);
 }
