@@ -1001,7 +1001,8 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
   std::vector<Expr> atoms;
   for (const Term &t : base)
     for (auto &[atom, k] : t.monomial) atoms.push_back(atom);
-  std::sort(atoms.begin(), atoms.end(), [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; });
+  auto atomOrder = [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; };
+  std::sort(atoms.begin(), atoms.end(), atomOrder);
   atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
   const std::size_t width = atoms.size();
   // A polynomial: its non-constant terms in the canonical order (row i: exponents[i*width ...],
@@ -1017,9 +1018,7 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
     std::size_t row = b.size();
     b.exponents.resize(b.exponents.size() + width, 0);
     for (auto &[atom, k] : t.monomial) {
-      std::size_t at = std::size_t(std::lower_bound(atoms.begin(), atoms.end(), atom, [](const Expr &x, const Expr &y) {
-                                     return structuralCompare(x, y) < 0;
-                                   }) - atoms.begin());
+      std::size_t at = std::size_t(std::lower_bound(atoms.begin(), atoms.end(), atom, atomOrder) - atoms.begin());
       b.exponents[row * width + at] = k;
     }
     b.degrees.push_back(degreeOf(t.monomial));
