@@ -22,7 +22,6 @@ using Dims = std::vector<int64_t>;
 
 namespace {
 
-
 enum class Code : uint8_t {
   Math,                                                   // simd::MathOp
   Sqrt, Abs, Negative, Floor, Ceil, Sign,                 // unary, exact
@@ -359,30 +358,31 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
         std::fill(&buffers[i * block], &buffers[i * block] + block, a.base<double>()[a.offset()]);
         ptr[i] = &buffers[i * block];
       }
-    for (int64_t claimed = nextChunk++; claimed < chunks; claimed = nextChunk++)
-    for (int64_t s = claimed * chunk, to = std::min(total, s + chunk); s < to; s += block) {
-      int64_t n = std::min(block, to - s);
-      for (std::size_t i = 0; i < leafArrays.size(); ++i) {
-        const Array &a = leafArrays[i];
-        if (constant[i] && !direct[i]) continue;
-        if (direct[i]) {
-          ptr[i] = a.base<double>() + a.offset() + s;
-        } else {
-          gather(a.base<double>(), a.offset(), a.shape(), a.strides(), s, n, &buffers[i * block]);
-          ptr[i] = &buffers[i * block];
+    for (int64_t claimed = nextChunk++; claimed < chunks; claimed = nextChunk++) {
+      for (int64_t s = claimed * chunk, to = std::min(total, s + chunk); s < to; s += block) {
+        int64_t n = std::min(block, to - s);
+        for (std::size_t i = 0; i < leafArrays.size(); ++i) {
+          const Array &a = leafArrays[i];
+          if (constant[i] && !direct[i]) continue;
+          if (direct[i]) {
+            ptr[i] = a.base<double>() + a.offset() + s;
+          } else {
+            gather(a.base<double>(), a.offset(), a.shape(), a.strides(), s, n, &buffers[i * block]);
+            ptr[i] = &buffers[i * block];
+          }
         }
-      }
-      for (std::size_t k = 0; k < program.size(); ++k) {
-        const Instr &in = program[k];
-        if (in.code == Code::SinCos) {
-          double *ds = &buffers[std::size_t(in.dst) * block], *dc = &buffers[std::size_t(in.dst2) * block];
-          runSinCos(ptr[std::size_t(in.a)], ds, dc, n, libmMath_);
-          ptr[std::size_t(in.dst)] = ds, ptr[std::size_t(in.dst2)] = dc;
-          continue;
+        for (std::size_t k = 0; k < program.size(); ++k) {
+          const Instr &in = program[k];
+          if (in.code == Code::SinCos) {
+            double *ds = &buffers[std::size_t(in.dst) * block], *dc = &buffers[std::size_t(in.dst2) * block];
+            runSinCos(ptr[std::size_t(in.a)], ds, dc, n, libmMath_);
+            ptr[std::size_t(in.dst)] = ds, ptr[std::size_t(in.dst2)] = dc;
+            continue;
+          }
+          double *d = k + 1 == program.size() ? dst + s : &buffers[std::size_t(in.dst) * block];
+          execute(in, ptr[std::size_t(in.a)], ptr[std::size_t(in.b)], d, n, libmMath_);
+          ptr[std::size_t(in.dst)] = d;
         }
-        double *d = k + 1 == program.size() ? dst + s : &buffers[std::size_t(in.dst) * block];
-        execute(in, ptr[std::size_t(in.a)], ptr[std::size_t(in.b)], d, n, libmMath_);
-        ptr[std::size_t(in.dst)] = d;
       }
     }
   };

@@ -10,7 +10,8 @@
 //    +, -, *, /, sqrt, abs, negative, floor, ceil, sign, maximum, minimum and the rest use the
 //    scalar rules the reference uses, so they give the same bits. Large outputs are shared
 //    between the cores: each thread claims the next chunk of blocks from a counter, so a slowed
-//    core takes fewer (LoopGeometry). Shapes are checked first, op by op, with the reference's rules and messages.
+//    core takes fewer (LoopGeometry). Shapes are checked first, op by op, with the reference's
+//    rules and messages.
 //  - view: transpose, broadcast_to, expand_dims, squeeze and reshape of a contiguous array share
 //    their operand's buffer (no copy).
 //  - delegated: every other op runs the reference kernel (on operand values given to it).

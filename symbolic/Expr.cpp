@@ -354,7 +354,6 @@ Monomial multiplyMonomials(const Monomial &a, const Monomial &b) {
   return out;
 }
 
-
 Integer truncDiv(const Integer &a, const Integer &c) {
   Integer q = Integer::floorDiv(Integer::abs(a), c);
   return a.sign() < 0 ? -q : q;
