@@ -59,17 +59,19 @@ bool broadcastsTo(const Dims &from, const Dims &to) {
 }
 
 /// In static mode a size 1 that was not provably 1 when the graph was built does not broadcast.
-void checkStaticBroadcast(const Node *n, const std::vector<Dims> &shapes, const Dims &out) {
+/// `core[k]`: input k's shape here is its batch shape, before that many core dims (a gufunc's).
+void checkStaticBroadcast(const Node *n, const std::vector<Dims> &shapes, const Dims &out,
+                          const std::vector<std::size_t> &core = {}) {
   if (n->mode != BroadcastMode::Static) return;
   for (std::size_t k = 0; k < shapes.size(); ++k)
     for (std::size_t i = 0; i < shapes[k].size(); ++i) {
-      std::size_t fromRight = shapes[k].size() - 1 - i;
+      std::size_t fromRight = shapes[k].size() - 1 - i, bit = fromRight + (k < core.size() ? core[k] : 0);
       int64_t d = shapes[k][i], o = out[out.size() - 1 - fromRight];
-      bool marked = fromRight < 64 && (n->broadcastable[k] >> fromRight & 1);
+      bool marked = bit < 64 && k < n->broadcastable.size() && (n->broadcastable[k] >> bit & 1);
       if (d == 1 && o != 1 && !marked)
         shapeError("Runtime broadcasting not allowed. Input " + std::to_string(k) + " had a distinct dimension length of 1 (axis " +
-                   std::to_string(i) + "), but was not marked as broadcastable when the graph was built (mode static): shapes " +
-                   numpyShapes(shapes));
+                   std::to_string(i) + "), but was not marked as broadcastable when the graph was built (mode static): " +
+                   (core.empty() ? "shapes " : "batch shapes ") + numpyShapes(shapes));
     }
 }
 
@@ -82,15 +84,17 @@ std::vector<int64_t> offsets(const Array &a, const Dims &shape) {
   return out;
 }
 
-/// The gufunc loop: inputs with their core ranks, batch dims broadcast, one call per batch
-/// index with contiguous core blocks (type T); `core` writes the output block.
+/// The gufunc loop of node n: inputs with their core ranks, batch dims broadcast (static mode:
+/// only where n marked them), one call per batch index with contiguous core blocks (type T);
+/// `core` writes the output block.
 template <class T>
-Array gufuncLoop(const std::vector<Array> &ins, const std::vector<std::size_t> &coreRanks, const Dims &outCore,
-                 DType outType, const std::function<void(const std::vector<const T *> &, T *)> &core) {
+Array gufuncLoop(const Node *n, const std::vector<Array> &ins, const std::vector<std::size_t> &coreRanks,
+                 const Dims &outCore, DType outType, const std::function<void(const std::vector<const T *> &, T *)> &core) {
   std::vector<Dims> batches;
   for (std::size_t i = 0; i < ins.size(); ++i)
     batches.emplace_back(ins[i].shape().begin(), ins[i].shape().end() - coreRanks[i]);
   Dims batch = broadcastShapes(batches);
+  checkStaticBroadcast(n, batches, batch, coreRanks);
   Dims outShape = batch;
   outShape.insert(outShape.end(), outCore.begin(), outCore.end());
   Array out(outType, outShape);
@@ -755,7 +759,7 @@ Array Interpreter::runBlockwise(const Node *n) {
     if (nv == 0) shapeError("v cannot be empty");
     return dispatch(n->dtype, [&](auto t) {
       using T = decltype(t);
-      return gufuncLoop<T>(xs, {1, 1}, {na + nv - 1}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+      return gufuncLoop<T>(n, xs, {1, 1}, {na + nv - 1}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
         for (int64_t i = 0; i < na; ++i)
           for (int64_t j = 0; j < nv; ++j) out[i + j] = arithmetic<T>(Bin::Add, out[i + j], arithmetic<T>(Bin::Mul, in[0][i], in[1][j]));
       });
@@ -765,7 +769,7 @@ Array Interpreter::runBlockwise(const Node *n) {
     int64_t m = xs[0].shape()[0], k = xs[1].shape()[0];
     return dispatch(n->dtype, [&](auto t) {
       using T = decltype(t);
-      return gufuncLoop<T>(xs, {1, 1}, {m, k}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+      return gufuncLoop<T>(n, xs, {1, 1}, {m, k}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < k; ++j) out[i * k + j] = arithmetic<T>(Bin::Mul, in[0][i], in[1][j]);
       });
@@ -784,7 +788,7 @@ Array Interpreter::runBlockwise(const Node *n) {
     if (!bVec) core.push_back(cols);
     return dispatch(n->dtype, [&](auto t) {
       using T = decltype(t);
-      Array r = gufuncLoop<T>({a, b}, {2, 2}, {rows, cols}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+      Array r = gufuncLoop<T>(n, {a, b}, {2, 2}, {rows, cols}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
         for (int64_t i = 0; i < rows; ++i)
           for (int64_t j = 0; j < cols; ++j) {
             T s = T(0);
@@ -801,7 +805,7 @@ Array Interpreter::runBlockwise(const Node *n) {
     int64_t m = square(xs[0]);
     std::size_t sz = std::size_t(m);
     Dims core = op == "det" ? Dims{} : Dims{m, m};
-    return gufuncLoop<double>(xs, {2}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
+    return gufuncLoop<double>(n, xs, {2}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
       std::vector<double> a(in[0], in[0] + m * m);
       if (op == "det") {
         out[0] = determinant(a, sz);
@@ -822,7 +826,7 @@ Array Interpreter::runBlockwise(const Node *n) {
     if (bm != m) shapeError("solve: " + coreMismatch(sig, 1, 0, bm, m));
     int64_t k = vector ? 1 : xs[1].shape()[xs[1].rank() - 1];
     Dims core = vector ? Dims{m} : Dims{m, k};
-    return gufuncLoop<double>(xs, {2, vector ? 1u : 2u}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
+    return gufuncLoop<double>(n, xs, {2, vector ? 1u : 2u}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
       std::vector<double> a(in[0], in[0] + m * m), b(in[1], in[1] + m * k);
       if (!solveLinear(a, std::size_t(m), b, std::size_t(k))) valueError("Singular matrix");
       std::copy(b.begin(), b.end(), out);

@@ -476,29 +476,36 @@ void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
   if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true);
 }
 
-void Graph::markStaticBroadcastable(Node &n, bool positionWide) {
+void Graph::markStaticBroadcastable(Node &n, bool positionWide, const std::vector<std::size_t> &core,
+                                    const std::vector<bool> &apart) {
   // Static mode: the kernels need to know which sizes 1 may broadcast — those provably 1 when the
   // node was built, and those whose oneness the solver could not decide (the shape rule then
   // checks NumPy's rule at run time, so the kernel must apply the same one). For broadcasting
   // operands one undecided size makes its whole position NumPy's (as shape/Broadcast decides);
-  // a random variable's batch dimensions are decided one by one.
+  // a random variable's batch dimensions with size are decided one by one. Positions are counted
+  // from the right after each input's core dims (core[i], none when not given); bits are kept
+  // per position of the whole input shape.
   std::vector<std::vector<Answer>> answers;
   uint64_t undecided = 0;
-  for (const Node *in : n.inputs) {
+  for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+    const Node *in = n.inputs[k];
+    std::size_t c = k < core.size() ? core[k] : 0;
     answers.emplace_back();
-    for (std::size_t i = 0; i < in->rank() && i < 64; ++i) {
-      Expr d = in->shape[in->rank() - 1 - i];
+    for (std::size_t j = 0; j + c < in->rank() && j + c < 64; ++j) {
+      Expr d = in->shape[in->rank() - 1 - c - j];
       Answer one = d.constantValue() ? (d.constantValue()->isOne() ? Answer::Proven : Answer::Refuted)
                                      : oneness(*solver_, n.validity.context(), d).answer;
       answers.back().push_back(one);
-      if (one == Answer::Unknown) undecided |= uint64_t(1) << i;
+      if (one == Answer::Unknown && !(k < apart.size() && apart[k])) undecided |= uint64_t(1) << j;
     }
   }
-  for (const auto &a : answers) {
+  for (std::size_t k = 0; k < answers.size(); ++k) {
+    const std::vector<Answer> &a = answers[k];
+    std::size_t c = k < core.size() ? core[k] : 0;
     uint64_t bits = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (a[i] == Answer::Proven || a[i] == Answer::Unknown || (positionWide && (undecided >> i & 1)))
-        bits |= uint64_t(1) << i;
+    for (std::size_t j = 0; j < a.size(); ++j)
+      if (a[j] == Answer::Proven || a[j] == Answer::Unknown || (positionWide && (undecided >> j & 1)))
+        bits |= uint64_t(1) << (j + c);
     n.broadcastable.push_back(bits);
   }
 }
@@ -1049,6 +1056,14 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
     if (r.outShapes.empty()) throw OpError(op + ": " + r.validity.message());
     for (const auto &d : r.outShapes[0]) n.shape.push_back(d ? *d : Expr(0));
     n.validity = std::move(r.validity);
+    if (mode == BroadcastMode::Static) {
+      // The batch shapes broadcast as an elementwise op's shapes do; an operand of fewer
+      // dimensions than its core (matmul's vectors) has no batch.
+      Signature parsed = parseSignature(sig);
+      std::vector<std::size_t> core;
+      for (std::size_t i = 0; i < xs.size(); ++i) core.push_back(std::min(xs[i]->rank(), parsed.inputs[i].dims.size()));
+      markStaticBroadcastable(n, true, core);
+    }
   });
 }
 
@@ -1109,28 +1124,17 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
     for (const auto &d : r.shape) n.shape.push_back(*d);
     n.validity.absorb(r.validity);
     if (mode == BroadcastMode::Static) {
-      markStaticBroadcastable(n, false);
-      // Without size the batch shapes broadcast with one another (shape/Broadcast's rule): one
-      // undecided size makes its whole batch position NumPy's, for every parameter. Batch
-      // positions are counted from the right after each parameter's core dims.
+      // Without size the batch shapes broadcast with one another (shape/Broadcast's rule), after
+      // each parameter's core dims; parameters given by their shape alone take no part.
+      std::vector<std::size_t> core;
       if (!size) {
         Signature sig = parseSignature(r.signature);
-        std::vector<std::size_t> core(parameters.size(), 0);
+        core.assign(parameters.size(), 0);
         for (std::size_t i = 0; i < parameters.size() && i < sig.inputs.size(); ++i) core[i] = sig.inputs[i].dims.size();
-        uint64_t undecided = 0;
-        for (std::size_t i = 0; i < parameters.size(); ++i) {
-          if (i < shapeOnly.size() && shapeOnly[i]) continue;
-          const Shape &sh = parameters[i]->shape;
-          for (std::size_t j = 0; j + core[i] < sh.size() && j < 64; ++j) {
-            Expr d = sh[sh.size() - 1 - core[i] - j];
-            if (!d.isConstant() && oneness(*solver_, n.validity.context(), d).answer == Answer::Unknown)
-              undecided |= uint64_t(1) << j;
-          }
-        }
-        for (std::size_t i = 0; i < parameters.size() && undecided; ++i)
-          for (std::size_t j = 0; j < 64 && j + core[i] < 64; ++j)
-            if (undecided >> j & 1) n.broadcastable[i] |= uint64_t(1) << (j + core[i]);
       }
+      std::vector<bool> apart;
+      for (std::size_t i = 0; i < parameters.size(); ++i) apart.push_back(i < shapeOnly.size() && bool(shapeOnly[i]));
+      markStaticBroadcastable(n, !size, core, apart);
     }
     if (info->dtype == "int64") n.dtype = DType::Int64;
     else if (name == "permutation" || name == "choice_without_replacement")

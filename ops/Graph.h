@@ -212,8 +212,10 @@ private:
   bool provesCheaply(const Context &context, const Pred &p);
   /// The elementwise rule: n's inputs broadcast (per mode); fills shape, validity, broadcastable.
   void broadcastOperands(Node &n, BroadcastMode mode);
-  /// Static mode: fills n.broadcastable from n's inputs' shapes.
-  void markStaticBroadcastable(Node &n, bool positionWide);
+  /// Static mode: fills n.broadcastable from n's inputs' shapes (their dims before the last
+  /// core[i]; inputs marked `apart` take no part in deciding a whole position).
+  void markStaticBroadcastable(Node &n, bool positionWide, const std::vector<std::size_t> &core = {},
+                               const std::vector<bool> &apart = {});
   /// max(0, e), or e when the solver proves e >= 0.
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.

@@ -159,6 +159,9 @@ TEST(Graph, SliceBoundsWhoseCasesAgreeAreOneExpression) {
 
 namespace {
 
+void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram &p, BroadcastMode mode,
+                    uint64_t seed, const std::vector<std::pair<int64_t, int64_t>> &points);
+
 /// The property: at small parameter points, a kernel raises a shape error exactly where its
 /// node's validity fails (the interpreter's own debug check throws InternalError on a kernel
 /// that disagrees with its shape rule — also a failure here).
@@ -170,10 +173,17 @@ void kernelsAgreeWithShapeRules(BroadcastMode mode) {
   so.mode = mode;
   driver::Session session(solver, so);
   proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 10);
+  // Small sizes, 0 and 1 often: where broadcasting and slicing rules change.
+  std::vector<std::pair<int64_t, int64_t>> points;
+  for (int trial = 0; trial < 3; ++trial) points.push_back({int64_t(rng() % 5), int64_t(rng() % 5)});
+  kernelsAgreeAt(session, p, mode, seed, points);
+}
+
+/// The program's kernels against their shape rules at the points (n, m).
+void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram &p, BroadcastMode mode,
+                    uint64_t seed, const std::vector<std::pair<int64_t, int64_t>> &points) {
   const ops::Graph &g = session.graph();
-  for (int trial = 0; trial < 3; ++trial) {
-    // Small sizes, 0 and 1 often: where broadcasting and slicing rules change.
-    int64_t n = int64_t(rng() % 5), m = int64_t(rng() % 5);
+  for (const auto &[n, m] : points) {
     interp::InterpreterOptions options;
     options.seed = seed;
     interp::Interpreter in(g, Assignment{{"n", n}, {"m", m}}, {}, options);
@@ -259,6 +269,66 @@ TEST(StaticMode, UndecidedOnenessMakesThePositionNumpys) {
   EXPECT_EQ(outcomeOf(lines, "v23", {{"n", 4}, {"m", 1}}), "(4, 0)");
   EXPECT_EQ(outcomeOf(lines, "v23", {{"n", 4}, {"m", 3}}), "(4, 3)");
   EXPECT_EQ(outcomeOf(lines, "v23", {{"n", 4}, {"m", 2}}), "shape error");
+}
+
+// Found by `shapelab proptest --mode static --max-nodes 30` (seed 10531): a gufunc's batch
+// dimension that is 1 at run time but not provably 1 must not broadcast in static mode, as the
+// shape rule (batch shapes broadcast like elementwise operands) says; the kernel broadcast it.
+TEST(StaticMode, GufuncBatchDimensionOneBroadcastsOnlyWhenProvablyOne) {
+  // b has one dimension fewer than a: a stack of vectors, of batch shape (n,) against (2,).
+  std::vector<std::string> lines = {"mode static", "param n, m", "a = input((2, n, m), float64)",
+                                    "b = input((n, m), float64)", "x = linalg.solve(a, b)"};
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 1}, {"m", 1}}), "shape error");
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 2}, {"m", 2}}), "(2, 2)");
+  lines[0] = "mode numpy";
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 1}, {"m", 1}}), "(2, 1)");
+}
+
+// The class of the bug above: every gufunc kernel (matmul, solve, outer, det, inv) on operands
+// whose batch and core dims are drawn from 1, 2, n and m raises a shape error exactly where its
+// node's validity fails, in both modes.
+namespace {
+void gufuncKernelAgreesWithItsShapeRule() {
+  const BroadcastMode mode = *rc::gen::element(BroadcastMode::Numpy, BroadcastMode::Static);
+  struct Op {
+    const char *call;
+    std::size_t arity, coreA, coreB; // core ranks (b's: 1 or 2 for solve and matmul, as drawn)
+  };
+  // Two-operand ops first and most often: their batch shapes broadcast with each other.
+  static const Op ops[] = {{"a @ b", 2, 2, 2}, {"linalg.solve(a, b)", 2, 2, 2}, {"a @ b", 2, 1, 2},
+                           {"linalg.solve(a, b)", 2, 2, 1}, {"outer(a, b)", 2, 1, 1},
+                           {"linalg.det(a)", 1, 2, 0}, {"linalg.inv(a)", 1, 2, 0}};
+  const Op &op = ops[*rc::gen::weightedElement<std::size_t>({{3, 0}, {3, 1}, {1, 2}, {2, 3}, {1, 4}, {1, 5}, {1, 6}})];
+  auto shape = [&](std::size_t core) {
+    std::vector<std::string> d = *rc::gen::container<std::vector<std::string>>(
+        core + *rc::gen::inRange<std::size_t>(0, 3), rc::gen::element<std::string>("1", "2", "n", "m"));
+    std::string s = "(";
+    for (std::size_t i = 0; i < d.size(); ++i) s += d[i] + (d.size() == 1 ? "," : i + 1 < d.size() ? ", " : "");
+    return s + ")";
+  };
+  proptests::GeneratedProgram p;
+  p.lines = {"param n, m", "a = input(" + shape(op.coreA) + ", float64)"};
+  if (op.arity == 2) p.lines.push_back("b = input(" + shape(op.coreB) + ", float64)");
+  p.lines.push_back(std::string("c = ") + op.call);
+  p.names = {"c"};
+  Solver solver;
+  driver::SessionOptions so;
+  so.mode = mode;
+  driver::Session session(solver, so);
+  for (std::size_t i = 0; i < p.lines.size(); ++i)
+    if (session.execute(p.lines[i], int(i + 1)).failed) return; // ranks no size can fix
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  std::vector<std::pair<int64_t, int64_t>> points;
+  for (int64_t n = 0; n < 4; ++n)
+    for (int64_t m = 0; m < 4; ++m) points.push_back({n, m});
+  kernelsAgreeAt(session, p, mode, seed, points);
+}
+} // namespace
+
+// Three programs per case: static two-operand ops whose batch dims conflict are a small share of
+// the draws (with one program per case, a run of 100 cases missed the bug above one time in six).
+RC_GTEST_PROP(StaticMode, GufuncKernelsAgreeWithTheirShapeRules, ()) {
+  for (int k = 0; k < 3; ++k) gufuncKernelAgreesWithItsShapeRule();
 }
 
 // Found by the property harness with nan/inf in the data (random.gamma's rejection loop never
