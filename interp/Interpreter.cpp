@@ -182,7 +182,7 @@ void addSeededInputs(const ops::Graph &graph, const Assignment &point, uint64_t 
 
 Interpreter::Interpreter(const ops::Graph &graph, Assignment params, std::map<std::string, Array> inputs,
                          InterpreterOptions options)
-    : point_(std::move(params)), inputs_(std::move(inputs)), options_(std::move(options)) {
+    : graph_(graph), point_(std::move(params)), inputs_(std::move(inputs)), options_(std::move(options)) {
   for (const Expr &p : graph.params())
     if (!point_.find(p->name)) throw EvalError(EvalError::Input, "no value for size parameter " + p->name);
   for (const auto &[name, v] : point_.values()) {
@@ -238,11 +238,14 @@ std::variant<Array, EvalError> Interpreter::attempt(const Node *node) {
     if (auto f = failed_.find(n); f != failed_.end()) return f->second;
     if (!expanded) {
       stack.back().second = true;
+      // Operands first, then the nodes whose data-dependent sizes n's attributes read.
+      std::vector<const Node *> before = graph_.sizeSources(n);
       if (n->kind == OpKind::IfElse) {
-        if (n->inputs.size() == 3) stack.push_back({n->inputs[2], false});
-        continue; // the branch is chosen when n runs
+        if (n->inputs.size() == 3) before.insert(before.begin(), n->inputs[2]); // the branch is chosen when n runs
+      } else {
+        before.insert(before.begin(), n->inputs.begin(), n->inputs.end());
       }
-      for (auto it = n->inputs.rbegin(); it != n->inputs.rend(); ++it)
+      for (auto it = before.rbegin(); it != before.rend(); ++it)
         if (!values_.count(*it)) stack.push_back({*it, false});
       continue;
     }

@@ -79,6 +79,7 @@ private:
   int64_t value(const Expr &e) const;
   std::string name(const ops::Node *n) const;
 
+  const ops::Graph &graph_;
   Assignment point_;
   std::map<std::string, Array> inputs_;
   InterpreterOptions options_;

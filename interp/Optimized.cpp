@@ -195,7 +195,7 @@ struct OptimizedInterpreter::Cluster {
 
 OptimizedInterpreter::OptimizedInterpreter(const ops::Graph &graph, Assignment params,
                                            std::map<std::string, Array> inputs, InterpreterOptions options)
-    : ref_(graph, std::move(params), std::move(inputs), [&] {
+    : graph_(graph), ref_(graph, std::move(params), std::move(inputs), [&] {
         options.debugChecks = false;
         return options;
       }()),
@@ -425,7 +425,19 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
 }
 
 std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
-  // Uses of each node among what `node` needs (an ifelse's branches are the reference's).
+  // What n reads before it runs, as the reference: its operands (an ifelse's condition array;
+  // its branches are the reference's), then the nodes whose data-dependent sizes n's attributes
+  // read.
+  auto operands = [&](const Node *n) {
+    std::vector<const Node *> before = graph_.sizeSources(n);
+    if (n->kind == OpKind::IfElse) {
+      if (n->inputs.size() == 3) before.insert(before.begin(), n->inputs[2]);
+    } else {
+      before.insert(before.begin(), n->inputs.begin(), n->inputs.end());
+    }
+    return before;
+  };
+  // Uses of each node among what `node` needs.
   uses_.clear();
   {
     std::vector<const Node *> stack{node};
@@ -434,9 +446,7 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       const Node *n = stack.back();
       stack.pop_back();
       if (!seen.insert(n).second || ref_.find(n)) continue;
-      std::vector<const Node *> ins = n->inputs;
-      if (n->kind == OpKind::IfElse) ins = n->inputs.size() == 3 ? std::vector<const Node *>{n->inputs[2]} : std::vector<const Node *>{};
-      for (const Node *i : ins) {
+      for (const Node *i : operands(n)) {
         ++uses_[i];
         stack.push_back(i);
       }
@@ -476,13 +486,12 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
   };
   std::unordered_map<const Node *, Cluster> clusters;
   auto children = [&](const Node *n) -> std::vector<const Node *> {
-    if (n->kind == OpKind::IfElse) return n->inputs.size() == 3 ? std::vector<const Node *>{n->inputs[2]} : std::vector<const Node *>{};
     if (fusable(n)) {
       auto it = clusters.find(n);
       if (it == clusters.end()) it = clusters.emplace(n, clusterOf(n)).first;
       return it->second.leaves;
     }
-    return n->inputs;
+    return operands(n);
   };
   struct Step {
     const Node *n;

@@ -76,6 +76,7 @@ private:
   /// Runs a cluster whose shapes were checked (`outShape`: its root's).
   Array runCluster(const Cluster &c, const ops::Node *requested, const std::vector<int64_t> &outShape);
   std::optional<Array> view(const ops::Node *n);
+  const ops::Graph &graph_;
   Interpreter ref_;
   std::unordered_map<const ops::Node *, int64_t> uses_;    // readers still to run
   std::unordered_set<const ops::Node *> fusedOrFresh_;     // values this evaluation allocated

@@ -299,16 +299,39 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
   return &n;
 }
 
+std::vector<const Node *> Graph::sizeSources(const Node *n) const {
+  std::vector<const Node *> out;
+  if (dataOwners_.empty()) return out;
+  auto add = [&](const std::vector<Expr> &params) {
+    for (const Expr &p : params) {
+      if (!p->reserved) continue;
+      auto it = dataOwners_.find(p->name);
+      if (it != dataOwners_.end() && it->second != n && std::find(out.begin(), out.end(), it->second) == out.end())
+        out.push_back(it->second);
+    }
+  };
+  for (const Expr &e : n->exprs) add(parametersOf(e));
+  for (const IndexEntry &e : n->index) {
+    if (e.start) add(parametersOf(*e.start));
+    if (e.stop) add(parametersOf(*e.stop));
+  }
+  add(parametersOf(n->cond));
+  return out;
+}
+
 void Graph::finish(Node &n) {
   n.validity.mention(n.shape);
-  // What computing n gathers: its own obligations (unless valid) and its operands' (a lazy
-  // ifelse folds its branches' into its own obligations instead).
+  if (n.dataSize) dataOwners_.emplace((*n.dataSize)->name, &n);
+  // What computing n gathers: its own obligations (unless valid), its operands' and those of
+  // the nodes whose sizes it reads (a lazy ifelse folds its branches' into its own obligations
+  // instead).
   std::vector<const Node *> from;
   if (n.kind == OpKind::IfElse) {
     if (n.inputs.size() == 3) from.push_back(n.inputs[2]);
   } else {
     from = n.inputs;
   }
+  for (const Node *s : sizeSources(&n)) from.push_back(s);
   bool own = n.validity.status() != Status::Valid;
   std::shared_ptr<const std::vector<const Node *>> single;
   bool several = false;

@@ -193,6 +193,12 @@ public:
   /// when the new operands do not fit the op (ranks).
   const Node *rebuild(const Node *n, const std::vector<const Node *> &inputs);
 
+  /// The nodes whose data-dependent sizes `n` reads through its attributes rather than its
+  /// operands' shapes (`a[:b.shape[0]]`, full((b.shape[0],), 1.0), an ifelse on b.shape[0] > 2):
+  /// they run before n, as its operands do, so that the sizes have values. Each size's first
+  /// node stands for it (a rebuilt node that keeps the name computes the same size).
+  std::vector<const Node *> sizeSources(const Node *n) const;
+
   const std::deque<Node> &nodes() const { return nodes_; }
   const GraphStats &stats() const { return stats_; }
 
@@ -236,6 +242,7 @@ private:
   Context context_;
   std::vector<Expr> params_;
   std::map<std::string, Pred> dataBounds_; // _kN -> its bound
+  std::unordered_map<std::string, const Node *> dataOwners_; // _kN -> the first node computing it
   mutable std::map<std::string, Context> contexts_;
   std::deque<Node> nodes_;
   std::unordered_map<const Node *, const Node *, KeyHash, KeyEq> interned_;

@@ -49,6 +49,10 @@ template <class Run> Outcome outcome(Run &&run) {
     o.message = e.what();
   } catch (const InternalError &e) {
     o.internal = e.what();
+  } catch (const std::exception &e) {
+    // Anything else escaping an interpreter (a size it could not evaluate, ...) is a failure to
+    // report and shrink like the others, not the end of the run.
+    o.internal = std::string("an unexpected error: ") + e.what();
   }
   return o;
 }

@@ -64,7 +64,7 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     const Var &b = vars[bi];
     std::string e;
     static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
-    int kind = options.basicOnly ? basic[pick(8)] : int(pick(27));
+    int kind = options.basicOnly ? basic[pick(8)] : int(pick(29));
     if (!options.dataDependent && (kind == 14 || kind == 15)) continue; // masks, ifelse
     switch (kind) {
     case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
@@ -117,6 +117,25 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       e = any[pick(sizeof any / sizeof *any)];
       for (std::size_t at; (at = e.find('A')) != std::string::npos;) e.replace(at, 1, a.name);
       for (std::size_t at; (at = e.find('B')) != std::string::npos;) e.replace(at, 1, b.name);
+      break;
+    }
+    case 26: case 27: {
+      // A size of another array (a mask's data-dependent one, often) read by an attribute, not
+      // through an operand: that array must run first.
+      if (!b.rank) continue;
+      std::string d = b.name + ".shape[" + std::to_string(pick(b.rank)) + "]";
+      // Mostly a data-dependent size: a mask's, made here when drawn (an array no name holds).
+      if (options.dataDependent && pick(4)) d = b.name + "[" + b.name + " > 0].shape[0]";
+      switch (pick(5)) {
+      case 0: e = "full((" + d + ",), 1.0)"; break;
+      case 1: e = a.rank ? a.name + "[:" + d + "]" : "full((" + d + ", 2), 0.5)"; break;
+      case 2: e = "broadcast_to(" + a.name + ", (" + d + ", " + (a.rank ? a.name + ".shape[-1]" : "1") + "))"; break;
+      case 3:
+        if (!options.dataDependent) continue;
+        e = "ifelse(" + d + " > 1, " + a.name + ", " + a.name + " * 2)";
+        break;
+      default: e = "random.normal(0.0, 1.0, size=(" + d + ",))"; break;
+      }
       break;
     }
     default: e = "prod(" + a.name + ")"; break;

@@ -470,6 +470,53 @@ TEST(Differential, FusedLoopRaisesTheReferencesFirstError) {
   EXPECT_FALSE(failure) << *failure;
 }
 
+// Found by `shapelab proptest --mode static --max-nodes 30` (seed 40424): an attribute may read
+// a data-dependent size of an array that is not an operand (a[:b.shape[0]], full((b.shape[0],),
+// ...)); the interpreters evaluated only operands, so the size had no value ("no value given
+// for parameter '_k1'"). The rewritten program of that seed had such a node too: a split of a
+// mask whose operand was merged with an equal mask of another name.
+TEST(DataDependentSizes, AnAttributeReadingAnotherArraysSizeRunsThatArrayFirst) {
+  std::vector<std::string> lines = {"param n",
+                                    "x = input((n,), float64)",
+                                    "b = x[x > 0]",
+                                    "a = input((n,), float64)",
+                                    "v = a[:b.shape[0]]",
+                                    "f = full((b.shape[0],), 1.0)",
+                                    "t = broadcast_to(a[:1], (x[x > 1].shape[0],))",
+                                    "c = ifelse(b.shape[0] > 2, a, a * 2.0)",
+                                    "g = random.normal(0.0, 1.0, size=(b.shape[0],))"};
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  interp::Array x = interp::seededInput("x", ops::DType::Float64, {4}, 0);
+  double xs[] = {1.0, -1.0, 2.0, 3.0};
+  std::copy(xs, xs + 4, x.base<double>());
+  for (bool optimized : {false, true}) {
+    std::map<std::string, interp::Array> inputs{{"x", x}};
+    auto run = [&](const std::string &name) {
+      if (!optimized) return interp::Interpreter(session.graph(), {{"n", 4}}, inputs).evaluate(session.lookup(name));
+      return interp::OptimizedInterpreter(session.graph(), {{"n", 4}}, inputs).evaluate(session.lookup(name));
+    };
+    EXPECT_EQ(interp::shapeText(run("v").shape()), "(3,)") << optimized;
+    EXPECT_EQ(interp::shapeText(run("f").shape()), "(3,)") << optimized;
+    EXPECT_EQ(interp::shapeText(run("t").shape()), "(2,)") << optimized;
+    interp::Array a = run("a"), c = run("c"); // 3 > 2: the first branch
+    EXPECT_TRUE(a.identical(c)) << optimized;
+    EXPECT_EQ(interp::shapeText(run("g").shape()), "(3,)") << optimized;
+  }
+  std::vector<std::string> program = {"mode static",
+                                      "param n, m",
+                                      "in5 = input((n,), float32)",
+                                      "v7 = transpose(in5)",
+                                      "v11 = v7[v7 > 0]",
+                                      "v27 = split(v11, 2, axis=0)[1]",
+                                      "v29 = in5[in5 > 0]"};
+  proptests::DifferentialOptions o;
+  o.mode = BroadcastMode::Static;
+  std::optional<std::string> failure = proptests::checkProgram(program, 40424u, o);
+  EXPECT_FALSE(failure) << *failure;
+}
+
 // A random variable without size broadcasts its parameters' batch shapes with one another: an
 // undecided size (a product) makes that batch position NumPy's for every parameter, as for
 // elementwise operands.
