@@ -543,27 +543,33 @@ Array Interpreter::run(const Node *n) {
       }
       }
     }
-    // Source offsets of the region, in the region's C order.
+    // The region, in its C order: for a gather, offsets into x's buffer (read through any
+    // view); for set/inc, which write a C-ordered copy of x, positions in x's C order — a
+    // broadcast x has one buffer offset for many elements, which offsets would not tell apart.
+    const bool cOrder = n->kind == OpKind::SetSubtensor;
+    Dims strides = x.strides();
+    if (cOrder)
+      for (int64_t i = int64_t(x.rank()) - 1, s = 1; i >= 0; s *= x.shape()[std::size_t(i)], --i) strides[std::size_t(i)] = s;
     int64_t count = checkedCount(outShape);
     std::vector<int64_t> source;
     source.reserve(std::size_t(count));
     Dims idx(outShape.size(), 0);
     for (int64_t k = 0; k < count; ++k) {
-      int64_t off = x.offset();
+      int64_t off = cOrder ? 0 : x.offset();
       std::size_t o = 0;
       for (const Step &s : steps) {
         switch (s.kind) {
         case IndexEntry::NewAxis: ++o; break;
-        case IndexEntry::Integer: off += s.start * x.strides()[s.axis]; break;
-        case IndexEntry::Slice: off += (s.start + idx[o++] * s.step) * x.strides()[s.axis]; break;
+        case IndexEntry::Integer: off += s.start * strides[s.axis]; break;
+        case IndexEntry::Slice: off += (s.start + idx[o++] * s.step) * strides[s.axis]; break;
         case IndexEntry::Array:
           if (array->dtype() == DType::Bool) {
             const std::vector<int64_t> &c = maskCoords[idx[o++]];
-            for (std::size_t d = 0; d < c.size(); ++d) off += c[d] * x.strides()[s.axis + d];
+            for (std::size_t d = 0; d < c.size(); ++d) off += c[d] * strides[s.axis + d];
           } else {
             int64_t lin = 0;
             for (std::size_t d = 0; d < arrayValues.rank(); ++d) lin = lin * arrayValues.shape()[d] + idx[o++];
-            off += arrayValues.base<int64_t>()[lin] * x.strides()[s.axis];
+            off += arrayValues.base<int64_t>()[lin] * strides[s.axis];
           }
           break;
         }
@@ -584,11 +590,6 @@ Array Interpreter::run(const Node *n) {
     const Array &v = in(1);
     if (!broadcastsTo(v.shape(), outShape)) shapeError("could not broadcast input array from shape " + shapeText(v.shape()) + " into shape " + shapeText(outShape));
     Array copy = x.contiguous().astype(x.dtype());
-    // Offsets computed on x's layout; map them onto the copy's C layout.
-    std::vector<int64_t> xOffsets;
-    x.forEachOffset([&](int64_t o) { xOffsets.push_back(o); });
-    std::unordered_map<int64_t, int64_t> position;
-    for (std::size_t k = 0; k < xOffsets.size(); ++k) position.emplace(xOffsets[k], int64_t(k));
     // set: the value cast to x's dtype; inc: x + value computed in their promoted type, then
     // cast back (NumPy's `x[idx] += v`).
     const Node *vn = n->inputs[1];
@@ -598,12 +599,12 @@ Array Interpreter::run(const Node *n) {
     bool inc = n->op == "inc_subtensor";
     dispatch(n->dtype, [&](auto t) {
       using T = decltype(t);
-      T *dst = copy.base<T>();
+      T *dst = copy.base<T>() + copy.offset();
       dispatch(compute, [&](auto c) {
         using C = decltype(c);
         const C *src = value.base<C>();
         for (int64_t k = 0; k < count; ++k) {
-          T &d = dst[position.at(source[k])];
+          T &d = dst[source[k]];
           d = inc ? castValue<T>(arithmetic<C>(Bin::Add, castValue<C>(d), src[vo[k]])) : castValue<T>(src[vo[k]]);
         }
       });
