@@ -205,7 +205,11 @@ const Node *Interpreter::chosenBranch(const Node *n) {
     first = values_.at(n->inputs[2]).astype(DType::Bool).at<bool>(0);
     point_.set((*n->dataSize)->name, first ? 1 : 0);
   } else {
-    first = holds(n->cond, point_);
+    // Undefined where a size it reads does not exist (an operand's reshape that does not
+    // divide): the shape rule requires it defined, and running either branch would hide that.
+    std::optional<bool> v = shapelab::evaluate(n->cond, point_);
+    if (!v) shapeError("the condition " + n->cond.toString() + " is not defined at " + point_.toString());
+    first = *v;
   }
   return n->inputs[first ? 0 : 1];
 }
@@ -250,7 +254,13 @@ std::variant<Array, EvalError> Interpreter::attempt(const Node *node) {
       continue;
     }
     if (n->kind == OpKind::IfElse) {
-      const Node *branch = chosenBranch(n);
+      const Node *branch = nullptr;
+      try {
+        branch = chosenBranch(n);
+      } catch (const EvalError &e) {
+        if (options_.debugChecks) debugCheck(n, Array(), &e);
+        return failed_.emplace(n, EvalError(e.kind, name(n) + ": " + e.what())).first->second;
+      }
       if (!values_.count(branch)) {
         stack.push_back({branch, false});
         continue;

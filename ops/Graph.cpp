@@ -1208,6 +1208,10 @@ const Node *Graph::ifelse(const Pred &cond, const Node *a, const Node *b) {
   Node c = blank(OpKind::IfElse, "ifelse", {a, b});
   c.cond = cond;
   return make(std::move(c), [&](Node &n) {
+    // A condition over a size that may not exist (x.shape[1] of a reshape to (2, -1)) picks no
+    // branch where it does not: definedness is an obligation, as for every size.
+    Pred defined = definedness(cond);
+    if (!defined.isTrue()) n.validity.require(defined, "the condition " + cond.toString() + " is defined");
     foldBranches(*this, n, cond, a, b);
     for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(n.validity.context(), cond, a->shape[i], b->shape[i]));
   });

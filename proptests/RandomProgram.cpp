@@ -124,8 +124,15 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       // through an operand: that array must run first.
       if (!b.rank) continue;
       std::string d = b.name + ".shape[" + std::to_string(pick(b.rank)) + "]";
-      // Mostly a data-dependent size: a mask's, made here when drawn (an array no name holds).
-      if (options.dataDependent && pick(4)) d = b.name + "[" + b.name + " > 0].shape[0]";
+      // Mostly a data-dependent size: a mask's, made here when drawn (an array no name holds);
+      // or a size that exists only for some sizes (a reshape's -1: an exact division).
+      switch (pick(4)) {
+      case 1: case 2:
+        if (options.dataDependent) d = b.name + "[" + b.name + " > 0].shape[0]";
+        break;
+      case 3: d = "reshape(" + b.name + ", (2, -1)).shape[1]"; break;
+      default: break;
+      }
       switch (pick(5)) {
       case 0: e = "full((" + d + ",), 1.0)"; break;
       case 1: e = a.rank ? a.name + "[:" + d + "]" : "full((" + d + ", 2), 0.5)"; break;

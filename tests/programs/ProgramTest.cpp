@@ -517,6 +517,24 @@ TEST(DataDependentSizes, AnAttributeReadingAnotherArraysSizeRunsThatArrayFirst) 
   EXPECT_FALSE(failure) << *failure;
 }
 
+// Found by `shapelab proptest --max-nodes 60` (seed 505750): an ifelse on a size that exists only
+// for some sizes (v.shape[1] of reshape(x, (2, -1)): m / 2) ran a branch where the size does not
+// exist (m = 1). Its condition's definedness is now an obligation, and the kernel raises a shape
+// error there, as the rule says.
+TEST(IfElse, AConditionOnASizeThatDoesNotExistIsAShapeError) {
+  std::vector<std::string> lines = {"param m", "x = input((m,), float64)", "v = reshape(x, (2, -1))",
+                                    "c = ifelse(v.shape[1] > 1, x, x * 2.0)"};
+  EXPECT_EQ(outcomeOf(lines, "c", {{"m", 1}}), "shape error");
+  EXPECT_EQ(outcomeOf(lines, "c", {{"m", 4}}), "(4,)");
+  EXPECT_EQ(outcomeOf(lines, "c", {{"m", 2}}), "(2,)");
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) session.execute(lines[i], int(i + 1));
+  Validity v = ops::validityOf(session.graph(), session.lookup("c"));
+  EXPECT_EQ(evaluate(v.domain(), {{"m", 1}}), std::optional<bool>(false));
+  EXPECT_EQ(evaluate(v.domain(), {{"m", 4}}), std::optional<bool>(true));
+}
+
 // A random variable without size broadcasts its parameters' batch shapes with one another: an
 // undecided size (a product) makes that batch position NumPy's for every parameter, as for
 // elementwise operands.
