@@ -511,6 +511,7 @@ Expr undefinedEverywhere();
 } // namespace
 
 Pred definedness(Expr e);
+Pred totalized(const Pred &p);
 
 namespace {
 
@@ -1327,17 +1328,21 @@ Pred definedness(Expr e) {
   std::vector<Pred> parts;
   for (const Term &t : n->terms)
     for (auto &p : t.monomial) parts.push_back(definedness(p.first));
+  // The result is total (defined at every point): where a part it reads is undefined, another
+  // part (that part's own definedness) is false, and the part reads the total form (exact
+  // division as floor). Otherwise `not c or defined(a)` would be undefined, not true, where c
+  // is false and a undefined — and strict `or` would then fail a select that is defined.
   switch (n->kind) {
   case ExprKind::ExactDiv:
     parts.push_back(definedness(n->operands[0]));
-    parts.push_back(eq(mod(n->operands[0], n->value), Expr(0)));
+    parts.push_back(eq(mod(totalized(n->operands[0]), n->value), Expr(0)));
     break;
   case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::Min: case ExprKind::Max:
     for (const Expr &o : n->operands) parts.push_back(definedness(o));
     break;
   case ExprKind::Select: {
-    const Pred &c = n->condition;
-    parts.push_back(definedness(c));
+    const Pred c = totalized(n->condition);
+    parts.push_back(definedness(n->condition));
     parts.push_back(!c || definedness(n->operands[0]));
     parts.push_back(c || definedness(n->operands[1]));
     break;
@@ -1457,6 +1462,12 @@ Expr totalized(Expr e) {
   if (e.isTotal()) return e;
   static const std::map<std::string, Expr> none;
   return Rebuilder(none, true).expr(e.node());
+}
+
+Pred totalized(const Pred &p) {
+  if (p.node()->total) return p;
+  static const std::map<std::string, Expr> none;
+  return Rebuilder(none, true).pred(p.node());
 }
 
 } // namespace shapelab

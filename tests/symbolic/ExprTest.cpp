@@ -73,6 +73,36 @@ TEST(Expr, DefinednessOfExactDivision) {
   EXPECT_FALSE(holds(d, {{"n", 3}, {"m", 1}}));
 }
 
+// Found through `shapelab proptest --max-nodes 60` (seed 806451): the definedness of a select
+// read its condition and branches as they are, so `not c or defined(a)` was undefined — not
+// true — where c is false and a undefined, and a defined slice bound failed its "is defined"
+// obligation. The class: definedness is itself defined everywhere, and true exactly where the
+// expression has a value (the independent evaluator decides), over expressions with selects,
+// exact divisions and their nestings.
+TEST(Expr, DefinednessIsTotalAndExact) {
+  oracle::GenOptions o;
+  o.products = true;
+  bool ok = rc::check("definedness is defined everywhere and holds exactly where e is", [o] {
+    oracle::EP t = *oracle::genExpr(5, o);
+    Expr e = parseExpr(oracle::show(t));
+    Pred d = definedness(e);
+    RC_LOG() << oracle::show(t) << "  ->  " << d.toString() << "\n";
+    for (long a = 0; a < 5; ++a)
+      for (long b = 0; b < 5; ++b)
+        for (long c = 0; c < 4; ++c) {
+          std::vector<long> v = {a, b, c};
+          std::optional<bool> holds = evaluate(d, {{"a", a}, {"b", b}, {"c", c}});
+          RC_ASSERT(holds.has_value());
+          RC_ASSERT(*holds == oracle::eval(t, v).has_value());
+        }
+  });
+  EXPECT_TRUE(ok);
+  // The case above, in small: at n = 0 the select takes its defined branch.
+  Pred d = definedness(parseExpr("(1 / 2 if n == 1 else n)"));
+  EXPECT_EQ(evaluate(d, {{"n", 0}}), std::optional<bool>(true));
+  EXPECT_EQ(evaluate(d, {{"n", 1}}), std::optional<bool>(false));
+}
+
 TEST(Expr, CancellationKeepsTheDomainOfDefinition) {
   // x/2 - x/2 is 0 where x is even and undefined (an error) elsewhere: never a plain 0.
   for (const char *text : {"a/2 - a/2", "(a/2) % 1", "0 * (a/2)", "(a/2)**0", "b if a/2 == 1 else b"}) {
