@@ -511,7 +511,6 @@ Expr undefinedEverywhere();
 } // namespace
 
 Pred definedness(Expr e);
-Pred totalized(const Pred &p);
 
 namespace {
 

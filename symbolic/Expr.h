@@ -315,6 +315,7 @@ Pred definedness(const Pred &p);
 /// `e` wherever `e` is defined. The solver reads its sets back through it (a set already holds
 /// the definedness conditions, so its predicate must not add them a second time).
 Expr totalized(Expr e);
+/// The same for a predicate: total, with the truth value of `p` wherever `p` is defined.
 Pred totalized(const Pred &p);
 
 /// Replaces parameters by expressions (absent ones stay).
