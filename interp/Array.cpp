@@ -81,8 +81,7 @@ BufferPool &pool() {
 
 Array::Array(DType dtype, std::vector<int64_t> shape, bool zeroed) : dtype_(dtype), shape_(std::move(shape)) {
   int64_t count = checkedCount(shape_);
-  strides_.assign(shape_.size(), 1);
-  for (std::size_t i = shape_.size(); i-- > 1;) strides_[i - 1] = strides_[i] * std::max<int64_t>(shape_[i], 1);
+  strides_ = cStrides(shape_);
   std::size_t words = (std::size_t(count) * ops::itemSize(dtype) + 7) / 8 + 1;
   if (words < BufferPool::kMinWords) {
     buffer_ = std::shared_ptr<uint64_t[]>(zeroed ? new uint64_t[words]() : new uint64_t[words]);
@@ -180,9 +179,14 @@ Array Array::broadcastTo(const std::vector<int64_t> &shape) const {
 Array Array::reshaped(const std::vector<int64_t> &shape) const {
   Array c = contiguous();
   c.shape_ = shape;
-  c.strides_.assign(shape.size(), 1);
-  for (std::size_t i = shape.size(); i-- > 1;) c.strides_[i - 1] = c.strides_[i] * std::max<int64_t>(shape[i], 1);
+  c.strides_ = cStrides(shape);
   return c;
+}
+
+std::vector<int64_t> Array::cStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(shape[i], 1);
+  return strides;
 }
 
 Array Array::view(int64_t offset, std::vector<int64_t> shape, std::vector<int64_t> strides) const {

@@ -103,6 +103,8 @@ public:
   Array broadcastTo(const std::vector<int64_t> &shape) const;
   /// C-order reshape of a contiguous copy.
   Array reshaped(const std::vector<int64_t> &shape) const;
+  /// The element strides of a C-contiguous array of this shape (a size 0 counts as 1).
+  static std::vector<int64_t> cStrides(const std::vector<int64_t> &shape);
   /// A view: `view(offset, shape, strides)` on the same buffer.
   Array view(int64_t offset, std::vector<int64_t> shape, std::vector<int64_t> strides) const;
 

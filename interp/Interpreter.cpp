@@ -242,13 +242,7 @@ std::variant<Array, EvalError> Interpreter::attempt(const Node *node) {
     if (auto f = failed_.find(n); f != failed_.end()) return f->second;
     if (!expanded) {
       stack.back().second = true;
-      // Operands first, then the nodes whose data-dependent sizes n's attributes read.
-      std::vector<const Node *> before = graph_.sizeSources(n);
-      if (n->kind == OpKind::IfElse) {
-        if (n->inputs.size() == 3) before.insert(before.begin(), n->inputs[2]); // the branch is chosen when n runs
-      } else {
-        before.insert(before.begin(), n->inputs.begin(), n->inputs.end());
-      }
+      std::vector<const Node *> before = graph_.readsBefore(n);
       for (auto it = before.rbegin(); it != before.rend(); ++it)
         if (!values_.count(*it)) stack.push_back({*it, false});
       continue;
@@ -557,9 +551,7 @@ Array Interpreter::run(const Node *n) {
     // view); for set/inc, which write a C-ordered copy of x, positions in x's C order — a
     // broadcast x has one buffer offset for many elements, which offsets would not tell apart.
     const bool cOrder = n->kind == OpKind::SetSubtensor;
-    Dims strides = x.strides();
-    if (cOrder)
-      for (int64_t i = int64_t(x.rank()) - 1, s = 1; i >= 0; s *= x.shape()[std::size_t(i)], --i) strides[std::size_t(i)] = s;
+    const Dims strides = cOrder ? Array::cStrides(x.shape()) : x.strides();
     int64_t count = checkedCount(outShape);
     std::vector<int64_t> source;
     source.reserve(std::size_t(count));

@@ -425,19 +425,8 @@ Array OptimizedInterpreter::evaluate(const Node *node) {
 }
 
 std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
-  // What n reads before it runs, as the reference: its operands (an ifelse's condition array;
-  // its branches are the reference's), then the nodes whose data-dependent sizes n's attributes
-  // read.
-  auto operands = [&](const Node *n) {
-    std::vector<const Node *> before = graph_.sizeSources(n);
-    if (n->kind == OpKind::IfElse) {
-      if (n->inputs.size() == 3) before.insert(before.begin(), n->inputs[2]);
-    } else {
-      before.insert(before.begin(), n->inputs.begin(), n->inputs.end());
-    }
-    return before;
-  };
-  // Uses of each node among what `node` needs.
+  // Uses of each node among what `node` needs (what each node reads before it runs, as the
+  // reference: an ifelse's branches are the reference's).
   uses_.clear();
   {
     std::vector<const Node *> stack{node};
@@ -446,7 +435,7 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       const Node *n = stack.back();
       stack.pop_back();
       if (!seen.insert(n).second || ref_.find(n)) continue;
-      for (const Node *i : operands(n)) {
+      for (const Node *i : graph_.readsBefore(n)) {
         ++uses_[i];
         stack.push_back(i);
       }
@@ -491,7 +480,7 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       if (it == clusters.end()) it = clusters.emplace(n, clusterOf(n)).first;
       return it->second.leaves;
     }
-    return operands(n);
+    return graph_.readsBefore(n);
   };
   struct Step {
     const Node *n;

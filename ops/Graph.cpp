@@ -299,14 +299,21 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
   return &n;
 }
 
-std::vector<const Node *> Graph::sizeSources(const Node *n) const {
+std::vector<const Node *> Graph::readsBefore(const Node *n) const {
   std::vector<const Node *> out;
+  if (n->kind == OpKind::IfElse) {
+    if (n->inputs.size() == 3) out.push_back(n->inputs[2]);
+  } else {
+    out = n->inputs;
+  }
   if (dataOwners_.empty()) return out;
+  const std::size_t operands = out.size();
   auto add = [&](const std::vector<Expr> &params) {
     for (const Expr &p : params) {
       if (!p->reserved) continue;
       auto it = dataOwners_.find(p->name);
-      if (it != dataOwners_.end() && it->second != n && std::find(out.begin(), out.end(), it->second) == out.end())
+      if (it != dataOwners_.end() && it->second != n &&
+          std::find(out.begin() + std::ptrdiff_t(operands), out.end(), it->second) == out.end())
         out.push_back(it->second);
     }
   };
@@ -322,16 +329,9 @@ std::vector<const Node *> Graph::sizeSources(const Node *n) const {
 void Graph::finish(Node &n) {
   n.validity.mention(n.shape);
   if (n.dataSize) dataOwners_.emplace((*n.dataSize)->name, &n);
-  // What computing n gathers: its own obligations (unless valid), its operands' and those of
-  // the nodes whose sizes it reads (a lazy ifelse folds its branches' into its own obligations
-  // instead).
-  std::vector<const Node *> from;
-  if (n.kind == OpKind::IfElse) {
-    if (n.inputs.size() == 3) from.push_back(n.inputs[2]);
-  } else {
-    from = n.inputs;
-  }
-  for (const Node *s : sizeSources(&n)) from.push_back(s);
+  // What computing n gathers: its own obligations (unless valid) and those of what it reads
+  // before it runs (a lazy ifelse folds its branches' into its own obligations instead).
+  std::vector<const Node *> from = readsBefore(&n);
   bool own = n.validity.status() != Status::Valid;
   std::shared_ptr<const std::vector<const Node *>> single;
   bool several = false;

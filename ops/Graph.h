@@ -193,11 +193,13 @@ public:
   /// when the new operands do not fit the op (ranks).
   const Node *rebuild(const Node *n, const std::vector<const Node *> &inputs);
 
-  /// The nodes whose data-dependent sizes `n` reads through its attributes rather than its
-  /// operands' shapes (`a[:b.shape[0]]`, full((b.shape[0],), 1.0), an ifelse on b.shape[0] > 2):
-  /// they run before n, as its operands do, so that the sizes have values. Each size's first
-  /// node stands for it (a rebuilt node that keeps the name computes the same size).
-  std::vector<const Node *> sizeSources(const Node *n) const;
+  /// What running `n` reads before its kernel, in order: its operands (of a lazy ifelse only
+  /// its condition array; the branch is chosen when it runs), then the nodes whose
+  /// data-dependent sizes n reads through its attributes rather than its operands' shapes
+  /// (`a[:b.shape[0]]`, full((b.shape[0],), 1.0), an ifelse on b.shape[0] > 2), so that the sizes
+  /// have values. Each size's first node stands for it (a rebuilt node that keeps the name
+  /// computes the same size). Both interpreters run these first; n's validity gathers theirs.
+  std::vector<const Node *> readsBefore(const Node *n) const;
 
   const std::deque<Node> &nodes() const { return nodes_; }
   const GraphStats &stats() const { return stats_; }
