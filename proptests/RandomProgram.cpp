@@ -64,7 +64,7 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     const Var &b = vars[bi];
     std::string e;
     static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
-    int kind = options.basicOnly ? basic[pick(8)] : int(pick(29));
+    int kind = options.basicOnly ? basic[pick(8)] : int(pick(33));
     if (!options.dataDependent && (kind == 14 || kind == 15)) continue; // masks, ifelse
     switch (kind) {
     case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
@@ -142,6 +142,45 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
         e = "ifelse(" + d + " > 1, " + a.name + ", " + a.name + " * 2)";
         break;
       default: e = "random.normal(0.0, 1.0, size=(" + d + ",))"; break;
+      }
+      break;
+    }
+    case 28: case 29: {
+      // Integer-array indexing: indices from another array's data, mostly brought into range
+      // (`% a.shape[k]`; an empty axis leaves them out of range), sometimes as they come
+      // (negative, or past the end: an IndexError); alone, after a slice, or next to an integer;
+      // read, or written by set/inc_subtensor (repeated indices accumulate).
+      if (!a.rank) continue;
+      std::size_t axis = a.rank >= 2 && pick(2) ? 1 : 0;
+      std::string idx = b.dtype == ops::DType::Int64 && pick(2) ? b.name : "astype(" + b.name + ", int64)";
+      if (pick(4)) idx = idx + " % " + a.name + ".shape[" + std::to_string(axis) + "]";
+      std::string region = axis ? (pick(2) ? ":, " : "-1, ") + idx : idx;
+      if (kind == 28) e = a.name + "[" + region + "]";
+      else e = std::string(pick(2) ? "set" : "inc") + "_subtensor(" + a.name + "[" + region + "], " + (pick(2) ? "1.5" : b.name) + ")";
+      break;
+    }
+    case 30: {
+      // The rest of the elementwise catalogue: unary math, powers, comparisons, logic on bools.
+      static const char *more[] = {"log", "log1p", "expm1", "sin", "cos", "tan", "sign", "ceil"};
+      switch (pick(4)) {
+      case 0: e = std::string(more[pick(8)]) + "(" + a.name + ")"; break;
+      case 1: e = a.name + " ** " + (pick(2) ? b.name : "2"); break;
+      case 2: e = "(" + a.name + " > 0) " + (pick(2) ? "&" : "|") + " ~(" + b.name + " != " + a.name + ")"; break;
+      default: e = a.name + " " + (pick(2) ? "<=" : ">=") + " " + b.name; break;
+      }
+      break;
+    }
+    case 31: {
+      // Random variables of other signatures, and layout spelled other ways.
+      switch (pick(5)) {
+      case 0: e = "random.poisson(abs(" + a.name + "))"; break;
+      case 1: e = "random.uniform(" + a.name + ", 2.0, size=" + (a.rank <= 1 ? "(n, m)" : "(2, n, m)") + ")"; break;
+      case 2:
+        if (!a.rank) continue;
+        e = "random.categorical(exp(" + a.name + ") / sum(exp(" + a.name + "), axis=-1, keepdims=True))";
+        break;
+      case 3: e = a.rank == 2 ? a.name + ".T" : "all(" + a.name + " > 0" + (a.rank ? ", axis=0" : "") + ")"; break;
+      default: e = a.rank >= 2 ? "reshape(" + a.name + ", (" + a.name + ".shape[1], -1))" : "expand_dims(" + a.name + ", -1)"; break;
       }
       break;
     }

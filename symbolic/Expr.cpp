@@ -145,7 +145,35 @@ void checkTreeSize(uint64_t size) {
                         std::to_string(kMaxTreeSize) + " nodes");
 }
 
+#ifndef NDEBUG
+int monomialCompare(const Monomial &a, const Monomial &b);
+/// The canonical form of a sum (debug builds check it for every node): at least one term, each
+/// with a non-zero coefficient and a monomial of atoms (no constants, no sums; distinct, each
+/// with a positive exponent), the terms in the canonical order and distinct. A node that breaks
+/// it is equal to another without being the same node, which interning relies on.
+void checkCanonicalSum(const ExprNode &n) {
+  auto fail = [](const char *what) { throw InternalError(std::string("non-canonical sum: ") + what); };
+  if (n.terms.empty()) fail("no terms");
+  for (std::size_t i = 0; i < n.terms.size(); ++i) {
+    const Term &t = n.terms[i];
+    if (t.coefficient.isZero()) fail("a zero coefficient");
+    if (t.monomial.empty()) fail("a term without atoms");
+    for (std::size_t k = 0; k < t.monomial.size(); ++k) {
+      const auto &[atom, exponent] = t.monomial[k];
+      if (exponent == 0) fail("an exponent 0");
+      if (atom->kind == ExprKind::Constant || atom->kind == ExprKind::Sum) fail("a constant or a sum as an atom");
+      for (std::size_t j = 0; j < k; ++j)
+        if (t.monomial[j].first == atom) fail("an atom twice in a monomial");
+    }
+    if (i > 0 && monomialCompare(n.terms[i - 1].monomial, t.monomial) >= 0) fail("terms out of order or repeated");
+  }
+}
+#endif
+
 Expr internExpr(ExprNode &&n) {
+#ifndef NDEBUG
+  if (n.kind == ExprKind::Sum) checkCanonicalSum(n);
+#endif
   checkCoefficient(n.value);
   checkCoefficient(n.constantTerm);
   uint64_t size = 1;
@@ -863,6 +891,11 @@ Expr scaled(const PolyRef &p, const Integer &k) {
 } // namespace
 
 Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
+  // A term without atoms (a quotient m / m, say) is a constant: it joins the constant term.
+  auto atomless = [](const Term &t) { return t.monomial.empty(); };
+  for (const Term &t : terms)
+    if (atomless(t)) constant += t.coefficient;
+  std::erase_if(terms, atomless);
   normalise(terms);
   return fromNormalised(std::move(terms), std::move(constant));
 }

@@ -552,6 +552,25 @@ TEST(StaticMode, RandomVariableWithoutSizeUndecidedPositionIsNumpys) {
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 3}}), "(3,)");
 }
 
+// Found by `shapelab proptest --seed 11` once the generator wrote `reshape(a, (a.shape[1], -1))`:
+// the -1 of reshape((m,), (m, -1)) is m / m, whose one term lost its only atom; the sum built
+// from it held a term without atoms (not canonical: unequal to the constant 1, and the solver
+// read past the term's empty monomial). A term without atoms now joins the constant.
+TEST(Reshape, MinusOneThatCancelsToAConstant) {
+  const std::vector<std::string> lines{"param n, m", "b = input((m,), float64)", "a = input((n, m), float64)",
+                                       "x = reshape(b, (b.shape[0], -1))", "y = reshape(a, (a.shape[1], -1))",
+                                       "z = reshape(a, (n*m, -1))", "w = x + 1.0"};
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  EXPECT_EQ(toString(session.lookup("x")->shape), "(m, 1)");
+  EXPECT_EQ(toString(session.lookup("y")->shape), "(m, n)");
+  EXPECT_EQ(toString(session.lookup("z")->shape), "(m*n, 1)");
+  EXPECT_EQ(outcomeOf(lines, "w", {{"n", 2}, {"m", 3}}), "(3, 1)");
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 2}, {"m", 0}}), "shape error"); // NumPy: -1 of an empty array
+  EXPECT_EQ(outcomeOf(lines, "y", {{"n", 2}, {"m", 3}}), "(3, 2)");
+}
+
 // Found by `shapelab proptest --max-nodes 60` (seed 400832): set/inc_subtensor of a broadcast
 // operand (a stride-0 view, as the optimized interpreter hands the reference) wrote every
 // element of the region to the one element sharing its buffer offset. The reference placed the
