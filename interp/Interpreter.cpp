@@ -492,6 +492,7 @@ Array Interpreter::run(const Node *n) {
     std::size_t axis = 0;
     std::vector<std::vector<int64_t>> maskCoords; // bool index: coordinates of the true elements
     Array arrayValues;
+    std::optional<std::string> outOfBounds; // an index array's value out of range (a value error)
     for (const IndexEntry &e : n->index) {
       switch (e.kind) {
       case IndexEntry::NewAxis:
@@ -527,17 +528,20 @@ Array Interpreter::run(const Node *n) {
               for (std::size_t d = mask.rank(); d-- > 0;) c[d] = r % mask.shape()[d], r /= mask.shape()[d];
               maskCoords.push_back(c);
             }
-          if (n->kind == OpKind::Index) point_.set((*n->dataSize)->name, int64_t(maskCoords.size()));
+          // The mask's count is the region's data-dependent size (a set/inc_subtensor's region
+          // is not computed on its own: its kernel counts for it).
+          const Node *owner = n->kind == OpKind::Index ? n : n->inputs.back();
+          if (owner->dataSize) point_.set((*owner->dataSize)->name, int64_t(maskCoords.size()));
           outShape.push_back(int64_t(maskCoords.size()));
           steps.push_back({e.kind, 0, 0, int64_t(axis)});
           axis += mask.rank();
         } else {
           arrayValues = array->astype(DType::Int64);
           int64_t L = x.shape()[axis];
-          for (int64_t k = 0; k < arrayValues.size(); ++k) {
+          for (int64_t k = 0; k < arrayValues.size() && !outOfBounds; ++k) {
             int64_t &v = arrayValues.base<int64_t>()[k];
             if (v < -L || v >= L)
-              valueError("index " + std::to_string(v) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(L));
+              outOfBounds = "index " + std::to_string(v) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(L);
             if (v < 0) v += L;
           }
           outShape.insert(outShape.end(), arrayValues.shape().begin(), arrayValues.shape().end());
@@ -547,6 +551,11 @@ Array Interpreter::run(const Node *n) {
       }
       }
     }
+    // set / inc: the value must fit the region (a shape error) before the index array's values
+    // are read (a value error), as NumPy checks them.
+    if (n->kind == OpKind::SetSubtensor && !broadcastsTo(in(1).shape(), outShape))
+      shapeError("could not broadcast input array from shape " + shapeText(in(1).shape()) + " into shape " + shapeText(outShape));
+    if (outOfBounds) valueError(*outOfBounds);
     // The region, in its C order: for a gather, offsets into x's buffer (read through any
     // view); for set/inc, which write a C-ordered copy of x, positions in x's C order — a
     // broadcast x has one buffer offset for many elements, which offsets would not tell apart.
@@ -590,7 +599,6 @@ Array Interpreter::run(const Node *n) {
     }
     // set / inc: a fresh copy of x with the region written.
     const Array &v = in(1);
-    if (!broadcastsTo(v.shape(), outShape)) shapeError("could not broadcast input array from shape " + shapeText(v.shape()) + " into shape " + shapeText(outShape));
     Array copy = x.contiguous().astype(x.dtype());
     // set: the value cast to x's dtype; inc: x + value computed in their promoted type, then
     // cast back (NumPy's `x[idx] += v`).

@@ -303,6 +303,8 @@ std::vector<const Node *> Graph::readsBefore(const Node *n) const {
   std::vector<const Node *> out;
   if (n->kind == OpKind::IfElse) {
     if (n->inputs.size() == 3) out.push_back(n->inputs[2]);
+  } else if (n->kind == OpKind::SetSubtensor) {
+    out.assign(n->inputs.begin(), n->inputs.end() - 1);
   } else {
     out = n->inputs;
   }
@@ -994,6 +996,7 @@ const Node *Graph::setSubtensor(const Node *region, const Node *value, bool incr
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     n.shape = x->shape;
+    n.validity.absorb(region->validity); // the region is not computed first (readsBefore)
     BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), value->shape, region->shape);
     n.validity.absorb(r.validity);
   });

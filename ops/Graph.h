@@ -194,7 +194,10 @@ public:
   const Node *rebuild(const Node *n, const std::vector<const Node *> &inputs);
 
   /// What running `n` reads before its kernel, in order: its operands (of a lazy ifelse only
-  /// its condition array; the branch is chosen when it runs), then the nodes whose
+  /// its condition array; the branch is chosen when it runs; of a set/inc_subtensor not its
+  /// region, which describes where it writes: its kernel indexes x itself, and its validity
+  /// holds the region's, so that, as in NumPy, a value that does not fit the region is
+  /// reported before an index array's values out of range), then the nodes whose
   /// data-dependent sizes n reads through its attributes rather than its operands' shapes
   /// (`a[:b.shape[0]]`, full((b.shape[0],), 1.0), an ifelse on b.shape[0] > 2), so that the sizes
   /// have values. Each size's first node stands for it (a rebuilt node that keeps the name

@@ -95,11 +95,40 @@ std::set<const Node *> pendingOf(const Node *n) {
   return std::set<const Node *>(n->pending->begin(), n->pending->end());
 }
 
+/// A node `old` computes first for a data-dependent size its attributes read (the mask of
+/// broadcast_to(x, (a[a > 0].shape[0], 2))) that `now` no longer computes; null when none.
+const Node *lostSizeSource(const ops::Graph &graph, const Node *old, const Node *now) {
+  std::vector<const Node *> sources;
+  for (const Node *s : graph.readsBefore(old))
+    if (std::find(old->inputs.begin(), old->inputs.end(), s) == old->inputs.end()) sources.push_back(s);
+  if (sources.empty()) return nullptr;
+  std::unordered_set<const Node *> seen{now};
+  std::vector<const Node *> stack{now};
+  while (!stack.empty()) {
+    const Node *n = stack.back();
+    stack.pop_back();
+    for (const Node *i : graph.readsBefore(n))
+      if (seen.insert(i).second) stack.push_back(i);
+  }
+  for (const Node *s : sources)
+    if (!seen.count(s)) return s;
+  return nullptr;
+}
+
 } // namespace
 
 ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, const Node *now) {
   ApplicationCheck r;
   if (old == now) return r;
+  // Shapes aside: a replacement that no longer computes what the old node computed for a
+  // data-dependent size would skip whatever error computing it raises (a value error, as a
+  // random variable's invalid parameter): it may mask an error.
+  if (const Node *lost = lostSizeSource(graph, old, now)) {
+    r.soundness = Soundness::ValidGraph;
+    r.reason = "the new node does not compute " + lost->describe() +
+               ", which the old one computes for a data-dependent size: an error raised there would be masked";
+    return r;
+  }
   Solver &solver = graph.solver();
   bool sameShapes = old->shape == now->shape;
   std::set<const Node *> po = pendingOf(old), pn = pendingOf(now);

@@ -6,8 +6,9 @@ Run: /usr/bin/python3 scripts/make_program_oracle.py [COUNT] [SEED]
 
 Each line is one program: its text (size parameters n, m; inputs; statements; one
 `:eval NAME with n=.., m=.., INPUT=[...]` per statement with every input given by value) and, per
-eval line, NumPy's result: dtype, shape and values, or "shape" for the shape errors NumPy
-raises (ValueError / IndexError from broadcasting, reshapes, reductions, indexing). Each result
+eval line, NumPy's result: dtype, shape and values, or the kind of error NumPy raises: "shape"
+(ValueError / IndexError from broadcasting, reshapes, reductions, indexing) or "value" (an index
+array's values out of range: data, so shapelab reports a value error). Each result
 says whether it is exact (only correctly rounded IEEE operations and integer arithmetic on the
 way: compared bitwise) or not (transcendental functions, float reductions, matmul, linear
 algebra: compared within a stated tolerance). NumPy runs with NEP 50 promotion ("weak" Python
@@ -33,6 +34,14 @@ UNARY_INEXACT = ["exp", "sqrt", "tanh", "log1p", "sin"]
 BINARY = [("+", np.add), ("-", np.subtract), ("*", np.multiply), ("/", np.true_divide),
           ("//", np.floor_divide), ("%", np.remainder), ("maximum", np.maximum),
           ("minimum", np.minimum), ("<", np.less), ("==", np.equal), (">=", np.greater_equal)]
+
+
+class ExpectedError(Exception):
+    """An error the oracle classifies itself (kind "shape" or "value"), NumPy having refused."""
+
+    def __init__(self, kind):
+        super().__init__(kind)
+        self.kind = kind
 
 
 def literal(a):
@@ -88,13 +97,14 @@ def make_program(rng):
     add_input("i", [2], "int64")
     add_input("s", [3, 3], "float64")
     statements = []
+    errors = {}   # name -> "shape" or "value": the kind of error shapelab must report
     for k in range(rng.randint(4, 10)):
         names = [x for x in env if env[x][0] is not None]
         x = rng.choice(names)
         y = rng.choice(names)
         X, ex = env[x]
         Y, ey = env[y]
-        kind = rng.randrange(22)
+        kind = rng.randrange(24)
         exact = ex
         text = None
         try:
@@ -221,6 +231,80 @@ def make_program(rng):
             elif kind == 21:
                 text = f"squeeze(expand_dims({x}, 0), axis=0) + full({x}.shape, 2)"
                 val = np.squeeze(np.expand_dims(X, 0), axis=0) + np.full(X.shape, 2)
+            elif kind in (22, 23) and X.ndim:
+                # Integer-array indexing with the int64 input i (values -6..5), brought into
+                # range by `% x.shape[ax]` or not; alone, after a full slice or next to an
+                # integer; read (22), or written by set/inc_subtensor (23; repeated indices
+                # accumulate, as np.add.at does). The integer index is a shape rule (an error
+                # before anything runs); an index array's values are data (a value error).
+                I = env["i"][0]
+                ax = 1 if X.ndim >= 2 and rng.random() < 0.5 else 0
+                if rng.random() < 0.7:
+                    idx, I = f"i % {x}.shape[{ax}]", np.remainder(I, X.shape[ax])
+                else:
+                    idx = "i"
+                before = rng.choice([":", "-1"]) if ax == 1 else None
+                region = idx if ax == 0 else f"{before}, {idx}"
+                key = I if ax == 0 else (slice(None) if before == ":" else -1, I)
+                integer_fails = before == "-1" and X.shape[0] == 0
+                values_fail = bool(np.any((I < -X.shape[ax]) | (I >= X.shape[ax])))
+                if kind == 22:
+                    text = f"{x}[{region}]"
+                    error = "shape" if integer_fails else "value" if values_fail else None
+                    val = None if error else X[key]
+                else:
+                    v = rng.choice(["1.5", "-2", y])
+                    V = Y if v == y else float(v) if "." in v else int(v)
+                    if v == y and np.result_type(X, Y) != X.dtype:
+                        continue  # a value of a wider type: NumPy's assignment would cast it
+                    fn = rng.choice(["set_subtensor", "inc_subtensor"])
+                    text = f"{fn}({x}[{region}], {v})"
+                    region_shape = (I.shape + X.shape[1:] if ax == 0 else
+                                    (X.shape[0],) + I.shape if before == ":" else I.shape)
+                    if v == y and Y.ndim > len(region_shape):
+                        continue  # NumPy's assignment drops leading 1s; the value must broadcast *to* the region
+
+                    try:
+                        np.broadcast_to(np.asarray(V), region_shape)
+                        broadcasts = True
+                    except ValueError:
+                        broadcasts = False
+                    # NumPy's order: the indices' shapes, then the value's broadcast to the
+                    # region, then the index array's values.
+                    error = ("shape" if integer_fails or not broadcasts else "value" if values_fail else None)
+                    val = None
+                    if not error:
+                        Z = X.copy()
+                        if fn == "set_subtensor":
+                            Z[key] = V
+                        else:
+                            np.add.at(Z, key, V)
+                        val = Z
+                if error:
+                    # NumPy must refuse too. Out-of-range indices that select nothing (an empty
+                    # axis after the indexed one) are still accepted by NumPy with a
+                    # DeprecationWarning ("In the future the index error will be raised"):
+                    # shapelab follows that future, and so does this oracle.
+                    # And with the exception of that kind: an index out of range (the integer
+                    # index's or the array's) is an IndexError, a value that does not fit a
+                    # ValueError.
+                    raised = None
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("error", DeprecationWarning)
+                            if kind == 22:
+                                X[key]
+                            else:
+                                Z = X.copy()
+                                Z[key] = V
+                    except (IndexError, DeprecationWarning):
+                        raised = IndexError
+                    except ValueError:
+                        raised = ValueError
+                    want = ValueError if error == "shape" and not integer_fails else IndexError
+                    if raised is not want:
+                        raise AssertionError(f"NumPy raises {raised} for {text}, the oracle expects {want}")
+                    raise ExpectedError(error)
             else:
                 continue
             val = np.asarray(val)
@@ -228,10 +312,14 @@ def make_program(rng):
                 continue
             if val.dtype.kind == "u":
                 continue
+        except ExpectedError as e:
+            val = None
+            errors[f"v{k}"] = e.kind
         except (ValueError, IndexError):
             val = None
             if text is None:
                 continue
+            errors[f"v{k}"] = "shape"
         except TypeError:
             continue
         name = f"v{k}"
@@ -244,7 +332,7 @@ def make_program(rng):
         lines.append(f":eval {s} with {binds}")
         v, exact = env[s]
         if v is None:
-            expected[str(len(lines))] = {"error": "shape"}
+            expected[str(len(lines))] = {"error": errors[s]}
         else:
             expected[str(len(lines))] = {"dtype": str(v.dtype), "shape": list(v.shape), "value": value_json(v),
                                          "exact": bool(exact)}

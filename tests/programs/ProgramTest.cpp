@@ -17,6 +17,7 @@
 #include "ops/Graph.h"
 #include "proptests/Differential.h"
 #include "proptests/RandomProgram.h"
+#include "rewrite/Engine.h"
 #include "symbolic/Errors.h"
 
 using namespace shapelab;
@@ -550,6 +551,66 @@ TEST(StaticMode, RandomVariableWithoutSizeUndecidedPositionIsNumpys) {
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 1}}), "(0,)");
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 2}}), "shape error");
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 4}, {"m", 3}}), "(3,)");
+}
+
+// Found by `shapelab proptest --max-nodes 60 --seed 300000` (case seed 300473): the size of
+// v51 is a mask's count, proven 0 (the masked array is empty), so broadcast_to_useless replaced
+// v51 by v26 — and the optimized run no longer computed the mask, nor the random variable
+// under it, whose invalid parameter (abs of int32's least value is negative) the reference
+// reports as a value error. An application that stops computing a data-dependent size's source
+// may mask an error: the checker now says valid-graph, and the default (strict) refuses it.
+TEST(Rewrite, KeepsComputingTheSourceOfADataDependentSize) {
+  const std::vector<std::string> lines{
+      "param n, m", "in1 = input((m,), float64)", "in2 = input((n, 1), float64)", "v12 = astype(in2, int32)",
+      "v21 = random.poisson(abs(v12))", "v23 = v21[1:-n]", "v26 = v12[2:1]",
+      "v51 = broadcast_to(v26, (v23[v23 > 0].shape[0], v26.shape[-1]))"};
+  EXPECT_EQ(proptests::checkProgram(lines, 300473, {}), std::nullopt);
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
+  rewrite::OptimizeResult r = engine.run({session.lookup("v51")});
+  EXPECT_EQ(r.fired.count("broadcast_to_useless"), 0u);
+  ASSERT_FALSE(r.refused.empty());
+  EXPECT_EQ(r.refused[0].rule, "broadcast_to_useless");
+  EXPECT_EQ(r.refused[0].check.soundness, rewrite::Soundness::ValidGraph);
+  EXPECT_NE(r.refused[0].check.reason.find("data-dependent size"), std::string::npos) << r.refused[0].check.reason;
+  // Where masking an error is allowed, the rewrite is taken.
+  rewrite::EngineOptions lax;
+  lax.allow = rewrite::Soundness::ValidGraph;
+  rewrite::Engine laxEngine(session.mutableGraph(), rewrite::defaultRules(), lax);
+  EXPECT_EQ(laxEngine.run({session.lookup("v51")}).fired.count("broadcast_to_useless"), 1u);
+}
+
+// Found by the NumPy oracle once it wrote set_subtensor through an index array: where the value
+// does not fit the region and an index is out of range, NumPy reports the shape mismatch
+// (ValueError); shapelab computed the region x[i] first, as an operand, and reported the index
+// (a value error). The set/inc kernel indexes x itself and checks the value's fit first.
+TEST(Interpreter, SetSubtensorReportsAValueThatDoesNotFitBeforeAnIndexOutOfRange) {
+  const std::vector<std::string> lines{"param n, m", "a = input((n, m), float64)", "i = input((2,), int64)",
+                                       "v = input((2,), float64)", "y = set_subtensor(a[i], v)",
+                                       "z = inc_subtensor(a[i], 1.0)"};
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t k = 0; k < lines.size(); ++k) ASSERT_FALSE(session.execute(lines[k], int(k + 1)).failed) << lines[k];
+  auto run = [&](const char *name, int64_t n, int64_t m, std::vector<int64_t> index) {
+    interp::Array ia(ops::DType::Int64, {2});
+    ia.base<int64_t>()[0] = index[0];
+    ia.base<int64_t>()[1] = index[1];
+    std::map<std::string, interp::Array> inputs{{"i", ia}};
+    interp::addSeededInputs(session.graph(), {{"n", n}, {"m", m}}, 7, inputs);
+    interp::Interpreter in(session.graph(), {{"n", n}, {"m", m}}, inputs);
+    try {
+      return interp::shapeText(in.evaluate(session.lookup(name)).shape());
+    } catch (const interp::EvalError &e) {
+      return std::string(interp::EvalError::spelling(e.kind)) + " error";
+    }
+  };
+  EXPECT_EQ(run("y", 0, 3, {-2, 2}), "shape error"); // v (2,) does not fit the region (2, 3)
+  EXPECT_EQ(run("y", 0, 2, {-2, 2}), "value error"); // it fits; the index is out of range
+  EXPECT_EQ(run("y", 3, 2, {-2, 2}), "(3, 2)");
+  EXPECT_EQ(run("z", 3, 2, {0, 0}), "(3, 2)");
+  EXPECT_EQ(run("z", 3, 2, {0, 3}), "value error");
 }
 
 // Found by `shapelab proptest --seed 11` once the generator wrote `reshape(a, (a.shape[1], -1))`:
