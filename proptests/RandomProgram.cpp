@@ -64,7 +64,7 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     const Var &b = vars[bi];
     std::string e;
     static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
-    int kind = options.basicOnly ? basic[pick(8)] : int(pick(33));
+    int kind = options.basicOnly ? basic[pick(8)] : int(pick(34));
     if (!options.dataDependent && (kind == 14 || kind == 15)) continue; // masks, ifelse
     switch (kind) {
     case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
@@ -181,6 +181,28 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
         break;
       case 3: e = a.rank == 2 ? a.name + ".T" : "all(" + a.name + " > 0" + (a.rank ? ", axis=0" : "") + ")"; break;
       default: e = a.rank >= 2 ? "reshape(" + a.name + ", (" + a.name + ".shape[1], -1))" : "expand_dims(" + a.name + ", -1)"; break;
+      }
+      break;
+    }
+    case 32: {
+      // Spellings with tuples and sizes: reductions over several axes, expand_dims of several,
+      // two different arrays joined, allocations sized by .size and .ndim, scalar branches.
+      switch (pick(6)) {
+      case 0:
+        if (a.rank < 2) continue;
+        e = std::string(reductions[pick(6)]) + "(" + a.name + ", axis=(0, -1)" + (pick(2) ? ", keepdims=True" : "") + ")";
+        break;
+      case 1: e = "expand_dims(" + a.name + ", (0, -1))"; break;
+      case 2:
+        if (!a.rank || a.rank != b.rank) continue;
+        e = "concatenate([" + a.name + ", " + b.name + "], axis=" + std::to_string(int(pick(a.rank)) - int(pick(2) * a.rank)) + ")";
+        break;
+      case 3: e = std::string(pick(2) ? "zeros" : "ones") + "((" + a.name + ".size, " + a.name + ".ndim))"; break;
+      case 4: e = "where(" + a.name + " > 0, " + a.name + ", " + (pick(2) ? "0.0" : "-1") + ")"; break;
+      default:
+        if (a.rank < 2) continue;
+        e = "linalg.det(" + a.name + " @ transpose(" + a.name + "))";
+        break;
       }
       break;
     }
