@@ -782,6 +782,9 @@ struct Session::Impl {
         x.kind = IndexEntry::Array;
         arrayIndex = e.node;
         break;
+      case Value::Tuple:
+        // NumPy reads x[[0, 2]] as an integer-array index; here an index array is an array value.
+        failAt("a list or tuple cannot be an index: index with an integer array (an input, or one the program computes)", e.pos);
       default: failAt(std::string("an index cannot be ") + kindName(e.kind), e.pos);
       }
       index.push_back(x);
