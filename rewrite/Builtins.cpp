@@ -84,6 +84,9 @@ const Node *subtensorLift(ops::Graph &g, const Node *n) {
   if (n->kind != OpKind::Index || n->inputs.size() != 1) return nullptr;
   const Node *e = n->inputs[0];
   if (e->kind != OpKind::Unary && e->kind != OpKind::Binary && e->kind != OpKind::Cast) return nullptr;
+  // An integer power raises a value error for a negative exponent: computed on the indexed
+  // elements only, it would not raise for one the index leaves out.
+  if (e->kind == OpKind::Binary && e->op == "power" && !ops::isFloat(e->dtype)) return nullptr;
   // Every operand has the op's shape (the same expressions) or is 0-d: indexing it then picks
   // the same elements, and no broadcasting check is dropped.
   std::vector<const Node *> operands;

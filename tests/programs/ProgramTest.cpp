@@ -582,6 +582,23 @@ TEST(Rewrite, KeepsComputingTheSourceOfADataDependentSize) {
   EXPECT_EQ(laxEngine.run({session.lookup("v51")}).fired.count("broadcast_to_useless"), 1u);
 }
 
+// Found by `shapelab proptest --cases 3000 --seed 1 --max-nodes 20` (case seed 2579) once the
+// generator wrote `**`: subtensor_lift indexed the operands of an integer power instead of its
+// result, so the element whose negative exponent raises the value error was never computed.
+// Integer powers are not lifted through.
+TEST(Rewrite, SubtensorIsNotLiftedThroughAnIntegerPower) {
+  const std::vector<std::string> lines{"param n, m", "in4 = input((3,), int64)", "v7 = diff(in4, n=2, axis=-1)",
+                                       "v11 = v7 ** v7", "v20 = split(v11, [1, n], axis=0)[1]", "f = astype(v7, float64)",
+                                       "w = (f ** f)[1:]"};
+  EXPECT_EQ(proptests::checkProgram(lines, 2579, {}), std::nullopt);
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
+  EXPECT_EQ(engine.run({session.lookup("v20")}).fired.count("subtensor_lift"), 0u);
+  EXPECT_EQ(engine.run({session.lookup("w")}).fired.count("subtensor_lift"), 1u); // a float power is lifted
+}
+
 // Found by the NumPy oracle once it wrote set_subtensor through an index array: where the value
 // does not fit the region and an index is out of range, NumPy reports the shape mismatch
 // (ValueError); shapelab computed the region x[i] first, as an operand, and reported the index
