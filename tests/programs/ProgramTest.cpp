@@ -218,6 +218,13 @@ void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram 
   }
 }
 
+/// Runs `lines` in `session`, line k as line k + 1; fails at the first line that does not build.
+::testing::AssertionResult executesAll(driver::Session &session, const std::vector<std::string> &lines) {
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (session.execute(lines[i], int(i + 1)).failed) return ::testing::AssertionFailure() << lines[i];
+  return ::testing::AssertionSuccess();
+}
+
 /// Runs `lines` in a session and evaluates `name` at `point`: its shape, or "shape error".
 std::string outcomeOf(const std::vector<std::string> &lines, const std::string &name, const Assignment &point) {
   Solver solver;
@@ -383,7 +390,7 @@ TEST(Optimized, BasicIndexingAndSplitAreViews) {
   std::vector<std::string> lines = {"param n, m", "x = input((n, m), float64)", "y = x[1:, ::-2]",
                                     "z = exp(y) * 2.0 + x[:3, ::2]", "a, b = split(x, 2, axis=0)", "w = a[:, None, :] - b[::-1, None, :]",
                                     "s = x[-1, 2]"};
-  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  ASSERT_TRUE(executesAll(session, lines));
   Assignment point{{"n", 4}, {"m", 5}};
   std::map<std::string, interp::Array> inputs;
   interp::addSeededInputs(session.graph(), point, 3, inputs);
@@ -407,7 +414,7 @@ TEST(Optimized, SinAndCosOfOneOperandShareOneSincos) {
   driver::Session session(solver, {});
   std::vector<std::string> lines = {"param n", "x = input((n,), float64)",
                                     "z = exp(-((sin(x)*0.5 + cos(x))**2)) + x - sin(x + 1.0)"};
-  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  ASSERT_TRUE(executesAll(session, lines));
   Assignment point{{"n", 1000}};
   std::map<std::string, interp::Array> inputs;
   interp::addSeededInputs(session.graph(), point, 5, inputs);
@@ -438,7 +445,7 @@ TEST(Optimized, ParallelFusedLoopsGiveTheReferencesBits) {
   driver::Session session(solver, {});
   std::vector<std::string> lines = {"param n, m", "x = input((n, m), float64)", "t = input((m, n), float64)",
                                     "r = input((m,), float64)", "z = exp(-((sin(x)*0.5 + cos(x))**2)) + transpose(t) * r - 3.0"};
-  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  ASSERT_TRUE(executesAll(session, lines));
   Assignment point{{"n", 301}, {"m", 257}};
   std::map<std::string, interp::Array> inputs;
   interp::addSeededInputs(session.graph(), point, 11, inputs);
@@ -488,7 +495,7 @@ TEST(DataDependentSizes, AnAttributeReadingAnotherArraysSizeRunsThatArrayFirst) 
                                     "g = random.normal(0.0, 1.0, size=(b.shape[0],))"};
   Solver solver;
   driver::Session session(solver, {});
-  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  ASSERT_TRUE(executesAll(session, lines));
   interp::Array x = interp::seededInput("x", ops::DType::Float64, {4}, 0);
   double xs[] = {1.0, -1.0, 2.0, 3.0};
   std::copy(xs, xs + 4, x.base<double>());
@@ -567,7 +574,7 @@ TEST(Rewrite, KeepsComputingTheSourceOfADataDependentSize) {
   EXPECT_EQ(proptests::checkProgram(lines, 300473, {}), std::nullopt);
   Solver solver;
   driver::Session session(solver, {});
-  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  ASSERT_TRUE(executesAll(session, lines));
   rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
   rewrite::OptimizeResult r = engine.run({session.lookup("v51")});
   EXPECT_EQ(r.fired.count("broadcast_to_useless"), 0u);
@@ -593,7 +600,7 @@ TEST(Rewrite, SubtensorIsNotLiftedThroughAnIntegerPower) {
   EXPECT_EQ(proptests::checkProgram(lines, 2579, {}), std::nullopt);
   Solver solver;
   driver::Session session(solver, {});
-  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  ASSERT_TRUE(executesAll(session, lines));
   rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
   EXPECT_EQ(engine.run({session.lookup("v20")}).fired.count("subtensor_lift"), 0u);
   EXPECT_EQ(engine.run({session.lookup("w")}).fired.count("subtensor_lift"), 1u); // a float power is lifted
@@ -609,7 +616,7 @@ TEST(Interpreter, SetSubtensorReportsAValueThatDoesNotFitBeforeAnIndexOutOfRange
                                        "z = inc_subtensor(a[i], 1.0)"};
   Solver solver;
   driver::Session session(solver, {});
-  for (std::size_t k = 0; k < lines.size(); ++k) ASSERT_FALSE(session.execute(lines[k], int(k + 1)).failed) << lines[k];
+  ASSERT_TRUE(executesAll(session, lines));
   auto run = [&](const char *name, int64_t n, int64_t m, std::vector<int64_t> index) {
     interp::Array ia(ops::DType::Int64, {2});
     ia.base<int64_t>()[0] = index[0];
@@ -640,7 +647,7 @@ TEST(Reshape, MinusOneThatCancelsToAConstant) {
                                        "z = reshape(a, (n*m, -1))", "w = x + 1.0"};
   Solver solver;
   driver::Session session(solver, {});
-  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed) << lines[i];
+  ASSERT_TRUE(executesAll(session, lines));
   EXPECT_EQ(toString(session.lookup("x")->shape), "(m, 1)");
   EXPECT_EQ(toString(session.lookup("y")->shape), "(m, n)");
   EXPECT_EQ(toString(session.lookup("z")->shape), "(m*n, 1)");
