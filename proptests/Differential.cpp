@@ -163,6 +163,23 @@ std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, 
   } catch (const UserError &e) {
     return std::string("the rewrite engine failed: ") + e.what();
   }
+  // A refusal's witness is what the refusal says it is: a point where the old node is valid
+  // (and the replacement fails or differs: unsound) or where it fails (and the replacement runs:
+  // valid-graph). The old node's domain is total (Validity::domain), so it is true or false.
+  for (const rewrite::Refusal &f : r.refused) {
+    if (!f.check.witness) continue;
+    std::optional<bool> oldValid;
+    try {
+      oldValid = evaluate(ops::validityOf(g, f.at).domain(), *f.check.witness);
+    } catch (const UserError &) {
+      continue; // a data-dependent size has no value at the witness, or the domain is past the limits
+    }
+    bool claimed = f.check.soundness == rewrite::Soundness::Unsound;
+    if (oldValid != std::optional<bool>(claimed))
+      return "refused " + f.rule + " at " + f.at->describe() + " (" + spelling(f.check.soundness) +
+             ") with a witness where the old node is " +
+             (oldValid ? (*oldValid ? "valid" : "not valid") : "undefined") + ": " + f.check.reason;
+  }
   if (stats) {
     ++stats->programs;
     for (std::size_t i = 0; i < originals.size(); ++i) stats->rewritten += r.outputs[i] != originals[i];

@@ -115,9 +115,7 @@ const Node *lostSizeSource(const ops::Graph &graph, const Node *old, const Node 
   return nullptr;
 }
 
-} // namespace
-
-ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, const Node *now) {
+ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *old, const Node *now) {
   ApplicationCheck r;
   if (old == now) return r;
   // Shapes aside: a replacement that no longer computes what the old node computed for a
@@ -146,7 +144,7 @@ ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, cons
   }
   for (std::size_t i = 0; i < old->rank(); ++i) {
     if (old->shape[i] == now->shape[i]) continue;
-    Decision d = solver.decide(c, !okOld || eq(old->shape[i], now->shape[i]));
+    Decision d = solver.decide(c, !okOld || whereHolds(eq(old->shape[i], now->shape[i])));
     if (d.answer == Answer::Proven) continue;
     r.soundness = Soundness::Unsound;
     r.witness = d.violating;
@@ -175,7 +173,8 @@ ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, cons
   bool failsOld = !vo.failures().empty(), failsNew = !vn.failures().empty();
   // `p` follows from the requirements `have` (whose conjunction is `all`): first under the
   // context alone, then from those sharing a parameter with p, then from all of them (each
-  // step costs more; the last one's answer decides).
+  // step costs more; the last one's answer decides). Each side is read as where it holds
+  // (whereHolds): a requirement undefined at a point fails there, and the implication must not.
   Decision proven;
   proven.answer = Answer::Proven;
   auto implied = [&](const std::vector<Pred> &have, const Pred &all, const Pred &p) -> Decision {
@@ -189,9 +188,9 @@ ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, cons
           break;
         }
     if (!relevant.empty() && relevant.size() < have.size() &&
-        solver.provesQuickly(c, !Pred::conjunction(relevant) || p))
+        solver.provesQuickly(c, !whereHolds(Pred::conjunction(relevant)) || whereHolds(p)))
       return proven;
-    return solver.decide(c, !all || p);
+    return solver.decide(c, !all || whereHolds(p));
   };
   // New errors: the new node must be valid wherever the old one is.
   std::vector<Pred> added = missingFrom(ro, rn);
@@ -219,6 +218,21 @@ ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, cons
     return r;
   }
   return r;
+}
+
+} // namespace
+
+ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, const Node *now) {
+  try {
+    return checkApplicationOrThrow(graph, old, now);
+  } catch (const UserError &e) {
+    // A question past the limits (the two validity domains, written out, past kMaxTreeSize):
+    // nothing is proven, so the application is not taken.
+    ApplicationCheck r;
+    r.soundness = Soundness::Unsound;
+    r.reason = std::string("it could not be checked: ") + e.what();
+    return r;
+  }
 }
 
 Engine::Engine(ops::Graph &graph, std::vector<Rule> rules, EngineOptions options)
@@ -320,7 +334,15 @@ const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &resul
     stack.pop_back();
     std::vector<const Node *> ins;
     for (const Node *i : n->inputs) ins.push_back(done_.at(i));
-    const Node *m = graph_->rebuild(n, ins);
+    const Node *m;
+    try {
+      m = graph_->rebuild(n, ins);
+    } catch (const UserError &) {
+      // The node over its rewritten operands does not build (its shape, written out, past the
+      // expression limits): it stays as it was, over its old operands, which still compute.
+      done_[n] = n;
+      continue;
+    }
     if (auto it = done_.find(m); it != done_.end()) { // an equal node was rewritten before
       done_[n] = it->second;
       continue;

@@ -1,5 +1,6 @@
 #include "shape/Validity.h"
 
+#include "symbolic/Errors.h"
 #include "symbolic/Evaluate.h"
 
 #include <algorithm>
@@ -57,7 +58,15 @@ void Validity::settle() const {
       if (o.decision.violating) violating.push_back(*o.decision.violating);
     }
   if (conditions.size() < 2) return;
-  Pred all = Pred::conjunction(conditions);
+  // Conditions that each fit may not fit together (their conjunction written out is past
+  // kMaxTreeSize): the joint question is then not asked, as when the solver cannot answer it,
+  // and each obligation stays a runtime check of its own.
+  Pred all;
+  try {
+    all = Pred::conjunction(conditions);
+  } catch (const InputTooLarge &) {
+    return;
+  }
   // Usually one obligation's satisfying point satisfies them all, or their largest values do
   // (most obligations ask for sizes large enough): then evaluation settles it.
   Assignment largest;
@@ -117,7 +126,7 @@ std::vector<Pred> Validity::checks() const {
 
 Pred Validity::domain() const {
   if (status() == Status::Error) return Pred::truth(false);
-  return Pred::conjunction(checks());
+  return whereHolds(Pred::conjunction(checks()));
 }
 
 std::optional<Assignment> Validity::violating() const {

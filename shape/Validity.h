@@ -46,7 +46,10 @@ public:
   Status status() const;
   /// Runtime checks (as predicates) for every obligation that is not proven.
   std::vector<Pred> checks() const;
-  /// The exact validity domain: the conjunction of the non-proven obligations' conditions.
+  /// The exact validity domain: the conjunction of the non-proven obligations' conditions, as
+  /// a total predicate (whereHolds: false where a condition is undefined, so `not domain()` is
+  /// exactly the error domain). InputTooLarge when that conjunction is past the expression
+  /// limits; checks() still fit.
   Pred domain() const;
   /// A point where validity fails, when there is one: complete (every parameter of the
   /// context, of the obligations and of the operands has a value).

@@ -1502,4 +1502,9 @@ Pred totalized(const Pred &p) {
   return Rebuilder(none, true).pred(p.node());
 }
 
+Pred whereHolds(const Pred &p) {
+  if (p.node()->total) return p;
+  return definedness(p) && totalized(p);
+}
+
 } // namespace shapelab

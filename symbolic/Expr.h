@@ -317,6 +317,11 @@ Pred definedness(const Pred &p);
 Expr totalized(Expr e);
 /// The same for a predicate: total, with the truth value of `p` wherever `p` is defined.
 Pred totalized(const Pred &p);
+/// Where `p` holds, as a total predicate: `definedness(p) and totalized(p)` (`p` itself when it
+/// is total). A predicate over an undefined expression does not hold, and neither does its
+/// negation: a condition that is combined further (`not ok`, `not c or ok`, an error domain)
+/// must be this form, which is false there, so that its negation is true there.
+Pred whereHolds(const Pred &p);
 
 /// Replaces parameters by expressions (absent ones stay).
 Expr substitute(Expr e, const std::map<std::string, Expr> &bindings);
