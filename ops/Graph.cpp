@@ -228,8 +228,18 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, cons
   // is 0 for every size n. Kept as a choice, it would nest in every shape built on it and make
   // each later question larger. Decided only where the comparison is quasi-affine (cheap).
   if (a.isQuasiAffine() && b.isQuasiAffine() && definedness(cond).constantValue() == std::optional<bool>(true)) {
-    if (provesCheaply(context, cond || eq(a, b))) return a;
-    if (provesCheaply(context, !cond || eq(a, b))) return b;
+    // Branches defined at the same points (both built on one exact division, as the bounds of
+    // a slice of `n / 2` are) need only agree where they are defined: elsewhere the choice is
+    // undefined whichever branch it keeps. Asked in total form, so that an undefined point
+    // does not make the question fail.
+    Pred same = eq(a, b);
+    if (!a.isTotal() || !b.isTotal()) {
+      Pred da = definedness(a);
+      if (da != definedness(b)) return constantIfFixed(context, select(cond, a, b));
+      same = !da || eq(totalized(a), totalized(b));
+    }
+    if (provesCheaply(context, cond || same)) return a;
+    if (provesCheaply(context, !cond || same)) return b;
   }
   return constantIfFixed(context, select(cond, a, b));
 }

@@ -643,6 +643,27 @@ TEST(Rewrite, ChecksWhereAValidityConditionIsUndefined) {
     }
 }
 
+// The bounds of a slice of `n / 2` are choices (`max(0, n / 2 - n) if -n < 0 else min(-n, n / 2)`)
+// whose branches agree wherever they are defined. Graph::choose asked whether they agree in the
+// strict reading, which fails at odd n (undefined), so every such slice nested a choice in its
+// shape, and in every shape built on it, until shapes passed the expression limit (the program
+// of Rewrite.ChecksWhereAValidityConditionIsUndefined). Branches defined at the same points are
+// now compared where they are defined.
+TEST(Shapes, SliceBoundsOfAnExactDivisionAreNotAChoice) {
+  const std::vector<std::string> lines{"param n", "x = input((n,), float64)", "y = reshape(x, (2, -1))",
+                                       "z = y[:, -n:]"};
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  const ops::Node *z = session.lookup("z");
+  EXPECT_EQ(z->shape[1].toString().find(" if "), std::string::npos) << z->shape[1].toString();
+  for (int64_t n : {0, 1, 2, 3, 4, 6, 10}) {
+    std::optional<Integer> dim = evaluate(z->shape[1], {{"n", n}});
+    std::string expected = dim ? "(2, " + dim->toString() + ")" : "shape error";
+    EXPECT_EQ(outcomeOf(lines, "z", {{"n", n}}), expected) << "n = " << n;
+  }
+}
+
 // Found by the NumPy oracle once it wrote set_subtensor through an index array: where the value
 // does not fit the region and an index is out of range, NumPy reports the shape mismatch
 // (ValueError); shapelab computed the region x[i] first, as an operand, and reported the index
