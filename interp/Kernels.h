@@ -127,8 +127,11 @@ template <class T> T arithmetic(Bin op, T a, T b) {
     case Bin::FloorDiv: return floorDivide(a, b);
     case Bin::Mod: return remainder(a, b);
     case Bin::Pow: return std::pow(a, b);
-    case Bin::Max: return (a >= b || std::isnan(a)) ? a : b;
-    case Bin::Min: return (a <= b || std::isnan(a)) ? a : b;
+    // NumPy on x86-64 (MAXPD/MINPD): equal operands give the second one, so maximum(-0.0, 0.0)
+    // is 0.0 and maximum(0.0, -0.0) is -0.0; a NaN operand gives that NaN. A reduction folds
+    // left to right, so the last of equal zeros wins there too.
+    case Bin::Max: return (a > b || std::isnan(a)) ? a : b;
+    case Bin::Min: return (a < b || std::isnan(a)) ? a : b;
     default: throw InternalError("float arithmetic");
     }
   }

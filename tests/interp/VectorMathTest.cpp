@@ -209,9 +209,10 @@ TEST(VectorMath, ExactOperationsGiveScalarBitsAtEveryWidth) {
       {Arith::Sub, "sub", [](double x, double y) { return x - y; }},
       {Arith::Mul, "mul", [](double x, double y) { return x * y; }},
       {Arith::Div, "div", [](double x, double y) { return x / y; }},
-      // NumPy's maximum/minimum: a nan in either operand gives nan.
-      {Arith::Max, "maximum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? std::nan("") : (x >= y ? x : y); }},
-      {Arith::Min, "minimum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? std::nan("") : (x <= y ? x : y); }},
+      // NumPy's maximum/minimum: a nan in either operand gives nan; equal operands give the
+      // second (on x86-64 NumPy 1.24 gives maximum(-0.0, 0.0) = 0.0, maximum(0.0, -0.0) = -0.0).
+      {Arith::Max, "maximum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? std::nan("") : (x > y ? x : y); }},
+      {Arith::Min, "minimum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? std::nan("") : (x < y ? x : y); }},
       {Arith::Negative, "negative", [](double x, double) { return -x; }},
       {Arith::Abs, "abs", [](double x, double) { return std::fabs(x); }},
       {Arith::Sqrt, "sqrt", [](double x, double) { return std::sqrt(x); }},

@@ -664,6 +664,37 @@ TEST(Shapes, SliceBoundsOfAnExactDivisionAreNotAChoice) {
   }
 }
 
+// Found by the NumPy oracle with more seeds (scripts/make_program_oracle.py 3000 4242):
+// minimum(negative(s), s) at s = 0.0 gave -0.0 where NumPy gives 0.0. NumPy (x86-64, 1.24)
+// returns the second operand of equal ones, so the sign of a zero is the second's; its
+// reductions fold left to right, so the last of equal zeros wins. The expected signs below are
+// what NumPy printed for these operands (np.signbit of each result).
+TEST(Interpreter, MaximumAndMinimumOfEqualZerosAreNumpys) {
+  const std::vector<std::string> lines{"x = input((4,), float64)", "y = input((4,), float64)", "hi = maximum(x, y)",
+                                       "lo = minimum(x, y)", "r = max(x[1:3])", "q = min(x[:2])"};
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  interp::Array x(ops::DType::Float64, {4}), y(ops::DType::Float64, {4});
+  const double xs[] = {-0.0, 0.0, -0.0, 0.0}, ys[] = {0.0, -0.0, -0.0, 0.0};
+  std::copy(xs, xs + 4, x.base<double>());
+  std::copy(ys, ys + 4, y.base<double>());
+  for (bool optimized : {false, true}) {
+    std::map<std::string, interp::Array> inputs{{"x", x}, {"y", y}};
+    auto signs = [&](const std::string &name) {
+      interp::Array a = optimized ? interp::OptimizedInterpreter(session.graph(), {}, inputs).evaluate(session.lookup(name))
+                                  : interp::Interpreter(session.graph(), {}, inputs).evaluate(session.lookup(name));
+      std::string out;
+      for (int64_t i = 0; i < a.size(); ++i) out += std::signbit(a.at<double>(i)) ? '-' : '+';
+      return out;
+    };
+    EXPECT_EQ(signs("hi"), "+--+") << optimized; // np.maximum: [False  True  True False]
+    EXPECT_EQ(signs("lo"), "+--+") << optimized; // np.minimum: the same
+    EXPECT_EQ(signs("r"), "-") << optimized;     // np.max([0.0, -0.0]) is -0.0
+    EXPECT_EQ(signs("q"), "+") << optimized;     // np.min([-0.0, 0.0]) is 0.0
+  }
+}
+
 // Found by the NumPy oracle once it wrote set_subtensor through an index array: where the value
 // does not fit the region and an index is out of range, NumPy reports the shape mismatch
 // (ValueError); shapelab computed the region x[i] first, as an operand, and reported the index
