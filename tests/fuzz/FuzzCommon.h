@@ -29,31 +29,36 @@ inline std::vector<std::string> pieces(const uint8_t *data, std::size_t size, st
   return out;
 }
 
-/// One solver per target process, with a short time limit so that a slow question is an
-/// Unknown answer, not a libFuzzer timeout. Targets call forget() after each input.
+/// The targets' solver options: a short time limit per question, so that a slow question is an
+/// Unknown answer, not a libFuzzer timeout.
+inline shapelab::SolverOptions solverOptions() {
+  shapelab::SolverOptions o;
+  o.timeLimitMs = 200;
+  return o;
+}
+
+/// One solver per target process, with solverOptions(). Targets call forget() after each input.
 inline shapelab::Solver &solver() {
-  static shapelab::Solver *s = [] {
-    shapelab::SolverOptions o;
-    o.timeLimitMs = 200;
-    return new shapelab::Solver(o);
-  }();
+  static shapelab::Solver *s = new shapelab::Solver(solverOptions());
   return *s;
 }
 
-/// The solver for one input, which is one command: its questions together may take 500 ms (as a
+/// `s` ready for one input, which is one command: its questions together may take 500 ms (as a
 /// shape command's are bounded by --time-limit), each one 200 ms.
-inline shapelab::Solver &solverForInput() {
-  solver().limitTotalTime(500);
-  return solver();
+inline shapelab::Solver &forInput(shapelab::Solver &s) {
+  s.limitTotalTime(500);
+  return s;
 }
+inline shapelab::Solver &solverForInput() { return forInput(solver()); }
 
 /// After each input: what the solver and the element-count check remember is dropped, so an
 /// input allocates no more than it frees. libFuzzer then skips its leak check, which scans the
 /// whole heap each time the counts differ.
-inline void forget() {
-  solver().clearMemo();
+inline void forget(shapelab::Solver &s) {
+  s.clearMemo();
   shapelab::clearElementCountMemo();
 }
+inline void forget() { forget(solver()); }
 
 /// Points at which a symbolic verdict is compared with the concrete one: every parameter at 0,
 /// 1, 2, 3, 2**31 + 1 and 2**62, then each of the first three at 0 with the others at 2**31 + 1

@@ -20,13 +20,11 @@ namespace {
 /// The search is the same code at either budget; fewer points only make Unknown more frequent.
 Solver &programSolver() {
   static Solver *s = [] {
-    SolverOptions o;
-    o.timeLimitMs = 200;
+    SolverOptions o = fuzz::solverOptions();
     o.witnessSearchPoints = 256;
     return new Solver(o);
   }();
-  s->limitTotalTime(500);
-  return *s;
+  return fuzz::forInput(*s);
 }
 } // namespace
 
@@ -56,7 +54,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
       if (r.quit) break;
     }
   }
-  solver->clearMemo();
-  clearElementCountMemo();
+  fuzz::forget(*solver);
   return 0;
 }
