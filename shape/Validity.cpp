@@ -161,7 +161,12 @@ std::string Validity::message() const {
     }
   switch (status()) {
   case Status::Valid: return "valid for every size allowed";
-  case Status::Error: return "the conditions cannot hold together: " + domain().toString();
+  case Status::Error: {
+    // The checks themselves: domain() is False here, which names nothing.
+    std::string all;
+    for (const Pred &c : checks()) all += (all.empty() ? "" : "; ") + c.toString();
+    return "the conditions cannot hold together: " + all;
+  }
   case Status::Unknown: return "validity could not be decided; check at run time";
   default: return "valid only where the runtime checks hold";
   }

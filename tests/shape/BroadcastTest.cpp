@@ -151,6 +151,13 @@ TEST(Broadcast, SymbolicDecisions) {
   BroadcastResult never = broadcast(solver, big, {parseShape("(n, n)"), parseShape("(2, 3)")});
   EXPECT_EQ(never.status(), Status::Error);
   ASSERT_TRUE(never.validity.violating());
+  // The message names the checks that cannot hold together (not their empty conjunction).
+  std::string message = never.validity.message();
+  EXPECT_EQ(message.find("False"), std::string::npos) << message;
+  std::vector<Pred> checks = never.validity.checks();
+  EXPECT_NE(message.find("n == 2"), std::string::npos) << message;
+  EXPECT_NE(message.find("n == 3"), std::string::npos) << message;
+  for (const Pred &p : checks) EXPECT_NE(message.find(p.toString()), std::string::npos) << message;
 }
 
 // The element-count shortcut bounds a count from its parts; a negative multiple of an atom that
