@@ -219,6 +219,9 @@ Context Graph::contextFor(std::vector<Expr> reserved) const {
   return c;
 }
 
+/// Dims with more nodes than this (written out as a tree) are offered to Solver::compact.
+constexpr uint64_t kCompactDimsAbove = 40;
+
 Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, const Expr &b) {
   if (a == b) return a;
   if (auto v = cond.constantValue()) return *v ? a : b;
@@ -300,6 +303,12 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
   }
   c.validity = Validity(*solver_, contextFor(reservedOf(c)));
   rule(c); // may throw: nothing is kept
+  // A long dim (slices of slices clip their bounds again at each step) is replaced by the
+  // same function as isl writes it, when that is smaller: every later shape and question
+  // built on it stays small.
+  for (Expr &d : c.shape)
+    if (d.node()->treeSize > kCompactDimsAbove)
+      if (auto r = solver_->compact(c.validity.context(), d)) d = *r;
   c.id = uint32_t(nodes_.size());
   nodes_.push_back(std::move(c));
   Node &n = nodes_.back();

@@ -1235,6 +1235,36 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     q.H = q.t.holds(q.p);
   }
 
+  struct CompactKeyHash {
+    std::size_t operator()(const std::pair<Pred, Expr> &k) const { return k.first.hash() * 31 + k.second.hash(); }
+  };
+  std::unordered_map<std::pair<Pred, Expr>, std::optional<Expr>, CompactKeyHash> compactMemo;
+
+  /// `e` (total, quasi-affine) as isl writes its function on the context: the pieces gisted
+  /// and coalesced, then printed by the AST generator, which uses min, max and choices.
+  std::optional<Expr> compactWithIsl(const Context &c, const Expr &e) {
+    ++stats.islQuestions;
+    Budget budget(*this);
+    try {
+      Translation t;
+      t.build(ctx, {c.assumptions(), ge(e, Expr(0)), definedness(c.assumptions())});
+      if (t.hasOpaqueAtoms()) return std::nullopt;
+      SetPtr C = contextSet(t, c);
+      PwAffPtr f = t.pwAffCopy(e);
+      f.reset(check(isl_pw_aff_gist_params(f.release(), check(isl_set_copy(C.get())))));
+      f.reset(check(isl_pw_aff_coalesce(f.release())));
+      AstBuildPtr build(check(isl_ast_build_from_context(check(isl_set_copy(C.get())))));
+      AstExprPtr a(check(isl_ast_build_expr_from_pw_aff(build.get(), f.release())));
+      return t.astToExpr(a.get());
+    } catch (const IslFailure &) {
+      (void)budget.exhausted();
+      isl_ctx_reset_error(ctx);
+    } catch (const TooHard &) {
+    } catch (const InputTooLarge &) {
+    }
+    return std::nullopt;
+  }
+
   /// Only whether the context implies p: one emptiness test, no witness, no condition.
   bool provenWithIsl(const Context &c, const Pred &original) {
     ++stats.islQuestions;
@@ -1388,6 +1418,7 @@ void Solver::clearMemo() {
   impl_->memo.clear();
   impl_->proofMemo.clear();
   impl_->contextCache.clear();
+  impl_->compactMemo.clear();
 }
 
 bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
@@ -1419,6 +1450,25 @@ bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
   if (im.proofMemo.size() > (std::size_t(1) << 20)) im.proofMemo.clear();
   im.proofMemo.emplace(key, proven);
   return proven;
+}
+
+std::optional<Expr> Solver::compact(const Context &context, const Expr &e) {
+  Impl &im = *impl_;
+  if (!e.isTotal() || !e.isQuasiAffine() || e.isConstant()) return std::nullopt;
+  std::pair<Pred, Expr> key{context.assumptions(), e};
+  if (auto it = im.compactMemo.find(key); it != im.compactMemo.end()) return it->second;
+  std::optional<Expr> r = im.compactWithIsl(context, e);
+  if (r && (r->node()->treeSize >= e.node()->treeSize || *r == e)) r.reset();
+  if (r && im.refutedAtSmallPoints(context, eq(e, *r))) {
+    ++im.stats.compactionsRejected;
+    r.reset();
+  }
+  if (r) ++im.stats.compacted;
+  // "Not compacted" because the clock ran out depends on the moment: not kept.
+  if (!r && im.outOfTime()) return r;
+  if (im.compactMemo.size() > (std::size_t(1) << 16)) im.compactMemo.clear();
+  im.compactMemo.emplace(key, r);
+  return r;
 }
 
 Decision Solver::decide(const Context &context, const Pred &predicate) {

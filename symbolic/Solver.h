@@ -111,6 +111,9 @@ struct SolverStats {
   /// Witnesses searched for by evaluation because isl's point, found where products of
   /// parameters are relaxed to free variables, was not a real point.
   uint64_t witnessSearches = 0;
+  /// compact(): expressions isl rewrote smaller; those whose rewriting disagreed with the
+  /// original at an evaluated point (a fault: the original is kept, and tests expect 0).
+  uint64_t compacted = 0, compactionsRejected = 0;
 };
 
 class Solver {
@@ -136,6 +139,11 @@ public:
   /// evaluated points answer most questions first): for simplifications that only need to
   /// know that a fact holds (memoized apart from decide()).
   bool provesQuickly(const Context &context, const Pred &predicate);
+  /// An expression equal to `e` at every point of the context, as isl writes its piecewise
+  /// quasi-affine function (pieces coalesced, with min, max and choices), when that is smaller
+  /// than `e`; nullopt otherwise, or when `e` is partial or has products of parameters, or isl
+  /// stops. A long chain of clipped slice bounds is often a small function of the sizes.
+  std::optional<Expr> compact(const Context &context, const Expr &e);
   /// Bounds the time of every question asked from now on, together (a command's questions):
   /// past `totalMs` from now, a running question stops and later ones stop at once, answering
   /// Unknown as past the per-question limit ("... ms for all the questions together"). 0 removes
