@@ -788,6 +788,19 @@ void CachedPred::set(const Pred &p) const {
     detail::release(p.node());
 }
 
+CachedExpr::~CachedExpr() {
+  if (const ExprNode *e = value.load(std::memory_order_relaxed)) detail::release(e);
+}
+std::optional<Expr> CachedExpr::get() const {
+  if (const ExprNode *e = value.load(std::memory_order_acquire)) return Expr(e);
+  return std::nullopt;
+}
+void CachedExpr::set(const Expr &e) const {
+  detail::acquire(e.node());
+  const ExprNode *expected = nullptr;
+  if (!value.compare_exchange_strong(expected, e.node(), std::memory_order_acq_rel)) detail::release(e.node());
+}
+
 InternedCounts internedCounts() { return {exprTable().size(), predTable().size()}; }
 
 // ---------------------------------------------------------------------------------------------
@@ -1411,10 +1424,19 @@ public:
 
   Expr expr(const ExprNode *n) {
     if (n->kind == ExprKind::Constant) return Expr(n);
+    // The total form of a node is kept in the node: chains of exact divisions ask for it at
+    // every level (definedness of x / 2 reads x in total form), which would rebuild each
+    // level's operand again.
+    const bool totalForm = floorForExact_ && bindings_.empty();
+    if (totalForm) {
+      if (n->total) return Expr(n);
+      if (auto cached = n->totalForm.get()) return *cached;
+    }
     auto it = exprs_.find(n);
     if (it != exprs_.end()) return it->second;
     Expr r = build(n);
     exprs_.emplace(n, r);
+    if (totalForm) n->totalForm.set(r);
     return r;
   }
   Pred pred(const PredNode *n) {

@@ -209,6 +209,16 @@ struct CachedPred {
   void set(const Pred &p) const;
 };
 
+/// The same for an expression (a partial node's total form).
+struct CachedExpr {
+  mutable std::atomic<const ExprNode *> value{nullptr};
+  CachedExpr() = default;
+  CachedExpr(CachedExpr &&o) noexcept : value(o.value.exchange(nullptr, std::memory_order_relaxed)) {}
+  ~CachedExpr();
+  std::optional<Expr> get() const;
+  void set(const Expr &e) const;
+};
+
 /// The size parameters below a node, sorted by name, computed on first use and cached in the
 /// node (written once; a racing writer that loses drops its own). The node keeps them alive.
 struct CachedParams {
@@ -265,6 +275,8 @@ public:
   /// canonicalisation ask "is this division still in the result?" without walking the DAG.
   std::vector<const ExprNode *> partialBelow;
   CachedPred definedness;  // definedness(this), computed on first use
+  CachedExpr totalForm;    // totalized(this) of a partial node, computed on first use (a total
+                           // node, so it never refers back to this one)
   CachedParams params;     // parametersOf(this), computed on first use
   RefCount refs;
 };
