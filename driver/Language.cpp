@@ -679,6 +679,10 @@ struct Session::Impl {
   Value attribute(const Value &v, const Token &t) {
     const std::string &a = t.text;
     if (v.kind == Value::Callable && !v.node) {
+      // Only the namespaces have attributes: np.random.normal is a function, and
+      // random.normal.normal names nothing.
+      if (!v.text.empty() && v.text != "random" && v.text != "linalg")
+        failAt("function '" + v.text + "' has no attribute '" + a + "'", t.pos);
       Value f = v;
       f.text = v.text.empty() ? a : v.text + "." + a;
       if (v.text.empty() && !(a == "random" || a == "linalg" || isFunction(a))) failAt("no function '" + a + "'", t.pos);
@@ -1051,6 +1055,7 @@ struct Session::Impl {
 
   Value randomCall(const std::string &name, Args &a, std::size_t p) {
     const RandomVariableInfo *info = findRandomVariable(name);
+    if (!info) failAt("unknown random variable '" + name + "' (see :ops)", p);
     std::vector<const Node *> params;
     std::vector<std::optional<Shape>> shapeOnly;
     std::optional<Shape> size;
