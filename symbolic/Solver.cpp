@@ -155,6 +155,38 @@ Integer fromVal(isl_val *v) {
   return r;
 }
 
+/// Translations kept from one question to the next. A piecewise function or set depends only
+/// on the node and the parameter space (what each isl parameter stands for, in order), and the
+/// shapes of a program come back in question after question: translated once per space.
+struct TranslationCache {
+  struct Space {
+    std::unordered_map<Expr, isl_pw_aff *> exprs; // owned
+    std::unordered_map<Pred, isl_set *> sets;     // owned
+    Space() = default;
+    Space(const Space &) = delete;
+    Space &operator=(const Space &) = delete;
+    ~Space() {
+      for (auto &[k, v] : exprs) isl_pw_aff_free(v);
+      for (auto &[k, v] : sets) isl_set_free(v);
+    }
+  };
+  struct MeaningHash {
+    std::size_t operator()(const std::vector<Expr> &m) const {
+      std::size_t h = m.size();
+      for (const Expr &e : m) h = h * 1000003 + e.hash();
+      return h;
+    }
+  };
+  /// Entries kept at most (all spaces together); past it the cache starts again.
+  static constexpr std::size_t kMaxEntries = std::size_t(1) << 14;
+  std::unordered_map<std::vector<Expr>, std::unique_ptr<Space>, MeaningHash> spaces;
+  std::size_t entries = 0;
+  void clear() {
+    spaces.clear();
+    entries = 0;
+  }
+};
+
 /// One question's translation: a parameter space and the meaning of each isl parameter.
 struct Translation {
   isl_ctx *ctx;
@@ -169,6 +201,8 @@ struct Translation {
   std::unordered_map<Expr, isl_pw_aff *> memo;             // borrowed, freed in dtor
   std::unordered_map<Pred, isl_set *> setMemo;             // borrowed, freed in dtor
   std::unordered_map<Pred, isl_set *> failsMemo;           // borrowed, freed in dtor
+  TranslationCache *cache = nullptr;                        // across questions (optional)
+  TranslationCache::Space *shared = nullptr;                // this space's entries in it
 
   ~Translation() {
     for (auto &[k, v] : memo) isl_pw_aff_free(v);
@@ -206,8 +240,9 @@ struct Translation {
     for (const Pred &c : n->children) scan(c, params, monos);
   }
 
-  void build(isl_ctx *c, const std::vector<Pred> &roots) {
+  void build(isl_ctx *c, const std::vector<Pred> &roots, TranslationCache *across = nullptr) {
     ctx = c;
+    cache = across;
     std::vector<Expr> params;
     std::vector<Monomial> monos;
     for (const Pred &r : roots) scan(r, params, monos);
@@ -242,6 +277,12 @@ struct Translation {
       readback.push_back(totalized(m));
       nameDimension(pos, name);
       ++pos;
+    }
+    if (cache) {
+      if (cache->entries > TranslationCache::kMaxEntries) cache->clear();
+      auto &slot = cache->spaces[meaning];
+      if (!slot) slot = std::make_unique<TranslationCache::Space>();
+      shared = slot.get();
     }
   }
 
@@ -379,7 +420,18 @@ struct Translation {
   isl_pw_aff *pwAff(const Expr &n) {
     auto it = memo.find(n);
     if (it != memo.end()) return it->second;
+    if (shared)
+      if (auto s = shared->exprs.find(n); s != shared->exprs.end()) {
+        isl_pw_aff *copy = check(isl_pw_aff_copy(s->second));
+        memo[n] = copy;
+        return copy;
+      }
     PwAffPtr r = translate(n);
+    if (shared) {
+      // Only a complete translation is shared (translate() throws when isl stops).
+      shared->exprs.emplace(n, check(isl_pw_aff_copy(r.get())));
+      ++cache->entries;
+    }
     memo[n] = r.get();
     return r.release();
   }
@@ -461,7 +513,17 @@ struct Translation {
   SetPtr set(const Pred &n) {
     auto it = setMemo.find(n);
     if (it != setMemo.end()) return SetPtr(check(isl_set_copy(it->second)));
+    if (shared)
+      if (auto s = shared->sets.find(n); s != shared->sets.end()) {
+        SetPtr r(check(isl_set_copy(s->second)));
+        setMemo[n] = check(isl_set_copy(r.get()));
+        return r;
+      }
     SetPtr r = translateSet(n);
+    if (shared) {
+      shared->sets.emplace(n, check(isl_set_copy(r.get())));
+      ++cache->entries;
+    }
     setMemo[n] = check(isl_set_copy(r.get()));
     return r;
   }
@@ -792,8 +854,10 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     watchdog.reset();
     memo.clear();
     contextCache.clear();
+    translations.clear();
     isl_ctx_free(ctx);
   }
+  TranslationCache translations;
 
   /// One question's time and memory budget, and isl's operation quota, from start to end.
   class Budget {
@@ -1230,7 +1294,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   };
   void translate(const Context &c, const Pred &original, Translated &q) {
     q.p = withFixedParameters(c, original);
-    q.t.build(ctx, {c.assumptions(), q.p, definedness(q.p), definedness(c.assumptions())});
+    q.t.build(ctx, {c.assumptions(), q.p, definedness(q.p), definedness(c.assumptions())}, &translations);
     q.C = contextSet(q.t, c);
     q.H = q.t.holds(q.p);
   }
@@ -1247,7 +1311,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     Budget budget(*this);
     try {
       Translation t;
-      t.build(ctx, {c.assumptions(), ge(e, Expr(0)), definedness(c.assumptions())});
+      t.build(ctx, {c.assumptions(), ge(e, Expr(0)), definedness(c.assumptions())}, &translations);
       if (t.hasOpaqueAtoms()) return std::nullopt;
       SetPtr C = contextSet(t, c);
       PwAffPtr f = t.pwAffCopy(e);
@@ -1419,6 +1483,7 @@ void Solver::clearMemo() {
   impl_->proofMemo.clear();
   impl_->contextCache.clear();
   impl_->compactMemo.clear();
+  impl_->translations.clear();
 }
 
 bool Solver::provesQuickly(const Context &context, const Pred &predicate) {

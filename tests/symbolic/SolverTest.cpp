@@ -767,3 +767,42 @@ TEST(Solver, CompactExpressionsEqualTheOriginalEverywhere) {
   // Each rewriting also agreed with the original at the solver's own small points.
   EXPECT_EQ(solver.stats().compactionsRejected, 0u);
 }
+
+// A solver keeps translations from one question to the next (per parameter space). A solver
+// that has answered many questions over the same sizes, whose parts come back in later ones,
+// answers each question as a new solver does: the same answer and the same condition. Its
+// memo of answers is off, so that every question is translated again.
+TEST(Solver, KeptTranslationsGiveTheFreshAnswers) {
+  SolverOptions o;
+  o.memoize = false;
+  Solver warm(o);
+  std::vector<oracle::EP> seen; // earlier expressions come back inside later questions
+  bool ok = rc::check("warm solver == fresh solver", [&] {
+    oracle::GenOptions g;
+    oracle::EP l = *oracle::genExpr(3, g);
+    if (!seen.empty() && *rc::gen::arbitrary<bool>()) {
+      auto e = std::make_shared<oracle::E>();
+      e->kind = *rc::gen::element(oracle::E::Min, oracle::E::Max, oracle::E::Add);
+      e->a = seen[*rc::gen::inRange<std::size_t>(0, seen.size())];
+      e->b = l;
+      l = e;
+    }
+    seen.push_back(l);
+    if (seen.size() > 64) seen.erase(seen.begin());
+    auto p = std::make_shared<oracle::P>();
+    p->kind = oracle::P::Cmp;
+    p->op = *rc::gen::inRange(0, 6);
+    p->l = l;
+    p->r = *oracle::genExpr(1, g);
+    const std::string text = oracle::show(oracle::PP(p));
+    const std::vector<Pred> assumptions{parsePred("a <= b + 3")};
+    Solver fresh(o);
+    Decision w = warm.decide(warm.makeContext(assumptions), parsePred(text));
+    Decision f = fresh.decide(fresh.makeContext(assumptions), parsePred(text));
+    RC_LOG() << text << ": warm " << spelling(w.answer) << ", fresh " << spelling(f.answer) << "\n";
+    RC_ASSERT(w.answer == f.answer);
+    if (w.answer == Answer::Depends) RC_ASSERT(w.condition() == f.condition());
+    RC_TAG(spelling(w.answer));
+  });
+  EXPECT_TRUE(ok);
+}
