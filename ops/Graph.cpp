@@ -244,7 +244,16 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, cons
     if (provesCheaply(context, cond || same)) return a;
     if (provesCheaply(context, !cond || same)) return b;
   }
-  return constantIfFixed(context, select(cond, a, b));
+  // A side taken only where the condition pins a size to one value reads that value: with
+  // n >= 0, `n + 2 if n - 1 < 0 else ...` is `2 if n - 1 < 0 else ...`. (A slice bound of
+  // n - 1 gives such a choice, and every shape built on it would carry n + 2.)
+  auto pinned = [&](const Expr &side, bool truth) {
+    auto pin = pinnedParameter(context, cond, truth);
+    return pin ? substitute(side, {{pin->first, Expr(pin->second)}}) : side;
+  };
+  Expr pa = pinned(a, true), pb = pinned(b, false);
+  if (pa == pb) return pa;
+  return constantIfFixed(context, select(cond, pa, pb));
 }
 
 Expr Graph::constantIfFixed(const Context &context, const Expr &e) {

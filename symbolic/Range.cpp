@@ -102,6 +102,56 @@ struct Refinement {
   std::optional<std::pair<std::string, Context::Interval>> known;
 };
 
+/// What `cond` (or its negation) says about a single parameter x when it reads a*x + k OP 0,
+/// given the interval each parameter has (`interval`).
+template <class Lookup> Refinement refineParameter(const Pred &cond, bool truth, Lookup interval) {
+  const PredNode *p = cond.node();
+  if (p->kind == PredKind::Not) {
+    p = p->children[0].node();
+    truth = !truth;
+  }
+  if (p->kind != PredKind::Compare) return {};
+  Expr diff;
+  try {
+    diff = p->lhs - p->rhs;
+  } catch (const InputTooLarge &) {
+    return {};
+  }
+  const ExprNode *d = diff.node();
+  const ExprNode *x = nullptr;
+  Integer a(1), k(0);
+  if (d->kind == ExprKind::Param) {
+    x = d;
+  } else if (d->kind == ExprKind::Sum && d->terms.size() == 1 && d->terms[0].monomial.size() == 1 &&
+             d->terms[0].monomial[0].second == 1 && d->terms[0].monomial[0].first.kind() == ExprKind::Param) {
+    x = d->terms[0].monomial[0].first.node();
+    a = d->terms[0].coefficient;
+    k = d->constantTerm;
+  } else {
+    return {};
+  }
+  // a*x OP t, with t = -k; over the integers, > and < are >= and <= moved by one.
+  Integer t = -k;
+  auto ceilDiv = [](const Integer &u, const Integer &v) { return -Integer::floorDiv(-u, v); };
+  std::optional<Integer> low, high;
+  switch (truth ? p->op : negated(p->op)) {
+  case CompareOp::GT: t += Integer(1); [[fallthrough]];
+  case CompareOp::GE: (a.sign() > 0 ? low : high) = a.sign() > 0 ? ceilDiv(t, a) : Integer::floorDiv(t, a); break;
+  case CompareOp::LT: t -= Integer(1); [[fallthrough]];
+  case CompareOp::LE: (a.sign() > 0 ? high : low) = a.sign() > 0 ? Integer::floorDiv(t, a) : ceilDiv(t, a); break;
+  case CompareOp::EQ:
+    if (!Integer::floorMod(t, a).isZero()) return Refinement{true, std::nullopt};
+    low = high = Integer::floorDiv(t, a);
+    break;
+  case CompareOp::NE: return {};
+  }
+  Context::Interval iv = interval(x->name);
+  if (low && *low > iv.low) iv.low = *low;
+  if (high && (!iv.high || *high < *iv.high)) iv.high = *high;
+  if (iv.high && *iv.high < iv.low) return Refinement{true, std::nullopt};
+  return Refinement{false, std::make_pair(x->name, iv)};
+}
+
 class Walk {
 public:
   explicit Walk(const Context &context, Overrides overrides = {}, int budget = 64)
@@ -310,51 +360,7 @@ private:
 
   /// What `cond` (or its negation) says about a single parameter x when it reads a*x + k OP 0.
   Refinement refine(const Pred &cond, bool truth) const {
-    const PredNode *p = cond.node();
-    if (p->kind == PredKind::Not) {
-      p = p->children[0].node();
-      truth = !truth;
-    }
-    if (p->kind != PredKind::Compare) return {};
-    Expr diff;
-    try {
-      diff = p->lhs - p->rhs;
-    } catch (const InputTooLarge &) {
-      return {};
-    }
-    const ExprNode *d = diff.node();
-    const ExprNode *x = nullptr;
-    Integer a(1), k(0);
-    if (d->kind == ExprKind::Param) {
-      x = d;
-    } else if (d->kind == ExprKind::Sum && d->terms.size() == 1 && d->terms[0].monomial.size() == 1 &&
-               d->terms[0].monomial[0].second == 1 && d->terms[0].monomial[0].first.kind() == ExprKind::Param) {
-      x = d->terms[0].monomial[0].first.node();
-      a = d->terms[0].coefficient;
-      k = d->constantTerm;
-    } else {
-      return {};
-    }
-    // a*x OP t, with t = -k; over the integers, > and < are >= and <= moved by one.
-    Integer t = -k;
-    auto ceilDiv = [](const Integer &u, const Integer &v) { return -Integer::floorDiv(-u, v); };
-    std::optional<Integer> low, high;
-    switch (truth ? p->op : negated(p->op)) {
-    case CompareOp::GT: t += Integer(1); [[fallthrough]];
-    case CompareOp::GE: (a.sign() > 0 ? low : high) = a.sign() > 0 ? ceilDiv(t, a) : Integer::floorDiv(t, a); break;
-    case CompareOp::LT: t -= Integer(1); [[fallthrough]];
-    case CompareOp::LE: (a.sign() > 0 ? high : low) = a.sign() > 0 ? Integer::floorDiv(t, a) : ceilDiv(t, a); break;
-    case CompareOp::EQ:
-      if (!Integer::floorMod(t, a).isZero()) return Refinement{true, std::nullopt};
-      low = high = Integer::floorDiv(t, a);
-      break;
-    case CompareOp::NE: return {};
-    }
-    Context::Interval iv = interval(x->name);
-    if (low && *low > iv.low) iv.low = *low;
-    if (high && (!iv.high || *high < *iv.high)) iv.high = *high;
-    if (iv.high && *iv.high < iv.low) return Refinement{true, std::nullopt};
-    return Refinement{false, std::make_pair(x->name, iv)};
+    return refineParameter(cond, truth, [this](const std::string &x) { return interval(x); });
   }
 
   const Context &context_;
@@ -445,6 +451,12 @@ bool provenByRanges(const Context &context, const Pred &p) {
   if (definedness(p).constantValue() != std::optional<bool>(true)) return false;
   Walk walk(context);
   return proven(walk, p.node(), false);
+}
+
+std::optional<std::pair<std::string, Integer>> pinnedParameter(const Context &context, const Pred &cond, bool truth) {
+  Refinement r = refineParameter(cond, truth, [&](const std::string &x) { return context.boundsOf(x); });
+  if (r.never || !r.known || !r.known->second.high || *r.known->second.high != r.known->second.low) return std::nullopt;
+  return std::make_pair(r.known->first, r.known->second.low);
 }
 
 } // namespace shapelab
