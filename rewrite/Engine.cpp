@@ -321,45 +321,45 @@ const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &resul
   std::vector<std::pair<const Node *, bool>> stack{{root, false}};
   while (!stack.empty()) {
     auto [n, expanded] = stack.back();
-    if (done_.count(n)) {
+    if (doneOf(n)) {
       stack.pop_back();
       continue;
     }
     if (!expanded) {
       stack.back().second = true;
       for (const Node *i : n->inputs)
-        if (!done_.count(i)) stack.push_back({i, false});
+        if (!doneOf(i)) stack.push_back({i, false});
       continue;
     }
     stack.pop_back();
     std::vector<const Node *> ins;
-    for (const Node *i : n->inputs) ins.push_back(done_.at(i));
+    for (const Node *i : n->inputs) ins.push_back(doneOf(i));
     const Node *m;
     try {
       m = graph_->rebuild(n, ins);
     } catch (const UserError &) {
       // The node over its rewritten operands does not build (its shape, written out, past the
       // expression limits): it stays as it was, over its old operands, which still compute.
-      done_[n] = n;
+      setDone(n, n);
       continue;
     }
-    if (auto it = done_.find(m); it != done_.end()) { // an equal node was rewritten before
-      done_[n] = it->second;
+    if (const Node *earlier = doneOf(m)) { // an equal node was rewritten before
+      setDone(n, earlier);
       continue;
     }
-    done_[m] = m; // while it is simplified: a replacement that contains it stops here
+    setDone(m, m); // while it is simplified: a replacement that contains it stops here
     m = simplify(m, phase, result);
-    done_[n] = m;
-    done_[m] = m;
+    setDone(n, m);
+    setDone(m, m);
   }
-  return done_.at(root);
+  return doneOf(root);
 }
 
 OptimizeResult Engine::run(const std::vector<const Node *> &outputs) {
   OptimizeResult result;
   result.outputs = outputs;
   for (Phase phase : {Phase::Canonicalize, Phase::Specialize, Phase::Canonicalize, Phase::Fuse}) {
-    done_.clear();
+    done_.assign(graph_->nodes().size(), nullptr);
     for (const Node *&o : result.outputs) o = rewrite(o, phase, result);
   }
   return result;

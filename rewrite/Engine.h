@@ -79,7 +79,15 @@ private:
   ops::Graph *graph_;
   std::vector<Rule> rules_;
   EngineOptions options_;
-  std::unordered_map<const ops::Node *, const ops::Node *> done_; // per phase: node -> rewritten
+  // Per phase: node -> rewritten (nullptr: not yet), indexed by node id (a graph's ids are
+  // dense): the walk looks a node up several times, and a hash map of a large graph misses
+  // the cache on each lookup.
+  std::vector<const ops::Node *> done_;
+  const ops::Node *doneOf(const ops::Node *n) const { return n->id < done_.size() ? done_[n->id] : nullptr; }
+  void setDone(const ops::Node *n, const ops::Node *m) {
+    if (n->id >= done_.size()) done_.resize(std::max<std::size_t>(n->id + 1, done_.size() * 2), nullptr);
+    done_[n->id] = m;
+  }
   std::map<std::pair<const ops::Node *, std::string>, bool> refusedAt_;
 };
 
