@@ -219,6 +219,19 @@ Context Graph::contextFor(std::vector<Expr> reserved) const {
   return c;
 }
 
+namespace {
+/// d >= 1, without the clipping of a slice length: max(0, X) >= 1 is X >= 1 (a max is at
+/// least 1 where one of its operands is; a constant operand below 1 never is). The same
+/// definedness: both read X.
+Pred nonEmpty(const Expr &d) {
+  if (d.kind() != ExprKind::Max) return ge(d, 1);
+  std::vector<Pred> parts;
+  for (const Expr &o : d->operands)
+    if (auto c = o.constantValue(); !c || *c >= Integer(1)) parts.push_back(nonEmpty(o));
+  return Pred::disjunction(parts);
+}
+} // namespace
+
 /// Dims with more nodes than this (written out as a tree) are offered to Solver::compact.
 constexpr uint64_t kCompactDimsAbove = 40;
 
@@ -1062,7 +1075,7 @@ const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<st
       if (!reduced) n.shape.push_back(x->shape[i]);
       else if (keepdims) n.shape.push_back(1);
       if (reduced && (op == "max" || op == "min"))
-        requireOr(n.validity, ge(x->shape[i], 1), "reduced axis " + std::to_string(i) + " is not empty",
+        requireOr(n.validity, nonEmpty(x->shape[i]), "reduced axis " + std::to_string(i) + " is not empty",
                   std::string("zero-size array to reduction operation ") + reductionName(op) + " which has no identity");
     }
   });

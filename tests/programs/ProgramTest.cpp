@@ -714,6 +714,27 @@ TEST(Shapes, AChoiceThatPinsASizeReadsItsValue) {
   }
 }
 
+// max/min over a slice need it non-empty: the check reads the slice's length without its
+// clipping (max(0, X) >= 1 is X >= 1), and agrees with the interpreter on both sides.
+TEST(Shapes, AReductionOverASliceChecksTheUnclippedLength) {
+  const std::vector<std::string> lines{"param n, m", "x = input((n,), float64)", "y = max(x[1:], axis=0)",
+                                       "z = min(x[m:n:2])"};
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  for (const char *name : {"y", "z"}) {
+    std::vector<Pred> checks = ops::validityOf(session.graph(), session.lookup(name)).checks();
+    ASSERT_EQ(checks.size(), 1u) << name;
+    EXPECT_EQ(checks[0].toString().find("max"), std::string::npos) << checks[0].toString();
+    for (int64_t n : {0, 1, 2, 3, 6})
+      for (int64_t m : {0, 1, 2, 5}) {
+        Assignment at{{"n", n}, {"m", m}};
+        bool ok = *evaluate(checks[0], at);
+        EXPECT_EQ(outcomeOf(lines, name, at), ok ? "()" : "shape error") << name << " at n = " << n << ", m = " << m;
+      }
+  }
+}
+
 // Found by the NumPy oracle with more seeds (scripts/make_program_oracle.py 3000 4242):
 // minimum(negative(s), s) at s = 0.0 gave -0.0 where NumPy gives 0.0. NumPy (x86-64, 1.24)
 // returns the second operand of equal ones, so the sign of a zero is the second's; its
