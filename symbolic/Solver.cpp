@@ -179,7 +179,8 @@ struct TranslationCache {
   };
   /// Entries kept at most (all spaces together); past it the cache starts again.
   static constexpr std::size_t kMaxEntries = std::size_t(1) << 14;
-  std::unordered_map<std::vector<Expr>, std::unique_ptr<Space>, MeaningHash> spaces;
+  // Shared: a translation keeps its space's entries while the cache starts again.
+  std::unordered_map<std::vector<Expr>, std::shared_ptr<Space>, MeaningHash> spaces;
   std::size_t entries = 0;
   void clear() {
     spaces.clear();
@@ -202,7 +203,7 @@ struct Translation {
   std::unordered_map<Pred, isl_set *> setMemo;             // borrowed, freed in dtor
   std::unordered_map<Pred, isl_set *> failsMemo;           // borrowed, freed in dtor
   TranslationCache *cache = nullptr;                        // across questions (optional)
-  TranslationCache::Space *shared = nullptr;                // this space's entries in it
+  std::shared_ptr<TranslationCache::Space> shared;          // this space's entries in it
 
   ~Translation() {
     for (auto &[k, v] : memo) isl_pw_aff_free(v);
@@ -281,8 +282,8 @@ struct Translation {
     if (cache) {
       if (cache->entries > TranslationCache::kMaxEntries) cache->clear();
       auto &slot = cache->spaces[meaning];
-      if (!slot) slot = std::make_unique<TranslationCache::Space>();
-      shared = slot.get();
+      if (!slot) slot = std::make_shared<TranslationCache::Space>();
+      shared = slot;
     }
   }
 
@@ -1299,10 +1300,18 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     q.H = q.t.holds(q.p);
   }
 
-  struct CompactKeyHash {
-    std::size_t operator()(const std::pair<Pred, Expr> &k) const { return k.first.hash() * 31 + k.second.hash(); }
+  struct CompactKey {
+    Pred assumptions;
+    SizeDomain domain;
+    Expr e;
+    bool operator==(const CompactKey &o) const { return assumptions == o.assumptions && domain == o.domain && e == o.e; }
   };
-  std::unordered_map<std::pair<Pred, Expr>, std::optional<Expr>, CompactKeyHash> compactMemo;
+  struct CompactKeyHash {
+    std::size_t operator()(const CompactKey &k) const {
+      return (k.assumptions.hash() * 31 + std::size_t(k.domain)) * 31 + k.e.hash();
+    }
+  };
+  std::unordered_map<CompactKey, std::optional<Expr>, CompactKeyHash> compactMemo;
 
   /// `e` (total, quasi-affine) as isl writes its function on the context: the pieces gisted
   /// and coalesced, then printed by the AST generator, which uses min, max and choices.
@@ -1520,7 +1529,7 @@ bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
 std::optional<Expr> Solver::compact(const Context &context, const Expr &e) {
   Impl &im = *impl_;
   if (!e.isTotal() || !e.isQuasiAffine() || e.isConstant()) return std::nullopt;
-  std::pair<Pred, Expr> key{context.assumptions(), e};
+  Impl::CompactKey key{context.assumptions(), context.domain(), e};
   if (auto it = im.compactMemo.find(key); it != im.compactMemo.end()) return it->second;
   std::optional<Expr> r = im.compactWithIsl(context, e);
   if (r && (r->node()->treeSize >= e.node()->treeSize || *r == e)) r.reset();
