@@ -773,33 +773,21 @@ void release(const PredNode *n) {
 }
 } // namespace detail
 
-CachedPred::~CachedPred() {
-  if (const PredNode *p = value.load(std::memory_order_relaxed)) detail::release(p);
+template <class Ref, class Node> CachedHandle<Ref, Node>::~CachedHandle() {
+  if (const Node *n = value.load(std::memory_order_relaxed)) detail::release(n);
 }
-std::optional<Pred> CachedPred::get() const {
-  if (const PredNode *p = value.load(std::memory_order_acquire)) return Pred(p);
+template <class Ref, class Node> std::optional<Ref> CachedHandle<Ref, Node>::get() const {
+  if (const Node *n = value.load(std::memory_order_acquire)) return Ref(n);
   return std::nullopt;
 }
-void CachedPred::set(const Pred &p) const {
+template <class Ref, class Node> void CachedHandle<Ref, Node>::set(const Ref &h) const {
   // The cache's own reference is taken before the pointer is published.
-  detail::acquire(p.node());
-  const PredNode *expected = nullptr;
-  if (!value.compare_exchange_strong(expected, p.node(), std::memory_order_acq_rel))
-    detail::release(p.node());
+  detail::acquire(h.node());
+  const Node *expected = nullptr;
+  if (!value.compare_exchange_strong(expected, h.node(), std::memory_order_acq_rel)) detail::release(h.node());
 }
-
-CachedExpr::~CachedExpr() {
-  if (const ExprNode *e = value.load(std::memory_order_relaxed)) detail::release(e);
-}
-std::optional<Expr> CachedExpr::get() const {
-  if (const ExprNode *e = value.load(std::memory_order_acquire)) return Expr(e);
-  return std::nullopt;
-}
-void CachedExpr::set(const Expr &e) const {
-  detail::acquire(e.node());
-  const ExprNode *expected = nullptr;
-  if (!value.compare_exchange_strong(expected, e.node(), std::memory_order_acq_rel)) detail::release(e.node());
-}
+template struct CachedHandle<Pred, PredNode>;
+template struct CachedHandle<Expr, ExprNode>;
 
 InternedCounts internedCounts() { return {exprTable().size(), predTable().size()}; }
 

@@ -198,26 +198,19 @@ inline Pred operator&&(const Pred &a, const Pred &b) { return Pred::conjunction(
 inline Pred operator||(const Pred &a, const Pred &b) { return Pred::disjunction({a, b}); }
 inline Pred operator!(const Pred &a) { return Pred::negation(a); }
 
-/// A lazily computed, interned predicate cached in a node; it holds a reference (written once;
-/// a racing writer that loses drops its own).
-struct CachedPred {
-  mutable std::atomic<const PredNode *> value{nullptr};
-  CachedPred() = default;
-  CachedPred(CachedPred &&o) noexcept : value(o.value.exchange(nullptr, std::memory_order_relaxed)) {}
-  ~CachedPred();
-  std::optional<Pred> get() const;
-  void set(const Pred &p) const;
+/// A lazily computed, interned value (`Ref`, a Pred or an Expr, over `Node`) cached in a node:
+/// a node's definedness, a partial node's total form. It holds a reference (written once; a
+/// racing writer that loses drops its own).
+template <class Ref, class Node> struct CachedHandle {
+  mutable std::atomic<const Node *> value{nullptr};
+  CachedHandle() = default;
+  CachedHandle(CachedHandle &&o) noexcept : value(o.value.exchange(nullptr, std::memory_order_relaxed)) {}
+  ~CachedHandle();
+  std::optional<Ref> get() const;
+  void set(const Ref &h) const;
 };
-
-/// The same for an expression (a partial node's total form).
-struct CachedExpr {
-  mutable std::atomic<const ExprNode *> value{nullptr};
-  CachedExpr() = default;
-  CachedExpr(CachedExpr &&o) noexcept : value(o.value.exchange(nullptr, std::memory_order_relaxed)) {}
-  ~CachedExpr();
-  std::optional<Expr> get() const;
-  void set(const Expr &e) const;
-};
+using CachedPred = CachedHandle<Pred, PredNode>;
+using CachedExpr = CachedHandle<Expr, ExprNode>;
 
 /// The size parameters below a node, sorted by name, computed on first use and cached in the
 /// node (written once; a racing writer that loses drops its own). The node keeps them alive.
