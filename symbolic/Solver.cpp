@@ -1313,12 +1313,27 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   };
   std::unordered_map<CompactKey, std::optional<Expr>, CompactKeyHash> compactMemo;
 
+  /// `work()`, which gives nullopt for "no answer", under one question's budget; nullopt too
+  /// when isl stops (its quota, the clock or memory, counted in the stats) or the question is
+  /// too hard or too large for it.
+  template <class F> auto attempt(F work) -> decltype(work()) {
+    Budget budget(*this);
+    try {
+      return work();
+    } catch (const IslFailure &) {
+      (void)budget.exhausted();
+      isl_ctx_reset_error(ctx);
+    } catch (const TooHard &) {
+    } catch (const InputTooLarge &) {
+    }
+    return std::nullopt;
+  }
+
   /// `e` (total, quasi-affine) as isl writes its function on the context: the pieces gisted
   /// and coalesced, then printed by the AST generator, which uses min, max and choices.
   std::optional<Expr> compactWithIsl(const Context &c, const Expr &e) {
     ++stats.islQuestions;
-    Budget budget(*this);
-    try {
+    return attempt([&]() -> std::optional<Expr> {
       Translation t;
       t.build(ctx, {c.assumptions(), ge(e, Expr(0)), definedness(c.assumptions())}, &translations);
       if (t.hasOpaqueAtoms()) return std::nullopt;
@@ -1329,13 +1344,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       AstBuildPtr build(check(isl_ast_build_from_context(check(isl_set_copy(C.get())))));
       AstExprPtr a(check(isl_ast_build_expr_from_pw_aff(build.get(), f.release())));
       return t.astToExpr(a.get());
-    } catch (const IslFailure &) {
-      (void)budget.exhausted();
-      isl_ctx_reset_error(ctx);
-    } catch (const TooHard &) {
-    } catch (const InputTooLarge &) {
-    }
-    return std::nullopt;
+    });
   }
 
   /// Only whether the context implies p: one emptiness test, no witness, no condition.
@@ -1372,18 +1381,14 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// its own exact condition, only not simplified under the context.
   Pred conditionFromIsl(const Context &c, const Pred &original, const Assignment &yes, const Assignment &no) {
     ++stats.conditionsRead;
-    Budget budget(*this);
-    try {
+    std::optional<Pred> read = attempt([&]() -> std::optional<Pred> {
       Translated q;
       translate(c, original, q);
       Pred condition = q.t.toPred(q.H.get(), q.C.get());
       if (separates(condition, yes, no)) return condition;
-    } catch (const IslFailure &) {
-      (void)budget.exhausted(); // counts the quota hit or timeout
-      isl_ctx_reset_error(ctx);
-    } catch (const TooHard &) {
-    } catch (const InputTooLarge &) {
-    }
+      return std::nullopt;
+    });
+    if (read) return *read;
     ++stats.conditionsCutShort;
     return original;
   }
