@@ -1102,12 +1102,8 @@ struct Session::Impl {
 
   std::string statusText(const Validity &v) {
     std::string s = spelling(v.status());
-    std::vector<Pred> checks = v.checks();
     if (v.status() == Status::Error) s += ": " + v.message();
-    else if (!checks.empty()) {
-      s += ": ";
-      for (std::size_t i = 0; i < checks.size(); ++i) s += (i ? "; " : "") + checks[i].toString();
-    }
+    else if (std::string checks = v.checksText(); !checks.empty()) s += ": " + checks;
     return s;
   }
 

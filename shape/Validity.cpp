@@ -124,6 +124,12 @@ std::vector<Pred> Validity::checks() const {
   return out;
 }
 
+std::string Validity::checksText() const {
+  std::string all;
+  for (const Pred &c : checks()) all += (all.empty() ? "" : "; ") + c.toString();
+  return all;
+}
+
 Pred Validity::domain() const {
   if (status() == Status::Error) return Pred::truth(false);
   return whereHolds(Pred::conjunction(checks()));
@@ -161,12 +167,8 @@ std::string Validity::message() const {
     }
   switch (status()) {
   case Status::Valid: return "valid for every size allowed";
-  case Status::Error: {
-    // The checks themselves: domain() is False here, which names nothing.
-    std::string all;
-    for (const Pred &c : checks()) all += (all.empty() ? "" : "; ") + c.toString();
-    return "the conditions cannot hold together: " + all;
-  }
+  // The checks themselves: domain() is False here, which names nothing.
+  case Status::Error: return "the conditions cannot hold together: " + checksText();
   case Status::Unknown: return "validity could not be decided; check at run time";
   default: return "valid only where the runtime checks hold";
   }

@@ -46,6 +46,8 @@ public:
   Status status() const;
   /// Runtime checks (as predicates) for every obligation that is not proven.
   std::vector<Pred> checks() const;
+  /// The same, written for a person: "n >= 1; m == n" (empty when there are none).
+  std::string checksText() const;
   /// The exact validity domain: the conjunction of the non-proven obligations' conditions, as
   /// a total predicate (whereHolds: false where a condition is undefined, so `not domain()` is
   /// exactly the error domain). InputTooLarge when that conjunction is past the expression
