@@ -1059,6 +1059,11 @@ struct Session::Impl {
     std::vector<const Node *> params;
     std::vector<std::optional<Shape>> shapeOnly;
     std::optional<Shape> size;
+    const std::size_t count = info->parameters.size();
+    if (a.positional.size() > count)
+      failAt("random." + name + "() takes " + std::to_string(count) + " parameters (" + info->parameterList() + ")", p);
+    std::vector<std::optional<Value>> given(a.positional.begin(), a.positional.end());
+    given.resize(count);
     for (const auto &[k, v] : a.keywords) {
       if (k == "size") {
         if (v.kind != Value::None) size = shapeOf(v, "size");
@@ -1067,15 +1072,32 @@ struct Session::Impl {
       auto it = std::find(info->parameters.begin(), info->parameters.end(), k);
       if (it == info->parameters.end()) failAt("random." + name + "() got an unexpected keyword argument '" + k + "'", v.pos);
       std::size_t i = std::size_t(it - info->parameters.begin());
-      if (i < a.positional.size()) failAt("random." + name + "() got multiple values for '" + k + "'", v.pos);
-      if (a.positional.size() < i) a.positional.resize(i);
-      a.positional.insert(a.positional.begin() + std::ptrdiff_t(i), v);
+      if (given[i]) failAt("random." + name + "() got multiple values for '" + k + "'", v.pos);
+      given[i] = v;
     }
-    if (a.positional.size() > info->parameters.size())
-      failAt("random." + name + "() takes " + std::to_string(info->parameters.size()) + " parameters", p);
+    // Parameters left out take the catalogue's defaults: normal(size=3) is normal(0.0, 1.0,
+    // size=3), and integers(k) is integers(0, k).
+    for (std::size_t i = 0; i < count; ++i) {
+      if (given[i]) continue;
+      const std::string d = info->defaultOf(i);
+      if (d == "None" && name == "integers" && given[0]) {
+        given[1] = given[0];
+        given[0] = Value::ofSize(Expr(0), p);
+      } else if (!d.empty() && d != "None") {
+        Value v;
+        v.kind = Value::Float;
+        v.number = std::stod(d);
+        v.pos = p;
+        given[i] = v;
+      } else if (name == "choice_without_replacement" && i == 1) {
+        given[i] = Value(); // p=None
+      } else {
+        failAt("random." + name + "() is missing parameter '" + info->parameters[i] + "' (" + info->parameterList() + ")", p);
+      }
+    }
     bool byValue = name == "permutation" || name == "choice_without_replacement";
-    for (std::size_t i = 0; i < a.positional.size(); ++i) {
-      const Value &v = a.positional[i];
+    for (std::size_t i = 0; i < count; ++i) {
+      const Value &v = *given[i];
       // Value-shaped parameters: permutation's integer x, choice's core_shape.
       bool valueShaped = byValue && ((name == "permutation" && v.kind == Value::Size) ||
                                      (name == "choice_without_replacement" && i == info->parameters.size() - 1));

@@ -171,16 +171,20 @@ int rvList(const RvOptions &o) {
       j["name"] = i.name;
       j["class"] = i.className;
       j["parameters"] = stringsJson(i.parameters);
+      // Per parameter with a default: its value (null for integers' high: integers(k) is
+      // integers(0, k)).
+      Json defaults = Json::object();
+      for (std::size_t k = 0; k < i.parameters.size(); ++k)
+        if (std::string d = i.defaultOf(k); !d.empty()) defaults[i.parameters[k]] = d == "None" ? Json(nullptr) : Json(std::stod(d));
+      j["defaults"] = defaults;
       j["signature"] = i.signature;
       j["dtype"] = i.dtype;
       j["core_shape"] = spelling(i.coreShape);
       items.push_back(j);
     } else {
-      std::string ps;
-      for (auto &p : i.parameters) ps += (ps.empty() ? "" : ", ") + p;
       std::printf("%-27s %-16s %-8s %-11s (%s)\n", i.name.c_str(),
                   i.signature.empty() ? "(per call)" : i.signature.c_str(), i.dtype.c_str(),
-                  spelling(i.coreShape), ps.c_str());
+                  spelling(i.coreShape), i.parameterList().c_str());
     }
   }
   if (o.common.json) std::cout << dumpJson(items) << "\n";
@@ -191,9 +195,14 @@ int rvRun(const RvOptions &o) {
   if (o.list) return rvList(o);
   if (o.name.empty()) throw CLI::RequiredError("NAME");
   const std::string &name = o.name;
-  if (!findRandomVariable(name)) throw UserError("unknown random variable '" + name + "'; 'shapelab rv --list' lists them");
+  const RandomVariableInfo *info = findRandomVariable(name);
+  if (!info) throw UserError("unknown random variable '" + name + "'; 'shapelab rv --list' lists them");
   std::vector<GufuncArgument> params;
   for (auto &p : o.parameters) params.push_back(parseGufuncArgument(p));
+  // Trailing parameters left out take their defaults, which are scalars: `shapelab rv normal
+  // --size '(3,)'` is normal with loc and scale of shape ().
+  while (params.size() < info->parameters.size() && !info->defaultOf(params.size()).empty())
+    params.push_back({Shape{}, false});
   std::optional<Shape> size;
   if (o.size) size = parseShape(*o.size);
   Setup s(o.common);

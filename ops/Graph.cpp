@@ -1399,9 +1399,7 @@ const std::vector<OpInfo> &opCatalogue() {
     };
     l.insert(l.end(), more.begin(), more.end());
     for (const RandomVariableInfo &rv : randomVariableCatalogue()) {
-      std::string ps;
-      for (const std::string &p : rv.parameters) ps += p + ", ";
-      l.push_back({"random." + rv.name, "random." + rv.name + "(" + ps + "size=None)",
+      l.push_back({"random." + rv.name, "random." + rv.name + "(" + rv.parameterList() + ", size=None)",
                    rv.signature.empty() ? rv.note : "gufunc " + rv.signature});
     }
     return l;

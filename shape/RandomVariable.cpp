@@ -20,50 +20,59 @@ const std::vector<RandomVariableInfo> &randomVariableCatalogue() {
   // Names, parameters, signatures and dtypes as PyTensor ships them
   // (shared/reference/pytensor-rv-catalogue.tsv).
   static const std::vector<RandomVariableInfo> list = {
-      {"uniform", "UniformRV", {"low", "high"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"triangular", "TriangularRV", {"left", "mode", "right"}, "(),(),()->()", "floatX", S::Scalar, ""},
-      {"beta", "BetaRV", {"alpha", "beta"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"normal", "NormalRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"halfnormal", "HalfNormalRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"lognormal", "LogNormalRV", {"mean", "sigma"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"gamma", "GammaRV", {"shape", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"pareto", "ParetoRV", {"b", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"gumbel", "GumbelRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"exponential", "ExponentialRV", {"scale"}, "()->()", "floatX", S::Scalar, ""},
-      {"weibull", "WeibullRV", {"shape"}, "()->()", "floatX", S::Scalar, ""},
-      {"logistic", "LogisticRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"vonmises", "VonMisesRV", {"mu", "kappa"}, "(),()->()", "floatX", S::Scalar, ""},
+      {"uniform", "UniformRV", {"low", "high"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
+      {"triangular", "TriangularRV", {"left", "mode", "right"}, "(),(),()->()", "floatX", S::Scalar, "", {}},
+      {"beta", "BetaRV", {"alpha", "beta"}, "(),()->()", "floatX", S::Scalar, "", {}},
+      {"normal", "NormalRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
+      {"halfnormal", "HalfNormalRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
+      {"lognormal", "LogNormalRV", {"mean", "sigma"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
+      {"gamma", "GammaRV", {"shape", "scale"}, "(),()->()", "floatX", S::Scalar, "", {}},
+      {"pareto", "ParetoRV", {"b", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"", "1.0"}},
+      {"gumbel", "GumbelRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"", "1.0"}},
+      {"exponential", "ExponentialRV", {"scale"}, "()->()", "floatX", S::Scalar, "", {"1.0"}},
+      {"weibull", "WeibullRV", {"shape"}, "()->()", "floatX", S::Scalar, "", {}},
+      {"logistic", "LogisticRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
+      {"vonmises", "VonMisesRV", {"mu", "kappa"}, "(),()->()", "floatX", S::Scalar, "", {}},
       {"multivariate_normal", "MvNormalRV", {"mean", "cov"}, "(n),(n,n)->(n)", "floatX",
-       S::ParameterShapes, "n is read from mean.shape[-1]; shapelab also requires cov to be (n, n)"},
-      {"dirichlet", "DirichletRV", {"alphas"}, "(a)->(a)", "floatX", S::ParameterShapes, ""},
-      {"poisson", "PoissonRV", {"lam"}, "()->()", "int64", S::Scalar, ""},
-      {"geometric", "GeometricRV", {"p"}, "()->()", "int64", S::Scalar, ""},
-      {"hypergeometric", "HyperGeometricRV", {"ngood", "nbad", "nsample"}, "(),(),()->()", "int64", S::Scalar, ""},
-      {"cauchy", "CauchyRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"halfcauchy", "HalfCauchyRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"invgamma", "InvGammaRV", {"shape", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"wald", "WaldRV", {"mean", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"truncexpon", "TruncExponentialRV", {"b", "loc", "scale"}, "(),(),()->()", "floatX", S::Scalar, ""},
-      {"t", "StudentTRV", {"df", "loc", "scale"}, "(),(),()->()", "floatX", S::Scalar, ""},
-      {"bernoulli", "BernoulliRV", {"p"}, "()->()", "int64", S::Scalar, ""},
-      {"laplace", "LaplaceRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, ""},
-      {"binomial", "BinomialRV", {"n", "p"}, "(),()->()", "int64", S::Scalar, ""},
-      {"negative_binomial", "NegBinomialRV", {"n", "p"}, "(),()->()", "int64", S::Scalar, ""},
-      {"beta_binomial", "BetaBinomialRV", {"n", "a", "b"}, "(),(),()->()", "int64", S::Scalar, ""},
-      {"gengamma", "GenGammaRV", {"alpha", "p", "lambd"}, "(),(),()->()", "floatX", S::Scalar, ""},
+       S::ParameterShapes, "n is read from mean.shape[-1]; shapelab also requires cov to be (n, n)", {}},
+      {"dirichlet", "DirichletRV", {"alphas"}, "(a)->(a)", "floatX", S::ParameterShapes, "", {}},
+      {"poisson", "PoissonRV", {"lam"}, "()->()", "int64", S::Scalar, "", {"1.0"}},
+      {"geometric", "GeometricRV", {"p"}, "()->()", "int64", S::Scalar, "", {}},
+      {"hypergeometric", "HyperGeometricRV", {"ngood", "nbad", "nsample"}, "(),(),()->()", "int64", S::Scalar, "", {}},
+      {"cauchy", "CauchyRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
+      {"halfcauchy", "HalfCauchyRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
+      {"invgamma", "InvGammaRV", {"shape", "scale"}, "(),()->()", "floatX", S::Scalar, "", {}},
+      {"wald", "WaldRV", {"mean", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"1.0", "1.0"}},
+      {"truncexpon", "TruncExponentialRV", {"b", "loc", "scale"}, "(),(),()->()", "floatX", S::Scalar, "", {"", "0.0", "1.0"}},
+      {"t", "StudentTRV", {"df", "loc", "scale"}, "(),(),()->()", "floatX", S::Scalar, "", {"", "0.0", "1.0"}},
+      {"bernoulli", "BernoulliRV", {"p"}, "()->()", "int64", S::Scalar, "", {}},
+      {"laplace", "LaplaceRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
+      {"binomial", "BinomialRV", {"n", "p"}, "(),()->()", "int64", S::Scalar, "", {}},
+      {"negative_binomial", "NegBinomialRV", {"n", "p"}, "(),()->()", "int64", S::Scalar, "", {}},
+      {"beta_binomial", "BetaBinomialRV", {"n", "a", "b"}, "(),(),()->()", "int64", S::Scalar, "", {}},
+      {"gengamma", "GenGammaRV", {"alpha", "p", "lambd"}, "(),(),()->()", "floatX", S::Scalar, "", {"1.0", "1.0", "1.0"}},
       {"multinomial", "MultinomialRV", {"n", "p"}, "(),(p)->(p)", "int64", S::ParameterShapes,
-       "the core dim is p.shape[-1]"},
-      {"categorical", "CategoricalRV", {"p"}, "(p)->()", "int64", S::Scalar, "the core dim p is consumed"},
-      {"integers", "IntegersRV", {"low", "high"}, "(),()->()", "int64", S::Scalar, ""},
+       "the core dim is p.shape[-1]", {}},
+      {"categorical", "CategoricalRV", {"p"}, "(p)->()", "int64", S::Scalar, "the core dim p is consumed", {}},
+      {"integers", "IntegersRV", {"low", "high"}, "(),()->()", "int64", S::Scalar, "", {"", "None"}},
       {"choice_without_replacement", "ChoiceWithoutReplacement", {"a", "p", "core_shape"}, "", "a's dtype",
        S::ParameterValues,
        "built per call: (a0,..,a{n-1}),[(a0),]<s0,..>->(s0,..,a1,..,a{n-1}); p is optional; the "
-       "output's leading core dims are the VALUES of core_shape (give them as <2,3>)"},
+       "output's leading core dims are the VALUES of core_shape (give them as <2,3>)", {}},
       {"permutation", "PermutationRV", {"x"}, "", "x's dtype", S::ParameterValues,
        "built per call: an integer x (given as <5>) permutes arange(x): ()->(x) by value; an "
-       "array x of rank r: (x0,..,x{r-1})->(x0,..,x{r-1})"},
+       "array x of rank r: (x0,..,x{r-1})->(x0,..,x{r-1})", {}},
   };
   return list;
+}
+
+std::string RandomVariableInfo::parameterList() const {
+  std::string out;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    out += (i ? ", " : "") + parameters[i];
+    if (!defaultOf(i).empty()) out += "=" + defaultOf(i);
+  }
+  return out;
 }
 
 const RandomVariableInfo *findRandomVariable(const std::string &name) {

@@ -33,6 +33,14 @@ struct RandomVariableInfo {
   std::string dtype;
   CoreShapeSource coreShape;
   std::string note;
+  /// Per parameter, its default value as the catalogue gives it ("1.0"), or empty where it must
+  /// be given; an empty list when every one must. "None" is integers' high: integers(k) draws
+  /// from [0, k), as integers(0, k).
+  std::vector<std::string> defaults;
+  /// "loc=0.0, scale=1.0": the parameters, each with its default where it has one.
+  std::string parameterList() const;
+  /// The default of parameter i, or empty.
+  std::string defaultOf(std::size_t i) const { return i < defaults.size() ? defaults[i] : ""; }
 };
 
 const std::vector<RandomVariableInfo> &randomVariableCatalogue();

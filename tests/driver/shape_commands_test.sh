@@ -40,6 +40,11 @@ check gu-rank 1 'Input operand 0 does not have enough dimensions (has 0, gufunc 
 check rv-normal 0 '"shape": [3, 4], "batch_shape": [3, 4], "signature": "(),()->()"' $S rv normal '(3,1)' '(4,)' --json
 check rv-mvn 0 '"shape": [2, 5, "n"]' $S rv multivariate_normal --size '(2,5)' '(5,n)' '(n,n)' --json
 check rv-size-empty 1 'Size length is incompatible' $S rv normal '(3,)' '()' --size '()' --json
+# Trailing parameters left out take their defaults (scalars): normal's loc=0.0 and scale=1.0.
+check rv-defaults 0 '"shape": [3], "batch_shape": [3], "signature": "(),()->()"' $S rv normal --size '(3,)' --json
+check rv-defaults-batch 0 '"shape": [4, 2], "batch_shape": [4, 2]' $S rv normal '(4,2)' --json
+check rv-required 2 'gamma takes 2 parameter(s) (shape, scale), got 0' $S rv gamma --size '(3,)'
+check rv-list-defaults 0 '"defaults": {"loc": 0.0, "scale": 1.0}' $S rv --list --json
 check rv-value 0 '"shape": [5], "batch_shape": [], "signature": "<x>->(x)", "allocatable": true' $S rv permutation '<5>' --json
 check rv-needs-value 0 '"allocatable": false, "core_shape": "needs-value"' $S rv permutation '()' --json
 check rv-unknown 2 "unknown random variable 'foo'" $S rv foo '()' --json

@@ -382,6 +382,56 @@ TEST(RandomVariables, EverySamplerEndsAtEverySpecialParameterValue) {
   EXPECT_GT(samplers, 20);
 }
 
+/// `x` of a one-line program (`x = ...`) evaluated with no parameters: its value's text, or
+/// the build or evaluation error.
+std::string valueOfLine(const std::string &line) {
+  Solver solver;
+  driver::Session session(solver, {});
+  driver::Reply r = session.execute(line, 1);
+  if (r.failed) return "build error: " + (r.lines.empty() ? std::string() : r.lines.front());
+  interp::Interpreter in(session.graph(), {}, {}, {});
+  try {
+    return in.evaluate(session.lookup("x")).toString();
+  } catch (const interp::EvalError &e) {
+    return std::string(interp::EvalError::spelling(e.kind)) + " error";
+  }
+}
+
+// NumPy's spelling leaves parameters out (normal(size=3)): each left out takes the catalogue's
+// default, and the draw is the one with that value given (the first draw of a session, so the
+// same counter keys both); integers(k) is integers(0, k).
+TEST(RandomVariables, LeftOutParametersTakeTheirDefaults) {
+  int withDefaults = 0;
+  for (const RandomVariableInfo &info : randomVariableCatalogue()) {
+    if (info.defaults.empty()) continue;
+    ++withDefaults;
+    std::vector<std::string> explicitValues;
+    std::string required;
+    for (std::size_t i = 0; i < info.parameters.size(); ++i) {
+      std::string d = info.defaultOf(i);
+      if (d.empty()) { // given in both calls
+        explicitValues.push_back("3.0");
+        required += "3.0, ";
+      } else if (d != "None") {
+        explicitValues.push_back(d);
+      }
+    }
+    std::string all;
+    for (const std::string &v : explicitValues) all += v + ", ";
+    if (info.name == "integers") all = "0, 3, "; // integers(3) reads integers(0, 3)
+    const std::string call = "x = random." + info.name + "(";
+    std::string left = valueOfLine(call + required + "size=(16,))");
+    std::string given = valueOfLine(call + all + "size=(16,))");
+    EXPECT_EQ(left, given) << info.name;
+    EXPECT_EQ(left.find("error"), std::string::npos) << info.name << ": " << left;
+  }
+  EXPECT_EQ(withDefaults, 17);
+  // A parameter without a default must be given, named in the error.
+  EXPECT_NE(valueOfLine("x = random.gamma(size=3)").find("missing parameter 'shape'"), std::string::npos);
+  EXPECT_NE(valueOfLine("x = random.normal(0.0, loc=1.0)").find("multiple values for 'loc'"), std::string::npos);
+  EXPECT_NE(valueOfLine("x = random.normal(1.0, 2.0, 3.0)").find("takes 2 parameters"), std::string::npos);
+}
+
 // The differential property (proptests/Differential.h) on RapidCheck's draws: a program of
 // 1..20 statements in either mode, its seed, and the number of random points.
 RC_GTEST_PROP(Differential, RewrittenOptimizedAgreesWithReference, ()) {

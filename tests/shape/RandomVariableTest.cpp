@@ -37,7 +37,7 @@ TEST(RandomVariable, CatalogueMatchesPyTensor) {
   if (!in) GTEST_SKIP() << "../shared/reference is not beside the checkout";
   std::string line;
   std::getline(in, line);
-  int seen = 0;
+  int seen = 0, withParams = 0;
   while (std::getline(in, line)) {
     auto cols = oracle::split(line, '\t');
     if (cols.size() < 4 || cols[0].empty() || cols[0][0] == '(') continue;
@@ -49,9 +49,29 @@ TEST(RandomVariable, CatalogueMatchesPyTensor) {
     } else {
       EXPECT_TRUE(info->signature.empty()) << cols[0];
     }
+    // The notes begin "params (loc=0.0, scale=1.0)" where PyTensor's helper names its
+    // parameters: the same names and defaults ("None" as written; numbers by value: 0 is 0.0).
+    if (cols.size() > 5 && cols[5].rfind("params (", 0) == 0) {
+      std::string list = cols[5].substr(8, cols[5].find(')') - 8);
+      auto params = oracle::split(list, ',');
+      ASSERT_EQ(params.size(), info->parameters.size()) << cols[0];
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        std::string p = params[i].substr(params[i].find_first_not_of(' '));
+        std::size_t eq = p.find('=');
+        EXPECT_EQ(p.substr(0, eq), info->parameters[i]) << cols[0];
+        std::string expected = eq == std::string::npos ? "" : p.substr(eq + 1);
+        std::string have = info->defaultOf(i);
+        if (expected.empty() || expected == "None" || have.empty() || have == "None")
+          EXPECT_EQ(have, expected) << cols[0] << " " << info->parameters[i];
+        else
+          EXPECT_EQ(std::stod(have), std::stod(expected)) << cols[0] << " " << info->parameters[i];
+      }
+      ++withParams;
+    }
     ++seen;
   }
   EXPECT_EQ(seen, int(randomVariableCatalogue().size()));
+  EXPECT_GT(withParams, 25);
 }
 
 // A draw of `size` must exist: an int8 array of each shape in numpy_exist.tsv exists exactly
