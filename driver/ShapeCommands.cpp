@@ -195,14 +195,9 @@ int rvRun(const RvOptions &o) {
   if (o.list) return rvList(o);
   if (o.name.empty()) throw CLI::RequiredError("NAME");
   const std::string &name = o.name;
-  const RandomVariableInfo *info = findRandomVariable(name);
-  if (!info) throw UserError("unknown random variable '" + name + "'; 'shapelab rv --list' lists them");
+  if (!findRandomVariable(name)) throw UserError("unknown random variable '" + name + "'; 'shapelab rv --list' lists them");
   std::vector<GufuncArgument> params;
   for (auto &p : o.parameters) params.push_back(parseGufuncArgument(p));
-  // Trailing parameters left out take their defaults, which are scalars: `shapelab rv normal
-  // --size '(3,)'` is normal with loc and scale of shape ().
-  while (params.size() < info->parameters.size() && !info->defaultOf(params.size()).empty())
-    params.push_back({Shape{}, false});
   std::optional<Shape> size;
   if (o.size) size = parseShape(*o.size);
   Setup s(o.common);

@@ -453,6 +453,11 @@ PYBIND11_MODULE(_shapelab, m) {
       d["name"] = i.name;
       d["class"] = i.className;
       d["parameters"] = stringList(i.parameters);
+      py::dict defaults; // as in `shapelab rv --list --json`: None for integers' high
+      for (std::size_t k = 0; k < i.parameters.size(); ++k)
+        if (std::string v = i.defaultOf(k); !v.empty())
+          defaults[py::str(i.parameters[k])] = v == "None" ? py::object(py::none()) : py::object(py::float_(std::stod(v)));
+      d["defaults"] = defaults;
       d["signature"] = i.signature;
       d["dtype"] = i.dtype;
       d["core_shape"] = spelling(i.coreShape);
@@ -460,5 +465,5 @@ PYBIND11_MODULE(_shapelab, m) {
       out.append(d);
     }
     return out;
-  }, "The random-variable catalogue: one dict per RV (name, class, parameters, signature, dtype, core_shape, note).");
+  }, "The random-variable catalogue: one dict per RV (name, class, parameters, defaults, signature, dtype, core_shape, note).");
 }

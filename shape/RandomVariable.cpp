@@ -130,12 +130,17 @@ std::string dynamicSignature(const RandomVariableInfo &info, const std::vector<G
 
 RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
                                          const std::string &name,
-                                         const std::vector<GufuncArgument> &params,
+                                         const std::vector<GufuncArgument> &given,
                                          const std::optional<Shape> &size, BroadcastMode mode,
                                          OperandsExist operandsExist) {
   const RandomVariableInfo *info = findRandomVariable(name);
   if (!info) throw UserError("unknown random variable '" + name + "'; see 'shapelab rv --list'");
   RandomVariableResult r{"", {}, {}, {}, info->coreShape, Validity(solver, context), ""};
+  // Trailing parameters left out take their defaults, which are scalars: normal with no
+  // parameters is normal((), ()).
+  std::vector<GufuncArgument> params = given;
+  while (params.size() < info->parameters.size() && !info->defaultOf(params.size()).empty())
+    params.push_back({Shape{}, false});
   for (const GufuncArgument &p : params) r.validity.mention(p.shape);
   if (size) r.validity.mention(*size);
   r.signature = info->signature.empty() ? dynamicSignature(*info, params) : info->signature;

@@ -58,7 +58,8 @@ struct RandomVariableResult {
   bool allocatable() const { return undetermined.empty(); }
 };
 
-/// Throws UserError for an unknown name or a wrong number of parameters. Array parameters must
+/// Throws UserError for an unknown name or a wrong number of parameters; trailing parameters
+/// left out that have defaults (RandomVariableInfo::defaults) are scalars. Array parameters must
 /// be able to exist, as gufunc operands (`operandsExist`, Gufunc.h).
 RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
                                          const std::string &name,

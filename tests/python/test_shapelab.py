@@ -118,6 +118,13 @@ def test_rv():
     c = sl.rv_catalogue()
     assert len(c) > 30 and {"name", "class", "parameters", "signature", "dtype", "core_shape"} <= set(c[0])
     assert any(x["core_shape"] == "needs-value" for x in c)
+    # Parameters left out take their defaults (scalars), as in NumPy's normal(size=3).
+    assert sl.rv("normal", size=(3,)).shape == (3,)
+    normal = next(x for x in c if x["name"] == "normal")
+    assert normal["defaults"] == {"loc": 0.0, "scale": 1.0}
+    assert next(x for x in c if x["name"] == "integers")["defaults"] == {"high": None}
+    with pytest.raises(ValueError):
+        sl.rv("gamma", size=(3,))
 
 
 def test_bad_input_raises_value_errors():

@@ -133,5 +133,9 @@ TEST(RandomVariable, Shapes) {
   auto sym = rv("normal", {"(n,)", "(m,)"});
   EXPECT_EQ(sym.status(), Status::RuntimeCheck);
   EXPECT_THROW(rv("nosuch", {"()"}), UserError);
-  EXPECT_THROW(rv("normal", {"()"}), UserError);
+  EXPECT_THROW(rv("gamma", {"()"}), UserError); // scale has no default
+  EXPECT_THROW(rv("normal", {"()", "()", "()"}), UserError);
+  // Trailing parameters left out take their defaults, scalars.
+  EXPECT_EQ(text(rv("normal", {"(4,)"}).shape), "(4,)");
+  EXPECT_EQ(text(rv("normal", {}, "(2, 3)").shape), "(2, 3)");
 }
