@@ -125,6 +125,10 @@ struct Value {
   DType dtype = DType::Float64;
   std::shared_ptr<interp::Array> literal; // Literal: an array given by value (in :eval bindings)
   std::size_t pos = 0;
+  /// Not an array: the arrays whose shape, size or dtype it was read from, which NumPy computes
+  /// first (arrays that are valid everywhere are left out). An array built from it carries them
+  /// as guards (Graph::after).
+  std::vector<const Node *> reads;
 
   static Value ofSize(Expr e, std::size_t p) {
     Value v;
@@ -227,6 +231,7 @@ struct Session::Impl {
   std::unordered_map<std::string, Value> variables; // looked up once per name in a statement: no order needed
   std::unordered_map<const Node *, std::string> names;
   std::vector<const Node *> statements; // every node a statement assigned, in order
+  std::vector<const Node *> metadataReads; // this statement's arrays read for their shape, size or dtype (noteRead)
   std::unordered_map<const Node *, const Node *> optimized; // :optimize's results
 
   // The line being run.
@@ -641,6 +646,7 @@ struct Session::Impl {
     if (auto it = variables.find(n); it != variables.end()) {
       Value v = it->second;
       v.pos = t.pos;
+      for (const Node *r : v.reads) noteRead(r);
       return v;
     }
     if (auto d = ops::dtypeNamed(n); d && n != "int" && n != "float" && n != "bool") {
@@ -692,6 +698,7 @@ struct Session::Impl {
     }
     if (v.kind != Value::Array) failAt(std::string(kindName(v.kind)) + " has no attribute '" + a + "'", t.pos);
     const Node *n = v.node;
+    if (a == "shape" || a == "ndim" || a == "size" || a == "dtype") noteRead(n);
     if (a == "shape") {
       Value s;
       s.kind = Value::Tuple;
@@ -1129,6 +1136,27 @@ struct Session::Impl {
     return s;
   }
 
+  /// An array whose shape, size or dtype the statement read (x.shape, x.ndim, ...): NumPy
+  /// computes it, so what the statement builds must not exist where it fails.
+  void noteRead(const Node *n) {
+    if (!n->pending || n->pending->empty()) return; // valid everywhere: nothing to keep
+    if (std::find(metadataReads.begin(), metadataReads.end(), n) == metadataReads.end()) metadataReads.push_back(n);
+  }
+
+  /// `n` computed after the arrays the statement read only the metadata of, where they add
+  /// obligations n does not already gather (an operand of n adds none).
+  const Node *guarded(const Node *n) {
+    std::vector<const Node *> guards;
+    for (const Node *g : metadataReads) {
+      bool adds = !n->pending;
+      if (!adds)
+        for (const Node *p : *g->pending)
+          if (std::find(n->pending->begin(), n->pending->end(), p) == n->pending->end()) adds = true;
+      if (adds) guards.push_back(g);
+    }
+    return graph->after(guards, n);
+  }
+
   void assign(const std::vector<std::string> &targets, const Value &v, int lineNumber, Reply &r) {
     std::vector<Value> values;
     if (targets.size() == 1) values.push_back(v);
@@ -1143,6 +1171,8 @@ struct Session::Impl {
       if (t.empty() || t[0] == '_') failAt("names starting with '_' are reserved", 0);
       if (t == "param" || t == "assume" || t == "mode") failAt("'" + t + "' is a statement keyword", 0);
       Value val = values[i];
+      if (val.kind == Value::Array) val.node = guarded(val.node);
+      else val.reads = metadataReads;
       variables[t] = val;
       if (val.kind == Value::Array) {
         names[val.node] = t;
@@ -1180,6 +1210,7 @@ struct Session::Impl {
     line = text;
     at = 0;
     pendingInputName.clear();
+    metadataReads.clear();
     try {
       toks = tokenize(text);
       if (peek().kind == Token::End) return r;
@@ -1298,9 +1329,9 @@ struct Session::Impl {
     text = targetText();
     std::size_t p = peek().pos;
     Value v = expression();
-    if (sizesToo && v.kind == Value::Size) return graph->size(v.size);
+    if (sizesToo && v.kind == Value::Size) return guarded(graph->size(v.size));
     if (v.kind != Value::Array) failAt("expected an array, found " + std::string(kindName(v.kind)), p);
-    return v.node;
+    return guarded(v.node);
   }
 
   Json assignmentOrNull(const std::optional<Assignment> &a) { return a ? assignmentJson(*a) : Json(nullptr); }

@@ -741,6 +741,7 @@ Array Interpreter::run(const Node *n) {
   case OpKind::IfElse: {
     return values_.at(chosenBranch(n)).astype(n->dtype);
   }
+  case OpKind::After: return in(n->inputs.size() - 1).contiguous().astype(n->dtype);
   }
   throw InternalError("unhandled op");
 }

@@ -1261,6 +1261,19 @@ const Node *Graph::ifelse(const Pred &cond, const Node *a, const Node *b) {
   });
 }
 
+const Node *Graph::after(const std::vector<const Node *> &guards, const Node *x) {
+  if (guards.empty()) return x;
+  std::vector<const Node *> inputs = guards;
+  inputs.push_back(x);
+  Node c = blank(OpKind::After, "after", inputs);
+  c.weak = x->weak; // a Python literal stays one (part of the node's key)
+  return make(std::move(c), [&](Node &n) {
+    // Nothing of its own: the guards' validity and x's come through the operands.
+    n.dtype = x->dtype;
+    n.shape = x->shape;
+  });
+}
+
 const Node *Graph::ifelse(const Node *cond, const Node *a, const Node *b) {
   if (cond->rank() != 0) throw OpError("ifelse: the condition must be a 0-d array or a predicate over sizes");
   Node c = blank(OpKind::IfElse, "ifelse", {a, b, cond});
@@ -1344,6 +1357,7 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
     for (std::size_t i = 0; i < n->ints.size(); ++i) shape.push_back(n->ints[i] ? std::optional(n->exprs[i]) : std::nullopt);
     return specifyShape(in[0], shape);
   }
+  case OpKind::After: return after(std::vector<const Node *>(in.begin(), in.end() - 1), in.back());
   case OpKind::IfElse:
     if (in.size() == 3) {
       keep();

@@ -67,6 +67,8 @@ enum class OpKind : uint8_t {
   Random,      // op = RV name; ints = {draw id}; inputs = parameters; exprs = size when given
   SpecifyShape,// exprs = the shape (each dim required equal)
   IfElse,      // inputs {a, b} and, for a data condition, {c}; cond = the size predicate
+  After,       // inputs {guards..., x}: x, computed after the guards (arrays whose shape or
+               // dtype x was built from: they must exist, as NumPy computes them first)
 };
 
 /// One entry of an index expression, after `...` is expanded.
@@ -185,6 +187,11 @@ public:
   const Node *ifelse(const Pred &cond, const Node *a, const Node *b);
   /// ifelse on a 0-d bool array (its value decides at run time).
   const Node *ifelse(const Node *cond, const Node *a, const Node *b);
+  /// `x`, computed after `guards`: arrays whose shape, size or dtype x was built from. NumPy
+  /// computes an array to read its shape, so `zeros((a + b).shape)` fails where a + b does;
+  /// x's symbolic shape no longer mentions a + b, and the guard keeps its validity. Returns x
+  /// when there are no guards.
+  const Node *after(const std::vector<const Node *> &guards, const Node *x);
 
   /// The node `n` with its operands replaced by `inputs` (same op and attributes), through the
   /// op's factory: shape and validity are derived anew. A random draw keeps its draw number and

@@ -125,12 +125,14 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       if (!b.rank) continue;
       std::string d = b.name + ".shape[" + std::to_string(pick(b.rank)) + "]";
       // Mostly a data-dependent size: a mask's, made here when drawn (an array no name holds);
-      // or a size that exists only for some sizes (a reshape's -1: an exact division).
-      switch (pick(4)) {
+      // or a size that exists only for some sizes (a reshape's -1: an exact division); or the
+      // size of a broadcast no name holds, which exists only where its operands broadcast.
+      switch (pick(5)) {
       case 1: case 2:
         if (options.dataDependent) d = b.name + "[" + b.name + " > 0].shape[0]";
         break;
       case 3: d = "reshape(" + b.name + ", (2, -1)).shape[1]"; break;
+      case 4: d = "(" + a.name + " + " + b.name + ").shape[-1]"; break;
       default: break;
       }
       switch (pick(5)) {

@@ -110,7 +110,7 @@ def make_program(rng):
         y = rng.choice(names)
         X, ex = env[x]
         Y, ey = env[y]
-        kind = rng.randrange(24)
+        kind = rng.randrange(25)
         exact = ex
         text = None
         try:
@@ -247,6 +247,19 @@ def make_program(rng):
             elif kind == 21:
                 text = f"squeeze(expand_dims({x}, 0), axis=0) + full({x}.shape, 2)"
                 val = np.squeeze(np.expand_dims(X, 0), axis=0) + np.full(X.shape, 2)
+            elif kind == 24:
+                # An array built from the shape of an array no name holds, read by an attribute:
+                # NumPy computes that array first, so the statement fails where it does (here
+                # where x and y do not broadcast), though its own shape never mentions it.
+                sym, fn = rng.choice([("+", np.add), ("*", np.multiply)])
+                inner = f"({x} {sym} {y})"
+                form = rng.randrange(3)
+                text = (f"zeros({inner}.shape)" if form == 0 else
+                        f"full(({inner}.size, 2), 1.5)" if form == 1 else f"ones({inner}.ndim, dtype=int32)")
+                Z = fn(X, Y)  # ValueError where they do not broadcast
+                val = (np.zeros(Z.shape) if form == 0 else np.full((Z.size, 2), 1.5) if form == 1
+                       else np.ones(Z.ndim, dtype=np.int32))
+                exact = True
             elif kind in (22, 23) and X.ndim:
                 # Integer-array indexing with the int64 input i (values -6..5), brought into
                 # range by `% x.shape[ax]` or not; alone, after a full slice or next to an

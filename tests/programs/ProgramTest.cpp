@@ -774,6 +774,42 @@ TEST(Shapes, TwentyFiveNestedSlicesBuild) {
   }
 }
 
+// NumPy computes an array to read its shape: zeros((a + b).shape) fails where a and b do not
+// broadcast, though its own shape only reads the broadcast's. It was `valid`, with an empty error
+// domain, and ran at such points. The read array now guards what is built from it (in the same
+// statement, or later through a size a name holds); an operand guards nothing more.
+TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
+  const std::vector<std::string> lines = {"param n, m",
+                                          "a = input((n,), float64)",
+                                          "b = input((m,), float64)",
+                                          "z = zeros((a + b).shape)",
+                                          "k = (a * b).shape[0] + 1",
+                                          "w = full((k,), 2.0)",
+                                          "r = reshape(a, (a.shape[0], -1))"};
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  for (const char *name : {"z", "w"}) {
+    const ops::Node *node = session.lookup(name);
+    ASSERT_NE(node, nullptr);
+    EXPECT_EQ(node->kind, ops::OpKind::After) << name;
+    Validity v = ops::validityOf(session.graph(), node);
+    EXPECT_EQ(v.status(), Status::RuntimeCheck) << name;
+    for (int64_t n = 0; n <= 4; ++n)
+      for (int64_t m = 0; m <= 4; ++m) {
+        bool broadcasts = n == m || n == 1 || m == 1;
+        EXPECT_EQ(holds(v.domain(), {{"n", n}, {"m", m}}), broadcasts) << name << " at n = " << n << ", m = " << m;
+        std::string outcome = outcomeOf(lines, name, {{"n", n}, {"m", m}});
+        EXPECT_EQ(outcome == "shape error", !broadcasts) << name << " at n = " << n << ", m = " << m << ": " << outcome;
+      }
+  }
+  // a is r's operand: its shape adds no guard.
+  EXPECT_EQ(session.lookup("r")->kind, ops::OpKind::Reshape);
+  driver::Reply errors = session.execute(":errors", int(lines.size() + 1));
+  ASSERT_FALSE(errors.lines.empty());
+  EXPECT_EQ(errors.lines[0].find("empty"), std::string::npos) << errors.lines[0];
+}
+
 // A choice whose condition leaves one value of a size (n - 1 < 0 with n >= 0: n == 0) reads
 // that value on its side: x[:n - 1] is `0 if n - 1 < 0 else n - 1`, not
 // `max(0, 2*n - 1) if n - 1 < 0 else n - 1`. Each dim is checked against the interpreter.
