@@ -678,7 +678,8 @@ struct Session::Impl {
         "input", "where", "astype", "transpose", "expand_dims", "squeeze", "reshape", "broadcast_to", "full", "zeros",
         "ones", "concatenate", "stack", "split", "set_subtensor", "inc_subtensor", "sum", "prod", "max", "min", "all",
         "any", "mean", "amax", "amin", "matmul", "outer", "diff", "cumsum", "convolve", "specify_shape", "ifelse",
-        "divide", "mod", "logical_not", "shape", "ndim", "size"};
+        "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
+        "empty_like", "full_like", "clip"};
     return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
   }
 
@@ -689,6 +690,16 @@ struct Session::Impl {
       // random.normal.normal names nothing.
       if (!v.text.empty() && v.text != "random" && v.text != "linalg")
         failAt("function '" + v.text + "' has no attribute '" + a + "'", t.pos);
+      // np.float32 and the other dtype names NumPy spells as attributes (np.int and np.float
+      // are gone from NumPy).
+      if (v.text.empty() && a != "int" && a != "float")
+        if (auto d = ops::dtypeNamed(a)) {
+          Value dt;
+          dt.kind = Value::DTypeName;
+          dt.dtype = *d;
+          dt.pos = t.pos;
+          return dt;
+        }
       Value f = v;
       f.text = v.text.empty() ? a : v.text + "." + a;
       if (v.text.empty() && !(a == "random" || a == "linalg" || isFunction(a))) failAt("no function '" + a + "'", t.pos);
@@ -721,7 +732,7 @@ struct Session::Impl {
       return d;
     }
     static const std::set<std::string> methods = {"sum", "prod", "max", "min", "all", "any", "mean", "reshape", "astype",
-                                                  "transpose", "squeeze", "cumsum"};
+                                                  "transpose", "squeeze", "cumsum", "ravel", "flatten", "clip"};
     if (!methods.count(a)) failAt("an array has no attribute '" + a + "'", t.pos);
     Value m;
     m.kind = Value::Callable;
@@ -945,6 +956,37 @@ struct Session::Impl {
       checkArguments(a, 2, {"array", "shape"});
       return node(graph->broadcastTo(array(required(a, 0, "array")), shapeOf(required(a, 1, "shape"))));
     }
+    if (fn == "ravel" || fn == "flatten") { // flatten is a method only
+      checkArguments(a, 1, {"a"});
+      return node(graph->reshape(array(required(a, 0, "a")), {Expr(-1)}));
+    }
+    if (fn == "clip") {
+      // NumPy's clip is minimum(maximum(a, a_min), a_max), None skipping a side.
+      checkArguments(a, 3, {"a", "a_min", "a_max"});
+      const Node *x = array(required(a, 0, "a"));
+      Value lo = optional(a, 1, "a_min"), hi = optional(a, 2, "a_max");
+      if (lo.kind != Value::None) x = graph->binary("maximum", x, array(lo), mode);
+      if (hi.kind != Value::None) x = graph->binary("minimum", x, array(hi), mode);
+      return node(x);
+    }
+    if (fn == "zeros_like" || fn == "ones_like" || fn == "empty_like" || fn == "full_like") {
+      // The shape and dtype of `a` (an array read for them: computed first, as in NumPy), the
+      // values given; `empty_like` gives zeros (NumPy leaves them unspecified).
+      bool isFull = fn == "full_like";
+      if (isFull) checkArguments(a, 3, {"a", "fill_value", "dtype"});
+      else checkArguments(a, 2, {"a", "dtype"});
+      const Node *x = array(required(a, 0, "a"));
+      noteRead(x);
+      Value d = optional(a, isFull ? 2 : 1, "dtype");
+      Value fill;
+      if (isFull) fill = required(a, 1, "fill_value");
+      else {
+        fill.kind = Value::Float;
+        fill.number = fn == "ones_like" ? 1.0 : 0.0;
+      }
+      return node(graph->full(x->shape, array(fill), d.kind != Value::None ? dtypeOf(d) : x->dtype));
+    }
+    if (fn == "empty") fn = "zeros"; // NumPy leaves the values unspecified: zeros
     if (fn == "full" || fn == "zeros" || fn == "ones") {
       bool isFull = fn == "full";
       checkArguments(a, isFull ? 3 : 2, {"shape", "fill_value", "dtype"});

@@ -110,7 +110,7 @@ def make_program(rng):
         y = rng.choice(names)
         X, ex = env[x]
         Y, ey = env[y]
-        kind = rng.randrange(25)
+        kind = rng.randrange(26)
         exact = ex
         text = None
         try:
@@ -260,6 +260,32 @@ def make_program(rng):
                 val = (np.zeros(Z.shape) if form == 0 else np.full((Z.size, 2), 1.5) if form == 1
                        else np.ones(Z.ndim, dtype=np.int32))
                 exact = True
+            elif kind == 25:
+                # NumPy spellings made of other ops: clip, ravel / flatten, the *_like family,
+                # dtypes as np attributes.
+                form = rng.randrange(5)
+                if form == 0:
+                    lo, hi = rng.choice(["-1", "0.5", "None"]), rng.choice(["2", "1.25", "None"])
+                    if lo == "None" and hi == "None":
+                        continue
+                    text = f"clip({x}, {lo}, {hi})" if rng.random() < 0.5 else f"{x}.clip({lo}, {hi})"
+                    val = np.clip(X, eval(lo), eval(hi))
+                elif form == 1:
+                    text = f"ravel({x})" if rng.random() < 0.5 else f"{x}.flatten()"
+                    val = X.ravel()
+                elif form == 2:
+                    fn = rng.choice(["zeros_like", "ones_like", "empty_like"])
+                    text = f"{fn}({x})"
+                    val = np.zeros_like(X) if fn != "ones_like" else np.ones_like(X)
+                elif form == 3:
+                    fill = rng.choice(["2", "2.75", "-1.5"])
+                    dt = rng.choice([None, "np.float32", "np.int32"])
+                    text = f"full_like({x}, {fill}" + (f", dtype={dt})" if dt else ")")
+                    val = np.full_like(X, eval(fill), dtype=eval(dt) if dt else None)
+                else:
+                    dt = rng.choice(["np.float32", "np.int64", "np.bool_"])
+                    text = f"{x}.astype({dt})"
+                    val = X.astype(eval(dt))
             elif kind in (22, 23) and X.ndim:
                 # Integer-array indexing with the int64 input i (values -6..5), brought into
                 # range by `% x.shape[ax]` or not; alone, after a full slice or next to an

@@ -785,11 +785,12 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
                                           "z = zeros((a + b).shape)",
                                           "k = (a * b).shape[0] + 1",
                                           "w = full((k,), 2.0)",
-                                          "r = reshape(a, (a.shape[0], -1))"};
+                                          "r = reshape(a, (a.shape[0], -1))",
+                                          "l = ones_like(a - b, dtype=np.int32)"};
   Solver solver;
   driver::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
-  for (const char *name : {"z", "w"}) {
+  for (const char *name : {"z", "w", "l"}) {
     const ops::Node *node = session.lookup(name);
     ASSERT_NE(node, nullptr);
     EXPECT_EQ(node->kind, ops::OpKind::After) << name;
