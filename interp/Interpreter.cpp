@@ -517,7 +517,7 @@ Array Interpreter::run(const Node *n) {
         if (array->dtype() == DType::Bool) {
           Array mask = array->contiguous();
           for (std::size_t d = 0; d < mask.rank(); ++d)
-            if (mask.shape()[d] != x.shape()[axis + d])
+            if (mask.shape()[d] != 0 && mask.shape()[d] != x.shape()[axis + d]) // NumPy skips an empty dimension
               shapeError("boolean index did not match indexed array along dimension " + std::to_string(axis + d) +
                          "; dimension is " + std::to_string(x.shape()[axis + d]) + " but corresponding boolean dimension is " +
                          std::to_string(mask.shape()[d]));

@@ -175,10 +175,14 @@ Expr Graph::freshDataSize(Node &n, const Expr &size, bool boolean) {
   }
   if (!reuse) k = Expr::reservedParam("_k" + std::to_string(++dataSizes_));
   dataBounds_.emplace(k->name, le(k, boolean ? Expr(1) : bound));
-  // The node's own obligations may now mention k: decide them with its bound.
+  // The node's later obligations may mention k: they are decided with its bound. Those already
+  // recorded (a mask's shape must match the indexed axes) are kept with their decisions: they
+  // do not mention k, whose bound (satisfied by k = 0) restricts no other size.
   std::vector<Expr> reserved = reservedOf(n);
   reserved.push_back(k);
+  Validity before = std::move(n.validity);
   n.validity = Validity(*solver_, contextFor(reserved));
+  n.validity.absorb(before);
   return k;
 }
 
@@ -998,8 +1002,10 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
       case IndexEntry::Array: {
         if (array->dtype == DType::Bool) {
           for (std::size_t d = 0; d < array->rank(); ++d) {
+            // NumPy checks only a mask dimension that is not 0 (prepare_index in its
+            // mapping.c): an empty mask dimension selects nothing along any axis length.
             const Expr &L = x->shape[axis + d], &M = array->shape[d];
-            requireOr(n.validity, eq(L, M),
+            requireOr(n.validity, eq(M, 0) || eq(L, M),
                       "boolean index dimension " + std::to_string(d) + " matches axis " + std::to_string(axis + d),
                       "boolean index did not match indexed array along dimension " + std::to_string(axis + d) +
                           "; dimension is " + dimText(L) + " but corresponding boolean dimension is " + dimText(M));

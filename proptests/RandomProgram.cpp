@@ -95,7 +95,11 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       else continue;
       break;
     case 13: e = "where(" + a.name + " > 0, " + a.name + ", " + b.name + ")"; break;
-    case 14: e = a.rank ? a.name + "[" + a.name + " > 0]" : a.name; break;
+    case 14:
+      // A mask of the array itself, or of another one, whose shape must then match the axes it
+      // indexes (or the op is refused: a mask of higher rank).
+      e = a.rank ? a.name + "[" + (b.rank && pick(3) == 0 ? b.name : a.name) + " > 0]" : a.name;
+      break;
     case 15: e = "ifelse(n > m, " + a.name + ", " + a.name + " * 2)"; break;
     case 16: e = a.rank ? "split(" + a.name + ", " + std::string(pick(2) ? "2" : "[1, n]") + ", axis=" + std::to_string(pick(a.rank)) + ")[" + std::to_string(pick(2)) + "]" : a.name; break;
     case 17: e = a.rank ? std::string(pick(2) ? "set" : "inc") + "_subtensor(" + a.name + "[" + (pick(2) ? "0" : "1:") + "], " + b.name + ")" : a.name; break;

@@ -166,8 +166,13 @@ def make_program(rng):
                 text = f"{x}[{idx}]"
                 val = eval(f"X[{idx}]", {"X": X})
             elif kind == 10 and X.ndim:
-                text = f"{x}[{x} > 0]" if X.dtype != bool else f"{x}[{x}]"
-                val = X[X > 0] if X.dtype != bool else X[X]
+                # A mask of x itself, or of y: its shape must match the axes it indexes.
+                if rng.random() < 0.3 and Y.ndim and Y.ndim <= X.ndim:
+                    text = f"{x}[{y} > 0]" if Y.dtype != bool else f"{x}[{y}]"
+                    val = X[Y > 0] if Y.dtype != bool else X[Y]  # IndexError where it does not match
+                else:
+                    text = f"{x}[{x} > 0]" if X.dtype != bool else f"{x}[{x}]"
+                    val = X[X > 0] if X.dtype != bool else X[X]
             elif kind == 11 and X.ndim:
                 ax = rng.randrange(X.ndim)
                 if rng.random() < 0.5:

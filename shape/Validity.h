@@ -38,7 +38,8 @@ public:
   void record(const Pred &predicate, std::string what, Decision decision);
   /// Records a violation found without the solver (e.g. a rank error), with a message.
   void fail(std::string message);
-  /// Takes over another computation's obligations and failures (same solver and context).
+  /// Takes over another computation's obligations and failures (same solver; its context the
+  /// same, or one whose decisions hold here too).
   void absorb(const Validity &other);
   /// Notes the parameters of an operand's dims: a witness gives every one of them a value.
   void mention(const std::vector<Expr> &dims);

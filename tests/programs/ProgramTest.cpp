@@ -774,6 +774,42 @@ TEST(Shapes, TwentyFiveNestedSlicesBuild) {
   }
 }
 
+// Found by fuzz_program: a mask's shape requirement was dropped when the node took its
+// data-dependent size (x[k] with x of shape (3,) and k of (2,) was `valid`), and the interpreter's
+// debug check stopped on z = (x * y)[x > 0]. NumPy checks each mask dimension that is not 0
+// (an empty one selects nothing along any axis). Checked against the interpreter, whose rule
+// is NumPy's, at every point of a box.
+TEST(Programs, AMaskMustMatchTheAxesItIndexes) {
+  const std::vector<std::string> lines = {"param n, m",
+                                          "x = input((n,), float64)",
+                                          "y = input((m,), float64)",
+                                          "z = (x * y)[x > 0]",
+                                          "w = x[y > 0]",
+                                          "c = input((3,), float64)",
+                                          "k = input((2,), bool)",
+                                          "e = c[k]",
+                                          "u = input((n, m), float64)",
+                                          "v = u[x > 0]"};
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("e")).status(), Status::Error);
+  for (const char *name : {"z", "w", "v"}) {
+    Validity v = ops::validityOf(session.graph(), session.lookup(name));
+    for (int64_t n = 0; n <= 4; ++n)
+      for (int64_t m = 0; m <= 4; ++m) {
+        std::string outcome = outcomeOf(lines, name, {{"n", n}, {"m", m}});
+        Assignment at{{"n", n}, {"m", m}};
+        for (const Expr &p : parametersOf(v.domain()))
+          if (p->reserved) at.set(p->name, 0); // the masks' counts: any value the data gives
+        EXPECT_EQ(holds(v.domain(), at), outcome != "shape error") << name << " at n = " << n << ", m = " << m << ": " << outcome;
+      }
+  }
+  // NumPy: an empty mask dimension is not checked; x[y > 0] with n = 3, m = 0 selects nothing.
+  EXPECT_EQ(outcomeOf(lines, "w", {{"n", 3}, {"m", 0}}), "(0,)");
+  EXPECT_EQ(outcomeOf(lines, "w", {{"n", 3}, {"m", 2}}), "shape error");
+}
+
 // NumPy computes an array to read its shape: zeros((a + b).shape) fails where a and b do not
 // broadcast, though its own shape only reads the broadcast's. It was `valid`, with an empty error
 // domain, and ran at such points. The read array now guards what is built from it (in the same
