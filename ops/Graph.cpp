@@ -542,7 +542,7 @@ void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
   bool known = std::any_of(shapes.begin(), shapes.end(), dominates);
   BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode, !known);
   n.shape = r.shape;
-  n.validity = std::move(r.validity);
+  n.validity.absorb(r.validity); // after anything the rule recorded before
   if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true);
 }
 
@@ -1128,7 +1128,7 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
     // No output shape: an operand with too few dimensions (ranks are static, so no size fixes it).
     if (r.outShapes.empty()) throw OpError(op + ": " + r.validity.message());
     for (const auto &d : r.outShapes[0]) n.shape.push_back(d ? *d : Expr(0));
-    n.validity = std::move(r.validity);
+    n.validity.absorb(r.validity);
     if (mode == BroadcastMode::Static) {
       // The batch shapes broadcast as an elementwise op's shapes do; an operand of fewer
       // dimensions than its core (matmul's vectors) has no batch.
