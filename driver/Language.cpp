@@ -232,6 +232,7 @@ struct Session::Impl {
   std::unordered_map<const Node *, std::string> names;
   std::vector<const Node *> statements; // every node a statement assigned, in order
   std::vector<const Node *> metadataReads; // this statement's arrays read for their shape, size or dtype (noteRead)
+  std::vector<const Node *> made;          // every node this statement's evaluation built (Graph::setMadeLog)
   std::unordered_map<const Node *, const Node *> optimized; // :optimize's results
 
   // The line being run.
@@ -1185,17 +1186,55 @@ struct Session::Impl {
     if (std::find(metadataReads.begin(), metadataReads.end(), n) == metadataReads.end()) metadataReads.push_back(n);
   }
 
-  /// `n` computed after the arrays the statement read only the metadata of, where they add
-  /// obligations n does not already gather (an operand of n adds none).
+  /// Whether `g` adds to what computing `n` requires: a failure or an obligation of its pending
+  /// nodes that n's do not have (by node, then by predicate: a set_subtensor's region repeats
+  /// what the set_subtensor itself requires).
+  static bool addsTo(const Node *g, const Node *n) {
+    if (!g->pending || g->pending->empty() || g->pending == n->pending) return false;
+    std::vector<const Node *> missing;
+    for (const Node *p : *g->pending)
+      if (!n->pending || std::find(n->pending->begin(), n->pending->end(), p) == n->pending->end()) missing.push_back(p);
+    if (missing.empty()) return false;
+    std::unordered_set<Pred> has;
+    if (n->pending)
+      for (const Node *p : *n->pending)
+        for (const Obligation &o : p->validity.obligations()) has.insert(o.predicate);
+    for (const Node *p : missing) {
+      if (!p->validity.failures().empty()) return true;
+      for (const Obligation &o : p->validity.obligations())
+        if (o.decision.answer != Answer::Proven && !has.count(o.predicate)) return true;
+    }
+    return false;
+  }
+
+  /// Whether `g` is `n` or one of its operands, at any depth (a node's operands were made before
+  /// it: the walk stops below g's id).
+  static bool reads(const Node *n, const Node *g) {
+    std::vector<const Node *> stack{n};
+    std::unordered_set<const Node *> seen;
+    while (!stack.empty()) {
+      const Node *x = stack.back();
+      stack.pop_back();
+      if (x == g) return true;
+      if (x->id < g->id || !seen.insert(x).second) continue;
+      for (const Node *i : x->inputs) stack.push_back(i);
+    }
+    return false;
+  }
+
+  /// `n` computed after what NumPy computes in the statement and n does not read: the arrays
+  /// the statement evaluated only to drop them (`[a + b, a][1]`) or to read their shape, size or
+  /// dtype (`zeros((a + b).shape)`), where they add to what n requires. An operand of n is not
+  /// one (a lazy ifelse's branch included: only the chosen one runs).
   const Node *guarded(const Node *n) {
     std::vector<const Node *> guards;
-    for (const Node *g : metadataReads) {
-      bool adds = !n->pending;
-      if (!adds)
-        for (const Node *p : *g->pending)
-          if (std::find(n->pending->begin(), n->pending->end(), p) == n->pending->end()) adds = true;
-      if (adds) guards.push_back(g);
-    }
+    auto consider = [&](const Node *g, bool operandsExempt) {
+      if (g == n || std::find(guards.begin(), guards.end(), g) != guards.end()) return;
+      if (!addsTo(g, n) || (operandsExempt && reads(n, g))) return;
+      guards.push_back(g);
+    };
+    for (const Node *g : metadataReads) consider(g, false);
+    for (const Node *g : made) consider(g, true);
     return graph->after(guards, n);
   }
 
@@ -1253,6 +1292,15 @@ struct Session::Impl {
     at = 0;
     pendingInputName.clear();
     metadataReads.clear();
+    made.clear();
+    // What the statement builds is logged while it runs (guarded() reads it).
+    struct LogMade {
+      std::unique_ptr<ops::Graph> &g; // :reset replaces the graph (which starts with no log)
+      LogMade(std::unique_ptr<ops::Graph> &graph, std::vector<const Node *> &log) : g(graph) { g->setMadeLog(&log); }
+      ~LogMade() {
+        if (g) g->setMadeLog(nullptr);
+      }
+    } logMade(graph, made);
     try {
       toks = tokenize(text);
       if (peek().kind == Token::End) return r;

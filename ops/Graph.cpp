@@ -325,6 +325,7 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
   ++stats_.lookups;
   if (auto it = interned_.find(&c); it != interned_.end()) {
     ++stats_.hits;
+    if (madeLog_) madeLog_->push_back(it->second);
     return it->second;
   }
   c.validity = Validity(*solver_, contextFor(reservedOf(c)));
@@ -341,6 +342,7 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
   finish(n);
   interned_.emplace(&n, &n);
   ++stats_.nodes;
+  if (madeLog_) madeLog_->push_back(&n);
   return &n;
 }
 

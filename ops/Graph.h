@@ -193,6 +193,10 @@ public:
   /// when there are no guards.
   const Node *after(const std::vector<const Node *> &guards, const Node *x);
 
+  /// While set, every node a factory returns (new, or one already in the graph) is appended to
+  /// `log`: what evaluating an expression built. Unset with nullptr.
+  void setMadeLog(std::vector<const Node *> *log) { madeLog_ = log; }
+
   /// The node `n` with its operands replaced by `inputs` (same op and attributes), through the
   /// op's factory: shape and validity are derived anew. A random draw keeps its draw number and
   /// a data-dependent size its name, so rewritten programs draw the same values and their shapes
@@ -263,6 +267,7 @@ private:
   std::optional<Expr> reuseDataSize_; // rebuild(): the name freshDataSize gives
   std::optional<int64_t> reuseDraw_;  // rebuild(): the draw random() takes
   GraphStats stats_;
+  std::vector<const Node *> *madeLog_ = nullptr; // setMadeLog
 };
 
 /// The catalogue: every function a program may call, with its NumPy-style signature and what

@@ -258,13 +258,15 @@ def make_program(rng):
                 # where x and y do not broadcast), though its own shape never mentions it.
                 sym, fn = rng.choice([("+", np.add), ("*", np.multiply)])
                 inner = f"({x} {sym} {y})"
-                form = rng.randrange(3)
+                # Or an array computed only to be dropped ([x + y, x][1]): it fails all the same.
+                form = rng.randrange(4)
                 text = (f"zeros({inner}.shape)" if form == 0 else
-                        f"full(({inner}.size, 2), 1.5)" if form == 1 else f"ones({inner}.ndim, dtype=int32)")
+                        f"full(({inner}.size, 2), 1.5)" if form == 1 else
+                        f"ones({inner}.ndim, dtype=int32)" if form == 2 else f"[{inner[1:-1]}, {x}][1]")
                 Z = fn(X, Y)  # ValueError where they do not broadcast
                 val = (np.zeros(Z.shape) if form == 0 else np.full((Z.size, 2), 1.5) if form == 1
-                       else np.ones(Z.ndim, dtype=np.int32))
-                exact = True
+                       else np.ones(Z.ndim, dtype=np.int32) if form == 2 else X)
+                exact = True if form < 3 else ex
             elif kind == 25:
                 # NumPy spellings made of other ops: clip, ravel / flatten, the *_like family,
                 # dtypes as np attributes.

@@ -812,7 +812,8 @@ TEST(Programs, AMaskMustMatchTheAxesItIndexes) {
 
 // NumPy computes an array to read its shape: zeros((a + b).shape) fails where a and b do not
 // broadcast, though its own shape only reads the broadcast's. It was `valid`, with an empty error
-// domain, and ran at such points. The read array now guards what is built from it (in the same
+// domain, and ran at such points; so did [a + b, a][1], which computes a + b only to drop it.
+// What a statement computes and its result does not read now guards the result (in the same
 // statement, or later through a size a name holds); an operand guards nothing more.
 TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
   const std::vector<std::string> lines = {"param n, m",
@@ -822,11 +823,14 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
                                           "k = (a * b).shape[0] + 1",
                                           "w = full((k,), 2.0)",
                                           "r = reshape(a, (a.shape[0], -1))",
-                                          "l = ones_like(a - b, dtype=np.int32)"};
+                                          "l = ones_like(a - b, dtype=np.int32)",
+                                          "d = [a + b, a][1]",
+                                          "t = (a * b, a)[1]",
+                                          "i = ifelse(n > m, a + b, a)"};
   Solver solver;
   driver::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
-  for (const char *name : {"z", "w", "l"}) {
+  for (const char *name : {"z", "w", "l", "d", "t"}) {
     const ops::Node *node = session.lookup(name);
     ASSERT_NE(node, nullptr);
     EXPECT_EQ(node->kind, ops::OpKind::After) << name;
@@ -840,8 +844,12 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
         EXPECT_EQ(outcome == "shape error", !broadcasts) << name << " at n = " << n << ", m = " << m << ": " << outcome;
       }
   }
-  // a is r's operand: its shape adds no guard.
+  // a is r's operand: its shape adds no guard. A lazy ifelse's branch is its operand too: it
+  // runs only where chosen.
   EXPECT_EQ(session.lookup("r")->kind, ops::OpKind::Reshape);
+  EXPECT_EQ(session.lookup("i")->kind, ops::OpKind::IfElse);
+  EXPECT_EQ(outcomeOf(lines, "i", {{"n", 2}, {"m", 3}}), "(2,)");
+  EXPECT_EQ(outcomeOf(lines, "i", {{"n", 3}, {"m", 2}}), "shape error");
   driver::Reply errors = session.execute(":errors", int(lines.size() + 1));
   ASSERT_FALSE(errors.lines.empty());
   EXPECT_EQ(errors.lines[0].find("empty"), std::string::npos) << errors.lines[0];
