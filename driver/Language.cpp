@@ -125,9 +125,9 @@ struct Value {
   DType dtype = DType::Float64;
   std::shared_ptr<interp::Array> literal; // Literal: an array given by value (in :eval bindings)
   std::size_t pos = 0;
-  /// Not an array: the arrays whose shape, size or dtype it was read from, which NumPy computes
-  /// first (arrays that are valid everywhere are left out). An array built from it carries them
-  /// as guards (Graph::after).
+  /// Not an array, held by a name: the arrays its statement computed (built, or read for their
+  /// shape, size or dtype), which NumPy computes first; those valid everywhere are left out. An
+  /// array built from it carries them as guards (Graph::after).
   std::vector<const Node *> reads;
 
   static Value ofSize(Expr e, std::size_t p) {
@@ -1238,6 +1238,16 @@ struct Session::Impl {
     return graph->after(guards, n);
   }
 
+  /// What a value that is not an array carries from its statement: every array the statement
+  /// computed (built, or read for its metadata) that can fail. `k = [a + b, 3][1]` fails where
+  /// a + b does, and so does what is built from k.
+  std::vector<const Node *> computedArrays() const {
+    std::vector<const Node *> out = metadataReads;
+    for (const Node *g : made)
+      if (g->pending && !g->pending->empty() && std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+    return out;
+  }
+
   void assign(const std::vector<std::string> &targets, const Value &v, int lineNumber, Reply &r) {
     std::vector<Value> values;
     if (targets.size() == 1) values.push_back(v);
@@ -1253,19 +1263,27 @@ struct Session::Impl {
       if (t == "param" || t == "assume" || t == "mode") failAt("'" + t + "' is a statement keyword", 0);
       Value val = values[i];
       if (val.kind == Value::Array) val.node = guarded(val.node);
-      else val.reads = metadataReads;
+      else val.reads = computedArrays();
       variables[t] = val;
       if (val.kind == Value::Array) {
         names[val.node] = t;
         statements.push_back(val.node);
+      } else {
+        // The arrays it was computed from are the program's too (its error domain has them).
+        for (const Node *g : val.reads)
+          if (std::find(statements.begin(), statements.end(), g) == statements.end()) statements.push_back(g);
       }
       if (!options.replies) continue;
+      // Not an array: valid unless the arrays its statement computed can fail.
+      std::optional<Validity> computed;
+      if (val.kind != Value::Array && !val.reads.empty()) computed = ops::validityOf(*graph, val.reads);
       if (!options.json) {
         if (val.kind == Value::Array)
           r.lines.push_back(t + ": " + toString(val.node->shape) + " " + ops::spelling(val.node->dtype) + ", " +
                             statusText(ops::validityOf(*graph, val.node)));
         else
-          r.lines.push_back(t + ": " + (val.kind == Value::Size ? val.size.toString() : std::string(kindName(val.kind))));
+          r.lines.push_back(t + ": " + (val.kind == Value::Size ? val.size.toString() : std::string(kindName(val.kind))) +
+                            (computed ? ", " + statusText(*computed) : ""));
         continue;
       }
       Json j = lineJson(lineNumber);
@@ -1278,7 +1296,7 @@ struct Session::Impl {
         j["dtype"] = ops::spelling(val.node->dtype);
       } else {
         j["shape"] = Json::array();
-        j["status"] = "valid";
+        j["status"] = computed ? spelling(computed->status()) : "valid";
         j["kind"] = kindName(val.kind);
         if (val.kind == Value::Size) j["value"] = val.size.toString();
       }

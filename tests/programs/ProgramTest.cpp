@@ -826,11 +826,13 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
                                           "l = ones_like(a - b, dtype=np.int32)",
                                           "d = [a + b, a][1]",
                                           "t = (a * b, a)[1]",
-                                          "i = ifelse(n > m, a + b, a)"};
+                                          "i = ifelse(n > m, a + b, a)",
+                                          "q = [a + b, 3][1]",
+                                          "y = zeros(q)"};
   Solver solver;
   driver::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
-  for (const char *name : {"z", "w", "l", "d", "t"}) {
+  for (const char *name : {"z", "w", "l", "d", "t", "y"}) {
     const ops::Node *node = session.lookup(name);
     ASSERT_NE(node, nullptr);
     EXPECT_EQ(node->kind, ops::OpKind::After) << name;
