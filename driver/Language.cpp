@@ -680,7 +680,7 @@ struct Session::Impl {
         "ones", "concatenate", "stack", "split", "set_subtensor", "inc_subtensor", "sum", "prod", "max", "min", "all",
         "any", "mean", "amax", "amin", "matmul", "outer", "diff", "cumsum", "convolve", "specify_shape", "ifelse",
         "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
-        "empty_like", "full_like", "clip"};
+        "empty_like", "full_like", "clip", "len"};
     return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
   }
 
@@ -1093,6 +1093,13 @@ struct Session::Impl {
       if (c.kind == Value::Predicate) return node(graph->ifelse(c.pred, x, y));
       if (c.kind == Value::Bool) return node(graph->ifelse(Pred::truth(c.flag), x, y));
       return node(graph->ifelse(array(c), x, y));
+    }
+    if (fn == "len") { // Python's len of an array: its first dimension
+      checkArguments(a, 1, {"obj"});
+      const Node *x = array(required(a, 0, "obj"));
+      if (x->rank() == 0) failAt("len() of unsized object", p);
+      noteRead(x);
+      return Value::ofSize(x->shape[0], p);
     }
     if (fn == "shape" || fn == "ndim" || fn == "size") {
       checkArguments(a, 1, {"a"});
