@@ -1276,9 +1276,9 @@ struct Session::Impl {
         names[val.node] = t;
         statements.push_back(val.node);
       } else {
-        // The arrays it was computed from are the program's too (its error domain has them).
-        for (const Node *g : val.reads)
-          if (std::find(statements.begin(), statements.end(), g) == statements.end()) statements.push_back(g);
+        // The arrays it was computed from are the program's too (its error domain has them;
+        // validityOf gathers a node once, so a repeat costs nothing).
+        statements.insert(statements.end(), val.reads.begin(), val.reads.end());
       }
       if (!options.replies) continue;
       // Not an array: valid unless the arrays its statement computed can fail.
