@@ -67,8 +67,8 @@ enum class OpKind : uint8_t {
   Random,      // op = RV name; ints = {draw id}; inputs = parameters; exprs = size when given
   SpecifyShape,// exprs = the shape (each dim required equal)
   IfElse,      // inputs {a, b} and, for a data condition, {c}; cond = the size predicate
-  After,       // inputs {guards..., x}: x, computed after the guards (arrays whose shape or
-               // dtype x was built from: they must exist, as NumPy computes them first)
+  After,       // inputs {guards..., x}: x, computed after the guards (arrays NumPy computes
+               // first that x does not read: their shape was read, or they were dropped)
 };
 
 /// One entry of an index expression, after `...` is expanded.
@@ -187,10 +187,10 @@ public:
   const Node *ifelse(const Pred &cond, const Node *a, const Node *b);
   /// ifelse on a 0-d bool array (its value decides at run time).
   const Node *ifelse(const Node *cond, const Node *a, const Node *b);
-  /// `x`, computed after `guards`: arrays whose shape, size or dtype x was built from. NumPy
-  /// computes an array to read its shape, so `zeros((a + b).shape)` fails where a + b does;
-  /// x's symbolic shape no longer mentions a + b, and the guard keeps its validity. Returns x
-  /// when there are no guards.
+  /// `x`, computed after `guards`: arrays NumPy computes first that x does not read. NumPy
+  /// computes an array to read its shape, so `zeros((a + b).shape)` fails where a + b does
+  /// (x's symbolic shape no longer mentions a + b: the guard keeps its validity), and computes
+  /// `a + b` in `[a + b, a][1]` only to drop it. Returns x when there are no guards.
   const Node *after(const std::vector<const Node *> &guards, const Node *x);
 
   /// While set, every node a factory returns (new, or one already in the graph) is appended to
