@@ -144,6 +144,20 @@ struct Value {
     v.pos = p;
     return v;
   }
+  static Value ofFloat(double x, std::size_t p) {
+    Value v;
+    v.kind = Float;
+    v.number = x;
+    v.pos = p;
+    return v;
+  }
+  static Value ofDType(DType d, std::size_t p) {
+    Value v;
+    v.kind = DTypeName;
+    v.dtype = d;
+    v.pos = p;
+    return v;
+  }
 };
 
 const char *kindName(Value::Kind k) {
@@ -508,11 +522,7 @@ struct Session::Impl {
         r = x / y;
       } else if (op == "**") r = std::pow(x, y);
       else goto nodes;
-      Value v;
-      v.kind = Value::Float;
-      v.number = r;
-      v.pos = a.pos;
-      return v;
+      return Value::ofFloat(r, a.pos);
     }
   nodes:
     if (op == "@") return Value::ofNode(graph->blockwise("matmul", {array(a), array(b)}, mode), p);
@@ -559,11 +569,7 @@ struct Session::Impl {
     }
     case Token::Float: {
       ++at;
-      Value v;
-      v.kind = Value::Float;
-      v.number = std::strtod(t.text.c_str(), nullptr);
-      v.pos = t.pos;
-      return v;
+      return Value::ofFloat(std::strtod(t.text.c_str(), nullptr), t.pos);
     }
     case Token::String: {
       ++at;
@@ -650,20 +656,7 @@ struct Session::Impl {
       for (const Node *r : v.reads) noteRead(r);
       return v;
     }
-    if (auto d = ops::dtypeNamed(n); d && n != "int" && n != "float" && n != "bool") {
-      Value v;
-      v.kind = Value::DTypeName;
-      v.dtype = *d;
-      v.pos = t.pos;
-      return v;
-    }
-    if (n == "bool" || n == "int" || n == "float") {
-      Value v;
-      v.kind = Value::DTypeName;
-      v.dtype = *ops::dtypeNamed(n);
-      v.pos = t.pos;
-      return v;
-    }
+    if (auto d = ops::dtypeNamed(n)) return Value::ofDType(*d, t.pos);
     if (n == "np" || n == "numpy" || n == "random" || n == "linalg" || isFunction(n)) {
       Value v;
       v.kind = Value::Callable;
@@ -694,13 +687,7 @@ struct Session::Impl {
       // np.float32 and the other dtype names NumPy spells as attributes (np.int and np.float
       // are gone from NumPy).
       if (v.text.empty() && a != "int" && a != "float")
-        if (auto d = ops::dtypeNamed(a)) {
-          Value dt;
-          dt.kind = Value::DTypeName;
-          dt.dtype = *d;
-          dt.pos = t.pos;
-          return dt;
-        }
+        if (auto d = ops::dtypeNamed(a)) return Value::ofDType(*d, t.pos);
       Value f = v;
       f.text = v.text.empty() ? a : v.text + "." + a;
       if (v.text.empty() && !(a == "random" || a == "linalg" || isFunction(a))) failAt("no function '" + a + "'", t.pos);
@@ -725,13 +712,7 @@ struct Session::Impl {
       return Value::ofSize(p, t.pos);
     }
     if (a == "T") return Value::ofNode(graph->transpose(n, std::nullopt), t.pos);
-    if (a == "dtype") {
-      Value d;
-      d.kind = Value::DTypeName;
-      d.dtype = n->dtype;
-      d.pos = t.pos;
-      return d;
-    }
+    if (a == "dtype") return Value::ofDType(n->dtype, t.pos);
     static const std::set<std::string> methods = {"sum", "prod", "max", "min", "all", "any", "mean", "reshape", "astype",
                                                   "transpose", "squeeze", "cumsum", "ravel", "flatten", "clip"};
     if (!methods.count(a)) failAt("an array has no attribute '" + a + "'", t.pos);
@@ -979,12 +960,7 @@ struct Session::Impl {
       const Node *x = array(required(a, 0, "a"));
       noteRead(x);
       Value d = optional(a, isFull ? 2 : 1, "dtype");
-      Value fill;
-      if (isFull) fill = required(a, 1, "fill_value");
-      else {
-        fill.kind = Value::Float;
-        fill.number = fn == "ones_like" ? 1.0 : 0.0;
-      }
+      Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(fn == "ones_like" ? 1.0 : 0.0, p);
       return node(graph->full(x->shape, array(fill), d.kind != Value::None ? dtypeOf(d) : x->dtype));
     }
     if (fn == "empty") fn = "zeros"; // NumPy leaves the values unspecified: zeros
@@ -996,12 +972,7 @@ struct Session::Impl {
       std::optional<DType> t;
       if (d.kind != Value::None) t = dtypeOf(d);
       else if (!isFull) t = DType::Float64;
-      Value fill;
-      if (isFull) fill = required(a, 1, "fill_value");
-      else {
-        fill.kind = Value::Float;
-        fill.number = fn == "ones" ? 1.0 : 0.0;
-      }
+      Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(fn == "ones" ? 1.0 : 0.0, p);
       const Node *value = array(fill);
       if (!t && value->weak) t = value->dtype == DType::Bool ? DType::Bool : value->dtype;
       return node(graph->full(s, value, t));
@@ -1141,11 +1112,7 @@ struct Session::Impl {
         given[1] = given[0];
         given[0] = Value::ofSize(Expr(0), p);
       } else if (!d.empty() && d != "None") {
-        Value v;
-        v.kind = Value::Float;
-        v.number = std::stod(d);
-        v.pos = p;
-        given[i] = v;
+        given[i] = Value::ofFloat(std::stod(d), p);
       } else if (name == "choice_without_replacement" && i == 1) {
         given[i] = Value(); // p=None
       } else {
