@@ -160,6 +160,11 @@ struct Value {
   }
 };
 
+/// A value that is not an array, as a reply shows it: a size or predicate as an expression
+/// (`m*n`, `n != 0 and m != 0`), a float or bool as Python writes it, a tuple item by item;
+/// anything else by its kind.
+std::string valueText(const Value &v);
+
 const char *kindName(Value::Kind k) {
   switch (k) {
   case Value::None: return "None";
@@ -177,6 +182,25 @@ const char *kindName(Value::Kind k) {
   case Value::Literal: return "an array literal";
   }
   return "?";
+}
+
+std::string valueText(const Value &v) {
+  switch (v.kind) {
+  case Value::Size: return v.size.toString();
+  case Value::Predicate: return v.pred.toString();
+  case Value::Float: return interp::formatDouble(v.number);
+  case Value::Bool: return v.flag ? "True" : "False";
+  case Value::Tuple: {
+    for (const Value &i : v.items)
+      if (i.kind != Value::Size && i.kind != Value::Float && i.kind != Value::Bool && i.kind != Value::Predicate)
+        return kindName(v.kind); // arrays have no short text
+    std::string out = v.flag ? "[" : "(";
+    for (std::size_t i = 0; i < v.items.size(); ++i) out += (i ? ", " : "") + valueText(v.items[i]);
+    if (!v.flag && v.items.size() == 1) out += ",";
+    return out + (v.flag ? "]" : ")");
+  }
+  default: return kindName(v.kind);
+  }
 }
 
 Json shapeJson(const Shape &s) {
@@ -1013,6 +1037,7 @@ struct Session::Impl {
     }
     if (fn == "sum" || fn == "prod" || fn == "max" || fn == "min" || fn == "all" || fn == "any" || fn == "mean") {
       checkArguments(a, 3, {"a", "axis", "keepdims"});
+      if (const Value &x = required(a, 0, "a"); x.kind == Value::Tuple) return tupleReduction(fn, x, a, p);
       Value keep = optional(a, 2, "keepdims");
       bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
       return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(optional(a, 1, "axis")), keepdims));
@@ -1067,6 +1092,7 @@ struct Session::Impl {
     }
     if (fn == "len") { // Python's len of an array: its first dimension
       checkArguments(a, 1, {"obj"});
+      if (const Value &t = required(a, 0, "obj"); t.kind == Value::Tuple) return Value::ofSize(Expr(int64_t(t.items.size())), p);
       const Node *x = array(required(a, 0, "obj"));
       if (x->rank() == 0) failAt("len() of unsized object", p);
       noteRead(x);
@@ -1079,6 +1105,42 @@ struct Session::Impl {
     }
     if (fn.rfind("random.", 0) == 0) return randomCall(fn.substr(7), a, p);
     failAt("'" + fn + "' is not a function shapelab knows (see :ops)", p);
+  }
+
+  /// sum, prod, max, min, all or any of a tuple of sizes (np.prod(x.shape)). NumPy makes the
+  /// tuple an int64 array and reduces it: the answer is a size, or a predicate for all and any
+  /// (np.all(x.shape): no dimension is 0). An empty tuple is a float64 array, as in NumPy.
+  Value tupleReduction(const std::string &fn, const Value &x, const Args &a, std::size_t p) {
+    if (Value axis = optional(a, 1, "axis"); axis.kind != Value::None)
+      if (int64_t k = constant(axis, "axis"); k != 0 && k != -1)
+        failAt("axis " + std::to_string(k) + " is out of bounds for array of dimension 1", axis.pos);
+    if (Value keep = optional(a, 2, "keepdims"); keep.kind != Value::None && !(keep.kind == Value::Bool && !keep.flag))
+      failAt(fn + "() of a tuple of sizes is a number here: keepdims is not supported", keep.pos);
+    if (fn == "mean") failAt("mean() of a tuple of sizes is not a size (it is a float): take it of an array", p);
+    std::vector<Expr> items;
+    for (const Value &i : x.items) items.push_back(sizeOf(i, "each item of the tuple"));
+    auto predicate = [&](Pred q) {
+      Value v;
+      v.kind = Value::Predicate;
+      v.pred = std::move(q);
+      v.pos = p;
+      return v;
+    };
+    if (fn == "all" || fn == "any") {
+      std::vector<Pred> parts;
+      for (const Expr &e : items) parts.push_back(Pred::compare(CompareOp::NE, e, Expr(0)));
+      return predicate(fn == "all" ? Pred::conjunction(parts) : Pred::disjunction(parts));
+    }
+    if (items.empty()) {
+      if (fn == "sum") return Value::ofFloat(0.0, p);
+      if (fn == "prod") return Value::ofFloat(1.0, p);
+      failAt("zero-size array to reduction operation " + std::string(fn == "max" ? "maximum" : "minimum") + " which has no identity", p);
+    }
+    if (fn == "max") return Value::ofSize(max(items), p);
+    if (fn == "min") return Value::ofSize(min(items), p);
+    Expr r = items[0];
+    for (std::size_t i = 1; i < items.size(); ++i) r = fn == "sum" ? r + items[i] : r * items[i];
+    return Value::ofSize(r, p);
   }
 
   Value randomCall(const std::string &name, Args &a, std::size_t p) {
@@ -1256,8 +1318,7 @@ struct Session::Impl {
           r.lines.push_back(t + ": " + toString(val.node->shape) + " " + ops::spelling(val.node->dtype) + ", " +
                             statusText(ops::validityOf(*graph, val.node)));
         else
-          r.lines.push_back(t + ": " + (val.kind == Value::Size ? val.size.toString() : std::string(kindName(val.kind))) +
-                            (computed ? ", " + statusText(*computed) : ""));
+          r.lines.push_back(t + ": " + valueText(val) + (computed ? ", " + statusText(*computed) : ""));
         continue;
       }
       Json j = lineJson(lineNumber);
@@ -1272,7 +1333,7 @@ struct Session::Impl {
         j["shape"] = Json::array();
         j["status"] = computed ? spelling(computed->status()) : "valid";
         j["kind"] = kindName(val.kind);
-        if (val.kind == Value::Size) j["value"] = val.size.toString();
+        if (val.kind == Value::Size || val.kind == Value::Predicate) j["value"] = valueText(val);
       }
       r.lines.push_back(dumpJson(j));
     }

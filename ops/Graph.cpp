@@ -1422,7 +1422,7 @@ const std::vector<OpInfo> &opCatalogue() {
         {"convolve", "convolve(a, v)", "1-d, both non-empty; full mode: n + m - 1"},
         {"specify_shape", "specify_shape(x, shape)", "each given dim must equal x's (None skips)"},
         {"ifelse", "ifelse(c, a, b)", "lazy; c a predicate over sizes or a 0-d bool array"},
-        {"shape", "x.shape, x.shape[i], x.ndim, x.size, len(x)", "symbolic sizes usable in shapes and arithmetic"},
+        {"shape", "x.shape, x.shape[i], x.ndim, x.size, len(x), np.prod(x.shape)", "symbolic sizes usable in shapes and arithmetic; a tuple of sizes reduces to a size"},
     };
     l.insert(l.end(), more.begin(), more.end());
     for (const RandomVariableInfo &rv : randomVariableCatalogue()) {

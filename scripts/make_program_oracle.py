@@ -269,8 +269,8 @@ def make_program(rng):
                 exact = True if form < 3 else ex
             elif kind == 25:
                 # NumPy spellings made of other ops: clip, ravel / flatten, the *_like family,
-                # dtypes as np attributes.
-                form = rng.randrange(5)
+                # dtypes as np attributes, and reductions of a shape (np.prod(x.shape)).
+                form = rng.randrange(6)
                 if form == 0:
                     lo, hi = rng.choice(["-1", "0.5", "None"]), rng.choice(["2", "1.25", "None"])
                     if lo == "None" and hi == "None":
@@ -289,10 +289,19 @@ def make_program(rng):
                     dt = rng.choice([None, "np.float32", "np.int32"])
                     text = f"full_like({x}, {fill}" + (f", dtype={dt})" if dt else ")")
                     val = np.full_like(X, eval(fill), dtype=eval(dt) if dt else None)
-                else:
+                elif form == 4:
                     dt = rng.choice(["np.float32", "np.int64", "np.bool_"])
                     text = f"{x}.astype({dt})"
                     val = X.astype(eval(dt))
+                else:
+                    # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
+                    fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])
+                    fn = rng.choice(fns)
+                    count = eval(fn)(X.shape)
+                    if fn != "len" and not X.ndim:
+                        continue  # an empty tuple is a float64 array: prod gives 1.0, not a size
+                    text = f"full(({fn}({x}.shape), 2), 0.5)"
+                    val = np.full((count, 2), 0.5)
             elif kind in (22, 23) and X.ndim:
                 # Integer-array indexing with the int64 input i (values -6..5), brought into
                 # range by `% x.shape[ax]` or not; alone, after a full slice or next to an

@@ -1110,3 +1110,41 @@ TEST(Interpreter, AFailedNodeRaisesItsOwnErrorWheneverItIsNeeded) {
   interp::Interpreter ok(g, Assignment{{"n", 3}, {"m", 3}}, {});
   EXPECT_EQ(ok.evaluate(u).shape(), (std::vector<int64_t>{3}));
 }
+
+// np.prod(x.shape) and the other reductions of a tuple of sizes: NumPy reduces the tuple as an
+// int64 array, so the answer is a size again (a predicate for all and any), usable in shapes.
+// Each is checked against plain arithmetic on a box, through the interpreter.
+TEST(Programs, AReductionOfATupleOfSizesIsASize) {
+  const std::vector<std::string> lines = {
+      "param n, m",
+      "x = input((n, m + 1), float64)",
+      "z = full((np.prod(x.shape), np.max(x.shape), np.sum((n, 1)), len(x.shape), np.min([m, 2])), 0.5)",
+      "i = ifelse(np.all(x.shape), ones(2), zeros(3))",
+      "j = ifelse(np.any((n - n, m)), ones(2), zeros(3))",
+      "y = x.reshape(np.prod(x.shape))"};
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  for (int64_t n = 0; n <= 4; ++n)
+    for (int64_t m = 0; m <= 4; ++m) {
+      Assignment at{{"n", n}, {"m", m}};
+      std::vector<int64_t> want{n * (m + 1), std::max(n, m + 1), n + 1, 2, std::min(m, int64_t(2))};
+      EXPECT_EQ(outcomeOf(lines, "z", at), interp::shapeText(want)) << "n = " << n << ", m = " << m;
+      EXPECT_EQ(outcomeOf(lines, "i", at), n != 0 ? "(2,)" : "(3,)") << "n = " << n << ", m = " << m;
+      EXPECT_EQ(outcomeOf(lines, "j", at), m != 0 ? "(2,)" : "(3,)") << "n = " << n << ", m = " << m;
+      EXPECT_EQ(outcomeOf(lines, "y", at), interp::shapeText({n * (m + 1)}));
+    }
+  // The reply shows the value: a size or a predicate as an expression.
+  EXPECT_EQ(session.execute("a = np.all((n, 2))", 10).lines.at(0), "a: n != 0");
+  EXPECT_EQ(session.execute("b = np.prod((n, m))", 11).lines.at(0), "b: m*n");
+  EXPECT_EQ(session.execute("c = np.prod(())", 12).lines.at(0), "c: 1.0"); // float64, as NumPy's
+  // NumPy's errors: an empty tuple has no maximum, a tuple has one axis, and the mean of sizes is
+  // no size.
+  for (const char *bad : {"d = np.max(())", "d = np.sum(x.shape, axis=1)", "d = np.mean(x.shape)",
+                          "d = np.prod((n, 2.5))", "d = np.sum(x.shape, keepdims=True)"}) {
+    driver::Reply r = session.execute(bad, 13);
+    EXPECT_TRUE(r.failed) << bad;
+  }
+  EXPECT_NE(session.execute("d = np.max(())", 14).lines.at(0).find("zero-size array to reduction operation maximum"),
+            std::string::npos);
+}
