@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <set>
 #include <unordered_map>
@@ -44,7 +45,7 @@ struct Token {
 
 std::vector<Token> tokenize(const std::string &line) {
   static const std::vector<std::string> ops = {"...", "**", "//", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":",
-                                               "=", ".", "+", "-", "*", "/", "%", "@", "<", ">", "&", "|", "~"};
+                                               "=", ".", "+", "-", "*", "/", "%", "@", "<", ">", "&", "|", "^", "~"};
   std::vector<Token> out;
   std::size_t i = 0;
   while (i < line.size()) {
@@ -434,7 +435,7 @@ struct Session::Impl {
   }
   /// The binary operators by precedence, loosest first (Python's: | then & then + - then * / // % @).
   Value binaryLevel(std::size_t level = 0) {
-    static const std::vector<std::vector<const char *>> levels = {{"|"}, {"&"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
+    static const std::vector<std::vector<const char *>> levels = {{"|"}, {"^"}, {"&"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
     if (level == levels.size()) return factor();
     Value a = binaryLevel(level + 1);
     while (true) {
@@ -530,9 +531,9 @@ struct Session::Impl {
         return v;
       }
     }
-    if (a.kind == Value::Predicate && b.kind == Value::Predicate && (op == "&" || op == "|")) {
+    if (a.kind == Value::Predicate && b.kind == Value::Predicate && (op == "&" || op == "|" || op == "^")) {
       Value v = a;
-      v.pred = op == "&" ? (a.pred && b.pred) : (a.pred || b.pred);
+      v.pred = op == "&" ? (a.pred && b.pred) : op == "|" ? (a.pred || b.pred) : ((a.pred && !b.pred) || (!a.pred && b.pred));
       return v;
     }
     // Python numbers fold (2.0 * 3 is 6.0).
@@ -714,6 +715,7 @@ struct Session::Impl {
         if (auto d = ops::dtypeNamed(a)) return Value::ofDType(*d, t.pos);
       Value f = v;
       f.text = v.text.empty() ? a : v.text + "." + a;
+      f.flag = v.text.empty(); // spelled np.NAME
       if (v.text.empty() && !(a == "random" || a == "linalg" || isFunction(a))) failAt("no function '" + a + "'", t.pos);
       if (v.text == "random" && !findRandomVariable(a)) failAt("unknown random variable '" + a + "' (see :ops)", t.pos);
       if (v.text == "linalg" && a != "det" && a != "inv" && a != "solve") failAt("linalg has det, inv and solve", t.pos);
@@ -857,7 +859,13 @@ struct Session::Impl {
       expectOp(")");
     }
     try {
-      return call(f, args);
+      // A NumPy function of Python numbers gives a NumPy scalar, which is not weak (NEP 50):
+      // np.exp(2.0) * f32 is float64, where 2.0 * f32 is float32. Python's own abs keeps a
+      // number a Python number.
+      Value r = call(f, args);
+      if (r.kind == Value::Array && r.node->weak && !(f.text == "abs" && !f.flag && !f.node))
+        r.node = graph->astype(r.node, r.node->dtype);
+      return r;
     } catch (const LangError &) {
       throw;
     } catch (const UserError &e) {
@@ -910,7 +918,6 @@ struct Session::Impl {
       inputMade = graph->input(name, d.kind == Value::None ? DType::Float64 : dtypeOf(d), s);
       return node(inputMade);
     }
-    if (fn == "logical_not") fn = "invert";
     if (ops::isUnaryOp(fn)) {
       checkArguments(a, 1, {"x"});
       return node(graph->unary(fn, array(required(a, 0, "x"))));
@@ -1951,9 +1958,14 @@ struct Session::Impl {
       }
       it.leaf = true;
       it.negative = acceptOp("-");
+      if (isName("np") && isOp(".", 1) && (isName("nan", 2) || isName("inf", 2))) at += 2; // np.nan, np.inf
       it.token = peek();
-      if (it.token.kind != Token::Int && it.token.kind != Token::Float && !isName("True") && !isName("False"))
+      if (it.token.kind != Token::Int && it.token.kind != Token::Float && !isName("True") && !isName("False") &&
+          !isName("nan") && !isName("inf"))
         fail("expected a number" + found());
+      if (it.token.kind == Token::Name && it.negative && (it.token.text == "True" || it.token.text == "False"))
+        failAt("expected a number, found '-" + it.token.text + "'", it.token.pos);
+      if (it.token.kind == Token::Name && (it.token.text == "nan" || it.token.text == "inf")) it.token.kind = Token::Float;
       ++at;
       return it;
     };
@@ -1987,11 +1999,15 @@ struct Session::Impl {
       if (t == DType::Bool) {
         a.base<bool>()[i] = l.token.text == "True";
       } else if (l.token.kind == Token::Int && t == DType::Int64) {
-        auto x = parseExpr(l.token.text).constantValue()->tryToInt64();
+        // The sign is part of the number: -9223372036854775808 is in range.
+        auto x = parseExpr((l.negative ? "-" : "") + l.token.text).constantValue()->tryToInt64();
         if (!x) failAt("integer out of range", l.token.pos);
-        a.base<int64_t>()[i] = l.negative ? -*x : *x;
+        a.base<int64_t>()[i] = *x;
       } else {
-        double v = l.token.kind == Token::Name ? (l.token.text == "True") : std::strtod(l.token.text.c_str(), nullptr);
+        double v = l.token.kind == Token::Name               ? (l.token.text == "True")
+                   : l.token.text == "nan"                  ? std::numeric_limits<double>::quiet_NaN()
+                   : l.token.text == "inf"                  ? std::numeric_limits<double>::infinity()
+                                                            : std::strtod(l.token.text.c_str(), nullptr);
         a.base<double>()[i] = l.negative ? -v : v;
       }
     }

@@ -339,6 +339,17 @@ Array Interpreter::run(const Node *n) {
     return a;
   }
   case OpKind::Unary: {
+    if (ops::isUnaryTest(n->op)) { // tests the value in its own dtype (isnan of a float32 is not of a bool)
+      const Array x = in(0).contiguous();
+      Array result(DType::Bool, x.shape());
+      bool *r = result.base<bool>();
+      dispatch(x.dtype(), [&](auto t) {
+        using T = decltype(t);
+        const T *p = x.base<T>();
+        for (int64_t i = 0; i < x.size(); ++i) r[i] = unaryTest<T>(n->op, p[i]);
+      });
+      return result;
+    }
     Array x = in(0).astype(n->dtype);
     dispatch(n->dtype, [&](auto t) {
       using T = decltype(t);

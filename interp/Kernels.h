@@ -81,14 +81,19 @@ template <class T> T floatSign(T x) { return std::isnan(x) ? x : T((x > 0) - (x 
 
 /// The binary ufuncs by code, and their scalar rules (shared by both interpreters, so exact
 /// operations give the same bits in each).
-enum class Bin { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+enum class Bin {
+  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, Eq, Ne, Lt, Le, Gt, Ge, And, Or,
+  Xor, LogicalAnd, LogicalOr, LogicalXor, Fmax, Fmin, Fmod, Atan2, Hypot, Copysign
+};
 inline Bin binCode(const std::string &op) {
   static const std::vector<std::pair<std::string, Bin>> table = {
       {"add", Bin::Add}, {"subtract", Bin::Sub}, {"multiply", Bin::Mul}, {"true_divide", Bin::Div},
       {"floor_divide", Bin::FloorDiv}, {"remainder", Bin::Mod}, {"power", Bin::Pow}, {"maximum", Bin::Max},
       {"minimum", Bin::Min}, {"equal", Bin::Eq}, {"not_equal", Bin::Ne}, {"less", Bin::Lt},
       {"less_equal", Bin::Le}, {"greater", Bin::Gt}, {"greater_equal", Bin::Ge}, {"bitwise_and", Bin::And},
-      {"bitwise_or", Bin::Or}};
+      {"bitwise_or", Bin::Or}, {"bitwise_xor", Bin::Xor}, {"logical_and", Bin::LogicalAnd},
+      {"logical_or", Bin::LogicalOr}, {"logical_xor", Bin::LogicalXor}, {"fmax", Bin::Fmax}, {"fmin", Bin::Fmin},
+      {"fmod", Bin::Fmod}, {"arctan2", Bin::Atan2}, {"hypot", Bin::Hypot}, {"copysign", Bin::Copysign}};
   for (const auto &[name, code] : table)
     if (name == op) return code;
   throw InternalError("unknown binary op " + op);
@@ -97,8 +102,10 @@ inline Bin binCode(const std::string &op) {
 template <class T> T arithmetic(Bin op, T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     switch (op) {
-    case Bin::Add: case Bin::Max: case Bin::Or: return a || b;
-    case Bin::Mul: case Bin::Min: case Bin::And: return a && b;
+    // The logical ops compute on their operands' truth (the interpreter casts them to bool).
+    case Bin::Add: case Bin::Max: case Bin::Or: case Bin::Fmax: case Bin::LogicalOr: return a || b;
+    case Bin::Mul: case Bin::Min: case Bin::And: case Bin::Fmin: case Bin::LogicalAnd: return a && b;
+    case Bin::Xor: case Bin::LogicalXor: return a != b;
     default: throw InternalError("bool arithmetic");
     }
   } else if constexpr (std::is_integral_v<T>) {
@@ -112,10 +119,14 @@ template <class T> T arithmetic(Bin op, T a, T b) {
     case Bin::Pow:
       if (b < 0) negativeIntegerPower();
       return integerPower(a, b);
-    case Bin::Max: return std::max(a, b);
-    case Bin::Min: return std::min(a, b);
+    case Bin::Max: case Bin::Fmax: return std::max(a, b);
+    case Bin::Min: case Bin::Fmin: return std::min(a, b);
     case Bin::And: return a & b;
     case Bin::Or: return a | b;
+    case Bin::Xor: return a ^ b;
+    // C's remainder (the dividend's sign); NumPy gives 0 for a zero divisor, and the quotient
+    // MIN / -1 does not exist, but its remainder is 0.
+    case Bin::Fmod: return b == 0 || b == T(-1) ? T(0) : T(a % b);
     default: throw InternalError("int arithmetic");
     }
   } else {
@@ -132,6 +143,14 @@ template <class T> T arithmetic(Bin op, T a, T b) {
     // left to right, so the last of equal zeros wins there too.
     case Bin::Max: return (a > b || std::isnan(a)) ? a : b;
     case Bin::Min: return (a < b || std::isnan(a)) ? a : b;
+    // fmax and fmin skip a NaN operand; otherwise as maximum and minimum (equal zeros give the
+    // second, though NumPy's own loops differ there by path).
+    case Bin::Fmax: return std::isnan(b) ? a : std::isnan(a) ? b : a > b ? a : b;
+    case Bin::Fmin: return std::isnan(b) ? a : std::isnan(a) ? b : a < b ? a : b;
+    case Bin::Fmod: return std::fmod(a, b);
+    case Bin::Atan2: return std::atan2(a, b);
+    case Bin::Hypot: return std::hypot(a, b);
+    case Bin::Copysign: return std::copysign(a, b);
     default: throw InternalError("float arithmetic");
     }
   }
@@ -148,6 +167,25 @@ template <class T> bool comparison(Bin op, T a, T b) {
   }
 }
 
+/// The function of a unary op computed with the C library alone (exp2, arcsin, rint, positive,
+/// ...) for float32 or float64 (T): the float overloads for float32, as NumPy's loops. The
+/// reference and the optimized interpreter call the same one, so they agree bit for bit.
+/// nullptr for the other ops.
+template <class T> T (*libmFunction(const std::string &op))(T) {
+  static const std::vector<std::pair<std::string, T (*)(T)>> table = {
+      {"exp2", [](T x) { return std::exp2(x); }},     {"log2", [](T x) { return std::log2(x); }},
+      {"log10", [](T x) { return std::log10(x); }},   {"sinh", [](T x) { return std::sinh(x); }},
+      {"cosh", [](T x) { return std::cosh(x); }},     {"arcsin", [](T x) { return std::asin(x); }},
+      {"arccos", [](T x) { return std::acos(x); }},   {"arctan", [](T x) { return std::atan(x); }},
+      {"arcsinh", [](T x) { return std::asinh(x); }}, {"arccosh", [](T x) { return std::acosh(x); }},
+      {"arctanh", [](T x) { return std::atanh(x); }}, {"cbrt", [](T x) { return std::cbrt(x); }},
+      {"trunc", [](T x) { return std::trunc(x); }},   {"rint", [](T x) { return std::nearbyint(x); }}, // halves to even
+      {"fabs", [](T x) { return std::fabs(x); }},     {"positive", [](T x) { return x; }}};
+  for (const auto &[name, fn] : table)
+    if (name == op) return fn;
+  return nullptr;
+}
+
 template <class T> T unaryValue(const std::string &op, T x) {
   if constexpr (std::is_same_v<T, bool>) {
     if (op == "invert") return !x;
@@ -158,6 +196,8 @@ template <class T> T unaryValue(const std::string &op, T x) {
     if (op == "negative") return T(U(0) - U(x));
     if (op == "sign") return T((x > 0) - (x < 0));
     if (op == "invert") return T(~x);
+    if (op == "square") return T(U(x) * U(x));
+    if (op == "positive") return x;
     throw InternalError("integer unary " + op);
   } else {
     if (op == "exp") return std::exp(x);
@@ -174,8 +214,26 @@ template <class T> T unaryValue(const std::string &op, T x) {
     if (op == "sign") return floatSign(x);
     if (op == "floor") return std::floor(x);
     if (op == "ceil") return std::ceil(x);
+    if (op == "square") return x * x;
+    if (T (*fn)(T) = libmFunction<T>(op)) return fn(x);
     throw InternalError("float unary " + op);
   }
+}
+
+/// The element tests (ops::isUnaryTest) on a value of the input's own dtype.
+template <class T> bool unaryTest(const std::string &op, T x) {
+  if (op == "logical_not") return x == T(0); // a NaN is true, so not logical_not
+  if constexpr (std::is_floating_point_v<T>) {
+    if (op == "isnan") return std::isnan(x);
+    if (op == "isinf") return std::isinf(x);
+    if (op == "isfinite") return std::isfinite(x);
+    if (op == "signbit") return std::signbit(x);
+  } else {
+    if (op == "isnan" || op == "isinf") return false;
+    if (op == "isfinite") return true;
+    if (op == "signbit") return x < T(0);
+  }
+  throw InternalError("element test " + op);
 }
 
 // ---- Linear algebra on row-major n x n doubles -----------------------------------------------

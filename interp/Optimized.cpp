@@ -27,11 +27,13 @@ enum class Code : uint8_t {
   Sqrt, Abs, Negative, Floor, Ceil, Sign,                 // unary, exact
   Add, Sub, Mul, Div, Max, Min, Scalar,                   // binary (Scalar: Kernels' rule per element)
   SinCos,                                                 // sin into dst, cos into dst2, of a
+  Libm,                                                   // a C library function per element (fn)
 };
 
 struct Instr {
   Code code;
   simd::MathOp math = simd::MathOp::Exp;
+  double (*fn)(double) = nullptr;
   Bin bin = Bin::Add;
   int dst = 0, a = 0, b = 0, dst2 = -1;
 };
@@ -80,12 +82,18 @@ Instr instrFor(const Node *n) {
     }
     static const std::vector<std::pair<std::string, Code>> unary = {{"sqrt", Code::Sqrt},         {"abs", Code::Abs},
                                                                      {"negative", Code::Negative}, {"floor", Code::Floor},
-                                                                     {"ceil", Code::Ceil},         {"sign", Code::Sign}};
+                                                                     {"ceil", Code::Ceil},         {"sign", Code::Sign},
+                                                                     {"square", Code::Mul}};
     for (const auto &[name, code] : unary)
       if (name == n->op) {
         i.code = code;
         return i;
       }
+    if (double (*fn)(double) = libmFunction<double>(n->op)) {
+      i.code = Code::Libm;
+      i.fn = fn;
+      return i;
+    }
     throw InternalError("no fused instruction for the elementwise function " + n->op);
   }
   i.bin = binCode(n->op);
@@ -125,6 +133,7 @@ void execute(const Instr &in, const double *a, const double *b, double *d, int64
   case Code::Max: simd::arith(Arith::Max, a, b, d, n); return;
   case Code::Min: simd::arith(Arith::Min, a, b, d, n); return;
   case Code::Scalar: for (int64_t k = 0; k < n; ++k) d[k] = arithmetic<double>(in.bin, a[k], b[k]); return;
+  case Code::Libm: for (int64_t k = 0; k < n; ++k) d[k] = in.fn(a[k]); return;
   case Code::SinCos: break; // two outputs: the loop runs it (runSinCos)
   }
   throw InternalError("a SinCos instruction reached the one-output executor");

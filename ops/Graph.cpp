@@ -18,13 +18,23 @@ namespace shapelab::ops {
 
 namespace {
 
-const std::vector<std::string> kUnary = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sqrt",
-                                         "abs", "negative", "sign", "floor", "ceil", "invert"};
+const std::vector<std::string> kUnary = {
+    "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sqrt", "abs", "negative", "sign", "floor", "ceil",
+    "invert",
+    // Math of the C library, float-valued as the ones above (integers give float64).
+    "exp2", "log2", "log10", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt",
+    "trunc", "rint", "fabs",
+    // The input's dtype kept.
+    "square", "positive",
+    // Bool-valued tests of any dtype.
+    "logical_not", "isnan", "isinf", "isfinite", "signbit"};
 const std::vector<std::pair<std::string, std::string>> kBinary = {
     {"+", "add"}, {"-", "subtract"}, {"*", "multiply"}, {"/", "true_divide"}, {"//", "floor_divide"},
     {"%", "remainder"}, {"**", "power"}, {"==", "equal"}, {"!=", "not_equal"}, {"<", "less"},
     {"<=", "less_equal"}, {">", "greater"}, {">=", "greater_equal"}, {"&", "bitwise_and"},
-    {"|", "bitwise_or"}, {"", "maximum"}, {"", "minimum"}};
+    {"|", "bitwise_or"}, {"^", "bitwise_xor"}, {"", "maximum"}, {"", "minimum"}, {"", "fmax"}, {"", "fmin"},
+    {"", "fmod"}, {"", "arctan2"}, {"", "hypot"}, {"", "copysign"}, {"", "logical_and"}, {"", "logical_or"},
+    {"", "logical_xor"}};
 
 bool isComparison(const std::string &op) {
   return op == "equal" || op == "not_equal" || op == "less" || op == "less_equal" || op == "greater" ||
@@ -114,6 +124,9 @@ const char *reductionName(const std::string &op) {
 
 } // namespace
 
+bool isUnaryTest(const std::string &name) {
+  return name == "logical_not" || name == "isnan" || name == "isinf" || name == "isfinite" || name == "signbit";
+}
 bool isUnaryOp(const std::string &name) { return std::find(kUnary.begin(), kUnary.end(), name) != kUnary.end(); }
 bool isBinaryOp(const std::string &name) {
   return std::any_of(kBinary.begin(), kBinary.end(), [&](const auto &p) { return p.second == name; });
@@ -587,7 +600,15 @@ const Node *Graph::unary(const std::string &op, const Node *x) {
   Node c = blank(OpKind::Unary, op, {x});
   return make(std::move(c), [&](Node &n) {
     DType t = x->dtype;
-    bool math = op != "abs" && op != "negative" && op != "sign" && op != "invert";
+    if (isUnaryTest(op)) { // any dtype in, bool out
+      n.dtype = DType::Bool;
+      n.shape = x->shape;
+      return;
+    }
+    bool math = op != "abs" && op != "negative" && op != "sign" && op != "invert" && op != "square" && op != "positive";
+    if (op == "positive" && t == DType::Bool)
+      throw OpError("ufunc 'positive' did not contain a loop with signature matching types <class 'numpy.dtype[bool_]'> -> None");
+    if (op == "square" && t == DType::Bool) throw OpError("square of a bool array is int8 in NumPy, a dtype shapelab does not have; use astype first");
     if (op == "negative" && t == DType::Bool)
       throw OpError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the logical_not function instead.");
     if ((op == "sign" && t == DType::Bool) || (op == "invert" && isFloat(t)))
@@ -613,10 +634,14 @@ const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, B
       if (op == "floor_divide" || op == "remainder" || op == "power")
         throw OpError(op + " of bool arrays is int8 in NumPy, a dtype shapelab does not have; use astype first");
     }
-    if ((op == "bitwise_and" || op == "bitwise_or") && isFloat(t))
+    const bool logical = op == "logical_and" || op == "logical_or" || op == "logical_xor";
+    const bool math = op == "arctan2" || op == "hypot" || op == "copysign";
+    if (t == DType::Bool && (op == "fmod" || math))
+      throw OpError(op + " of bool arrays is " + (math ? "float16" : "int8") + " in NumPy, a dtype shapelab does not have; use astype first");
+    if ((op == "bitwise_and" || op == "bitwise_or" || op == "bitwise_xor") && isFloat(t))
       throw OpError("ufunc '" + op + "' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
-    if (op == "true_divide" && !isFloat(t)) t = DType::Float64;
-    n.dtype = isComparison(op) ? DType::Bool : t;
+    if ((op == "true_divide" || math) && !isFloat(t)) t = DType::Float64;
+    n.dtype = isComparison(op) || logical ? DType::Bool : t;
     n.weak = a->weak && b->weak;
     broadcastOperands(n, mode);
   });
@@ -1379,10 +1404,21 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
 const std::vector<OpInfo> &opCatalogue() {
   static const std::vector<OpInfo> list = [] {
     std::vector<OpInfo> l;
-    for (const std::string &u : kUnary)
-      l.push_back({u, u + "(x)", u == "invert" ? "~x; bool or integer" : "same shape; integers give float64"});
-    for (const auto &[sym, name] : kBinary)
-      l.push_back({name, sym.empty() ? name + "(a, b)" : "a " + sym + " b", "broadcasts a with b (per mode)"});
+    for (const std::string &u : kUnary) {
+      const bool kept = u == "abs" || u == "negative" || u == "sign" || u == "square" || u == "positive";
+      l.push_back({u, u == "invert" ? "invert(x) / ~x" : u + "(x)",
+                   u == "invert"    ? "bool or integer; same shape and dtype"
+                   : isUnaryTest(u) ? "same shape; bool"
+                   : kept           ? "same shape and dtype"
+                                    : "same shape; integers give float64"});
+    }
+    for (const auto &[sym, name] : kBinary) {
+      const bool logical = name.rfind("logical_", 0) == 0, math = name == "arctan2" || name == "hypot" || name == "copysign";
+      l.push_back({name, sym.empty() ? name + "(a, b)" : "a " + sym + " b",
+                   std::string("broadcasts a with b (per mode)") + (logical || isComparison(name) ? "; bool"
+                                                                    : math || name == "true_divide" ? "; integers give float64"
+                                                                                                   : "")});
+    }
     std::vector<OpInfo> more = {
         {"where", "where(c, a, b)", "broadcasts the three"},
         {"astype", "astype(x, dtype) / x.astype(dtype)", "same shape"},

@@ -280,6 +280,9 @@ const std::vector<OpInfo> &opCatalogue();
 /// Unary and binary elementwise op names (NumPy's ufunc names) and the operator spellings.
 bool isUnaryOp(const std::string &name);
 bool isBinaryOp(const std::string &name);
+/// The unary ops that test each element (logical_not, isnan, isinf, isfinite, signbit): any
+/// dtype in, bool out.
+bool isUnaryTest(const std::string &name);
 /// "add" for "+", "less" for "<", ...; nullopt when `symbol` is not an operator.
 std::optional<std::string> binaryOpFor(const std::string &symbol);
 

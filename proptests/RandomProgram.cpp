@@ -167,9 +167,16 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     }
     case 30: {
       // The rest of the elementwise catalogue: unary math, powers, comparisons, logic on bools.
-      static const char *more[] = {"log", "log1p", "expm1", "sin", "cos", "tan", "sign", "ceil"};
-      switch (pick(4)) {
-      case 0: e = std::string(more[pick(8)]) + "(" + a.name + ")"; break;
+      static const char *more[] = {"log", "log1p", "expm1", "sin", "cos", "tan", "sign", "ceil", "exp2", "log2",
+                                   "log10", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+                                   "arctanh", "cbrt", "trunc", "rint", "fabs", "square", "positive", "isnan",
+                                   "isfinite", "signbit", "logical_not"};
+      static const char *binary[] = {"fmax", "fmin", "fmod", "arctan2", "hypot", "copysign", "logical_and",
+                                     "logical_xor"};
+      constexpr std::size_t kMore = sizeof(more) / sizeof(more[0]), kBinary = sizeof(binary) / sizeof(binary[0]);
+      switch (pick(5)) {
+      case 0: e = std::string(more[pick(kMore)]) + "(" + a.name + ")"; break;
+      case 4: e = std::string(binary[pick(kBinary)]) + "(" + a.name + ", " + b.name + ")"; break;
       case 1: e = a.name + " ** " + (pick(2) ? b.name : "2"); break;
       case 2: e = "(" + a.name + " > 0) " + (pick(2) ? "&" : "|") + " ~(" + b.name + " != " + a.name + ")"; break;
       default: e = a.name + " " + (pick(2) ? "<=" : ">=") + " " + b.name; break;

@@ -31,7 +31,13 @@ const Node *constantFold(ops::Graph &g, const Node *n) {
     if (!isConstant(i)) return nullptr;
   std::optional<double> value;
   try {
-    if (n->kind == OpKind::Cast || n->kind == OpKind::Unary) {
+    if (n->kind == OpKind::Unary && ops::isUnaryTest(n->op)) {
+      // A test reads the operand in its own dtype (isnan of a float, not of its truth).
+      double x = n->inputs[0]->number;
+      interp::dispatch(n->inputs[0]->dtype, [&](auto s) {
+        value = double(interp::unaryTest<decltype(s)>(n->op, decltype(s)(x)));
+      });
+    } else if (n->kind == OpKind::Cast || n->kind == OpKind::Unary) {
       double x = n->inputs[0]->number;
       interp::dispatch(n->dtype, [&](auto t) {
         using T = decltype(t);
