@@ -698,7 +698,7 @@ struct Session::Impl {
         "ones", "concatenate", "stack", "split", "set_subtensor", "inc_subtensor", "sum", "prod", "max", "min", "all",
         "any", "mean", "amax", "amin", "matmul", "outer", "diff", "cumsum", "convolve", "specify_shape", "ifelse",
         "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
-        "empty_like", "full_like", "clip", "len"};
+        "empty_like", "full_like", "clip", "len", "arange", "eye", "identity"};
     return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
   }
 
@@ -1096,6 +1096,38 @@ struct Session::Impl {
       if (c.kind == Value::Predicate) return node(graph->ifelse(c.pred, x, y));
       if (c.kind == Value::Bool) return node(graph->ifelse(Pred::truth(c.flag), x, y));
       return node(graph->ifelse(array(c), x, y));
+    }
+    if (fn == "arange") { // arange([start,] stop[, step], dtype=None), over sizes
+      checkArguments(a, 4, {"start", "stop", "step", "dtype"});
+      const Value *first = a.get(0, "start"), *second = a.get(1, "stop"), *third = a.get(2, "step");
+      if (!first && !second) failAt("arange() requires stop to be specified", p);
+      auto bound = [&](const Value &v) {
+        if (v.kind == Value::Float) failAt("arange with a float bound: its length is computed in floating point; shapelab takes integer (size) bounds", v.pos);
+        return sizeOf(v, "an arange bound");
+      };
+      // One positional argument is stop (start 0); two or three are start, stop, step.
+      Expr start = second ? bound(*first) : Expr(0), stop = second ? bound(*second) : bound(*first);
+      int64_t step = third ? constant(*third, "arange's step") : 1;
+      Value d = optional(a, 3, "dtype");
+      return node(graph->arange(start, stop, step, d.kind == Value::None ? DType::Int64 : dtypeOf(d)));
+    }
+    if (fn == "eye" || fn == "identity") { // eye(N, M=None, k=0, dtype=float64); identity(n, dtype=float64)
+      const bool eye = fn == "eye";
+      if (eye) checkArguments(a, 4, {"N", "M", "k", "dtype"});
+      else checkArguments(a, 2, {"n", "dtype"});
+      Expr rows = sizeOf(required(a, 0, eye ? "N" : "n"), "the number of rows");
+      Value m = eye ? optional(a, 1, "M") : Value();
+      Expr cols = m.kind == Value::None ? rows : sizeOf(m, "the number of columns");
+      Value kv = eye ? optional(a, 2, "k") : Value();
+      int64_t k = kv.kind == Value::None ? 0 : constant(kv, "the diagonal k");
+      Value d = optional(a, eye ? 3 : 1, "dtype");
+      // Row i holds its 1 in column i + k: arange(N)[:, None] + k == arange(M)[None, :], as
+      // dtype, of shape (N, M) (which refuses a negative N or M, as NumPy does).
+      const Node *i = graph->reshape(graph->arange(Expr(0), rows, 1, DType::Int64), {Expr(-1), Expr(1)});
+      const Node *j = graph->reshape(graph->arange(Expr(0), cols, 1, DType::Int64), {Expr(1), Expr(-1)});
+      const Node *shifted = k == 0 ? i : graph->binary("add", i, graph->literal(double(k), DType::Int64), mode);
+      const Node *ones = graph->astype(graph->binary("equal", shifted, j, mode), d.kind == Value::None ? DType::Float64 : dtypeOf(d));
+      return node(graph->broadcastTo(ones, {rows, cols}));
     }
     if (fn == "len") { // Python's len of an array: its first dimension
       checkArguments(a, 1, {"obj"});

@@ -753,6 +753,13 @@ Array Interpreter::run(const Node *n) {
     return values_.at(chosenBranch(n)).astype(n->dtype);
   }
   case OpKind::After: return in(n->inputs.size() - 1).contiguous().astype(n->dtype);
+  case OpKind::Arange: {
+    // start + k*step for k < length: between start and stop, so int64 holds each.
+    const int64_t start = value(n->exprs[0]), step = n->ints[0], length = value(n->shape[0]);
+    Array a(DType::Int64, {length});
+    for (int64_t k = 0; k < length; ++k) a.base<int64_t>()[k] = int64_t(uint64_t(start) + uint64_t(k) * uint64_t(step));
+    return a.astype(n->dtype);
+  }
   }
   throw InternalError("unhandled op");
 }

@@ -827,6 +827,26 @@ const Node *Graph::full(const Shape &shape, const Node *value, std::optional<DTy
   });
 }
 
+const Node *Graph::arange(const Expr &start, const Expr &stop, int64_t step, DType dtype) {
+  if (step == 0) throw OpError("arange's step must not be 0 (NumPy: division by zero)");
+  Node c = blank(OpKind::Arange, "arange", {});
+  c.exprs = {start, stop};
+  c.ints = {step, int64_t(dtype)};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = dtype;
+    // NumPy takes Python integers as int64: each bound must fit.
+    const Expr lowest(Integer::parse("-9223372036854775808")), highest(Integer::parse("9223372036854775807"));
+    for (const auto &[bound, name] : {std::pair{start, "start"}, std::pair{stop, "stop"}})
+      for (const Pred &fits : {ge(bound, lowest), le(bound, highest)})
+        requireOr(n.validity, fits, std::string("arange's ") + name + " fits in int64", "Python int too large to convert to C long");
+    // ceil(d / step) for the distance d the values run over, or 0 where d has the other sign.
+    const Expr distance = step > 0 ? stop - start : start - stop;
+    const Integer s = Integer::abs(Integer(step));
+    n.shape = {smaller(n.validity.context(), Expr(0), floorDiv(distance + Expr(s - Integer(1)), s), false)};
+    requireSizes(n.validity, n.validity.context(), n.shape, "the length");
+  });
+}
+
 const Node *Graph::concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axisArg) {
   if (xs.empty()) throw OpError("need at least one array to concatenate");
   if (!axisArg) {
@@ -1391,6 +1411,7 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
     return specifyShape(in[0], shape);
   }
   case OpKind::After: return after(std::vector<const Node *>(in.begin(), in.end() - 1), in.back());
+  case OpKind::Arange: return arange(n->exprs[0], n->exprs[1], n->ints[0], DType(n->ints[1]));
   case OpKind::IfElse:
     if (in.size() == 3) {
       keep();
@@ -1428,6 +1449,8 @@ const std::vector<OpInfo> &opCatalogue() {
         {"reshape", "reshape(x, shape)", "element count kept; one -1 inferred (exact division)"},
         {"broadcast_to", "broadcast_to(x, shape)", "x broadcasts to shape, one way"},
         {"full", "full(shape, value, dtype=None)", "value broadcasts to shape"},
+        {"arange", "arange([start,] stop[, step], dtype=int64)", "integer bounds; max(0, ceil((stop - start) / step)) values"},
+        {"eye", "eye(N, M=None, k=0, dtype=float64) / identity(n)", "(N, M); ones on diagonal k"},
         {"zeros", "zeros(shape, dtype=float64)", "shape dims are sizes"},
         {"ones", "ones(shape, dtype=float64)", "shape dims are sizes"},
         {"empty", "empty(shape, dtype=float64)", "as zeros (NumPy leaves the values unspecified)"},

@@ -69,6 +69,7 @@ enum class OpKind : uint8_t {
   IfElse,      // inputs {a, b} and, for a data condition, {c}; cond = the size predicate
   After,       // inputs {guards..., x}: x, computed after the guards (arrays NumPy computes
                // first that x does not read: their shape was read, or they were dropped)
+  Arange,      // arange(start, stop, step): exprs = {start, stop}; ints = {step, dtype}
 };
 
 /// One entry of an index expression, after `...` is expanded.
@@ -163,6 +164,10 @@ public:
   const Node *reshape(const Node *x, const std::vector<Expr> &shape);
   const Node *broadcastTo(const Node *x, const Shape &shape);
   const Node *full(const Shape &shape, const Node *value, std::optional<DType> dtype);
+  /// arange(start, stop, step) over integers (sizes): start, start + step, ... short of stop;
+  /// max(0, ceil((stop - start) / step)) values. `step` is a non-zero constant; the values are
+  /// computed in int64 (start and stop must fit it) and then given `dtype`.
+  const Node *arange(const Expr &start, const Expr &stop, int64_t step, DType dtype);
   const Node *concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axis);
   const Node *stack(const std::vector<const Node *> &xs, int64_t axis);
   /// split(x, sections) or split(x, indices): the parts.

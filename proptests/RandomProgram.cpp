@@ -200,7 +200,15 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     case 32: {
       // Spellings with tuples and sizes: reductions over several axes, expand_dims of several,
       // two different arrays joined, allocations sized by .size and .ndim, scalar branches.
-      switch (pick(6)) {
+      switch (pick(8)) {
+      case 6: {
+        // arange over sizes (a negative step too), sized by an array: NumPy computes the array.
+        static const char *starts[] = {"0", "2", "n", "m - 1"}, *steps[] = {"1", "2", "-1", "-3"};
+        e = std::string("arange(") + starts[pick(4)] + ", " + (pick(2) ? a.name + ".size" : std::string("n + 1")) + ", " +
+            steps[pick(4)] + ")";
+        break;
+      }
+      case 7: e = "eye(n, " + (a.rank ? a.name + ".shape[0]" : std::string("m")) + ", k=" + std::to_string(int(pick(3)) - 1) + ")"; break;
       case 0:
         if (a.rank < 2) continue;
         e = std::string(reductions[pick(6)]) + "(" + a.name + ", axis=(0, -1)" + (pick(2) ? ", keepdims=True" : "") + ")";

@@ -269,8 +269,8 @@ def make_program(rng):
                 exact = True if form < 3 else ex
             elif kind == 25:
                 # NumPy spellings made of other ops: clip, ravel / flatten, the *_like family,
-                # dtypes as np attributes, and reductions of a shape (np.prod(x.shape)).
-                form = rng.randrange(6)
+                # dtypes as np attributes, reductions of a shape (np.prod(x.shape)), arange and eye.
+                form = rng.randrange(7)
                 if form == 0:
                     lo, hi = rng.choice(["-1", "0.5", "None"]), rng.choice(["2", "1.25", "None"])
                     if lo == "None" and hi == "None":
@@ -293,6 +293,23 @@ def make_program(rng):
                     dt = rng.choice(["np.float32", "np.int64", "np.bool_"])
                     text = f"{x}.astype({dt})"
                     val = X.astype(eval(dt))
+                elif form == 6:
+                    # arange over sizes (a negative step too) and eye / identity (an offset diagonal).
+                    start, stop, step = rng.choice(["0", "2", "n", "m - 1"]), rng.choice(["n", "m + 2", f"{x}.size"]), rng.choice([1, 2, 3, -1, -2])
+                    diag = rng.choice([0, 1, -1, 2])
+                    sub = rng.randrange(4)
+                    sizes = {"n": n, "m": m}
+                    value = lambda e: eval(e.replace(f"{x}.size", str(X.size)), {}, sizes)
+                    if sub == 0:
+                        text, val = f"arange({stop})", np.arange(value(stop))
+                    elif sub == 1:
+                        text = f"np.arange({start}, {stop}, {step})"
+                        val = np.arange(value(start), value(stop), step)
+                    elif sub == 2:
+                        text, val = f"eye(n, m + 1, k={diag})", np.eye(n, m + 1, k=diag)
+                    else:
+                        text, val = f"identity(m, dtype=int32)", np.identity(m, dtype=np.int32)
+                    exact = True
                 else:
                     # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
                     fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])

@@ -3,6 +3,7 @@
 // node's validity (sizes 0 and 1 included), a kernel raises a shape error exactly where the
 // node's symbolic validity (its operands' included) fails, and otherwise returns the inferred
 // shape and dtype (the interpreter's debug check throws InternalError on any disagreement).
+#include <functional>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -1147,4 +1148,60 @@ TEST(Programs, AReductionOfATupleOfSizesIsASize) {
   }
   EXPECT_NE(session.execute("d = np.max(())", 14).lines.at(0).find("zero-size array to reduction operation maximum"),
             std::string::npos);
+}
+
+// arange over sizes and eye: the length is max(0, ceil((stop - start) / step)) as a piecewise
+// quasi-affine size; counted here by stepping from start to stop, at every point of a box, and
+// compared with the interpreter's values.
+TEST(Programs, ArangeAndEyeOverSizes) {
+  struct Case {
+    const char *text;
+    std::function<std::vector<int64_t>(int64_t, int64_t)> values;
+  };
+  auto stepping = [](int64_t start, int64_t stop, int64_t step) {
+    std::vector<int64_t> v;
+    for (int64_t x = start; step > 0 ? x < stop : x > stop; x += step) v.push_back(x);
+    return v;
+  };
+  const std::vector<Case> cases = {
+      {"arange(n)", [&](int64_t n, int64_t) { return stepping(0, n, 1); }},
+      {"np.arange(2, n, 3)", [&](int64_t n, int64_t) { return stepping(2, n, 3); }},
+      {"arange(n, m - 1, -2)", [&](int64_t n, int64_t m) { return stepping(n, m - 1, -2); }},
+      {"arange(m - 3)", [&](int64_t, int64_t m) { return stepping(0, m - 3, 1); }},
+      {"arange(start=n, stop=2 * m, step=4)", [&](int64_t n, int64_t m) { return stepping(n, 2 * m, 4); }}};
+  for (const Case &c : cases) {
+    const std::vector<std::string> lines = {"param n, m", std::string("a = ") + c.text};
+    Solver solver;
+    driver::Session session(solver, {});
+    ASSERT_TRUE(executesAll(session, lines)) << c.text;
+    const ops::Node *a = session.lookup("a");
+    // Valid, but where a bound passes int64 (2*m can).
+    Validity v = ops::validityOf(session.graph(), a);
+    EXPECT_EQ(v.status(), std::string(c.text).find("2 * m") == std::string::npos ? Status::Valid : Status::RuntimeCheck) << c.text;
+    for (int64_t n = 0; n <= 6; ++n)
+      for (int64_t m = 0; m <= 6; ++m) {
+        std::vector<int64_t> want = c.values(n, m);
+        Assignment at{{"n", n}, {"m", m}};
+        EXPECT_EQ(inferredAt(a->shape, at), interp::shapeText({int64_t(want.size())})) << c.text << " at " << at.toString();
+        interp::Interpreter in(session.graph(), at, {}, {});
+        interp::Array got = in.evaluate(a);
+        ASSERT_EQ(got.size(), int64_t(want.size())) << c.text;
+        for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(got.base<int64_t>()[k], want[k]) << c.text;
+      }
+  }
+  // eye(n, m, k): ones where column = row + k; a negative size is a shape error, as in NumPy.
+  const std::vector<std::string> lines = {"param n, m", "e = eye(n, m + 1, k=1)", "g = identity(n - 2, dtype=int32)"};
+  for (int64_t n = 0; n <= 4; ++n)
+    for (int64_t m = 0; m <= 3; ++m) {
+      Assignment at{{"n", n}, {"m", m}};
+      EXPECT_EQ(outcomeOf(lines, "e", at), interp::shapeText({n, m + 1}));
+      EXPECT_EQ(outcomeOf(lines, "g", at), n >= 2 ? interp::shapeText({n - 2, n - 2}) : "shape error");
+    }
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  interp::Interpreter in(session.graph(), {{"n", 2}, {"m", 2}}, {}, {});
+  EXPECT_EQ(in.evaluate(session.lookup("e")).toString(), "[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]");
+  for (const char *bad : {"z = arange(n, 1, 0)", "z = arange(1.5)", "z = arange()"})
+    EXPECT_TRUE(session.execute(bad, 9).failed) << bad;
 }
