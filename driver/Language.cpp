@@ -246,7 +246,7 @@ const std::string kHelp =
     "  :shape EXPR                    shape, dtype, status\n"
     "  :explain EXPR                  + runtime checks, validity condition, a violating point\n"
     "  :errors                        the program's error domain, with a witness\n"
-    "  :eval EXPR [with n=3, x=[[1.0]], y=load(\"y.npy\")]   evaluate (missing inputs are seeded)\n"
+    "  :eval EXPR [with n=3, x=[[1.0]], y=load(\"y.npy\")]   evaluate (missing inputs are seeded; sizes it does not read may be left out)\n"
     "  :save EXPR \"file.npy\" [with ...]                     evaluate and save as .npy\n"
     "  :graph EXPR                    the DAG (shared nodes once)\n"
     "  :optimize NAME [--valid-graph] [--inexact]   rewrite, every application checked: by default\n"
@@ -1692,6 +1692,7 @@ struct Session::Impl {
         bindings(point, inputs);
       }
       done();
+      completePoint(n, point);
       j["command"] = cmd;
       j["name"] = name;
       try {
@@ -1965,6 +1966,50 @@ struct Session::Impl {
     double v = std::strtod(t.text.c_str(), nullptr);
     a.base<double>()[0] = negative ? -v : v;
     return a;
+  }
+
+  /// The size parameters an evaluation of `n` was not given: those its computation reads (a
+  /// shape, index, size or condition of n or of what it is computed from) stay missing, and the
+  /// interpreter names them; the others take values the assumptions allow beside the given
+  /// ones (0 where no assumption mentions them), since nothing computed depends on them.
+  void completePoint(const Node *n, Assignment &point) {
+    std::set<std::string> read;
+    auto note = [&](const auto &e) {
+      for (const Expr &p : parametersOf(e)) read.insert(p->name);
+    };
+    std::vector<const Node *> stack{n};
+    std::unordered_set<const Node *> seen{n};
+    while (!stack.empty()) {
+      const Node *x = stack.back();
+      stack.pop_back();
+      for (const Expr &d : x->shape) note(d);
+      for (const Expr &e : x->exprs) note(e);
+      for (const ops::IndexEntry &e : x->index) {
+        if (e.start) note(*e.start);
+        if (e.stop) note(*e.stop);
+      }
+      note(x->cond);
+      for (const Obligation &o : x->validity.obligations()) note(o.predicate);
+      for (const Node *i : x->inputs)
+        if (seen.insert(i).second) stack.push_back(i);
+    }
+    std::vector<std::string> unread;
+    for (const Expr &p : graph->params())
+      if (!point.find(p->name) && !read.count(p->name)) unread.push_back(p->name);
+    if (unread.empty()) return;
+    std::vector<Pred> fixed = graph->assumptions();
+    for (const auto &[name, v] : point.values()) fixed.push_back(eq(Expr::param(name), Expr(v)));
+    try {
+      Context c = solver.makeContext(fixed);
+      if (c.consistencyProven())
+        for (const std::string &p : unread)
+          if (const Integer *v = c.samplePoint().find(p)) point.set(p, *v);
+          else point.set(p, Integer(0)); // not in the assumptions: any size
+    } catch (const UserError &) {
+      // The given values contradict the assumptions (or are no sizes): the interpreter says
+      // which one fails, whatever the others are.
+      for (const std::string &p : unread) point.set(p, Integer(0));
+    }
   }
 
   /// A nested list of numbers (rectangular) as an array: bool, int64 or float64 as NumPy infers.

@@ -1205,3 +1205,24 @@ TEST(Programs, ArangeAndEyeOverSizes) {
   for (const char *bad : {"z = arange(n, 1, 0)", "z = arange(1.5)", "z = arange()"})
     EXPECT_TRUE(session.execute(bad, 9).failed) << bad;
 }
+
+// :eval needs only the size parameters the value's computation reads; the others take values the
+// assumptions allow beside the given ones (nothing computed depends on them).
+TEST(Programs, EvalNeedsOnlyTheSizesItReads) {
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n, m, k", "assume m >= n + 2", "x = input((n,), float64)", "y = x * 2.0",
+                                    "z = zeros((k,))", "w = x[:m]"}));
+  driver::Reply ok = session.execute(":eval y with n=3, x=[1.0, 2.0, 3.0]", 7);
+  ASSERT_FALSE(ok.failed) << ok.lines.at(0);
+  EXPECT_EQ(ok.lines.at(0), "y = [2.0, 4.0, 6.0]  (float64, shape (3,))");
+  for (const char *bad : {":eval z with n=3", ":eval w with n=3"}) { // z reads k, w reads m
+    driver::Reply r = session.execute(bad, 8);
+    ASSERT_TRUE(r.failed) << bad;
+    EXPECT_NE(r.lines.at(0).find("no value for size parameter"), std::string::npos) << r.lines.at(0);
+  }
+  // Given values that break the assumptions are still refused.
+  driver::Reply r = session.execute(":eval y with n=3, m=1", 9);
+  ASSERT_TRUE(r.failed);
+  EXPECT_NE(r.lines.at(0).find("does not satisfy the assumption m >= n + 2"), std::string::npos) << r.lines.at(0);
+}
