@@ -15,12 +15,13 @@ algebra: compared within a stated tolerance). NumPy runs with NEP 50 promotion (
 scalars), the semantics shapelab follows.
 """
 import json
-import math
 import random
 import sys
 import warnings
 
 import numpy as np
+
+from oracle_values import literal, value_json
 
 if hasattr(np, "_set_promotion_state"):
     np._set_promotion_state("weak")
@@ -42,32 +43,6 @@ class ExpectedError(Exception):
     def __init__(self, kind):
         super().__init__(kind)
         self.kind = kind
-
-
-def literal(a):
-    """The shapelab literal of an array's values (nested lists)."""
-    def rec(x):
-        if isinstance(x, list):
-            return "[" + ", ".join(rec(v) for v in x) + "]"
-        if isinstance(x, bool):
-            return "True" if x else "False"
-        if isinstance(x, float):
-            return repr(x)
-        return str(x)
-    return rec(a.tolist())
-
-
-def value_json(a):
-    def rec(x):
-        if isinstance(x, list):
-            return [rec(v) for v in x]
-        if isinstance(x, float):
-            if math.isnan(x):
-                return "nan"
-            if math.isinf(x):
-                return "inf" if x > 0 else "-inf"
-        return x
-    return rec(np.asarray(a).tolist())
 
 
 def make_program(rng):

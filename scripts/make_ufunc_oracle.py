@@ -15,11 +15,12 @@ raises on the values (an integer to a negative power). The inputs hold the speci
 zeros of both signs, halves (rint rounds them to even), the integer limits, inf and nan.
 """
 import json
-import math
 import os
 import warnings
 
 import numpy as np
+
+from oracle_values import literal, value_json
 
 if hasattr(np, "_set_promotion_state"):
     np._set_promotion_state("weak")
@@ -52,31 +53,6 @@ INPUTS = {
     "f": np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1.0, 3.0, np.inf, -np.inf, np.nan], dtype=np.float32),
     "d": np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1.0, -7.25, np.inf, 1e300, np.nan]),
 }
-
-
-def literal(a):
-    def rec(x):
-        if isinstance(x, list):
-            return "[" + ", ".join(rec(v) for v in x) + "]"
-        if isinstance(x, bool):
-            return "True" if x else "False"
-        if isinstance(x, float):
-            return repr(x)  # nan, inf, -inf read back too
-        return str(x)
-    return rec(a.tolist())
-
-
-def value_json(a):
-    def rec(x):
-        if isinstance(x, list):
-            return [rec(v) for v in x]
-        if isinstance(x, float):
-            if math.isnan(x):
-                return "nan"
-            if math.isinf(x):
-                return "inf" if x > 0 else "-inf"
-        return x
-    return rec(np.asarray(a).tolist())
 
 
 def outcome(compute, exact, low):
