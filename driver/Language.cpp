@@ -1208,12 +1208,12 @@ struct Session::Impl {
     // size=3), and integers(k) is integers(0, k).
     for (std::size_t i = 0; i < count; ++i) {
       if (given[i]) continue;
-      const std::string d = info->defaultOf(i);
-      if (d == "None" && name == "integers" && given[0]) {
+      const std::optional<std::optional<double>> d = info->defaultValue(i);
+      if (d && !*d && name == "integers" && given[0]) {
         given[1] = given[0];
         given[0] = Value::ofSize(Expr(0), p);
-      } else if (!d.empty() && d != "None") {
-        given[i] = Value::ofFloat(std::stod(d), p);
+      } else if (d && *d) {
+        given[i] = Value::ofFloat(**d, p);
       } else if (name == "choice_without_replacement" && i == 1) {
         given[i] = Value(); // p=None
       } else {

@@ -175,7 +175,7 @@ int rvList(const RvOptions &o) {
       // integers(0, k)).
       Json defaults = Json::object();
       for (std::size_t k = 0; k < i.parameters.size(); ++k)
-        if (std::string d = i.defaultOf(k); !d.empty()) defaults[i.parameters[k]] = d == "None" ? Json(nullptr) : Json(std::stod(d));
+        if (auto d = i.defaultValue(k)) defaults[i.parameters[k]] = *d ? Json(**d) : Json(nullptr);
       j["defaults"] = defaults;
       j["signature"] = i.signature;
       j["dtype"] = i.dtype;

@@ -455,8 +455,8 @@ PYBIND11_MODULE(_shapelab, m) {
       d["parameters"] = stringList(i.parameters);
       py::dict defaults; // as in `shapelab rv --list --json`: None for integers' high
       for (std::size_t k = 0; k < i.parameters.size(); ++k)
-        if (std::string v = i.defaultOf(k); !v.empty())
-          defaults[py::str(i.parameters[k])] = v == "None" ? py::object(py::none()) : py::object(py::float_(std::stod(v)));
+        if (auto v = i.defaultValue(k))
+          defaults[py::str(i.parameters[k])] = *v ? py::object(py::float_(**v)) : py::object(py::none());
       d["defaults"] = defaults;
       d["signature"] = i.signature;
       d["dtype"] = i.dtype;

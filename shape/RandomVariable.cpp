@@ -66,6 +66,13 @@ const std::vector<RandomVariableInfo> &randomVariableCatalogue() {
   return list;
 }
 
+std::optional<std::optional<double>> RandomVariableInfo::defaultValue(std::size_t i) const {
+  const std::string d = defaultOf(i);
+  if (d.empty()) return std::nullopt;
+  if (d == "None") return std::optional<double>();
+  return std::optional<double>(std::stod(d)); // the catalogue's own decimal text
+}
+
 std::string RandomVariableInfo::parameterList() const {
   std::string out;
   for (std::size_t i = 0; i < parameters.size(); ++i) {

@@ -41,6 +41,9 @@ struct RandomVariableInfo {
   std::string parameterList() const;
   /// The default of parameter i, or empty.
   std::string defaultOf(std::size_t i) const { return i < defaults.size() ? defaults[i] : ""; }
+  /// Parameter i's default as a value: absent where the parameter must be given; nullopt inside
+  /// for "None" (integers' high); the number otherwise.
+  std::optional<std::optional<double>> defaultValue(std::size_t i) const;
 };
 
 const std::vector<RandomVariableInfo> &randomVariableCatalogue();
