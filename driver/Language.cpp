@@ -698,7 +698,8 @@ struct Session::Impl {
         "ones", "concatenate", "stack", "split", "set_subtensor", "inc_subtensor", "sum", "prod", "max", "min", "all",
         "any", "mean", "amax", "amin", "matmul", "outer", "diff", "cumsum", "convolve", "specify_shape", "ifelse",
         "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
-        "empty_like", "full_like", "clip", "len", "arange", "eye", "identity"};
+        "empty_like", "full_like", "clip", "len", "arange", "eye", "identity", "flip", "swapaxes", "moveaxis",
+        "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "copy", "var", "std", "ptp"};
     return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
   }
 
@@ -709,6 +710,11 @@ struct Session::Impl {
       // random.normal.normal names nothing.
       if (!v.text.empty() && v.text != "random" && v.text != "linalg")
         failAt("function '" + v.text + "' has no attribute '" + a + "'", t.pos);
+      if (v.text.empty() && a == "newaxis") { // None, as NumPy defines it
+        Value none;
+        none.pos = t.pos;
+        return none;
+      }
       // np.float32 and the other dtype names NumPy spells as attributes (np.int and np.float
       // are gone from NumPy).
       if (v.text.empty() && a != "int" && a != "float")
@@ -740,7 +746,8 @@ struct Session::Impl {
     if (a == "T") return Value::ofNode(graph->transpose(n, std::nullopt), t.pos);
     if (a == "dtype") return Value::ofDType(n->dtype, t.pos);
     static const std::set<std::string> methods = {"sum", "prod", "max", "min", "all", "any", "mean", "reshape", "astype",
-                                                  "transpose", "squeeze", "cumsum", "ravel", "flatten", "clip"};
+                                                  "transpose", "squeeze", "cumsum", "ravel", "flatten", "clip",
+                                                  "swapaxes", "copy", "var", "std", "ptp"};
     if (!methods.count(a)) failAt("an array has no attribute '" + a + "'", t.pos);
     Value m;
     m.kind = Value::Callable;
@@ -1097,6 +1104,18 @@ struct Session::Impl {
       if (c.kind == Value::Bool) return node(graph->ifelse(Pred::truth(c.flag), x, y));
       return node(graph->ifelse(array(c), x, y));
     }
+    if (fn == "flip" || fn == "swapaxes" || fn == "moveaxis" || fn == "copy" || fn.rfind("atleast_", 0) == 0)
+      return node(layout(fn, a, p));
+    if (fn == "vstack" || fn == "hstack") {
+      // NumPy: vstack joins the arrays made at least 2-d along axis 0; hstack joins those made
+      // at least 1-d along axis 1, or 0 when the first is 1-d.
+      checkArguments(a, 1, {"tup"});
+      std::vector<const Node *> xs = arrays(required(a, 0, "tup"));
+      if (xs.empty()) failAt("need at least one array to concatenate", p);
+      for (const Node *&x : xs) x = atLeast(x, fn == "vstack" ? 2 : 1);
+      return node(graph->concatenate(xs, fn == "vstack" || xs[0]->rank() == 1 ? 0 : 1));
+    }
+    if (fn == "var" || fn == "std" || fn == "ptp") return node(spread(fn, a, p));
     if (fn == "arange") { // arange([start,] stop[, step], dtype=None), over sizes
       checkArguments(a, 4, {"start", "stop", "step", "dtype"});
       const Value *first = a.get(0, "start"), *second = a.get(1, "stop"), *third = a.get(2, "step");
@@ -1144,6 +1163,97 @@ struct Session::Impl {
     }
     if (fn.rfind("random.", 0) == 0) return randomCall(fn.substr(7), a, p);
     failAt("'" + fn + "' is not a function shapelab knows (see :ops)", p);
+  }
+
+  /// x with at least `rank` dimensions, as NumPy's atleast_1d/2d/3d make it: () -> (1,), (1, 1)
+  /// or (1, 1, 1); (n,) -> (1, n) or (1, n, 1); (m, n) -> (m, n, 1).
+  const Node *atLeast(const Node *x, std::size_t rank) {
+    if (x->rank() >= rank) return x;
+    if (x->rank() == 0) return graph->reshape(x, Shape(rank, Expr(1)));
+    if (rank == 2) return graph->expandDims(x, {0});
+    return graph->expandDims(x, x->rank() == 1 ? std::vector<int64_t>{0, -1} : std::vector<int64_t>{-1});
+  }
+
+  /// An axis argument as NumPy normalises it (AxisError's message).
+  int64_t axisOf(const Value &v, std::size_t rank) {
+    int64_t k = constant(v, "axis"), r = int64_t(rank);
+    if (k < -r || k >= r) failAt("axis " + std::to_string(k) + " is out of bounds for array of dimension " + std::to_string(rank), v.pos);
+    return k < 0 ? k + r : k;
+  }
+
+  /// flip, swapaxes, moveaxis, copy and atleast_Nd: views NumPy makes of x, built from
+  /// indexing, transposes and reshapes.
+  const Node *layout(const std::string &fn, Args &a, std::size_t p) {
+    if (fn == "copy") {
+      checkArguments(a, 1, {"a"});
+      return array(required(a, 0, "a")); // the same values: nodes are immutable
+    }
+    if (fn.rfind("atleast_", 0) == 0) {
+      checkArguments(a, 1, {"arys"});
+      return atLeast(array(required(a, 0, "arys")), std::size_t(fn[8] - '0'));
+    }
+    if (fn == "flip") { // x[::-1] along the axes (every axis when axis is None)
+      checkArguments(a, 2, {"m", "axis"});
+      const Node *x = array(required(a, 0, "m"));
+      Value ax = optional(a, 1, "axis");
+      std::vector<bool> flipped(x->rank(), ax.kind == Value::None);
+      for (const Value &v : ax.kind == Value::Tuple ? ax.items : std::vector<Value>{ax})
+        if (v.kind != Value::None) {
+          std::size_t k = std::size_t(axisOf(v, x->rank()));
+          if (flipped[k]) failAt("repeated axis", v.pos);
+          flipped[k] = true;
+        }
+      std::vector<ops::IndexEntry> entries(x->rank());
+      for (std::size_t k = 0; k < entries.size(); ++k)
+        if (flipped[k]) entries[k].step = -1;
+      return graph->index(x, entries);
+    }
+    // swapaxes(a, axis1, axis2) and moveaxis(a, source, destination): permutations.
+    if (fn == "swapaxes") checkArguments(a, 3, {"a", "axis1", "axis2"});
+    else checkArguments(a, 3, {"a", "source", "destination"});
+    const Node *x = array(required(a, 0, "a"));
+    const Value &from = required(a, 1, fn == "swapaxes" ? "axis1" : "source");
+    const Value &to = required(a, 2, fn == "swapaxes" ? "axis2" : "destination");
+    int64_t i = axisOf(from, x->rank()), j = axisOf(to, x->rank());
+    std::vector<int64_t> perm;
+    for (int64_t k = 0; k < int64_t(x->rank()); ++k) perm.push_back(k);
+    if (fn == "swapaxes") {
+      std::swap(perm[std::size_t(i)], perm[std::size_t(j)]);
+    } else {
+      perm.erase(perm.begin() + i);
+      perm.insert(perm.begin() + j, i);
+    }
+    return graph->transpose(x, perm);
+  }
+
+  /// var and std (NumPy's: the mean of the squared deviations from the mean, divided by
+  /// max(count - ddof, 0); std its square root) and ptp (max - min).
+  const Node *spread(const std::string &fn, Args &a, std::size_t p) {
+    if (fn == "ptp") checkArguments(a, 3, {"a", "axis", "keepdims"});
+    else checkArguments(a, 5, {"a", "axis", "dtype", "out", "ddof", "keepdims"});
+    const Node *x = array(required(a, 0, "a"));
+    std::optional<std::vector<int64_t>> axes = axesOf(optional(a, 1, "axis"));
+    Value keep = optional(a, fn == "ptp" ? 2 : 5, "keepdims");
+    bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
+    if (fn != "ptp") {
+      if (optional(a, 2, "dtype").kind != Value::None || optional(a, 3, "out").kind != Value::None)
+        failAt(fn + "(): dtype and out are not supported", p);
+    }
+    if (fn == "ptp") return graph->binary("subtract", graph->reduce("max", x, axes, keepdims), graph->reduce("min", x, axes, keepdims), mode);
+    Value dd = optional(a, 4, "ddof");
+    Expr ddof = dd.kind == Value::None ? Expr(0) : sizeOf(dd, "ddof");
+    const Node *deviation = graph->binary("subtract", x, graph->reduce("mean", x, axes, true), mode);
+    const Node *squares = graph->binary("multiply", deviation, deviation, mode);
+    // The count of the reduced elements, less ddof, as a Python int would divide (weak).
+    std::vector<bool> reduced(x->rank(), !axes);
+    if (axes)
+      for (int64_t k : *axes) reduced[std::size_t(k < 0 ? k + int64_t(x->rank()) : k)] = true;
+    Expr count(1);
+    for (std::size_t k = 0; k < x->rank(); ++k)
+      if (reduced[k]) count = count * x->shape[k];
+    const Node *divisor = graph->size(ddof.constantValue() == Integer(0) ? count : max({count - ddof, Expr(0)}));
+    const Node *v = graph->binary("true_divide", graph->reduce("sum", squares, axes, keepdims), divisor, mode);
+    return fn == "std" ? graph->unary("sqrt", v) : v;
   }
 
   /// sum, prod, max, min, all or any of a tuple of sizes (np.prod(x.shape)). NumPy makes the

@@ -200,7 +200,17 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     case 32: {
       // Spellings with tuples and sizes: reductions over several axes, expand_dims of several,
       // two different arrays joined, allocations sized by .size and .ndim, scalar branches.
-      switch (pick(8)) {
+      switch (pick(10)) {
+      case 8:
+        // Layout spelled as NumPy's helpers: views built from indexing, transposes, reshapes.
+        switch (pick(4)) {
+        case 0: e = "np.flip(" + a.name + (a.rank && pick(2) ? ", -1" : "") + ")"; break;
+        case 1: e = a.rank >= 2 ? "np.swapaxes(" + a.name + ", 0, -1)" : "np.atleast_2d(" + a.name + ")"; break;
+        case 2: e = a.rank >= 1 ? "np.moveaxis(" + a.name + ", 0, -1)" : "np.atleast_3d(" + a.name + ")"; break;
+        default: e = std::string(pick(2) ? "np.vstack" : "np.hstack") + "([" + a.name + ", " + b.name + "])"; break;
+        }
+        break;
+      case 9: e = std::string(pick(3) == 0 ? "np.ptp(" : pick(2) ? "np.var(" : "np.std(") + a.name + (a.rank ? ", axis=0" : "") + ")"; break;
       case 6: {
         // arange over sizes (a negative step too), sized by an array: NumPy computes the array.
         static const char *starts[] = {"0", "2", "n", "m - 1"}, *steps[] = {"1", "2", "-1", "-3"};

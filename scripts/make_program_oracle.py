@@ -244,8 +244,10 @@ def make_program(rng):
                 exact = True if form < 3 else ex
             elif kind == 25:
                 # NumPy spellings made of other ops: clip, ravel / flatten, the *_like family,
-                # dtypes as np attributes, reductions of a shape (np.prod(x.shape)), arange and eye.
-                form = rng.randrange(7)
+                # dtypes as np attributes, reductions of a shape (np.prod(x.shape)), arange and eye,
+                # layout spellings (flip, swapaxes, moveaxis, atleast_Nd, vstack, hstack) and
+                # spreads (var, std, ptp).
+                form = rng.randrange(9)
                 if form == 0:
                     lo, hi = rng.choice(["-1", "0.5", "None"]), rng.choice(["2", "1.25", "None"])
                     if lo == "None" and hi == "None":
@@ -268,6 +270,44 @@ def make_program(rng):
                     dt = rng.choice(["np.float32", "np.int64", "np.bool_"])
                     text = f"{x}.astype({dt})"
                     val = X.astype(eval(dt))
+                elif form == 7:
+                    r = X.ndim
+                    sub = rng.randrange(5)
+                    if sub == 0:
+                        ax = rng.choice([None] + list(range(-r, r)) + ([(0, -1)] if r >= 2 else []))
+                        text, val = f"np.flip({x}" + ("" if ax is None else f", {ax}") + ")", np.flip(X, ax)
+                    elif sub == 1 and r >= 2:
+                        i, j = rng.randrange(-r, r), rng.randrange(r)
+                        text = f"np.swapaxes({x}, {i}, {j})" if rng.random() < 0.5 else f"{x}.swapaxes({i}, {j})"
+                        val = np.swapaxes(X, i, j)
+                    elif sub == 2 and r >= 1:
+                        i, j = rng.randrange(r), rng.randrange(-r, r)
+                        text, val = f"np.moveaxis({x}, {i}, {j})", np.moveaxis(X, i, j)
+                    elif sub == 3:
+                        d = rng.choice([1, 2, 3])
+                        text, val = f"np.atleast_{d}d({x})", getattr(np, f"atleast_{d}d")(X)
+                    elif sub == 4:
+                        fn = rng.choice(["vstack", "hstack"])
+                        text, val = f"np.{fn}([{x}, {y}])", getattr(np, fn)([X, Y])
+                    else:
+                        continue
+                elif form == 8:
+                    fn = rng.choice(["var", "std", "ptp"])
+                    if X.dtype == bool and fn == "ptp":
+                        continue  # NumPy's boolean subtract refuses
+                    args = []
+                    if X.ndim and rng.random() < 0.6:
+                        args.append(f"axis={rng.randrange(-X.ndim, X.ndim)}")
+                    if fn != "ptp" and rng.random() < 0.4:
+                        args.append(f"ddof={rng.choice([1, 2])}")
+                    if rng.random() < 0.3:
+                        args.append("keepdims=True")
+                    kw = dict(a.split("=") for a in args)
+                    kw = {k: (v == "True") if k == "keepdims" else int(v) for k, v in kw.items()}
+                    text = f"np.{fn}({x}" + "".join(", " + a for a in args) + ")" if rng.random() < 0.6 else \
+                        f"{x}.{fn}(" + ", ".join(args) + ")"
+                    val = getattr(np, fn)(X, **kw)
+                    exact = ex and fn == "ptp"  # var and std divide and take roots
                 elif form == 6:
                     # arange over sizes (a negative step too) and eye / identity (an offset diagonal).
                     start, stop, step = rng.choice(["0", "2", "n", "m - 1"]), rng.choice(["n", "m + 2", f"{x}.size"]), rng.choice([1, 2, 3, -1, -2])
