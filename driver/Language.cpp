@@ -696,10 +696,11 @@ struct Session::Impl {
     static const std::set<std::string> fns = {
         "input", "where", "astype", "transpose", "expand_dims", "squeeze", "reshape", "broadcast_to", "full", "zeros",
         "ones", "concatenate", "stack", "split", "set_subtensor", "inc_subtensor", "sum", "prod", "max", "min", "all",
-        "any", "mean", "amax", "amin", "matmul", "outer", "diff", "cumsum", "convolve", "specify_shape", "ifelse",
+        "any", "mean", "amax", "amin", "matmul", "outer", "diff", "cumsum", "cumprod", "convolve", "specify_shape", "ifelse",
         "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
         "empty_like", "full_like", "clip", "len", "arange", "eye", "identity", "flip", "swapaxes", "moveaxis",
-        "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "copy", "var", "std", "ptp"};
+        "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "copy", "var", "std", "ptp", "argmax",
+        "argmin"};
     return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
   }
 
@@ -746,8 +747,8 @@ struct Session::Impl {
     if (a == "T") return Value::ofNode(graph->transpose(n, std::nullopt), t.pos);
     if (a == "dtype") return Value::ofDType(n->dtype, t.pos);
     static const std::set<std::string> methods = {"sum", "prod", "max", "min", "all", "any", "mean", "reshape", "astype",
-                                                  "transpose", "squeeze", "cumsum", "ravel", "flatten", "clip",
-                                                  "swapaxes", "copy", "var", "std", "ptp"};
+                                                  "transpose", "squeeze", "cumsum", "cumprod", "ravel", "flatten", "clip",
+                                                  "swapaxes", "copy", "var", "std", "ptp", "argmax", "argmin"};
     if (!methods.count(a)) failAt("an array has no attribute '" + a + "'", t.pos);
     Value m;
     m.kind = Value::Callable;
@@ -1049,6 +1050,14 @@ struct Session::Impl {
       checkArguments(a, 2, {"x", "y"});
       return node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), fn == "inc_subtensor", mode));
     }
+    if (fn == "argmax" || fn == "argmin") { // one axis, or the flat index (NumPy's out is not taken)
+      checkArguments(a, 3, {"a", "axis", "out", "keepdims"});
+      Value ax = optional(a, 1, "axis"), keep = optional(a, 3, "keepdims");
+      if (optional(a, 2, "out").kind != Value::None) failAt(fn + "(): out is not supported", p);
+      if (ax.kind == Value::Tuple) failAt("'tuple' object cannot be interpreted as an integer", ax.pos);
+      bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
+      return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(ax), keepdims));
+    }
     if (fn == "sum" || fn == "prod" || fn == "max" || fn == "min" || fn == "all" || fn == "any" || fn == "mean") {
       checkArguments(a, 3, {"a", "axis", "keepdims"});
       if (const Value &x = required(a, 0, "a"); x.kind == Value::Tuple) return tupleReduction(fn, x, a, p);
@@ -1080,10 +1089,10 @@ struct Session::Impl {
       return node(graph->diff(array(required(a, 0, "a")), n.kind == Value::None ? 1 : constant(n, "n"),
                               ax.kind == Value::None ? -1 : constant(ax, "axis")));
     }
-    if (fn == "cumsum") {
+    if (fn == "cumsum" || fn == "cumprod") {
       checkArguments(a, 2, {"a", "axis"});
       Value ax = optional(a, 1, "axis");
-      return node(graph->cumsum(array(required(a, 0, "a")), ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"))));
+      return node(graph->cumulative(fn, array(required(a, 0, "a")), ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"))));
     }
     if (fn == "specify_shape") {
       checkArguments(a, 2, {"x", "shape"});

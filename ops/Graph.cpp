@@ -1101,8 +1101,10 @@ const Node *Graph::setSubtensor(const Node *region, const Node *value, bool incr
 
 const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
                           bool keepdims) {
-  static const std::set<std::string> known = {"sum", "prod", "max", "min", "all", "any", "mean"};
+  static const std::set<std::string> known = {"sum", "prod", "max", "min", "all", "any", "mean", "argmax", "argmin"};
   if (!known.count(op)) throw OpError("unknown reduction '" + op + "'");
+  const bool arg = op == "argmax" || op == "argmin";
+  if (arg && axes && axes->size() != 1) throw OpError("'tuple' object cannot be interpreted as an integer");
   std::vector<int64_t> list;
   if (!axes) {
     for (std::size_t i = 0; i < x->rank(); ++i) list.push_back(int64_t(i));
@@ -1122,7 +1124,13 @@ const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<st
     if (op == "sum" || op == "prod") t = isFloat(t) ? t : DType::Int64;
     if (op == "all" || op == "any") t = DType::Bool;
     if (op == "mean") t = isFloat(t) ? t : DType::Float64;
+    if (arg) t = DType::Int64;
     n.dtype = t;
+    // argmax and argmin over every axis: the index into the flattened array, which must not be
+    // empty (whatever its shape: NumPy flattens first).
+    if (arg && !axes)
+      requireOr(n.validity, nonEmpty(product(x->shape)), "the array is not empty",
+                "attempt to get " + op + " of an empty sequence");
     for (std::size_t i = 0; i < x->rank(); ++i) {
       bool reduced = std::find(list.begin(), list.end(), int64_t(i)) != list.end();
       if (!reduced) n.shape.push_back(x->shape[i]);
@@ -1130,6 +1138,9 @@ const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<st
       if (reduced && (op == "max" || op == "min"))
         requireOr(n.validity, nonEmpty(x->shape[i]), "reduced axis " + std::to_string(i) + " is not empty",
                   std::string("zero-size array to reduction operation ") + reductionName(op) + " which has no identity");
+      if (reduced && arg && axes)
+        requireOr(n.validity, nonEmpty(x->shape[i]), "reduced axis " + std::to_string(i) + " is not empty",
+                  "attempt to get " + op + " of an empty sequence");
     }
   });
 }
@@ -1200,10 +1211,11 @@ const Node *Graph::diff(const Node *x, int64_t order, int64_t axisArg) {
   });
 }
 
-const Node *Graph::cumsum(const Node *x, std::optional<int64_t> axisArg) {
-  if (!axisArg) return cumsum(reshape(x, {Expr(-1)}), 0);
+const Node *Graph::cumulative(const std::string &op, const Node *x, std::optional<int64_t> axisArg) {
+  if (op != "cumsum" && op != "cumprod") throw OpError("unknown cumulative function '" + op + "'");
+  if (!axisArg) return cumulative(op, reshape(x, {Expr(-1)}), 0);
   int64_t axis = normalizeAxis(*axisArg, x->rank());
-  Node c = blank(OpKind::Cumsum, "cumsum", {x});
+  Node c = blank(OpKind::Cumsum, op, {x});
   c.ints = {axis};
   return make(std::move(c), [&](Node &n) {
     n.dtype = isFloat(x->dtype) ? x->dtype : DType::Int64;
@@ -1387,7 +1399,7 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
   case OpKind::Reduce: return reduce(n->op, in[0], n->ints, n->number != 0);
   case OpKind::Blockwise: return blockwise(n->op, in, n->mode);
   case OpKind::Diff: return diff(in[0], n->ints[0], n->ints[1]);
-  case OpKind::Cumsum: return cumsum(in[0], n->ints[0]);
+  case OpKind::Cumsum: return cumulative(n->op, in[0], n->ints[0]);
   case OpKind::Random: {
     std::vector<std::optional<Shape>> shapeOnly;
     std::size_t e = 0;
@@ -1461,6 +1473,8 @@ const std::vector<OpInfo> &opCatalogue() {
         {"atleast_2d", "atleast_1d / atleast_2d / atleast_3d(a)", "dimensions of 1 added as NumPy adds them"},
         {"vstack", "vstack(tup) / hstack(tup)", "concatenate along 0 (at least 2-d) / 1 (0 for 1-d)"},
         {"var", "var(a, axis=None, ddof=0, keepdims=False) / std / ptp", "as the reductions; var divides by max(count - ddof, 0)"},
+        {"cumprod", "cumprod(x, axis=None)", "as cumsum"},
+        {"argmax", "argmax(a, axis=None, keepdims=False) / argmin", "int64; one axis (None: the flat index); not empty"},
         {"ravel", "ravel(x) / x.ravel() / x.flatten()", "reshape(x, (-1,))"},
         {"clip", "clip(x, a_min, a_max) / x.clip(a_min, a_max)", "minimum(maximum(x, a_min), a_max); None skips a side"},
         {"concatenate", "concatenate([a, b, ...], axis=0)", "other dimensions equal; axis sizes add"},

@@ -63,7 +63,7 @@ enum class OpKind : uint8_t {
   Reduce,      // op = sum, prod, max, min, all, any, mean; ints = axes (sorted); number = keepdims
   Blockwise,   // op = matmul, outer, det, inv, solve, convolve
   Diff,        // ints = {n, axis}
-  Cumsum,      // ints = {axis}  (axis None flattens first: a Reshape below it)
+  Cumsum,      // op = cumsum | cumprod; ints = {axis}  (axis None flattens first: a Reshape below it)
   Random,      // op = RV name; ints = {draw id}; inputs = parameters; exprs = size when given
   SpecifyShape,// exprs = the shape (each dim required equal)
   IfElse,      // inputs {a, b} and, for a data condition, {c}; cond = the size predicate
@@ -181,7 +181,9 @@ public:
                      bool keepdims);
   const Node *blockwise(const std::string &op, const std::vector<const Node *> &xs, BroadcastMode mode);
   const Node *diff(const Node *x, int64_t n, int64_t axis);
-  const Node *cumsum(const Node *x, std::optional<int64_t> axis);
+  const Node *cumsum(const Node *x, std::optional<int64_t> axis) { return cumulative("cumsum", x, axis); }
+  /// cumsum or cumprod along an axis (None flattens first).
+  const Node *cumulative(const std::string &op, const Node *x, std::optional<int64_t> axis);
   /// Parameters are nodes; `shapeOnly` gives the value-shaped parameters of permutation and
   /// choice (a size tuple). `size` nullopt is NumPy's size=None.
   const Node *random(const std::string &name, const std::vector<const Node *> &parameters,

@@ -210,7 +210,14 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
         default: e = std::string(pick(2) ? "np.vstack" : "np.hstack") + "([" + a.name + ", " + b.name + "])"; break;
         }
         break;
-      case 9: e = std::string(pick(3) == 0 ? "np.ptp(" : pick(2) ? "np.var(" : "np.std(") + a.name + (a.rank ? ", axis=0" : "") + ")"; break;
+      case 9:
+        switch (pick(5)) {
+        case 0: e = "np.ptp(" + a.name + (a.rank ? ", axis=0" : "") + ")"; break;
+        case 1: e = std::string(pick(2) ? "np.var(" : "np.std(") + a.name + (a.rank ? ", axis=0" : "") + ")"; break;
+        case 2: e = "np.cumprod(" + a.name + (a.rank && pick(2) ? ", axis=-1" : "") + ")"; break;
+        default: e = std::string(pick(2) ? "np.argmax(" : "np.argmin(") + a.name + (a.rank && pick(2) ? ", axis=0" : "") + ")"; break;
+        }
+        break;
       case 6: {
         // arange over sizes (a negative step too), sized by an array: NumPy computes the array.
         static const char *starts[] = {"0", "2", "n", "m - 1"}, *steps[] = {"1", "2", "-1", "-3"};

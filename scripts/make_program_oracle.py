@@ -247,7 +247,7 @@ def make_program(rng):
                 # dtypes as np attributes, reductions of a shape (np.prod(x.shape)), arange and eye,
                 # layout spellings (flip, swapaxes, moveaxis, atleast_Nd, vstack, hstack) and
                 # spreads (var, std, ptp).
-                form = rng.randrange(9)
+                form = rng.randrange(10)
                 if form == 0:
                     lo, hi = rng.choice(["-1", "0.5", "None"]), rng.choice(["2", "1.25", "None"])
                     if lo == "None" and hi == "None":
@@ -291,6 +291,23 @@ def make_program(rng):
                         text, val = f"np.{fn}([{x}, {y}])", getattr(np, fn)([X, Y])
                     else:
                         continue
+                elif form == 9:
+                    # argmax / argmin (one axis or the flat index; NaN wins) and cumprod.
+                    fn = rng.choice(["argmax", "argmin", "cumprod"])
+                    ax = rng.randrange(-X.ndim, X.ndim) if X.ndim and rng.random() < 0.7 else None
+                    if fn == "cumprod":
+                        if X.dtype == bool:
+                            continue  # NumPy's bool cumprod is int64 too, but leave bools to cumsum
+                        text = f"np.cumprod({x}" + ("" if ax is None else f", axis={ax}") + ")"
+                        val = np.cumprod(X, axis=ax)
+                        exact = ex and X.dtype.kind != "f"  # float products round as they go
+                    else:
+                        keep = ax is not None and rng.random() < 0.3
+                        args = ([] if ax is None else [f"axis={ax}"]) + (["keepdims=True"] if keep else [])
+                        text = f"np.{fn}({x}" + "".join(", " + a for a in args) + ")" if rng.random() < 0.5 else \
+                            f"{x}.{fn}(" + ", ".join(args) + ")"
+                        val = getattr(np, fn)(X, axis=ax, keepdims=keep)
+                        exact = ex
                 elif form == 8:
                     fn = rng.choice(["var", "std", "ptp"])
                     if X.dtype == bool and fn == "ptp":
