@@ -700,7 +700,7 @@ struct Session::Impl {
         "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
         "empty_like", "full_like", "clip", "len", "arange", "eye", "identity", "flip", "swapaxes", "moveaxis",
         "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "copy", "var", "std", "ptp", "argmax",
-        "argmin"};
+        "argmin", "dot", "repeat", "tile"};
     return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
   }
 
@@ -725,7 +725,8 @@ struct Session::Impl {
       f.flag = v.text.empty(); // spelled np.NAME
       if (v.text.empty() && !(a == "random" || a == "linalg" || isFunction(a))) failAt("no function '" + a + "'", t.pos);
       if (v.text == "random" && !findRandomVariable(a)) failAt("unknown random variable '" + a + "' (see :ops)", t.pos);
-      if (v.text == "linalg" && a != "det" && a != "inv" && a != "solve") failAt("linalg has det, inv and solve", t.pos);
+      if (v.text == "linalg" && a != "det" && a != "inv" && a != "solve" && a != "norm")
+        failAt("linalg has det, inv, solve and norm", t.pos);
       return f;
     }
     if (v.kind != Value::Array) failAt(std::string(kindName(v.kind)) + " has no attribute '" + a + "'", t.pos);
@@ -748,7 +749,8 @@ struct Session::Impl {
     if (a == "dtype") return Value::ofDType(n->dtype, t.pos);
     static const std::set<std::string> methods = {"sum", "prod", "max", "min", "all", "any", "mean", "reshape", "astype",
                                                   "transpose", "squeeze", "cumsum", "cumprod", "ravel", "flatten", "clip",
-                                                  "swapaxes", "copy", "var", "std", "ptp", "argmax", "argmin"};
+                                                  "swapaxes", "copy", "var", "std", "ptp", "argmax", "argmin", "dot",
+                                                  "repeat"};
     if (!methods.count(a)) failAt("an array has no attribute '" + a + "'", t.pos);
     Value m;
     m.kind = Value::Callable;
@@ -1079,6 +1081,34 @@ struct Session::Impl {
       }
       return node(graph->blockwise(fn == "linalg.solve" ? "solve" : fn, {x, y}, mode));
     }
+    if (fn == "dot") {
+      // NumPy's dot is matmul where both have at most two dimensions or b has one (and for a
+      // 1-d a); a 0-d operand multiplies. A stack times a stack is a tensor product NumPy
+      // computes differently: refused.
+      checkArguments(a, 2, {"a", "b"});
+      const Node *x = array(required(a, 0, "a")), *y = array(required(a, 1, "b"));
+      if (x->rank() == 0 || y->rank() == 0) return node(graph->binary("multiply", x, y, mode));
+      if (x->rank() > 2 && y->rank() >= 2)
+        failAt("dot of a " + std::to_string(x->rank()) + "-d and a " + std::to_string(y->rank()) +
+                   "-d array (a sum over a's last and b's second-to-last axis, not a stack) is not supported; matmul stacks",
+               p);
+      return node(graph->blockwise("matmul", {x, y}, mode));
+    }
+    if (fn == "linalg.norm") {
+      // ord=None: the 2-norm of the flattened array (axis None), of vectors (one axis) or the
+      // Frobenius norm (two axes): sqrt(sum(x * x)); integers and bools as float64 first.
+      checkArguments(a, 4, {"x", "ord", "axis", "keepdims"});
+      const Node *x = array(required(a, 0, "x"));
+      if (optional(a, 1, "ord").kind != Value::None) failAt("norm(): only ord=None is supported", p);
+      Value ax = optional(a, 2, "axis"), keep = optional(a, 3, "keepdims");
+      std::optional<std::vector<int64_t>> axes = axesOf(ax);
+      if (axes && axes->size() > 2) failAt("Improper number of dimensions to norm.", ax.pos);
+      bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
+      if (!ops::isFloat(x->dtype)) x = graph->astype(x, DType::Float64);
+      const Node *squares = graph->binary("multiply", x, x, mode);
+      return node(graph->unary("sqrt", graph->reduce("sum", squares, axes, keepdims)));
+    }
+    if (fn == "repeat" || fn == "tile") return node(repeated(fn, a, p));
     if (fn == "linalg.det" || fn == "linalg.inv") {
       checkArguments(a, 1, {"a"});
       return node(graph->blockwise(fn.substr(7), {array(required(a, 0, "a"))}, mode));
@@ -1233,6 +1263,47 @@ struct Session::Impl {
       perm.insert(perm.begin() + j, i);
     }
     return graph->transpose(x, perm);
+  }
+
+  /// repeat(a, repeats, axis=None) with one count (a size) for every element, and tile(A,
+  /// reps): each axis of length d becomes r*d, built by broadcasting a new axis of r next to it
+  /// (after it for repeat, before it for tile) and merging the two.
+  const Node *repeated(const std::string &fn, Args &a, std::size_t p) {
+    const bool tile = fn == "tile";
+    if (tile) checkArguments(a, 2, {"A", "reps"});
+    else checkArguments(a, 3, {"a", "repeats", "axis"});
+    const Node *x = array(required(a, 0, tile ? "A" : "a"));
+    const Value &r = required(a, 1, tile ? "reps" : "repeats");
+    std::vector<Expr> reps; // per axis of x (1 where it is not repeated)
+    if (tile) {
+      std::vector<Expr> given;
+      for (const Value &v : r.kind == Value::Tuple ? r.items : std::vector<Value>{r}) given.push_back(sizeOf(v, "a count"));
+      // The shorter of the two is padded in front with 1s (x with dimensions of 1).
+      while (x->rank() < given.size()) x = graph->expandDims(x, {0});
+      reps.assign(x->rank() - given.size(), Expr(1));
+      reps.insert(reps.end(), given.begin(), given.end());
+    } else {
+      if (r.kind == Value::Tuple) failAt("repeat(): one count for every element is supported, not a list of counts", r.pos);
+      Value ax = optional(a, 2, "axis");
+      if (ax.kind == Value::None) x = graph->reshape(x, {Expr(-1)});
+      const std::size_t k = ax.kind == Value::None ? 0 : std::size_t(axisOf(ax, x->rank()));
+      reps.assign(x->rank(), Expr(1));
+      reps[k] = sizeOf(r, "the count");
+    }
+    // x with a 1 beside each repeated axis, broadcast to the count there, then merged.
+    Shape spread, target, merged;
+    for (std::size_t i = 0; i < x->rank(); ++i) {
+      const bool counted = reps[i] != Expr(1);
+      if (counted && tile) spread.push_back(Expr(1)), target.push_back(reps[i]);
+      spread.push_back(x->shape[i]);
+      target.push_back(x->shape[i]);
+      if (counted && !tile) spread.push_back(Expr(1)), target.push_back(reps[i]);
+      merged.push_back(counted ? x->shape[i] * reps[i] : x->shape[i]);
+    }
+    if (spread.size() == x->rank()) return x; // every count is 1
+    // The counts must be sizes (NumPy: negative dimensions are not allowed), which
+    // broadcast_to requires of its target.
+    return graph->reshape(graph->broadcastTo(graph->reshape(x, spread), target), merged);
   }
 
   /// var and std (NumPy's: the mean of the squared deviations from the mean, divided by

@@ -203,7 +203,10 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       switch (pick(10)) {
       case 8:
         // Layout spelled as NumPy's helpers: views built from indexing, transposes, reshapes.
-        switch (pick(4)) {
+        switch (pick(7)) {
+        case 4: e = "np.repeat(" + a.name + ", " + (pick(2) ? "2" : "m") + (a.rank && pick(2) ? ", axis=-1" : "") + ")"; break;
+        case 5: e = "np.tile(" + a.name + ", " + (pick(2) ? "(2, 1)" : "n") + ")"; break;
+        case 6: e = pick(2) ? "np.linalg.norm(" + a.name + (a.rank && pick(2) ? ", axis=0" : "") + ")" : "np.dot(" + a.name + ", " + b.name + ")"; break;
         case 0: e = "np.flip(" + a.name + (a.rank && pick(2) ? ", -1" : "") + ")"; break;
         case 1: e = a.rank >= 2 ? "np.swapaxes(" + a.name + ", 0, -1)" : "np.atleast_2d(" + a.name + ")"; break;
         case 2: e = a.rank >= 1 ? "np.moveaxis(" + a.name + ", 0, -1)" : "np.atleast_3d(" + a.name + ")"; break;

@@ -104,6 +104,8 @@ def make_program(rng):
                     continue
                 if not ey and sym in ("/", "//", "%") and np.any(np.abs(Y) < 1e-6):
                     continue  # an inexact divisor near 0 (an entry of inv(s) that is 0 but for rounding)
+                if not (ex and ey) and sym in ("//", "%"):
+                    continue  # a floor of an inexact quotient flips at integers (-4 // det(s), det 0.125 but for rounding)
                 text = f"{sym}({x}, {y})" if sym[0].isalpha() else f"{x} {sym} {y}"
                 val = fn(X, Y)
                 exact = ex and ey
@@ -112,6 +114,8 @@ def make_program(rng):
                 sym, fn = rng.choice(BINARY[:6])
                 if X.dtype == bool and sym in ("-", "//", "%"):
                     continue
+                if not ex and sym in ("//", "%"):
+                    continue  # a floor of an inexact value flips at integers
                 text = f"{x} {sym} {lit}"
                 val = fn(X, int(lit) if "." not in lit else float(lit))
             elif kind == 5:
@@ -272,7 +276,7 @@ def make_program(rng):
                     val = X.astype(eval(dt))
                 elif form == 7:
                     r = X.ndim
-                    sub = rng.randrange(5)
+                    sub = rng.randrange(8)
                     if sub == 0:
                         ax = rng.choice([None] + list(range(-r, r)) + ([(0, -1)] if r >= 2 else []))
                         text, val = f"np.flip({x}" + ("" if ax is None else f", {ax}") + ")", np.flip(X, ax)
@@ -289,8 +293,19 @@ def make_program(rng):
                     elif sub == 4:
                         fn = rng.choice(["vstack", "hstack"])
                         text, val = f"np.{fn}([{x}, {y}])", getattr(np, fn)([X, Y])
+                    elif sub == 5:
+                        count = rng.choice(["0", "2", "n"])
+                        ax = rng.choice([None] + list(range(-r, r)))
+                        text = f"np.repeat({x}, {count}" + ("" if ax is None else f", axis={ax}") + ")"
+                        val = np.repeat(X, n if count == "n" else int(count), axis=ax)
+                    elif sub == 6:
+                        reps = rng.choice(["2", "(2, 1)", "(1, 3, 2)", "(0, 2)"])
+                        text, val = f"np.tile({x}, {reps})", np.tile(X, eval(reps))
                     else:
-                        continue
+                        if X.ndim > 2 and Y.ndim >= 2:
+                            continue  # a tensor product: shapelab refuses it
+                        text, val = f"np.dot({x}, {y})", np.dot(X, Y)
+                        exact = False  # sums of products, as BLAS orders them
                 elif form == 9:
                     # argmax / argmin (one axis or the flat index; NaN wins) and cumprod.
                     fn = rng.choice(["argmax", "argmin", "cumprod"])
@@ -309,22 +324,28 @@ def make_program(rng):
                         val = getattr(np, fn)(X, axis=ax, keepdims=keep)
                         exact = ex
                 elif form == 8:
-                    fn = rng.choice(["var", "std", "ptp"])
-                    if X.dtype == bool and fn == "ptp":
-                        continue  # NumPy's boolean subtract refuses
-                    args = []
-                    if X.ndim and rng.random() < 0.6:
-                        args.append(f"axis={rng.randrange(-X.ndim, X.ndim)}")
-                    if fn != "ptp" and rng.random() < 0.4:
-                        args.append(f"ddof={rng.choice([1, 2])}")
-                    if rng.random() < 0.3:
-                        args.append("keepdims=True")
-                    kw = dict(a.split("=") for a in args)
-                    kw = {k: (v == "True") if k == "keepdims" else int(v) for k, v in kw.items()}
-                    text = f"np.{fn}({x}" + "".join(", " + a for a in args) + ")" if rng.random() < 0.6 else \
-                        f"{x}.{fn}(" + ", ".join(args) + ")"
-                    val = getattr(np, fn)(X, **kw)
-                    exact = ex and fn == "ptp"  # var and std divide and take roots
+                    fn = rng.choice(["var", "std", "ptp", "norm"])
+                    if fn == "norm":
+                        ax = rng.choice([None] + list(range(-X.ndim, X.ndim)))
+                        text = f"np.linalg.norm({x}" + ("" if ax is None else f", axis={ax}") + ")"
+                        val = np.linalg.norm(X, axis=ax)
+                        exact = False
+                    else:
+                        if X.dtype == bool and fn == "ptp":
+                            continue  # NumPy's boolean subtract refuses
+                        args = []
+                        if X.ndim and rng.random() < 0.6:
+                            args.append(f"axis={rng.randrange(-X.ndim, X.ndim)}")
+                        if fn != "ptp" and rng.random() < 0.4:
+                            args.append(f"ddof={rng.choice([1, 2])}")
+                        if rng.random() < 0.3:
+                            args.append("keepdims=True")
+                        kw = dict(a.split("=") for a in args)
+                        kw = {k: (v == "True") if k == "keepdims" else int(v) for k, v in kw.items()}
+                        text = f"np.{fn}({x}" + "".join(", " + a for a in args) + ")" if rng.random() < 0.6 else \
+                            f"{x}.{fn}(" + ", ".join(args) + ")"
+                        val = getattr(np, fn)(X, **kw)
+                        exact = ex and fn == "ptp"  # var and std divide and take roots
                 elif form == 6:
                     # arange over sizes (a negative step too) and eye / identity (an offset diagonal).
                     start, stop, step = rng.choice(["0", "2", "n", "m - 1"]), rng.choice(["n", "m + 2", f"{x}.size"]), rng.choice([1, 2, 3, -1, -2])
