@@ -120,6 +120,9 @@ struct Value {
   Expr size;                  // Size
   double number = 0;          // Float
   bool flag = false;          // Bool; Tuple: written as a list
+  /// Size or Float: a NumPy scalar (np.prod(x.shape) is an np.int64), not a Python number, so
+  /// not weak when it meets an array (NEP 50): np.prod(x.shape) * f32 is float64.
+  bool numpyScalar = false;
   Pred pred;                  // Predicate
   std::vector<Value> items;   // Tuple/list; Slice: start, stop, step
   std::string text;           // String; Callable: the function's name
@@ -332,8 +335,10 @@ struct Session::Impl {
   const Node *array(const Value &v) {
     switch (v.kind) {
     case Value::Array: return v.node;
-    case Value::Size: return graph->size(v.size);
-    case Value::Float: return graph->literal(v.number, DType::Float64);
+    case Value::Size: return v.numpyScalar ? graph->astype(graph->size(v.size), DType::Int64) : graph->size(v.size);
+    case Value::Float:
+      return v.numpyScalar ? graph->astype(graph->literal(v.number, DType::Float64), DType::Float64)
+                           : graph->literal(v.number, DType::Float64);
     case Value::Bool: return graph->literal(v.flag ? 1 : 0, DType::Bool);
     default: failAt(std::string("expected an array, found ") + kindName(v.kind), v.pos);
     }
@@ -473,7 +478,11 @@ struct Session::Impl {
     try {
       if (op == "+") return a;
       if (op == "-") {
-        if (a.kind == Value::Size) return Value::ofSize(-a.size, p);
+        if (a.kind == Value::Size) {
+          Value r = Value::ofSize(-a.size, p);
+          r.numpyScalar = a.numpyScalar;
+          return r;
+        }
         if (a.kind == Value::Float) return a.number = -a.number, a.pos = p, a;
         return Value::ofNode(graph->unary("negative", array(a)), p);
       }
@@ -495,7 +504,10 @@ struct Session::Impl {
 
   Value binary(const std::string &op, const Value &a, const Value &b, std::size_t p) {
     try {
-      return binaryUnchecked(op, a, b, p);
+      Value r = binaryUnchecked(op, a, b, p);
+      // Python's arithmetic with a NumPy scalar gives a NumPy scalar.
+      if ((r.kind == Value::Size || r.kind == Value::Float) && (a.numpyScalar || b.numpyScalar)) r.numpyScalar = true;
+      return r;
     } catch (const LangError &) {
       throw;
     } catch (const UserError &e) {
@@ -1360,16 +1372,21 @@ struct Session::Impl {
       for (const Expr &e : items) parts.push_back(Pred::compare(CompareOp::NE, e, Expr(0)));
       return predicate(fn == "all" ? Pred::conjunction(parts) : Pred::disjunction(parts));
     }
+    // NumPy's answer is a NumPy scalar: np.int64, or np.float64 for an empty tuple.
+    auto numpy = [](Value v) {
+      v.numpyScalar = true;
+      return v;
+    };
     if (items.empty()) {
-      if (fn == "sum") return Value::ofFloat(0.0, p);
-      if (fn == "prod") return Value::ofFloat(1.0, p);
+      if (fn == "sum") return numpy(Value::ofFloat(0.0, p));
+      if (fn == "prod") return numpy(Value::ofFloat(1.0, p));
       failAt("zero-size array to reduction operation " + std::string(fn == "max" ? "maximum" : "minimum") + " which has no identity", p);
     }
-    if (fn == "max") return Value::ofSize(max(items), p);
-    if (fn == "min") return Value::ofSize(min(items), p);
+    if (fn == "max") return numpy(Value::ofSize(max(items), p));
+    if (fn == "min") return numpy(Value::ofSize(min(items), p));
     Expr r = items[0];
     for (std::size_t i = 1; i < items.size(); ++i) r = fn == "sum" ? r + items[i] : r * items[i];
-    return Value::ofSize(r, p);
+    return numpy(Value::ofSize(r, p));
   }
 
   Value randomCall(const std::string &name, Args &a, std::size_t p) {

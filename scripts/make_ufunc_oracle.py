@@ -105,6 +105,20 @@ def main():
     out.append(program([("abs(-2) * i", lambda: abs(-2) * INPUTS["i"], True, False),
                         ("np.abs(-2) * i", lambda: np.abs(-2) * INPUTS["i"], True, False),
                         ("abs(-2.5) * f", lambda: abs(-2.5) * INPUTS["f"], True, True)]))
+    # Sizes: a shape's entries, len and .size are Python ints (weak); NumPy's reductions of a
+    # shape give NumPy scalars (np.int64; np.float64 for the empty tuple), which are not.
+    sized = []
+    for x in ["i", "f"]:
+        X = INPUTS[x]
+        for text, compute in [(f"{x}.shape[0] * {x}", lambda X=X: X.shape[0] * X),
+                              (f"len({x}.shape) * {x}", lambda X=X: len(X.shape) * X),
+                              (f"{x}.size * {x}", lambda X=X: X.size * X),
+                              (f"np.prod({x}.shape) * {x}", lambda X=X: np.prod(X.shape) * X),
+                              (f"(np.sum({x}.shape) + 1) * {x}", lambda X=X: (np.sum(X.shape) + 1) * X),
+                              (f"-np.max({x}.shape) * {x}", lambda X=X: -np.max(X.shape) * X),
+                              (f"np.prod(()) * {x}", lambda X=X: np.prod(()) * X)]:
+            sized.append((text, compute, True, x == "f"))
+    out.append(program(sized))
     for sym, fn, exact in BINARY:
         spell = (lambda a, b, sym=sym: f"{sym}({a}, {b})") if sym[0].isalpha() else (lambda a, b, sym=sym: f"{a} {sym} {b}")
         statements = []
