@@ -95,6 +95,8 @@ def make_program(rng):
                     continue
                 if X.dtype == bool and op not in ("abs",):
                     continue
+                if not ex and op in ("floor", "ceil", "sign"):
+                    continue  # a step of an inexact value flips at its steps (ceil(det(s)), det -65 but for rounding)
                 text = f"{op}({x})"
                 val = getattr(np, op)(X)
                 exact = ex and op in UNARY_EXACT
