@@ -155,6 +155,13 @@ struct Value {
     v.pos = p;
     return v;
   }
+  static Value ofPred(Pred q, std::size_t p) {
+    Value v;
+    v.kind = Predicate;
+    v.pred = std::move(q);
+    v.pos = p;
+    return v;
+  }
   static Value ofDType(DType d, std::size_t p) {
     Value v;
     v.kind = DTypeName;
@@ -363,6 +370,11 @@ struct Session::Impl {
     for (const Value &i : v.items) s.push_back(sizeOf(i, "a dimension"));
     return s;
   }
+  /// A keepdims argument: a bool, or an integer read as one; absent is false.
+  bool keepdimsOf(const Value &keep) {
+    if (keep.kind == Value::None) return false;
+    return keep.kind == Value::Bool ? keep.flag : constant(keep, "keepdims") != 0;
+  }
   std::optional<std::vector<int64_t>> axesOf(const Value &v) {
     if (v.kind == Value::None) return std::nullopt;
     if (v.kind == Value::Tuple) {
@@ -397,11 +409,7 @@ struct Session::Impl {
   Value logical(const Value &a, const Value &b, bool conj, std::size_t p) {
     if (a.kind != Value::Predicate || b.kind != Value::Predicate)
       failAt(std::string("'") + (conj ? "and" : "or") + "' joins predicates over sizes; for arrays use logical_" + (conj ? "and" : "or") + " or '" + (conj ? "&" : "|") + "'", p);
-    Value v;
-    v.kind = Value::Predicate;
-    v.pred = conj ? (a.pred && b.pred) : (a.pred || b.pred);
-    v.pos = a.pos;
-    return v;
+    return Value::ofPred(conj ? (a.pred && b.pred) : (a.pred || b.pred), a.pos);
   }
   Value notTest() {
     if (isName("not")) {
@@ -535,13 +543,7 @@ struct Session::Impl {
       }
       static const std::map<std::string, CompareOp> cmp = {{"==", CompareOp::EQ}, {"!=", CompareOp::NE}, {"<", CompareOp::LT},
                                                            {"<=", CompareOp::LE}, {">", CompareOp::GT}, {">=", CompareOp::GE}};
-      if (auto it = cmp.find(op); it != cmp.end()) {
-        Value v;
-        v.kind = Value::Predicate;
-        v.pred = Pred::compare(it->second, x, y);
-        v.pos = a.pos;
-        return v;
-      }
+      if (auto it = cmp.find(op); it != cmp.end()) return Value::ofPred(Pred::compare(it->second, x, y), a.pos);
     }
     if (a.kind == Value::Predicate && b.kind == Value::Predicate && (op == "&" || op == "|" || op == "^")) {
       Value v = a;
@@ -1069,14 +1071,14 @@ struct Session::Impl {
       Value ax = optional(a, 1, "axis"), keep = optional(a, 3, "keepdims");
       if (optional(a, 2, "out").kind != Value::None) failAt(fn + "(): out is not supported", p);
       if (ax.kind == Value::Tuple) failAt("'tuple' object cannot be interpreted as an integer", ax.pos);
-      bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
+      bool keepdims = keepdimsOf(keep);
       return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(ax), keepdims));
     }
     if (fn == "sum" || fn == "prod" || fn == "max" || fn == "min" || fn == "all" || fn == "any" || fn == "mean") {
       checkArguments(a, 3, {"a", "axis", "keepdims"});
       if (const Value &x = required(a, 0, "a"); x.kind == Value::Tuple) return tupleReduction(fn, x, a, p);
       Value keep = optional(a, 2, "keepdims");
-      bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
+      bool keepdims = keepdimsOf(keep);
       return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(optional(a, 1, "axis")), keepdims));
     }
     if (fn == "matmul" || fn == "outer" || fn == "convolve" || fn == "linalg.solve") {
@@ -1115,7 +1117,7 @@ struct Session::Impl {
       Value ax = optional(a, 2, "axis"), keep = optional(a, 3, "keepdims");
       std::optional<std::vector<int64_t>> axes = axesOf(ax);
       if (axes && axes->size() > 2) failAt("Improper number of dimensions to norm.", ax.pos);
-      bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
+      bool keepdims = keepdimsOf(keep);
       if (!ops::isFloat(x->dtype)) x = graph->astype(x, DType::Float64);
       const Node *squares = graph->binary("multiply", x, x, mode);
       return node(graph->unary("sqrt", graph->reduce("sum", squares, axes, keepdims)));
@@ -1326,7 +1328,7 @@ struct Session::Impl {
     const Node *x = array(required(a, 0, "a"));
     std::optional<std::vector<int64_t>> axes = axesOf(optional(a, 1, "axis"));
     Value keep = optional(a, fn == "ptp" ? 2 : 5, "keepdims");
-    bool keepdims = keep.kind == Value::Bool ? keep.flag : keep.kind == Value::None ? false : constant(keep, "keepdims") != 0;
+    bool keepdims = keepdimsOf(keep);
     if (fn != "ptp") {
       if (optional(a, 2, "dtype").kind != Value::None || optional(a, 3, "out").kind != Value::None)
         failAt(fn + "(): dtype and out are not supported", p);
@@ -1334,15 +1336,13 @@ struct Session::Impl {
     if (fn == "ptp") return graph->binary("subtract", graph->reduce("max", x, axes, keepdims), graph->reduce("min", x, axes, keepdims), mode);
     Value dd = optional(a, 4, "ddof");
     Expr ddof = dd.kind == Value::None ? Expr(0) : sizeOf(dd, "ddof");
-    const Node *deviation = graph->binary("subtract", x, graph->reduce("mean", x, axes, true), mode);
+    const Node *mean = graph->reduce("mean", x, axes, true);
+    const Node *deviation = graph->binary("subtract", x, mean, mode);
     const Node *squares = graph->binary("multiply", deviation, deviation, mode);
-    // The count of the reduced elements, less ddof, as a Python int would divide (weak).
-    std::vector<bool> reduced(x->rank(), !axes);
-    if (axes)
-      for (int64_t k : *axes) reduced[std::size_t(k < 0 ? k + int64_t(x->rank()) : k)] = true;
+    // The count of the reduced elements (the mean's axes, normalised), less ddof, as a Python
+    // int would divide (weak).
     Expr count(1);
-    for (std::size_t k = 0; k < x->rank(); ++k)
-      if (reduced[k]) count = count * x->shape[k];
+    for (int64_t k : mean->ints) count = count * x->shape[std::size_t(k)];
     const Node *divisor = graph->size(ddof.constantValue() == Integer(0) ? count : max({count - ddof, Expr(0)}));
     const Node *v = graph->binary("true_divide", graph->reduce("sum", squares, axes, keepdims), divisor, mode);
     return fn == "std" ? graph->unary("sqrt", v) : v;
@@ -1360,17 +1360,10 @@ struct Session::Impl {
     if (fn == "mean") failAt("mean() of a tuple of sizes is not a size (it is a float): take it of an array", p);
     std::vector<Expr> items;
     for (const Value &i : x.items) items.push_back(sizeOf(i, "each item of the tuple"));
-    auto predicate = [&](Pred q) {
-      Value v;
-      v.kind = Value::Predicate;
-      v.pred = std::move(q);
-      v.pos = p;
-      return v;
-    };
     if (fn == "all" || fn == "any") {
       std::vector<Pred> parts;
       for (const Expr &e : items) parts.push_back(Pred::compare(CompareOp::NE, e, Expr(0)));
-      return predicate(fn == "all" ? Pred::conjunction(parts) : Pred::disjunction(parts));
+      return Value::ofPred(fn == "all" ? Pred::conjunction(parts) : Pred::disjunction(parts), p);
     }
     // NumPy's answer is a NumPy scalar: np.int64, or np.float64 for an empty tuple.
     auto numpy = [](Value v) {

@@ -216,46 +216,6 @@ const Node *Interpreter::chosenBranch(const Node *n) {
 
 std::string Interpreter::name(const Node *n) const { return options_.namer ? options_.namer(n) : n->describe(); }
 
-namespace {
-/// argmax / argmin of x over the `reduced` axes (every axis: the flat index), as NumPy: the
-/// first of equal extremes, and the first NaN, which wins over any number.
-Array argReduce(const Array &x, const std::vector<bool> &reduced, bool largest, bool keepdims) {
-  std::vector<int64_t> perm;
-  Dims kept, outShape;
-  int64_t per = 1;
-  for (std::size_t i = 0; i < x.rank(); ++i)
-    if (!reduced[i]) perm.push_back(int64_t(i)), kept.push_back(x.shape()[i]);
-  for (std::size_t i = 0; i < x.rank(); ++i)
-    if (reduced[i]) perm.push_back(int64_t(i)), per *= x.shape()[i];
-  for (std::size_t i = 0; i < x.rank(); ++i)
-    if (!reduced[i]) outShape.push_back(x.shape()[i]);
-    else if (keepdims) outShape.push_back(1);
-  Array moved = x.transposed(perm).contiguous();
-  Array result(DType::Int64, kept);
-  const int64_t outCount = checkedCount(kept);
-  dispatch(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    const T *p = moved.template base<T>();
-    for (int64_t o = 0; o < outCount; ++o) {
-      const T *row = p + o * per;
-      int64_t best = 0;
-      for (int64_t k = 1; k < per; ++k) {
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(row[best])) break;
-          if (std::isnan(row[k])) {
-            best = k;
-            break;
-          }
-        }
-        if (largest ? row[k] > row[best] : row[k] < row[best]) best = k;
-      }
-      result.base<int64_t>()[o] = best;
-    }
-  });
-  return result.reshaped(outShape);
-}
-} // namespace
-
 int64_t Interpreter::value(const Expr &e) const {
   std::optional<Integer> v = shapelab::evaluate(e, point_);
   if (!v) shapeError(e.toString() + " is not defined at " + point_.toString());
@@ -685,21 +645,49 @@ Array Interpreter::run(const Node *n) {
     const std::string &op = n->op;
     if ((op == "max" || op == "min") && per == 0)
       shapeError(std::string("zero-size array to reduction operation ") + (op == "max" ? "maximum" : "minimum") + " which has no identity");
-    if (op == "argmax" || op == "argmin") {
-      if (per == 0) shapeError("attempt to get " + op + " of an empty sequence");
-      return argReduce(x, reduced, op == "argmax", n->number != 0);
+    const bool arg = op == "argmax" || op == "argmin";
+    if (arg && per == 0) shapeError("attempt to get " + op + " of an empty sequence");
+    for (std::size_t i = 0; i < x.rank(); ++i) {
+      if (!reduced[i]) outShape.push_back(x.shape()[i]);
+      else if (n->number != 0) outShape.push_back(1);
     }
-    DType acc = op == "mean" ? n->dtype : (op == "all" || op == "any") ? DType::Bool : n->dtype;
-    Array src = x.astype(acc);
-    // Move reduced axes last: out index major, reduced minor.
+    // Move reduced axes last: out index major, reduced minor (C order within: argmax over every
+    // axis is the flat index).
     std::vector<int64_t> perm;
     for (std::size_t i = 0; i < x.rank(); ++i)
       if (!reduced[i]) perm.push_back(int64_t(i));
     for (std::size_t i = 0; i < x.rank(); ++i)
       if (reduced[i]) perm.push_back(int64_t(i));
-    Array moved = src.transposed(perm).contiguous();
-    int64_t outCount = checkedCount(kept);
+    const int64_t outCount = checkedCount(kept);
     Array result(n->dtype, kept);
+    if (arg) {
+      // The values in their own dtype: the first extreme, and the first NaN, which wins over any
+      // number (NumPy's argmax and argmin).
+      const Array moved = x.transposed(perm).contiguous();
+      const bool largest = op == "argmax";
+      dispatch(x.dtype(), [&](auto t) {
+        using T = decltype(t);
+        const T *p = moved.base<T>();
+        for (int64_t o = 0; o < outCount; ++o) {
+          const T *row = p + o * per;
+          int64_t best = 0;
+          for (int64_t k = 1; k < per; ++k) {
+            if constexpr (std::is_floating_point_v<T>) {
+              if (std::isnan(row[best])) break;
+              if (std::isnan(row[k])) {
+                best = k;
+                break;
+              }
+            }
+            if (largest ? row[k] > row[best] : row[k] < row[best]) best = k;
+          }
+          result.base<int64_t>()[o] = best;
+        }
+      });
+      return result.reshaped(outShape);
+    }
+    DType acc = op == "mean" ? n->dtype : (op == "all" || op == "any") ? DType::Bool : n->dtype;
+    Array moved = x.astype(acc).transposed(perm).contiguous();
     dispatch(acc, [&](auto t) {
       using T = decltype(t);
       const T *p = moved.base<T>();
@@ -728,10 +716,6 @@ Array Interpreter::run(const Node *n) {
         r[o] = v;
       }
     });
-    for (std::size_t i = 0; i < x.rank(); ++i) {
-      if (!reduced[i]) outShape.push_back(x.shape()[i]);
-      else if (n->number != 0) outShape.push_back(1);
-    }
     return result.reshaped(outShape);
   }
   case OpKind::Blockwise: return runBlockwise(n);

@@ -124,6 +124,14 @@ const char *reductionName(const std::string &op) {
 
 } // namespace
 
+/// Unary ops whose result keeps the input's dtype (the others are float-valued math, or tests).
+bool keepsDType(const std::string &op) {
+  return op == "abs" || op == "negative" || op == "sign" || op == "invert" || op == "square" || op == "positive";
+}
+/// Binary math of the C library: float-valued, integers give float64.
+bool isBinaryMath(const std::string &op) { return op == "arctan2" || op == "hypot" || op == "copysign"; }
+bool isLogical(const std::string &op) { return op == "logical_and" || op == "logical_or" || op == "logical_xor"; }
+
 bool isUnaryTest(const std::string &name) {
   return name == "logical_not" || name == "isnan" || name == "isinf" || name == "isfinite" || name == "signbit";
 }
@@ -605,7 +613,7 @@ const Node *Graph::unary(const std::string &op, const Node *x) {
       n.shape = x->shape;
       return;
     }
-    bool math = op != "abs" && op != "negative" && op != "sign" && op != "invert" && op != "square" && op != "positive";
+    bool math = !keepsDType(op);
     if (op == "positive" && t == DType::Bool)
       throw OpError("ufunc 'positive' did not contain a loop with signature matching types <class 'numpy.dtype[bool_]'> -> None");
     if (op == "square" && t == DType::Bool) throw OpError("square of a bool array is int8 in NumPy, a dtype shapelab does not have; use astype first");
@@ -634,8 +642,7 @@ const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, B
       if (op == "floor_divide" || op == "remainder" || op == "power")
         throw OpError(op + " of bool arrays is int8 in NumPy, a dtype shapelab does not have; use astype first");
     }
-    const bool logical = op == "logical_and" || op == "logical_or" || op == "logical_xor";
-    const bool math = op == "arctan2" || op == "hypot" || op == "copysign";
+    const bool logical = isLogical(op), math = isBinaryMath(op);
     if (t == DType::Bool && (op == "fmod" || math))
       throw OpError(op + " of bool arrays is " + (math ? "float16" : "int8") + " in NumPy, a dtype shapelab does not have; use astype first");
     if ((op == "bitwise_and" || op == "bitwise_or" || op == "bitwise_xor") && isFloat(t))
@@ -835,7 +842,7 @@ const Node *Graph::arange(const Expr &start, const Expr &stop, int64_t step, DTy
   return make(std::move(c), [&](Node &n) {
     n.dtype = dtype;
     // NumPy takes Python integers as int64: each bound must fit.
-    const Expr lowest(Integer::parse("-9223372036854775808")), highest(Integer::parse("9223372036854775807"));
+    const Expr highest(maxArraySize()), lowest(-maxArraySize() - Integer(1));
     for (const auto &[bound, name] : {std::pair{start, "start"}, std::pair{stop, "stop"}})
       for (const Pred &fits : {ge(bound, lowest), le(bound, highest)})
         requireOr(n.validity, fits, std::string("arange's ") + name + " fits in int64", "Python int too large to convert to C long");
@@ -1438,19 +1445,18 @@ const std::vector<OpInfo> &opCatalogue() {
   static const std::vector<OpInfo> list = [] {
     std::vector<OpInfo> l;
     for (const std::string &u : kUnary) {
-      const bool kept = u == "abs" || u == "negative" || u == "sign" || u == "square" || u == "positive";
       l.push_back({u, u == "invert" ? "invert(x) / ~x" : u + "(x)",
                    u == "invert"    ? "bool or integer; same shape and dtype"
                    : isUnaryTest(u) ? "same shape; bool"
-                   : kept           ? "same shape and dtype"
+                   : keepsDType(u)  ? "same shape and dtype"
                                     : "same shape; integers give float64"});
     }
     for (const auto &[sym, name] : kBinary) {
-      const bool logical = name.rfind("logical_", 0) == 0, math = name == "arctan2" || name == "hypot" || name == "copysign";
       l.push_back({name, sym.empty() ? name + "(a, b)" : "a " + sym + " b",
-                   std::string("broadcasts a with b (per mode)") + (logical || isComparison(name) ? "; bool"
-                                                                    : math || name == "true_divide" ? "; integers give float64"
-                                                                                                   : "")});
+                   std::string("broadcasts a with b (per mode)") +
+                       (isLogical(name) || isComparison(name)              ? "; bool"
+                        : isBinaryMath(name) || name == "true_divide" ? "; integers give float64"
+                                                                          : "")});
     }
     std::vector<OpInfo> more = {
         {"where", "where(c, a, b)", "broadcasts the three"},
