@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <set>
 #include <unordered_map>
@@ -714,7 +715,7 @@ struct Session::Impl {
         "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
         "empty_like", "full_like", "clip", "len", "arange", "eye", "identity", "flip", "swapaxes", "moveaxis",
         "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "copy", "var", "std", "ptp", "argmax",
-        "argmin", "dot", "repeat", "tile"};
+        "argmin", "dot", "repeat", "tile", "einsum"};
     return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
   }
 
@@ -1123,6 +1124,7 @@ struct Session::Impl {
       return node(graph->unary("sqrt", graph->reduce("sum", squares, axes, keepdims)));
     }
     if (fn == "repeat" || fn == "tile") return node(repeated(fn, a, p));
+    if (fn == "einsum") return node(einsum(a, p));
     if (fn == "linalg.det" || fn == "linalg.inv") {
       checkArguments(a, 1, {"a"});
       return node(graph->blockwise(fn.substr(7), {array(required(a, 0, "a"))}, mode));
@@ -1277,6 +1279,87 @@ struct Session::Impl {
       perm.insert(perm.begin() + j, i);
     }
     return graph->transpose(x, perm);
+  }
+
+  /// einsum(subscripts, *operands, optimize=False), NumPy's einsum without a contraction order.
+  const Node *einsum(const Args &a, std::size_t p) {
+    if (a.positional.empty() || a.positional[0].kind != Value::String)
+      failAt("einsum(): the subscripts come first, as a string (the form einsum(a, [0, 1], b, [1, 2]) is not supported)", p);
+    for (const auto &[k, v] : a.keywords) {
+      if (k != "optimize") failAt("einsum() got an unexpected keyword argument '" + k + "'", v.pos);
+      if (!(v.kind == Value::Bool && !v.flag))
+        failAt("einsum(): only optimize=False (NumPy's default) is supported: an optimized contraction is another computation", v.pos);
+    }
+    std::vector<const Node *> xs;
+    for (std::size_t i = 1; i < a.positional.size(); ++i) xs.push_back(array(a.positional[i]));
+    const Value &subscripts = a.positional[0];
+    return graph->einsum(einsumSpec(subscripts.text, subscripts.pos + 1, xs), xs, mode);
+  }
+
+  /// The subscripts read as NumPy reads them (c_einsum): letters, one '...' per operand, ','
+  /// between operands, an optional '->' and the output; spaces are skipped. The ellipsis is
+  /// expanded by the operands' ranks; without '->' the output is the broadcast dimensions, then
+  /// the letters used once, in character order. `at` is the text's position in the line (for
+  /// the caret); counts of operands and subscripts are checked by Graph::einsum.
+  ops::EinsumSpec einsumSpec(const std::string &text, std::size_t at, const std::vector<const Node *> &xs) {
+    struct Group {
+      std::vector<int64_t> letters;
+      std::optional<std::size_t> ellipsis; // how many letters come before it
+    };
+    const std::size_t arrow = text.find("->");
+    auto parse = [&](std::size_t from, std::size_t to, bool output) {
+      std::vector<Group> groups(1);
+      for (std::size_t i = from; i < to; ++i) {
+        const char c = text[i];
+        const std::string where = output ? "the output" : "operand " + std::to_string(groups.size() - 1);
+        if (c == ' ') continue;
+        if (c == ',' && !output) {
+          groups.emplace_back();
+        } else if (c == '.') {
+          if (text.compare(i, 3, "...") != 0 || groups.back().ellipsis)
+            failAt("einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') in " + where, at + i);
+          groups.back().ellipsis = groups.back().letters.size();
+          i += 2;
+        } else if (std::isalpha(static_cast<unsigned char>(c))) {
+          groups.back().letters.push_back(int64_t(c));
+        } else if ((c == '-' || c == '>') && !output) {
+          failAt("einstein sum subscript string does not contain proper '->' output specified", at + i);
+        } else {
+          failAt(std::string("invalid subscript '") + c + "' in einstein sum subscripts string, subscripts must be letters", at + i);
+        }
+      }
+      return groups;
+    };
+    std::vector<Group> inputs = parse(0, arrow == std::string::npos ? text.size() : arrow, false);
+    // The broadcast dimensions of each operand: those its letters leave (none when too few).
+    int64_t broadcast = 0;
+    auto expand = [](const Group &g, int64_t dims) {
+      std::vector<int64_t> labels(g.letters.begin(), g.letters.begin() + std::ptrdiff_t(g.ellipsis.value_or(g.letters.size())));
+      if (!g.ellipsis) return labels;
+      for (int64_t d = dims; d >= 1; --d) labels.push_back(-d);
+      labels.insert(labels.end(), g.letters.begin() + std::ptrdiff_t(*g.ellipsis), g.letters.end());
+      return labels;
+    };
+    ops::EinsumSpec spec;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      int64_t dims = 0;
+      if (inputs[k].ellipsis && k < xs.size())
+        dims = std::max<int64_t>(0, int64_t(xs[k]->rank()) - int64_t(inputs[k].letters.size()));
+      broadcast = std::max(broadcast, dims);
+      spec.operands.push_back(expand(inputs[k], dims));
+    }
+    if (arrow != std::string::npos) {
+      std::vector<Group> out = parse(arrow + 2, text.size(), true);
+      spec.output = expand(out[0], broadcast);
+    } else {
+      for (int64_t d = broadcast; d >= 1; --d) spec.output.push_back(-d);
+      std::map<int64_t, int> uses;
+      for (const Group &g : inputs)
+        for (int64_t l : g.letters) ++uses[l];
+      for (const auto &[l, count] : uses)
+        if (count == 1) spec.output.push_back(l);
+    }
+    return spec;
   }
 
   /// repeat(a, repeats, axis=None) with one count (a size) for every element, and tile(A,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "interp/Kernels.h"
@@ -719,6 +720,7 @@ Array Interpreter::run(const Node *n) {
     return result.reshaped(outShape);
   }
   case OpKind::Blockwise: return runBlockwise(n);
+  case OpKind::Einsum: return runEinsum(n);
   case OpKind::Diff: {
     int64_t order = n->ints[0], axis = n->ints[1];
     Array x = in(0).astype(n->dtype);
@@ -803,6 +805,96 @@ std::string coreMismatch(const std::string &sig, std::size_t operand, std::size_
          ", with gufunc signature " + sig + " (size " + std::to_string(got) + " is different from " + std::to_string(want) + ")";
 }
 } // namespace
+
+Array Interpreter::runEinsum(const Node *n) {
+  const ops::EinsumSpec spec = ops::decodeEinsum(n->ints);
+  const std::vector<int64_t> labels = spec.iteration();
+  const std::size_t F = labels.size();
+  std::vector<Array> xs;
+  for (const Node *i : n->inputs) xs.push_back(values_.at(i).astype(n->dtype));
+  // Each operand as NumPy's iterator sees it: a diagonal's size once, and per iteration label
+  // the operand's size there (1 where it has no such axis) and its stride (the sum of the
+  // strides of the axes with that label: a diagonal steps along all of them).
+  std::vector<Dims> remapped;
+  std::vector<std::vector<int64_t>> strides;
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    const std::vector<int64_t> &own = spec.operands[k];
+    const Dims &shape = xs[k].shape();
+    for (std::size_t a = 0; a < own.size(); ++a)
+      for (std::size_t b = a + 1; b < own.size(); ++b)
+        if (own[a] == own[b] && shape[a] != shape[b])
+          shapeError(spec.diagonalMessage(k, own[a], std::to_string(shape[a]), std::to_string(shape[b])));
+    Dims sizes(F, 1);
+    std::vector<int64_t> st(F, 0);
+    for (std::size_t a = 0; a < own.size(); ++a) {
+      std::size_t f = std::size_t(std::find(labels.begin(), labels.end(), own[a]) - labels.begin());
+      sizes[f] = shape[a];
+      st[f] += xs[k].strides()[a];
+    }
+    remapped.push_back(sizes);
+    strides.push_back(st);
+  }
+  Dims iter(F, 1);
+  for (std::size_t f = 0; f < F; ++f)
+    for (const Dims &r : remapped) {
+      if (r[f] == iter[f] || r[f] == 1) continue;
+      if (iter[f] != 1) {
+        std::vector<std::vector<std::string>> texts;
+        for (const Array &x : xs) {
+          texts.emplace_back();
+          for (int64_t d : x.shape()) texts.back().push_back(std::to_string(d));
+        }
+        shapeError(ops::einsumMismatchMessage(spec, texts));
+      }
+      iter[f] = r[f];
+    }
+  checkStaticBroadcast(n, remapped, iter);
+  // The iterator's running element count (c_einsum: "iterator is too large").
+  for (int64_t d = 0, count = 1; std::size_t(d) < F; ++d) {
+    if (count != 0 && iter[std::size_t(d)] > std::numeric_limits<int64_t>::max() / count)
+      shapeError("iterator is too large");
+    count *= iter[std::size_t(d)];
+  }
+  const std::size_t outRank = spec.output.size();
+  Array out(n->dtype, Dims(iter.begin(), iter.begin() + std::ptrdiff_t(outRank)));
+  // A size-1 axis broadcast along a longer label steps nowhere.
+  for (std::size_t k = 0; k < xs.size(); ++k)
+    for (std::size_t f = 0; f < F; ++f)
+      if (remapped[k][f] == 1) strides[k][f] = 0;
+  int64_t total = 1;
+  for (int64_t d : iter) total *= d;
+  if (total == 0) return out;
+  dispatch(n->dtype, [&](auto t) {
+    using T = decltype(t);
+    T *o = out.base<T>();
+    std::vector<const T *> base;
+    for (const Array &x : xs) base.push_back(x.base<T>() + x.offset());
+    std::vector<int64_t> index(F, 0), at(xs.size(), 0);
+    int64_t inner = 1;
+    for (std::size_t f = outRank; f < F; ++f) inner *= iter[f];
+    // One operand and nothing summed is a view in NumPy (a permutation or a diagonal): its
+    // values as they are (-0.0 stays -0.0). Otherwise each output element is 0 plus the
+    // products, the summed labels in C order.
+    const bool view = xs.size() == 1 && F == outRank;
+    for (int64_t e = 0; e < total / inner; ++e) {
+      T sum = T(0);
+      for (int64_t i = 0; i < inner; ++i) {
+        T product = base[0][at[0]];
+        for (std::size_t k = 1; k < xs.size(); ++k) product = arithmetic<T>(Bin::Mul, product, base[k][at[k]]);
+        sum = view ? product : arithmetic<T>(Bin::Add, sum, product);
+        // Next index of the whole iteration (the odometer runs over output and summed labels).
+        for (std::size_t f = F; f-- > 0;) {
+          for (std::size_t k = 0; k < xs.size(); ++k) at[k] += strides[k][f];
+          if (++index[f] < iter[f]) break;
+          for (std::size_t k = 0; k < xs.size(); ++k) at[k] -= strides[k][f] * iter[f];
+          index[f] = 0;
+        }
+      }
+      o[e] = sum;
+    }
+  });
+  return out;
+}
 
 Array Interpreter::runBlockwise(const Node *n) {
   std::vector<Array> xs;

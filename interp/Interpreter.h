@@ -72,6 +72,7 @@ private:
   Array run(const ops::Node *n);
   Array inputValue(const ops::Node *n);
   Array runBlockwise(const ops::Node *n);
+  Array runEinsum(const ops::Node *n);
   Array runRandom(const ops::Node *n);
   /// The branch an ifelse runs (for a data condition, also binds its data-dependent size).
   const ops::Node *chosenBranch(const ops::Node *n);

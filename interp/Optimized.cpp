@@ -563,7 +563,7 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       static const std::unordered_set<int> fresh = {int(OpKind::Reduce), int(OpKind::Blockwise), int(OpKind::Concatenate),
                                                     int(OpKind::Stack),  int(OpKind::Random),    int(OpKind::Cumsum),
                                                     int(OpKind::Diff),   int(OpKind::Unary),     int(OpKind::Binary),
-                                                    int(OpKind::Where)};
+                                                    int(OpKind::Where),  int(OpKind::Einsum)};
       if (fresh.count(int(n->kind))) fusedOrFresh_.insert(n);
     }
     // Liveness: a value nobody else reads is dropped (its buffer freed or reused).

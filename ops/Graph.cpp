@@ -570,7 +570,7 @@ void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
 }
 
 void Graph::markStaticBroadcastable(Node &n, bool positionWide, const std::vector<std::size_t> &core,
-                                    const std::vector<bool> &apart) {
+                                    const std::vector<bool> &apart, const std::vector<Shape> *over) {
   // Static mode: the kernels need to know which sizes 1 may broadcast — those provably 1 when the
   // node was built, and those whose oneness the solver could not decide (the shape rule then
   // checks NumPy's rule at run time, so the kernel must apply the same one). For broadcasting
@@ -581,11 +581,11 @@ void Graph::markStaticBroadcastable(Node &n, bool positionWide, const std::vecto
   std::vector<std::vector<Answer>> answers;
   uint64_t undecided = 0;
   for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-    const Node *in = n.inputs[k];
+    const Shape &shape = over ? (*over)[k] : n.inputs[k]->shape;
     std::size_t c = k < core.size() ? core[k] : 0;
     answers.emplace_back();
-    for (std::size_t j = 0; j + c < in->rank() && j + c < 64; ++j) {
-      Expr d = in->shape[in->rank() - 1 - c - j];
+    for (std::size_t j = 0; j + c < shape.size() && j + c < 64; ++j) {
+      Expr d = shape[shape.size() - 1 - c - j];
       Answer one = d.constantValue() ? (d.constantValue()->isOne() ? Answer::Proven : Answer::Refuted)
                                      : oneness(*solver_, n.validity.context(), d).answer;
       answers.back().push_back(one);
@@ -1205,6 +1205,178 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
   });
 }
 
+std::vector<int64_t> EinsumSpec::iteration() const {
+  std::vector<int64_t> out = output, summed;
+  for (const std::vector<int64_t> &labels : operands)
+    for (int64_t l : labels)
+      if (std::find(out.begin(), out.end(), l) == out.end() && std::find(summed.begin(), summed.end(), l) == summed.end())
+        summed.push_back(l);
+  std::sort(summed.begin(), summed.end());
+  out.insert(out.end(), summed.begin(), summed.end());
+  return out;
+}
+
+std::string EinsumSpec::labelName(int64_t label) { return label < 0 ? "..." : std::string(1, char(label)); }
+
+bool EinsumSpec::isView() const { return operands.size() == 1 && iteration().size() == output.size(); }
+
+std::string EinsumSpec::diagonalMessage(std::size_t k, int64_t label, const std::string &a, const std::string &b) const {
+  return "dimensions in " + (isView() ? std::string("single operand") : "operand " + std::to_string(k)) +
+         " for collapsing index '" + labelName(label) + "' don't match (" + a + " != " + b + ")";
+}
+
+std::string EinsumSpec::text() const {
+  auto spell = [](const std::vector<int64_t> &labels) {
+    std::string s;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      if (labels[i] >= 0) s += char(labels[i]);
+      else if (i == 0 || labels[i - 1] >= 0) s += "...";
+    return s;
+  };
+  std::string s;
+  for (std::size_t k = 0; k < operands.size(); ++k) s += (k ? "," : "") + spell(operands[k]);
+  return s + "->" + spell(output);
+}
+
+std::string einsumMismatchMessage(const EinsumSpec &spec, const std::vector<std::vector<std::string>> &shapes) {
+  const std::vector<int64_t> labels = spec.iteration();
+  std::string s = "operands could not be broadcast together with remapped shapes [original->remapped]: ";
+  for (std::size_t k = 0; k < shapes.size() && k < spec.operands.size(); ++k) {
+    const std::vector<int64_t> &own = spec.operands[k];
+    std::string original, remapped;
+    std::size_t written = 0;
+    for (std::size_t a = 0; a < own.size() && a < shapes[k].size(); ++a)
+      if (std::find(own.begin(), own.begin() + std::ptrdiff_t(a), own[a]) == own.begin() + std::ptrdiff_t(a)) {
+        original += (written++ ? "," : "") + shapes[k][a];
+      }
+    bool started = false;
+    for (int64_t l : labels) {
+      auto at = std::find(own.begin(), own.end(), l);
+      if (at == own.end() && !started) continue;
+      remapped += std::string(started ? "," : "") +
+                  (at == own.end() ? std::string("newaxis") : shapes[k][std::size_t(at - own.begin())]);
+      started = true;
+    }
+    s += "(" + original + (written == 1 ? ",)" : ")") + "->(" + remapped + ") ";
+  }
+  return s;
+}
+
+std::vector<int64_t> encodeEinsum(const EinsumSpec &spec) {
+  std::vector<int64_t> out{int64_t(spec.operands.size())};
+  for (const std::vector<int64_t> &labels : spec.operands) {
+    out.push_back(int64_t(labels.size()));
+    out.insert(out.end(), labels.begin(), labels.end());
+  }
+  out.push_back(int64_t(spec.output.size()));
+  out.insert(out.end(), spec.output.begin(), spec.output.end());
+  return out;
+}
+
+EinsumSpec decodeEinsum(const std::vector<int64_t> &ints) {
+  EinsumSpec spec;
+  std::size_t at = 0;
+  auto take = [&]() {
+    if (at >= ints.size()) throw InternalError("einsum: truncated subscripts");
+    return ints[at++];
+  };
+  auto labels = [&]() {
+    const int64_t count = take();
+    if (count < 0 || std::size_t(count) > ints.size()) throw InternalError("einsum: bad subscripts");
+    std::vector<int64_t> l;
+    for (int64_t i = 0; i < count; ++i) l.push_back(take());
+    return l;
+  };
+  for (int64_t k = take(); k > 0; --k) spec.operands.push_back(labels());
+  spec.output = labels();
+  return spec;
+}
+
+const Node *Graph::einsum(const EinsumSpec &spec, const std::vector<const Node *> &xs, BroadcastMode mode) {
+  // NumPy's own checks of the subscripts against the operands (c_einsum's messages).
+  if (xs.empty()) throw OpError("No input operands");
+  if (xs.size() > spec.operands.size())
+    throw OpError("more operands provided to einstein sum function than specified in the subscripts string");
+  if (xs.size() < spec.operands.size())
+    throw OpError("fewer operands provided to einstein sum function than specified in the subscripts string");
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    if (spec.operands[k].size() > xs[k]->rank())
+      throw OpError("einstein sum subscripts string contains too many subscripts for operand " + std::to_string(k));
+    if (spec.operands[k].size() < xs[k]->rank())
+      throw OpError("operand has more dimensions than subscripts given in einstein sum, but no '...' ellipsis "
+                    "provided to broadcast the extra dimensions.");
+  }
+  for (std::size_t i = 0; i < spec.output.size(); ++i) {
+    int64_t l = spec.output[i];
+    if (std::find(spec.output.begin(), spec.output.begin() + i, l) != spec.output.begin() + i)
+      throw OpError("einstein sum subscripts string includes output subscript '" + EinsumSpec::labelName(l) + "' multiple times");
+    bool used = false;
+    for (const auto &labels : spec.operands) used = used || std::find(labels.begin(), labels.end(), l) != labels.end();
+    if (!used && l >= 0)
+      throw OpError("einstein sum subscripts string included output subscript '" + EinsumSpec::labelName(l) +
+                    "' which never appeared in an input");
+  }
+  // A broadcast dimension is never summed: it is in the output, or the subscripts are refused.
+  for (const auto &labels : spec.operands)
+    for (int64_t l : labels)
+      if (l < 0 && std::find(spec.output.begin(), spec.output.end(), l) == spec.output.end())
+        throw OpError("output has more dimensions than subscripts given in einstein sum, but no '...' ellipsis "
+                      "provided to broadcast the extra dimensions.");
+  Node c = blank(OpKind::Einsum, "einsum", xs);
+  c.mode = mode;
+  c.ints = encodeEinsum(spec);
+  return make(std::move(c), [&](Node &n) {
+    std::vector<Typed> types;
+    for (const Node *x : xs) types.push_back({x->dtype, x->weak});
+    n.dtype = resultType(types);
+    const std::vector<int64_t> labels = spec.iteration();
+    // Each operand as the iterator sees it: its size at each label (a diagonal's, once), 1 at
+    // the labels it does not have.
+    std::vector<Shape> remapped;
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      const std::vector<int64_t> &own = spec.operands[k];
+      for (std::size_t a = 0; a < own.size(); ++a)
+        for (std::size_t b = a + 1; b < own.size(); ++b)
+          if (own[a] == own[b]) {
+            const Expr &da = xs[k]->shape[a], &db = xs[k]->shape[b];
+            requireOr(n.validity, eq(da, db),
+                      "operand " + std::to_string(k) + "'s axes " + std::to_string(a) + " and " + std::to_string(b) +
+                          " (both '" + EinsumSpec::labelName(own[a]) + "') have one size",
+                      spec.diagonalMessage(k, own[a], dimText(da), dimText(db)));
+          }
+      Shape r;
+      for (int64_t l : labels) {
+        auto at = std::find(own.begin(), own.end(), l);
+        r.push_back(at == own.end() ? Expr(1) : xs[k]->shape[std::size_t(at - own.begin())]);
+      }
+      remapped.push_back(r);
+    }
+    // Two sizes at one label that are different constants, neither 1: NumPy's own words.
+    for (std::size_t f = 0; f < labels.size(); ++f) {
+      std::optional<Integer> seen;
+      for (const Shape &r : remapped)
+        if (auto v = r[f].constantValue(); v && !v->isOne()) {
+          if (seen && *seen != *v) {
+            std::vector<std::vector<std::string>> texts;
+            for (const Node *x : xs) {
+              texts.emplace_back();
+              for (const Expr &d : x->shape) texts.back().push_back(dimText(d));
+            }
+            n.validity.fail(einsumMismatchMessage(spec, texts));
+            n.shape.assign(spec.output.size(), Expr(0));
+            return;
+          }
+          seen = *v;
+        }
+    }
+    BroadcastResult r = broadcast(*solver_, n.validity.context(), remapped, mode, false);
+    n.validity.absorb(r.validity);
+    requireRunningCountFits(n.validity, r.shape, "einsum's iteration (" + spec.text() + ")");
+    n.shape.assign(r.shape.begin(), r.shape.begin() + std::ptrdiff_t(spec.output.size()));
+    if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true, {}, {}, &remapped);
+  });
+}
+
 const Node *Graph::diff(const Node *x, int64_t order, int64_t axisArg) {
   if (x->rank() == 0) throw OpError("diff requires input that is at least one dimensional");
   if (order < 0) throw OpError("order must be non-negative but got " + std::to_string(order));
@@ -1431,6 +1603,7 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
   }
   case OpKind::After: return after(std::vector<const Node *>(in.begin(), in.end() - 1), in.back());
   case OpKind::Arange: return arange(n->exprs[0], n->exprs[1], n->ints[0], DType(n->ints[1]));
+  case OpKind::Einsum: return einsum(decodeEinsum(n->ints), in, n->mode);
   case OpKind::IfElse:
     if (in.size() == 3) {
       keep();
@@ -1500,6 +1673,8 @@ const std::vector<OpInfo> &opCatalogue() {
         {"any", "any(x, axis=None, keepdims=False)", "bool result"},
         {"mean", "mean(x, axis=None, keepdims=False)", "int/bool give float64; empty gives nan"},
         {"matmul", "matmul(a, b) / a @ b", "gufunc (n?,k),(k,m?)->(n?,m?)"},
+        {"einsum", "einsum('ij,jk->ik', a, b, ...)", "each label's sizes broadcast; '...', diagonals ('ii->i'); "
+                   "the iteration (output, then summed labels) counts at most 2**63 - 1"},
         {"outer", "outer(a, b)", "flattens both; (m),(n)->(m,n)"},
         {"linalg.det", "linalg.det(a)", "gufunc (m,m)->()"},
         {"linalg.inv", "linalg.inv(a)", "gufunc (m,m)->(m,m); singular is a value error"},

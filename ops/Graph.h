@@ -70,6 +70,7 @@ enum class OpKind : uint8_t {
   After,       // inputs {guards..., x}: x, computed after the guards (arrays NumPy computes
                // first that x does not read: their shape was read, or they were dropped)
   Arange,      // arange(start, stop, step): exprs = {start, stop}; ints = {step, dtype}
+  Einsum,      // einsum(subscripts, *operands): ints = the EinsumSpec (encodeEinsum)
 };
 
 /// One entry of an index expression, after `...` is expanded.
@@ -115,6 +116,36 @@ struct Node {
   /// A short description: "add(x, y)", "input x".
   std::string describe() const;
 };
+
+/// einsum's subscripts with the ellipsis expanded: one label per axis of each operand, and the
+/// output's labels. A letter is its character code; the broadcast dimensions ('...') are
+/// negative, -1 for the last one, -2 for the one before it, and so on (right-aligned, as NumPy
+/// broadcasts them).
+struct EinsumSpec {
+  std::vector<std::vector<int64_t>> operands;
+  std::vector<int64_t> output;
+  /// The labels NumPy's iterator runs over, outermost first: the output's, then the summed
+  /// ones in character order (numpy/core/src/multiarray/einsum.c.src, c_einsum).
+  std::vector<int64_t> iteration() const;
+  /// NumPy's spelling, "ij,jk->ik" ("..." for the broadcast dimensions).
+  std::string text() const;
+  /// The label as NumPy's messages name it: the letter, or "..." for a broadcast dimension.
+  static std::string labelName(int64_t label);
+  /// NumPy returns a view for one operand when nothing is summed (a permutation, a diagonal).
+  bool isView() const;
+  /// NumPy's message for a diagonal whose two sizes `a` and `b` differ (operand k, `label`).
+  /// The view path of NumPy 1.24 takes a first size 0 as unset and gives a view of the second
+  /// (shape (1,) from a (0, 1) array: past its end); shapelab refuses that too.
+  std::string diagonalMessage(std::size_t k, int64_t label, const std::string &a, const std::string &b) const;
+};
+/// NumPy's message for sizes that do not broadcast: "operands could not be broadcast together
+/// with remapped shapes [original->remapped]: (2,3)->(2,newaxis,3) (4,5)->(5,4) ". `shapes`
+/// are the operands' sizes as text; an original is written with a diagonal once, a remapped
+/// shape over the iteration labels, leading labels the operand lacks left out.
+std::string einsumMismatchMessage(const EinsumSpec &spec, const std::vector<std::vector<std::string>> &shapes);
+/// The spec as an Einsum node keeps it in `ints`, and back.
+std::vector<int64_t> encodeEinsum(const EinsumSpec &spec);
+EinsumSpec decodeEinsum(const std::vector<int64_t> &ints);
 
 /// The validity of computing `nodes` from the graph's inputs, their operands included (under
 /// the current assumptions and the bounds of the data-dependent sizes involved).
@@ -180,6 +211,12 @@ public:
   const Node *reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
                      bool keepdims);
   const Node *blockwise(const std::string &op, const std::vector<const Node *> &xs, BroadcastMode mode);
+  /// np.einsum(subscripts, *xs) as NumPy computes it without `optimize`: one iterator over the
+  /// output's labels and then the summed ones. Each label's sizes broadcast across operands
+  /// (per mode; a label repeated within one operand, a diagonal, needs equal sizes there), and
+  /// the iterator's running element count stays at most 2**63 - 1 ("iterator is too large").
+  /// The dtype is the operands' result type; sums are of products in it (bool: any of all).
+  const Node *einsum(const EinsumSpec &spec, const std::vector<const Node *> &xs, BroadcastMode mode);
   const Node *diff(const Node *x, int64_t n, int64_t axis);
   const Node *cumsum(const Node *x, std::optional<int64_t> axis) { return cumulative("cumsum", x, axis); }
   /// cumsum or cumprod along an axis (None flattens first).
@@ -243,8 +280,10 @@ private:
   void broadcastOperands(Node &n, BroadcastMode mode);
   /// Static mode: fills n.broadcastable from n's inputs' shapes (their dims before the last
   /// core[i]; inputs marked `apart` take no part in deciding a whole position).
+  /// `over`, when given, replaces the inputs' shapes (one shape per input: einsum's operands
+  /// remapped to its iteration labels).
   void markStaticBroadcastable(Node &n, bool positionWide, const std::vector<std::size_t> &core = {},
-                               const std::vector<bool> &apart = {});
+                               const std::vector<bool> &apart = {}, const std::vector<Shape> *over = nullptr);
   /// max(0, e), or e when the solver proves e >= 0.
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.

@@ -64,7 +64,7 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
     const Var &b = vars[bi];
     std::string e;
     static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
-    int kind = options.basicOnly ? basic[pick(8)] : int(pick(34));
+    int kind = options.basicOnly ? basic[pick(8)] : int(pick(35));
     if (!options.dataDependent && (kind == 14 || kind == 15)) continue; // masks, ifelse
     switch (kind) {
     case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
@@ -181,6 +181,26 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       case 2: e = "(" + a.name + " > 0) " + (pick(2) ? "&" : "|") + " ~(" + b.name + " != " + a.name + ")"; break;
       default: e = a.name + " " + (pick(2) ? "<=" : ">=") + " " + b.name; break;
       }
+      break;
+    }
+    case 34: {
+      // einsum: labels shared between the operands (their sizes broadcast), repeated within
+      // one (a diagonal), '...' before the letters, implicit or explicit outputs.
+      const bool ellipsis = pick(4) == 0;
+      auto labels = [&](std::size_t rank) {
+        std::string s = ellipsis ? "..." : "";
+        for (std::size_t i = ellipsis && rank ? 1 : 0; i < rank; ++i) s += "ijk"[pick(3)];
+        return s;
+      };
+      const bool two = pick(4) != 0;
+      std::string sa = labels(a.rank), spec = sa + (two ? "," + labels(b.rank) : "");
+      if (pick(2)) {
+        std::string out = ellipsis ? "..." : "";
+        for (char c : sa)
+          if (c != '.' && out.find(c) == std::string::npos && pick(3)) out += c;
+        spec += "->" + out;
+      }
+      e = "np.einsum('" + spec + "', " + a.name + (two ? ", " + b.name : "") + ")";
       break;
     }
     case 31: {

@@ -253,7 +253,7 @@ def make_program(rng):
                 # dtypes as np attributes, reductions of a shape (np.prod(x.shape)), arange and eye,
                 # layout spellings (flip, swapaxes, moveaxis, atleast_Nd, vstack, hstack) and
                 # spreads (var, std, ptp).
-                form = rng.randrange(10)
+                form = rng.randrange(11)
                 if form == 0:
                     lo, hi = rng.choice(["-1", "0.5", "None"]), rng.choice(["2", "1.25", "None"])
                     if lo == "None" and hi == "None":
@@ -348,6 +348,43 @@ def make_program(rng):
                             f"{x}.{fn}(" + ", ".join(args) + ")"
                         val = getattr(np, fn)(X, **kw)
                         exact = ex and fn == "ptp"  # var and std divide and take roots
+                elif form == 10:
+                    # einsum: labels from a small alphabet, so that operands share labels (their
+                    # sizes broadcast, or NumPy refuses), repeat within one (diagonals), '...',
+                    # and implicit or explicit outputs (a subset of the labels, shuffled).
+                    operands = [(x, X)] + ([(y, Y)] if rng.random() < 0.7 else [])
+                    subs, used = [], []
+                    for _, A in operands:
+                        r = A.ndim
+                        ellipsis = r >= 1 and rng.random() < 0.25
+                        labels = [rng.choice("ijkB") for _ in range(r - (rng.randrange(r + 1) if ellipsis else 0))]
+                        sub = "".join(labels)
+                        if ellipsis:
+                            at = rng.randrange(len(sub) + 1)
+                            sub = sub[:at] + "..." + sub[at:]
+                        subs.append(sub)
+                        used += labels
+                    spec = ",".join(subs)
+                    if rng.random() < 0.6:
+                        kept = sorted(set(used))
+                        rng.shuffle(kept)
+                        out = "".join(kept[:rng.randrange(len(kept) + 1)])
+                        if any("..." in sub for sub in subs) and rng.random() < 0.8:
+                            at = rng.randrange(len(out) + 1)
+                            out = out[:at] + "..." + out[at:]
+                        spec += "->" + out
+                    text = f"np.einsum('{spec}', " + ", ".join(v for v, _ in operands) + ")"
+                    val = np.einsum(spec, *[A for _, A in operands])
+                    # NumPy's view path (one operand, nothing summed) takes a diagonal's first
+                    # size 0 as unset: 'ii->i' of a (0, 1) array is a (1,) view past its end.
+                    # shapelab refuses unequal diagonal sizes, as NumPy's other path does.
+                    if len(operands) == 1:
+                        own = subs[0].replace("...", "." * (X.ndim - len(subs[0].replace("...", ""))))
+                        if any(own.count(c) > 1 and len({X.shape[i] for i, d in enumerate(own) if d == c}) > 1
+                               for c in set(own) - {"."}):
+                            continue
+                    # Integer sums are exact in any order; float sums as NumPy orders them are not.
+                    exact = ex and (ey or len(operands) == 1) and all(A.dtype.kind in "biu" for _, A in operands)
                 elif form == 6:
                     # arange over sizes (a negative step too) and eye / identity (an offset diagonal).
                     start, stop, step = rng.choice(["0", "2", "n", "m - 1"]), rng.choice(["n", "m + 2", f"{x}.size"]), rng.choice([1, 2, 3, -1, -2])

@@ -79,6 +79,30 @@ std::mutex &memoLock() {
   return *lock;
 }
 
+/// Records `count <= 2**63 - 1` with `description`, decided once per (solver, context, count).
+void recordFits(Validity &validity, const Expr &count, const std::string &description) {
+  const Context &context = validity.context();
+  Pred fits = le(count, Expr(maxArraySize()));
+  // The same count recurs along a program (every elementwise op on the same shape): remember
+  // the answer per (context, count) — evaluation at far points is cheap, but not free, and the
+  // solver's fallback may search for witnesses.
+  Key key{&validity.solver(), context.assumptions(), count};
+  std::mutex &lock = memoLock();
+  auto *memo = &fitsMemo();
+  std::optional<Decision> known;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (auto it = memo->find(key); it != memo->end()) known = it->second;
+  }
+  if (!known) {
+    known = decideFits(validity.solver(), context, count, fits);
+    std::lock_guard<std::mutex> guard(lock);
+    if (memo->size() > 65536) memo->clear(); // a bound on what the memo keeps alive
+    memo->emplace(key, *known);
+  }
+  validity.record(fits, description, *known);
+}
+
 } // namespace
 
 void clearElementCountMemo() {
@@ -164,25 +188,32 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
   std::string description = capped || zero ? what + " is small enough to exist: its sizes other than 0 multiply "
                                                     "to at most 2**63 - 1"
                                            : what + " has at most 2**63 - 1 elements";
-  Pred fits = le(count, Expr(maxArraySize()));
-  // The same count recurs along a program (every elementwise op on the same shape): remember
-  // the answer per (context, count) — evaluation at far points is cheap, but not free, and the
-  // solver's fallback may search for witnesses.
-  Key key{&validity.solver(), context.assumptions(), count};
-  std::mutex &lock = memoLock();
-  auto *memo = &fitsMemo();
-  std::optional<Decision> known;
-  {
-    std::lock_guard<std::mutex> guard(lock);
-    if (auto it = memo->find(key); it != memo->end()) known = it->second;
+  recordFits(validity, count, description);
+}
+
+void requireRunningCountFits(Validity &validity, const Shape &sizes, const std::string &what) {
+  const Context &context = validity.context();
+  Expr running(1);
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    running = running * sizes[k];
+    // Where the next size is at least 1 the next count is at least this one: only it is asked.
+    if (k + 1 < sizes.size()) {
+      const Expr &next = sizes[k + 1];
+      auto low = next.isTotal() ? rangeOf(next, context).low : std::nullopt;
+      if (low && *low >= Integer(1)) continue;
+    }
+    if (auto c = running.constantValue()) {
+      if (*c > maxArraySize()) {
+        validity.fail("iterator is too large: the first " + std::to_string(k + 1) + " sizes of " + what + " multiply to " +
+                      c->toString() + ", more than 2**63 - 1");
+        return;
+      }
+      continue;
+    }
+    if (obviouslyArraySize(context, running)) continue;
+    recordFits(validity, running,
+               "the first " + std::to_string(k + 1) + " sizes of " + what + " multiply to at most 2**63 - 1");
   }
-  if (!known) {
-    known = decideFits(validity.solver(), context, count, fits);
-    std::lock_guard<std::mutex> guard(lock);
-    if (memo->size() > 65536) memo->clear(); // a bound on what the memo keeps alive
-    memo->emplace(key, *known);
-  }
-  validity.record(fits, description, *known);
 }
 
 } // namespace shapelab

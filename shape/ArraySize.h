@@ -34,6 +34,12 @@ bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, co
 /// is evident. `what` names the shape for a person ("the result", "output 0").
 void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what);
 
+/// Records that the running products of `sizes` (the first size, the first two, ..., all of
+/// them) are each at most 2**63 - 1: NumPy's iterator multiplies its sizes in order and stops
+/// at the first product past it ("iterator is too large"), so a 0 after two huge sizes does
+/// not help, and one before them does. `what` names the sizes ("einsum's iteration").
+void requireRunningCountFits(Validity &validity, const Shape &sizes, const std::string &what);
+
 /// Forgets the element-count answers remembered per solver across sessions (a benchmark of a
 /// cold build clears them before each run).
 void clearElementCountMemo();

@@ -103,7 +103,7 @@ bool provablyOne(Solver &solver, const Context &context, Expr d) {
 }
 
 std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vector<Integer>> &shapes,
-                                                      std::string &message) {
+                                                      std::string &message, bool resultCount) {
   for (std::size_t j = 0; j < shapes.size(); ++j) {
     for (const Integer &d : shapes[j]) {
       if (d.sign() < 0) {
@@ -145,7 +145,7 @@ std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vec
       }
     }
   }
-  if (nonZeroProduct(out) > kMaxElements) {
+  if (resultCount && nonZeroProduct(out) > kMaxElements) {
     message = "broadcast dimensions too large: " + tooBigToExist("the result shape " + concreteToString(out), out);
     return std::nullopt;
   }
@@ -165,7 +165,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     concrete.push_back(*v);
   }
   if (concrete.size() == shapes.size()) {
-    auto out = broadcastConcrete(concrete, r.message);
+    auto out = broadcastConcrete(concrete, r.message, requireResultCount);
     if (!out) {
       r.validity.fail(r.message);
       return r;

@@ -36,7 +36,8 @@ struct BroadcastResult {
 /// Broadcasts any number of shapes under `context`. The operands and the result are arrays, so
 /// the sizes other than 0 of each multiply to at most 2**63 - 1 (ArraySize.h); the result's
 /// obligation implies the operands'. `requireResultCount` false leaves it out, for a caller that
-/// knows it holds already (the result is an existing operand's shape).
+/// knows it holds already (the result is an existing operand's shape) or whose result is not an
+/// array (einsum's iteration, which counts as NumPy's iterator does).
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
                           BroadcastMode mode = BroadcastMode::Numpy, bool requireResultCount = true);
 
@@ -51,8 +52,9 @@ bool provablyOne(Solver &solver, const Context &context, Expr d);
 Decision oneness(Solver &solver, const Context &context, Expr d);
 
 /// NumPy's concrete algorithm; returns the shape or sets `message`. Refuses element counts
-/// above 2**63 - 1 (`message` says so).
+/// above 2**63 - 1 (`message` says so); the result's only when `resultCount` (a caller whose
+/// result is not an array, or is one already, leaves it out).
 std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vector<Integer>> &shapes,
-                                                      std::string &message);
+                                                      std::string &message, bool resultCount = true);
 
 } // namespace shapelab
