@@ -715,7 +715,7 @@ struct Session::Impl {
         "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
         "empty_like", "full_like", "clip", "len", "arange", "eye", "identity", "flip", "swapaxes", "moveaxis",
         "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "copy", "var", "std", "ptp", "argmax",
-        "argmin", "dot", "repeat", "tile", "einsum"};
+        "argmin", "dot", "repeat", "tile", "einsum", "pad"};
     return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
   }
 
@@ -1125,6 +1125,7 @@ struct Session::Impl {
     }
     if (fn == "repeat" || fn == "tile") return node(repeated(fn, a, p));
     if (fn == "einsum") return node(einsum(a, p));
+    if (fn == "pad") return node(padded(a, p));
     if (fn == "linalg.det" || fn == "linalg.inv") {
       checkArguments(a, 1, {"a"});
       return node(graph->blockwise(fn.substr(7), {array(required(a, 0, "a"))}, mode));
@@ -1279,6 +1280,118 @@ struct Session::Impl {
       perm.insert(perm.begin() + j, i);
     }
     return graph->transpose(x, perm);
+  }
+
+  /// pad's pad_width or constant_values as NumPy reads them (numpy/lib/arraypad.py, _as_pairs):
+  /// one value, one (before, after) pair, or one of either per axis, broadcast to `rank` pairs.
+  std::vector<std::pair<Value, Value>> padPairs(const Value &v, std::size_t rank, bool widths) {
+    // The argument as an array of values: its shape, and its values in C order.
+    std::vector<std::size_t> shape;
+    std::vector<Value> flat;
+    auto scalar = [&](const Value &i) {
+      if (widths && (i.kind == Value::Float || (i.kind == Value::Tuple && i.items.empty())))
+        failAt("`pad_width` must be of integral type.", i.pos);
+      if (i.kind != Value::Size && i.kind != Value::Bool && (widths || i.kind != Value::Float))
+        failAt(std::string(widths ? "pad_width" : "constant_values") + " holds " + kindName(i.kind) +
+                   (widths ? ", not a size" : ", not a number"),
+               i.pos);
+      flat.push_back(i);
+    };
+    if (v.kind != Value::Tuple) {
+      scalar(v);
+    } else if (v.items.empty()) {
+      scalar(v); // refused: NumPy's empty pad_width has no integral type
+    } else if (v.items[0].kind != Value::Tuple) {
+      shape = {v.items.size()};
+      for (const Value &i : v.items) scalar(i);
+    } else {
+      shape = {v.items.size(), v.items[0].items.size()};
+      for (const Value &row : v.items) {
+        if (row.kind != Value::Tuple || row.items.size() != shape[1])
+          failAt("setting an array element with a sequence. The requested array has an inhomogeneous shape after 1 "
+                 "dimensions.",
+                 row.pos);
+        for (const Value &i : row.items) {
+          if (i.kind == Value::Tuple) failAt("pad(): pairs of pairs are not supported", i.pos);
+          scalar(i);
+        }
+      }
+    }
+    if (widths)
+      for (const Value &w : flat)
+        if (auto c = sizeOf(w, "a pad width").constantValue(); c && c->sign() < 0)
+          failAt("index can't contain negative values", w.pos);
+    // One value, or one pair (not a column of two), is every axis's.
+    if (flat.size() == 1) return std::vector<std::pair<Value, Value>>(rank, {flat[0], flat[0]});
+    if (flat.size() == 2 && !(shape.size() == 2 && shape[0] == 2 && shape[1] == 1))
+      return std::vector<std::pair<Value, Value>>(rank, {flat[0], flat[1]});
+    // Otherwise broadcast to (rank, 2).
+    const std::size_t rows = shape.size() == 2 ? shape[0] : 1, columns = shape.back();
+    if ((rows != 1 && rows != rank) || (columns != 1 && columns != 2)) {
+      std::string dims = "(";
+      for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? "," : "") + std::to_string(shape[i]);
+      failAt("operands could not be broadcast together with remapped shapes [original->remapped]: " + dims +
+                 (shape.size() == 1 ? ",)" : ")") + "  and requested shape (" + std::to_string(rank) + ",2)",
+             v.pos);
+    }
+    std::vector<std::pair<Value, Value>> out;
+    for (std::size_t r = 0; r < rank; ++r) {
+      const std::size_t row = rows == 1 ? 0 : r;
+      out.push_back({flat[row * columns], flat[row * columns + (columns == 2 ? 1 : 0)]});
+    }
+    return out;
+  }
+
+  /// pad(array, pad_width, mode='constant', constant_values=0): each axis, axis 0 first, gets
+  /// its before and after widths of the constant (in the array's dtype) concatenated on, so that
+  /// a later axis's constant fills the corners, as NumPy's does. mode='empty' leaves the new
+  /// values unspecified in NumPy (zeros here); the other modes copy the array's own values and
+  /// are not supported.
+  const Node *padded(const Args &a, std::size_t p) {
+    checkArguments(a, 4, {"array", "pad_width", "mode", "constant_values"});
+    const Node *x = array(required(a, 0, "array"));
+    const Value mode = optional(a, 2, "mode");
+    bool empty = false;
+    if (mode.kind != Value::None) {
+      if (mode.kind != Value::String) failAt("pad(): mode must be a string", mode.pos);
+      static const std::set<std::string> copying = {"edge", "linear_ramp", "maximum", "mean", "median",
+                                                     "minimum", "reflect", "symmetric", "wrap"};
+      if (copying.count(mode.text))
+        failAt("pad(): mode '" + mode.text + "' is not supported (constant and empty are)", mode.pos);
+      if (mode.text != "constant" && mode.text != "empty") failAt("mode '" + mode.text + "' is not supported", mode.pos);
+      empty = mode.text == "empty";
+    }
+    const Value given = optional(a, 3, "constant_values");
+    if (empty && given.kind != Value::None)
+      failAt("unsupported keyword arguments for mode 'empty': {'constant_values'}", given.pos);
+    const Value &widthArgument = required(a, 1, "pad_width");
+    const auto widths = padPairs(widthArgument, x->rank(), true);
+    const auto values = padPairs(given.kind == Value::None ? Value::ofSize(Expr(0), p) : given, x->rank(), false);
+    if (x->rank() == 0) {
+      // No axis uses the widths, but NumPy checks them: a symbolic one must be a size, which an
+      // array of that length computed first (and dropped) requires.
+      std::vector<const Node *> guards;
+      for (const auto &[before, after] : padPairs(widthArgument, 1, true))
+        for (const Value &w : {before, after})
+          if (Expr e = sizeOf(w, "a pad width"); !e.isConstant())
+            guards.push_back(graph->full({e}, graph->literal(0, DType::Bool), DType::Bool));
+      return graph->after(guards, x);
+    }
+    for (std::size_t axis = 0; axis < x->rank(); ++axis) {
+      std::vector<const Node *> parts;
+      auto side = [&](const Value &width, const Value &value) {
+        Expr w = sizeOf(width, "a pad width");
+        if (w == Expr(0)) return;
+        Shape s = x->shape;
+        s[axis] = w;
+        parts.push_back(graph->full(s, array(value), x->dtype));
+      };
+      side(widths[axis].first, values[axis].first);
+      parts.push_back(x);
+      side(widths[axis].second, values[axis].second);
+      if (parts.size() > 1) x = graph->concatenate(parts, int64_t(axis));
+    }
+    return x;
   }
 
   /// einsum(subscripts, *operands, optimize=False), NumPy's einsum without a contraction order.

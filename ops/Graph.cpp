@@ -1654,6 +1654,8 @@ const std::vector<OpInfo> &opCatalogue() {
         {"var", "var(a, axis=None, ddof=0, keepdims=False) / std / ptp", "as the reductions; var divides by max(count - ddof, 0)"},
         {"cumprod", "cumprod(x, axis=None)", "as cumsum"},
         {"repeat", "repeat(a, repeats, axis=None) / tile(A, reps)", "counts are sizes; each axis d becomes r*d"},
+        {"pad", "pad(array, pad_width, mode='constant', constant_values=0)",
+         "widths are sizes: one, a (before, after) pair, or one per axis; mode constant or empty"},
         {"dot", "dot(a, b)", "matmul, or multiply for a 0-d operand (not stacks by stacks)"},
         {"linalg.norm", "linalg.norm(x, axis=None, keepdims=False)", "ord=None: sqrt(sum(x * x))"},
         {"argmax", "argmax(a, axis=None, keepdims=False) / argmin", "int64; one axis (None: the flat index); not empty"},

@@ -184,6 +184,18 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       break;
     }
     case 34: {
+      if (pick(3) == 0) {
+        // pad: one width for every axis, a (before, after) pair, or one pair per axis.
+        static const char *widths[] = {"1", "(0, 2)", "n", "(m, 1)"};
+        std::string pw = widths[pick(4)];
+        if (pick(2) && a.rank) {
+          pw = "(";
+          for (std::size_t i = 0; i < a.rank; ++i) pw += std::string(i ? ", " : "") + (pick(2) ? "(1, n)" : "(0, 0)");
+          pw += a.rank == 1 ? ",)" : ")";
+        }
+        e = "np.pad(" + a.name + ", " + pw + (pick(2) ? ", constant_values=2.5" : "") + ")";
+        break;
+      }
       // einsum: labels shared between the operands (their sizes broadcast), repeated within
       // one (a diagonal), '...' before the letters, implicit or explicit outputs.
       const bool ellipsis = pick(4) == 0;

@@ -253,7 +253,7 @@ def make_program(rng):
                 # dtypes as np attributes, reductions of a shape (np.prod(x.shape)), arange and eye,
                 # layout spellings (flip, swapaxes, moveaxis, atleast_Nd, vstack, hstack) and
                 # spreads (var, std, ptp).
-                form = rng.randrange(11)
+                form = rng.randrange(12)
                 if form == 0:
                     lo, hi = rng.choice(["-1", "0.5", "None"]), rng.choice(["2", "1.25", "None"])
                     if lo == "None" and hi == "None":
@@ -385,6 +385,28 @@ def make_program(rng):
                             continue
                     # Integer sums are exact in any order; float sums as NumPy orders them are not.
                     exact = ex and (ey or len(operands) == 1) and all(A.dtype.kind in "biu" for _, A in operands)
+                elif form == 11:
+                    # pad: widths as one size, one pair, or one pair (or one size) per axis, sizes
+                    # among them; constants as one value or one pair.
+                    r = X.ndim
+                    sizes = {"n": n, "m": m}
+                    width = lambda: rng.choice(["0", "1", "2", "n", "m - 1"])
+                    shape = rng.randrange(4)
+                    if shape == 0:
+                        pw = width()
+                    elif shape == 1:
+                        pw = f"({width()}, {width()})"
+                    elif shape == 2:
+                        pw = "(" + ", ".join(f"({width()}, {width()})" for _ in range(r)) + ("," if r == 1 else "") + ")"
+                    else:
+                        pw = "(" + ", ".join(f"({width()},)" for _ in range(r)) + ("," if r == 1 else "") + ")"
+                    if r == 0 and shape >= 2:
+                        continue  # () is not a pad width NumPy takes
+                    # (mode='empty' leaves the new values unspecified: not compared here.)
+                    cv = rng.choice(["", "", ", constant_values=2.5", ", constant_values=(-1, 3)", ", constant_values=True"])
+                    text = f"np.pad({x}, {pw}{cv})"
+                    kw = {"constant_values": eval(cv.split("=", 1)[1])} if cv else {}
+                    val = np.pad(X, eval(pw, {}, sizes), **kw)  # ValueError for a negative width
                 elif form == 6:
                     # arange over sizes (a negative step too) and eye / identity (an offset diagonal).
                     start, stop, step = rng.choice(["0", "2", "n", "m - 1"]), rng.choice(["n", "m + 2", f"{x}.size"]), rng.choice([1, 2, 3, -1, -2])

@@ -1390,3 +1390,53 @@ TEST(Einsum, BadSubscriptsAreRefusedWithNumpysMessages) {
   EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("t")).message(),
             "dimensions in operand 0 for collapsing index 'i' don't match (2 != 3)");
 }
+
+// pad reads pad_width and constant_values as NumPy's _as_pairs does, pads axis 0 first (a later
+// axis's constant fills the corners) and checks every width, even of a 0-d array, which no axis
+// uses. NumPy 1.24 gave each expected value.
+TEST(Pad, WidthsAndConstantsAsNumpyReadsThem) {
+  const std::vector<std::string> lines = {
+      "param n, m",
+      "x = input((2, 3), int32)",
+      "z = input((), float64)",
+      "one = np.pad(x, 1)",
+      "pair = np.pad(x, (1, 2))",
+      "column = np.pad(x, ((1,), (2,)))",
+      "corners = np.pad(x, ((1, 0), (0, 1)), constant_values=((7, 8), (9, 10)))",
+      "cast = np.pad(x, 1, constant_values=2.7)",
+      "sized = np.pad(x, (0, n))",
+      "scalar = np.pad(z, (m - 1, 0))",
+      "empty = np.pad(x, 2, mode='empty')"};
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  auto shape = [&](const char *name) { return toString(session.lookup(name)->shape); };
+  EXPECT_EQ(shape("one"), "(4, 5)");
+  EXPECT_EQ(shape("pair"), "(5, 6)");
+  EXPECT_EQ(shape("column"), "(4, 7)");
+  EXPECT_EQ(shape("sized"), "(n + 2, n + 3)");
+  EXPECT_EQ(shape("scalar"), "()");
+  EXPECT_EQ(shape("empty"), "(6, 7)");
+  interp::Array xv(ops::DType::Int32, {2, 3});
+  for (int i = 0; i < 6; ++i) xv.base<int32_t>()[i] = i;
+  interp::Interpreter in(session.graph(), {{"n", 1}, {"m", 1}}, {{"x", xv}, {"z", interp::Array(ops::DType::Float64, {})}}, {});
+  EXPECT_EQ(in.evaluate(session.lookup("corners")).toString(), "[[7, 7, 7, 10], [0, 1, 2, 10], [3, 4, 5, 10]]");
+  EXPECT_EQ(in.evaluate(session.lookup("cast")).toString(),
+            "[[2, 2, 2, 2, 2], [2, 0, 1, 2, 2], [2, 3, 4, 5, 2], [2, 2, 2, 2, 2]]");
+  // The 0-d array's width m - 1 is checked though unused: NumPy refuses m = 0.
+  EXPECT_EQ(outcomeOf(lines, "scalar", Assignment{{"n", 1}, {"m", 0}}), "shape error");
+  EXPECT_EQ(outcomeOf(lines, "scalar", Assignment{{"n", 1}, {"m", 1}}), "()");
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"w = np.pad(x, 1.5)", "`pad_width` must be of integral type."},
+      {"w = np.pad(x, ())", "`pad_width` must be of integral type."},
+      {"w = np.pad(x, -1)", "index can't contain negative values"},
+      {"w = np.pad(x, ((1, 2), (3, 4), (5, 6)))", "remapped shapes [original->remapped]: (3,2)  and requested shape (2,2)"},
+      {"w = np.pad(x, 1, mode='edge')", "mode 'edge' is not supported (constant and empty are)"},
+      {"w = np.pad(x, 1, mode='bogus')", "mode 'bogus' is not supported"},
+      {"w = np.pad(x, 1, mode='empty', constant_values=3)", "unsupported keyword arguments for mode 'empty'"}};
+  for (const auto &[line, message] : refused) {
+    driver::Reply r = session.execute(line, 20);
+    ASSERT_TRUE(r.failed) << line;
+    EXPECT_NE(r.lines.front().find(message), std::string::npos) << line << ": " << r.lines.front();
+  }
+}
