@@ -1967,8 +1967,13 @@ struct Session::Impl {
       o["shape"] = shapeJson(x->shape);
       o["dtype"] = ops::spelling(x->dtype);
       if (auto it = names.find(x); it != names.end()) o["name"] = it->second;
-      if (json) json->push_back(o);
       std::string args;
+      if (x->kind == ops::OpKind::Einsum) { // the subscripts are what the node computes
+        const std::string subscripts = ops::decodeEinsum(x->ints).text();
+        o["subscripts"] = subscripts;
+        args = "'" + subscripts + "'";
+      }
+      if (json) json->push_back(o);
       for (const Node *i : x->inputs) args += (args.empty() ? "%" : ", %") + std::to_string(i->id);
       std::string label = x->kind == ops::OpKind::Input ? "input " + x->op
                           : x->kind == ops::OpKind::Scalar ? (x->exprs.empty() ? interp::formatDouble(x->number) : x->exprs[0].toString())
