@@ -1406,73 +1406,15 @@ struct Session::Impl {
     std::vector<const Node *> xs;
     for (std::size_t i = 1; i < a.positional.size(); ++i) xs.push_back(array(a.positional[i]));
     const Value &subscripts = a.positional[0];
-    return graph->einsum(einsumSpec(subscripts.text, subscripts.pos + 1, xs), xs, mode);
-  }
-
-  /// The subscripts read as NumPy reads them (c_einsum): letters, one '...' per operand, ','
-  /// between operands, an optional '->' and the output; spaces are skipped. The ellipsis is
-  /// expanded by the operands' ranks; without '->' the output is the broadcast dimensions, then
-  /// the letters used once, in character order. `at` is the text's position in the line (for
-  /// the caret); counts of operands and subscripts are checked by Graph::einsum.
-  ops::EinsumSpec einsumSpec(const std::string &text, std::size_t at, const std::vector<const Node *> &xs) {
-    struct Group {
-      std::vector<int64_t> letters;
-      std::optional<std::size_t> ellipsis; // how many letters come before it
-    };
-    const std::size_t arrow = text.find("->");
-    auto parse = [&](std::size_t from, std::size_t to, bool output) {
-      std::vector<Group> groups(1);
-      for (std::size_t i = from; i < to; ++i) {
-        const char c = text[i];
-        const std::string where = output ? "the output" : "operand " + std::to_string(groups.size() - 1);
-        if (c == ' ') continue;
-        if (c == ',' && !output) {
-          groups.emplace_back();
-        } else if (c == '.') {
-          if (text.compare(i, 3, "...") != 0 || groups.back().ellipsis)
-            failAt("einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') in " + where, at + i);
-          groups.back().ellipsis = groups.back().letters.size();
-          i += 2;
-        } else if (std::isalpha(static_cast<unsigned char>(c))) {
-          groups.back().letters.push_back(int64_t(c));
-        } else if ((c == '-' || c == '>') && !output) {
-          failAt("einstein sum subscript string does not contain proper '->' output specified", at + i);
-        } else {
-          failAt(std::string("invalid subscript '") + c + "' in einstein sum subscripts string, subscripts must be letters", at + i);
-        }
-      }
-      return groups;
-    };
-    std::vector<Group> inputs = parse(0, arrow == std::string::npos ? text.size() : arrow, false);
-    // The broadcast dimensions of each operand: those its letters leave (none when too few).
-    int64_t broadcast = 0;
-    auto expand = [](const Group &g, int64_t dims) {
-      std::vector<int64_t> labels(g.letters.begin(), g.letters.begin() + std::ptrdiff_t(g.ellipsis.value_or(g.letters.size())));
-      if (!g.ellipsis) return labels;
-      for (int64_t d = dims; d >= 1; --d) labels.push_back(-d);
-      labels.insert(labels.end(), g.letters.begin() + std::ptrdiff_t(*g.ellipsis), g.letters.end());
-      return labels;
-    };
-    ops::EinsumSpec spec;
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-      int64_t dims = 0;
-      if (inputs[k].ellipsis && k < xs.size())
-        dims = std::max<int64_t>(0, int64_t(xs[k]->rank()) - int64_t(inputs[k].letters.size()));
-      broadcast = std::max(broadcast, dims);
-      spec.operands.push_back(expand(inputs[k], dims));
+    std::vector<std::size_t> ranks;
+    for (const Node *x : xs) ranks.push_back(x->rank());
+    EinsumSpec spec;
+    try {
+      spec = parseEinsum(subscripts.text, ranks);
+    } catch (const SyntaxError &e) {
+      failAt(e.message(), subscripts.pos + 1 + e.position()); // the caret inside the quotes
     }
-    if (arrow != std::string::npos) {
-      std::vector<Group> out = parse(arrow + 2, text.size(), true);
-      spec.output = expand(out[0], broadcast);
-    } else {
-      for (int64_t d = broadcast; d >= 1; --d) spec.output.push_back(-d);
-      std::map<int64_t, int> uses;
-      for (const Group &g : inputs)
-        for (int64_t l : g.letters) ++uses[l];
-      for (const auto &[l, count] : uses)
-        if (count == 1) spec.output.push_back(l);
-    }
-    return spec;
+    return graph->einsum(spec, xs, mode);
   }
 
   /// repeat(a, repeats, axis=None) with one count (a size) for every element, and tile(A,

@@ -1,9 +1,10 @@
-// `shapelab broadcast | broadcast-to | gufunc | rv` — the shape layer from the command line.
+// `shapelab broadcast | broadcast-to | gufunc | einsum | rv` — the shape layer from the command line.
 #include <iostream>
 
 #include "driver/Command.h"
 #include "driver/Json.h"
 #include "shape/Broadcast.h"
+#include "shape/Einsum.h"
 #include "shape/Gufunc.h"
 #include "shape/RandomVariable.h"
 #include "symbolic/Errors.h"
@@ -155,6 +156,37 @@ int gufuncRun(const GufuncOptions &o) {
   return exitFor(r.validity);
 }
 
+struct EinsumOptions {
+  CommonOptions common;
+  std::string subscripts;
+  std::vector<std::string> shapes;
+};
+
+int einsumRun(const EinsumOptions &o) {
+  std::vector<Shape> shapes;
+  std::vector<std::size_t> ranks;
+  for (auto &s : o.shapes) {
+    shapes.push_back(parseShape(s));
+    ranks.push_back(shapes.back().size());
+  }
+  EinsumSpec spec = parseEinsum(o.subscripts, ranks);
+  Setup s(o.common);
+  EinsumResult r = resolveEinsum(s.solver, *s.context, spec, shapes, parseBroadcastMode(o.common.mode));
+  const bool error = r.status() == Status::Error;
+  if (o.common.json) {
+    Json j = Json::object();
+    addVerdict(j, r.validity, r.message);
+    j["shape"] = error ? Json(nullptr) : shapeJson(r.shape);
+    j["subscripts"] = spec.text();
+    std::cout << dumpJson(j) << "\n";
+  } else {
+    std::cout << "subscripts: " << spec.text() << "\n";
+    if (!error) std::cout << "shape: " << toString(r.shape) << "\n";
+    printVerdict(r.validity, r.message);
+  }
+  return exitFor(r.validity);
+}
+
 struct RvOptions {
   CommonOptions common;
   bool list = false;
@@ -264,6 +296,19 @@ void addShapeCommands(CLI::App &app) {
     addCommonOptions(cmd, o->common, kAssume | kJson | kMode);
     cmd->add_option("SIGNATURE", o->signature, "the gufunc signature")->required();
     cmd->add_option("ARG", o->arguments, "one shape per operand");
+  }
+  {
+    auto o = std::make_shared<EinsumOptions>();
+    CLI::App *cmd = command(app, "einsum", "output shape of np.einsum (without optimize) on symbolic shapes",
+        "SUBSCRIPTS as NumPy reads them: 'ij,jk->ik', '...i,...i', 'ii->i' (a diagonal), no '->' for the\n"
+        "implicit output. One SHAPE per operand. Each label's sizes broadcast across operands (per\n"
+        "mode); NumPy's iterator (the output's labels, then the summed ones in character order)\n"
+        "refuses a running element count past 2**63 - 1.", o, einsumRun);
+    cmd->footer(std::string("JSON: {\"status\", \"shape\", \"subscripts\" (with the output spelled out), \"checks\",\n"
+                            "\"violating\", \"message\"}\n") + kExit);
+    addCommonOptions(cmd, o->common, kAssume | kJson | kMode);
+    cmd->add_option("SUBSCRIPTS", o->subscripts, "the einsum subscripts")->required();
+    cmd->add_option("SHAPE", o->shapes, "one shape per operand");
   }
   {
     auto o = std::make_shared<RvOptions>();

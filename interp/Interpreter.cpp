@@ -807,7 +807,7 @@ std::string coreMismatch(const std::string &sig, std::size_t operand, std::size_
 } // namespace
 
 Array Interpreter::runEinsum(const Node *n) {
-  const ops::EinsumSpec spec = ops::decodeEinsum(n->ints);
+  const EinsumSpec spec = ops::decodeEinsum(n->ints);
   const std::vector<int64_t> labels = spec.iteration();
   const std::size_t F = labels.size();
   std::vector<Array> xs;
@@ -820,10 +820,7 @@ Array Interpreter::runEinsum(const Node *n) {
   for (std::size_t k = 0; k < xs.size(); ++k) {
     const std::vector<int64_t> &own = spec.operands[k];
     const Dims &shape = xs[k].shape();
-    for (std::size_t a = 0; a < own.size(); ++a)
-      for (std::size_t b = a + 1; b < own.size(); ++b)
-        if (own[a] == own[b] && shape[a] != shape[b])
-          shapeError(spec.diagonalMessage(k, own[a], std::to_string(shape[a]), std::to_string(shape[b])));
+    if (auto e = spec.diagonalError(k, std::vector<std::optional<Integer>>(shape.begin(), shape.end()))) shapeError(*e);
     Dims sizes(F, 1);
     std::vector<int64_t> st(F, 0);
     for (std::size_t a = 0; a < own.size(); ++a) {
@@ -844,7 +841,7 @@ Array Interpreter::runEinsum(const Node *n) {
           texts.emplace_back();
           for (int64_t d : x.shape()) texts.back().push_back(std::to_string(d));
         }
-        shapeError(ops::einsumMismatchMessage(spec, texts));
+        shapeError(einsumMismatchMessage(spec, texts));
       }
       iter[f] = r[f];
     }

@@ -1205,63 +1205,6 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
   });
 }
 
-std::vector<int64_t> EinsumSpec::iteration() const {
-  std::vector<int64_t> out = output, summed;
-  for (const std::vector<int64_t> &labels : operands)
-    for (int64_t l : labels)
-      if (std::find(out.begin(), out.end(), l) == out.end() && std::find(summed.begin(), summed.end(), l) == summed.end())
-        summed.push_back(l);
-  std::sort(summed.begin(), summed.end());
-  out.insert(out.end(), summed.begin(), summed.end());
-  return out;
-}
-
-std::string EinsumSpec::labelName(int64_t label) { return label < 0 ? "..." : std::string(1, char(label)); }
-
-bool EinsumSpec::isView() const { return operands.size() == 1 && iteration().size() == output.size(); }
-
-std::string EinsumSpec::diagonalMessage(std::size_t k, int64_t label, const std::string &a, const std::string &b) const {
-  return "dimensions in " + (isView() ? std::string("single operand") : "operand " + std::to_string(k)) +
-         " for collapsing index '" + labelName(label) + "' don't match (" + a + " != " + b + ")";
-}
-
-std::string EinsumSpec::text() const {
-  auto spell = [](const std::vector<int64_t> &labels) {
-    std::string s;
-    for (std::size_t i = 0; i < labels.size(); ++i)
-      if (labels[i] >= 0) s += char(labels[i]);
-      else if (i == 0 || labels[i - 1] >= 0) s += "...";
-    return s;
-  };
-  std::string s;
-  for (std::size_t k = 0; k < operands.size(); ++k) s += (k ? "," : "") + spell(operands[k]);
-  return s + "->" + spell(output);
-}
-
-std::string einsumMismatchMessage(const EinsumSpec &spec, const std::vector<std::vector<std::string>> &shapes) {
-  const std::vector<int64_t> labels = spec.iteration();
-  std::string s = "operands could not be broadcast together with remapped shapes [original->remapped]: ";
-  for (std::size_t k = 0; k < shapes.size() && k < spec.operands.size(); ++k) {
-    const std::vector<int64_t> &own = spec.operands[k];
-    std::string original, remapped;
-    std::size_t written = 0;
-    for (std::size_t a = 0; a < own.size() && a < shapes[k].size(); ++a)
-      if (std::find(own.begin(), own.begin() + std::ptrdiff_t(a), own[a]) == own.begin() + std::ptrdiff_t(a)) {
-        original += (written++ ? "," : "") + shapes[k][a];
-      }
-    bool started = false;
-    for (int64_t l : labels) {
-      auto at = std::find(own.begin(), own.end(), l);
-      if (at == own.end() && !started) continue;
-      remapped += std::string(started ? "," : "") +
-                  (at == own.end() ? std::string("newaxis") : shapes[k][std::size_t(at - own.begin())]);
-      started = true;
-    }
-    s += "(" + original + (written == 1 ? ",)" : ")") + "->(" + remapped + ") ";
-  }
-  return s;
-}
-
 std::vector<int64_t> encodeEinsum(const EinsumSpec &spec) {
   std::vector<int64_t> out{int64_t(spec.operands.size())};
   for (const std::vector<int64_t> &labels : spec.operands) {
@@ -1293,87 +1236,25 @@ EinsumSpec decodeEinsum(const std::vector<int64_t> &ints) {
 }
 
 const Node *Graph::einsum(const EinsumSpec &spec, const std::vector<const Node *> &xs, BroadcastMode mode) {
-  // NumPy's own checks of the subscripts against the operands (c_einsum's messages).
-  if (xs.empty()) throw OpError("No input operands");
-  if (xs.size() > spec.operands.size())
-    throw OpError("more operands provided to einstein sum function than specified in the subscripts string");
-  if (xs.size() < spec.operands.size())
-    throw OpError("fewer operands provided to einstein sum function than specified in the subscripts string");
-  for (std::size_t k = 0; k < xs.size(); ++k) {
-    if (spec.operands[k].size() > xs[k]->rank())
-      throw OpError("einstein sum subscripts string contains too many subscripts for operand " + std::to_string(k));
-    if (spec.operands[k].size() < xs[k]->rank())
-      throw OpError("operand has more dimensions than subscripts given in einstein sum, but no '...' ellipsis "
-                    "provided to broadcast the extra dimensions.");
-  }
-  for (std::size_t i = 0; i < spec.output.size(); ++i) {
-    int64_t l = spec.output[i];
-    if (std::find(spec.output.begin(), spec.output.begin() + i, l) != spec.output.begin() + i)
-      throw OpError("einstein sum subscripts string includes output subscript '" + EinsumSpec::labelName(l) + "' multiple times");
-    bool used = false;
-    for (const auto &labels : spec.operands) used = used || std::find(labels.begin(), labels.end(), l) != labels.end();
-    if (!used && l >= 0)
-      throw OpError("einstein sum subscripts string included output subscript '" + EinsumSpec::labelName(l) +
-                    "' which never appeared in an input");
-  }
-  // A broadcast dimension is never summed: it is in the output, or the subscripts are refused.
-  for (const auto &labels : spec.operands)
-    for (int64_t l : labels)
-      if (l < 0 && std::find(spec.output.begin(), spec.output.end(), l) == spec.output.end())
-        throw OpError("output has more dimensions than subscripts given in einstein sum, but no '...' ellipsis "
-                      "provided to broadcast the extra dimensions.");
+  // Subscripts that do not fit the operands' ranks: refused as a rank error is (NumPy's words).
+  std::vector<std::size_t> ranks;
+  for (const Node *x : xs) ranks.push_back(x->rank());
+  if (auto e = einsumOperandsError(spec, ranks)) throw OpError(*e);
   Node c = blank(OpKind::Einsum, "einsum", xs);
   c.mode = mode;
   c.ints = encodeEinsum(spec);
   return make(std::move(c), [&](Node &n) {
     std::vector<Typed> types;
-    for (const Node *x : xs) types.push_back({x->dtype, x->weak});
+    std::vector<Shape> shapes;
+    for (const Node *x : xs) {
+      types.push_back({x->dtype, x->weak});
+      shapes.push_back(x->shape);
+    }
     n.dtype = resultType(types);
-    const std::vector<int64_t> labels = spec.iteration();
-    // Each operand as the iterator sees it: its size at each label (a diagonal's, once), 1 at
-    // the labels it does not have.
-    std::vector<Shape> remapped;
-    for (std::size_t k = 0; k < xs.size(); ++k) {
-      const std::vector<int64_t> &own = spec.operands[k];
-      for (std::size_t a = 0; a < own.size(); ++a)
-        for (std::size_t b = a + 1; b < own.size(); ++b)
-          if (own[a] == own[b]) {
-            const Expr &da = xs[k]->shape[a], &db = xs[k]->shape[b];
-            requireOr(n.validity, eq(da, db),
-                      "operand " + std::to_string(k) + "'s axes " + std::to_string(a) + " and " + std::to_string(b) +
-                          " (both '" + EinsumSpec::labelName(own[a]) + "') have one size",
-                      spec.diagonalMessage(k, own[a], dimText(da), dimText(db)));
-          }
-      Shape r;
-      for (int64_t l : labels) {
-        auto at = std::find(own.begin(), own.end(), l);
-        r.push_back(at == own.end() ? Expr(1) : xs[k]->shape[std::size_t(at - own.begin())]);
-      }
-      remapped.push_back(r);
-    }
-    // Two sizes at one label that are different constants, neither 1: NumPy's own words.
-    for (std::size_t f = 0; f < labels.size(); ++f) {
-      std::optional<Integer> seen;
-      for (const Shape &r : remapped)
-        if (auto v = r[f].constantValue(); v && !v->isOne()) {
-          if (seen && *seen != *v) {
-            std::vector<std::vector<std::string>> texts;
-            for (const Node *x : xs) {
-              texts.emplace_back();
-              for (const Expr &d : x->shape) texts.back().push_back(dimText(d));
-            }
-            n.validity.fail(einsumMismatchMessage(spec, texts));
-            n.shape.assign(spec.output.size(), Expr(0));
-            return;
-          }
-          seen = *v;
-        }
-    }
-    BroadcastResult r = broadcast(*solver_, n.validity.context(), remapped, mode, false);
+    EinsumResult r = resolveEinsum(*solver_, n.validity.context(), spec, shapes, mode, OperandsExist::Known);
     n.validity.absorb(r.validity);
-    requireRunningCountFits(n.validity, r.shape, "einsum's iteration (" + spec.text() + ")");
-    n.shape.assign(r.shape.begin(), r.shape.begin() + std::ptrdiff_t(spec.output.size()));
-    if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true, {}, {}, &remapped);
+    n.shape = r.shape.size() == spec.output.size() ? r.shape : Shape(spec.output.size(), Expr(0));
+    if (mode == BroadcastMode::Static && r.remapped.size() == xs.size()) markStaticBroadcastable(n, true, {}, {}, &r.remapped);
   });
 }
 

@@ -33,6 +33,7 @@
 #include "ops/DType.h"
 #include "shape/Broadcast.h"
 #include "shape/Shape.h"
+#include "shape/Einsum.h"
 #include "shape/Validity.h"
 #include "symbolic/Errors.h"
 
@@ -117,32 +118,6 @@ struct Node {
   std::string describe() const;
 };
 
-/// einsum's subscripts with the ellipsis expanded: one label per axis of each operand, and the
-/// output's labels. A letter is its character code; the broadcast dimensions ('...') are
-/// negative, -1 for the last one, -2 for the one before it, and so on (right-aligned, as NumPy
-/// broadcasts them).
-struct EinsumSpec {
-  std::vector<std::vector<int64_t>> operands;
-  std::vector<int64_t> output;
-  /// The labels NumPy's iterator runs over, outermost first: the output's, then the summed
-  /// ones in character order (numpy/core/src/multiarray/einsum.c.src, c_einsum).
-  std::vector<int64_t> iteration() const;
-  /// NumPy's spelling, "ij,jk->ik" ("..." for the broadcast dimensions).
-  std::string text() const;
-  /// The label as NumPy's messages name it: the letter, or "..." for a broadcast dimension.
-  static std::string labelName(int64_t label);
-  /// NumPy returns a view for one operand when nothing is summed (a permutation, a diagonal).
-  bool isView() const;
-  /// NumPy's message for a diagonal whose two sizes `a` and `b` differ (operand k, `label`).
-  /// The view path of NumPy 1.24 takes a first size 0 as unset and gives a view of the second
-  /// (shape (1,) from a (0, 1) array: past its end); shapelab refuses that too.
-  std::string diagonalMessage(std::size_t k, int64_t label, const std::string &a, const std::string &b) const;
-};
-/// NumPy's message for sizes that do not broadcast: "operands could not be broadcast together
-/// with remapped shapes [original->remapped]: (2,3)->(2,newaxis,3) (4,5)->(5,4) ". `shapes`
-/// are the operands' sizes as text; an original is written with a diagonal once, a remapped
-/// shape over the iteration labels, leading labels the operand lacks left out.
-std::string einsumMismatchMessage(const EinsumSpec &spec, const std::vector<std::vector<std::string>> &shapes);
 /// The spec as an Einsum node keeps it in `ints`, and back.
 std::vector<int64_t> encodeEinsum(const EinsumSpec &spec);
 EinsumSpec decodeEinsum(const std::vector<int64_t> &ints);

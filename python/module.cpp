@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "shape/Broadcast.h"
+#include "shape/Einsum.h"
 #include "shape/Gufunc.h"
 #include "shape/RandomVariable.h"
 #include "shape/Shape.h"
@@ -202,6 +203,11 @@ struct PyBroadcast : PyVerdict {
   py::object shape = py::none();
 };
 
+struct PyEinsum : PyVerdict {
+  py::object shape = py::none();
+  std::string subscripts;
+};
+
 struct PyGufunc : PyVerdict {
   py::object batch_shape = py::none(), out_shapes = py::none();
   py::dict core_dims;
@@ -292,6 +298,10 @@ PYBIND11_MODULE(_shapelab, m) {
   py::class_<PyBroadcast, PyVerdict>(m, "BroadcastResult")
       .def_readonly("shape", &PyBroadcast::shape, "the result shape (ints, strings for symbolic dims), None on error")
       .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "checks", "violating", "message"}); });
+  py::class_<PyEinsum, PyVerdict>(m, "EinsumResult")
+      .def_readonly("shape", &PyEinsum::shape, "the output shape (ints, strings for symbolic dims), None on error")
+      .def_readonly("subscripts", &PyEinsum::subscripts, "the subscripts with the output spelled out ('ij,jk->ik')")
+      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "subscripts", "checks", "violating", "message"}); });
   py::class_<PyGufunc, PyVerdict>(m, "GufuncResult")
       .def_readonly("batch_shape", &PyGufunc::batch_shape)
       .def_readonly("core_dims", &PyGufunc::core_dims, "signature name -> size (None when nothing determines it)")
@@ -419,6 +429,27 @@ PYBIND11_MODULE(_shapelab, m) {
       },
       py::arg("signature"), py::arg("mode") = "numpy", py::arg("assume") = py::none(),
       "Resolves a generalized-ufunc call: gufunc('(m,n),(n,p)->(m,p)', '(b,m,n)', (4, 5)).");
+
+  m.def(
+      "einsum",
+      [](const std::string &subscripts, py::args shapes, const std::string &mode, py::object assume) {
+        CommandTime budget;
+        std::vector<Shape> s;
+        std::vector<std::size_t> ranks;
+        for (py::handle h : shapes) {
+          s.push_back(shapeOf(h));
+          ranks.push_back(s.back().size());
+        }
+        EinsumSpec spec = parseEinsum(subscripts, ranks);
+        EinsumResult r = resolveEinsum(solver(), contextFor(assume, SizeDomain::ArraySizes), spec, s, parseBroadcastMode(mode));
+        PyEinsum e;
+        e.set(r.validity, r.message);
+        if (r.status() != Status::Error) e.shape = shapeObject(r.shape);
+        e.subscripts = spec.text();
+        return e;
+      },
+      py::arg("subscripts"), py::arg("mode") = "numpy", py::arg("assume") = py::none(),
+      "np.einsum's output shape (without optimize): einsum('ij,jk->ik', ('n', 'm'), ('m', 'p')).");
 
   m.def(
       "rv",

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(fuzz_expr fuzz_signature fuzz_shape fuzz_solver fuzz_gufunc fuzz_program)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(fuzz_expr fuzz_signature fuzz_shape fuzz_solver fuzz_gufunc fuzz_einsum fuzz_program)
 # The coverage ignore list is a compiler flag's file, which CMake does not track: a changed list
 # means a build from clean.
 if [ -d build-fuzz ] && ! cmp -s tests/fuzz/coverage-ignorelist.txt build-fuzz/coverage-ignorelist.txt; then

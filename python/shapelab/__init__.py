@@ -16,6 +16,7 @@ SyntaxError (with .position and .text), InconsistentAssumptions, InputTooLarge.
 from ._shapelab import (  # noqa: F401
     BroadcastResult,
     Decision,
+    EinsumResult,
     Error,
     GufuncResult,
     InconsistentAssumptions,
@@ -27,6 +28,7 @@ from ._shapelab import (  # noqa: F401
     broadcast_shapes,
     broadcast_to,
     decide,
+    einsum,
     gufunc,
     rv,
     rv_catalogue,
@@ -35,7 +37,7 @@ from ._shapelab import (  # noqa: F401
 __version__ = "@PROJECT_VERSION@"
 
 __all__ = [
-    "BroadcastResult", "Decision", "Error", "GufuncResult", "InconsistentAssumptions",
+    "BroadcastResult", "Decision", "EinsumResult", "Error", "GufuncResult", "InconsistentAssumptions",
     "InputTooLarge", "RandomVariableResult", "RuntimeCheckRequired", "SyntaxError",
-    "broadcast", "broadcast_shapes", "broadcast_to", "decide", "gufunc", "rv", "rv_catalogue",
+    "broadcast", "broadcast_shapes", "broadcast_to", "decide", "einsum", "gufunc", "rv", "rv_catalogue",
 ]

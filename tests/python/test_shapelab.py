@@ -287,3 +287,91 @@ def test_gufunc_operands_exist_where_numpy_makes_them(shape):
     except ValueError:
         exists = False
     assert sl.gufunc("(i)->()", shape).status == ("valid" if exists else "error"), shape
+
+
+# --- einsum: against np.einsum (optimize=False) on real arrays ----------------------------------
+
+@st.composite
+def einsum_calls(draw, symbolic=False):
+    """Subscripts over a small alphabet (shared labels broadcast or fail, repeated ones are
+    diagonals), '...' sometimes, an implicit or explicit output; one shape per operand."""
+    sides = st.sampled_from(["n", "m", 0, 1, 2, "n + 1"]) if symbolic else st.integers(0, 3)
+    operands = draw(st.integers(1, 3))
+    ellipsis = draw(st.booleans()) and draw(st.booleans())
+    subs, shapes, used = [], [], []
+    for _ in range(operands):
+        shape = tuple(draw(st.lists(sides, max_size=3)))
+        lettered = draw(st.integers(0, len(shape))) if ellipsis else len(shape)
+        letters = [draw(st.sampled_from("ijkB")) for _ in range(lettered)]
+        if draw(st.integers(0, 9)) == 0 and letters:
+            letters[-1] = "z"  # one more or one fewer subscript than axes now and then
+            if draw(st.booleans()):
+                letters.append("k")
+        subs.append(("..." if ellipsis else "") + "".join(letters))
+        shapes.append(shape)
+        used += letters
+    spec = ",".join(subs)
+    if draw(st.booleans()):
+        kept = sorted(set(used))
+        out = "".join(draw(st.permutations(kept))[:draw(st.integers(0, len(kept)))])
+        spec += "->" + ("..." if ellipsis and draw(st.booleans()) else "") + out
+    return spec, shapes
+
+
+def numpy_einsum(spec, shapes):
+    """NumPy's output shape, or its error message. NumPy's view path (one operand, nothing
+    summed) reads a diagonal whose first size is 0 as a view of the second size (past the
+    array's end); shapelab refuses it as NumPy's other path does: the tests leave out a success
+    of NumPy's with unequal diagonal sizes."""
+    arrays = [np.ones(s) for s in shapes]
+    try:
+        return np.einsum(spec, *arrays).shape, None
+    except ValueError as e:
+        return None, str(e)
+
+
+def unequal_diagonal(spec, shapes):
+    """Whether a label repeated within the one operand has sizes that differ ('...' expanded)."""
+    if len(shapes) != 1:
+        return False
+    own, shape = spec.split("->")[0], shapes[0]
+    own = own.replace("...", "." * (len(shape) - len(own.replace("...", ""))))
+    return any(len({shape[i] for i, c in enumerate(own) if c == label}) > 1 for label in set(own) - {"."})
+
+
+@SETTINGS
+@given(einsum_calls())
+def test_einsum_agrees_with_numpy_errors_included(call):
+    spec, shapes = call
+    want, want_error = numpy_einsum(spec, shapes)
+    assume(not (want is not None and unequal_diagonal(spec, shapes)))
+    try:
+        r = sl.einsum(spec, *shapes)
+    except sl.SyntaxError:
+        assert want is None, spec  # a subscripts string NumPy reads is read
+        return
+    assert r.status in ("valid", "error"), r  # concrete shapes are decided
+    if want is not None:
+        assert r.status == "valid" and tuple(r.shape) == want, (spec, shapes, r)
+    else:
+        assert r.status == "error", (spec, shapes, want_error, r)
+        assert r.message == want_error, (spec, shapes)
+
+
+@SETTINGS
+@given(einsum_calls(symbolic=True), st.integers(0, 3), st.integers(0, 3))
+def test_einsum_symbolic_verdict_holds_at_a_point(call, n, m):
+    """The symbolic answer read at a point (its checks, its shape) is NumPy's answer there."""
+    spec, symbolic = call
+    try:
+        r = sl.einsum(spec, *symbolic)
+    except sl.SyntaxError:
+        return
+    point = {"n": n, "m": m}
+    shapes = [tuple(eval(str(d), {}, point) for d in s) for s in symbolic]
+    want, _ = numpy_einsum(spec, shapes)
+    assume(not (want is not None and unequal_diagonal(spec, shapes)))
+    holds = r.status != "error" and all(eval(c, {}, point) for c in r.checks)
+    assert holds == (want is not None), (spec, symbolic, point, r)
+    if want is not None:
+        assert tuple(eval(str(d), {}, point) for d in r.shape) == want, (spec, symbolic, point, r)
