@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,17 @@ inline std::vector<std::string> parameterNames(const std::vector<std::vector<sha
       for (const shapelab::Expr &x : shapelab::parametersOf(d))
         if (std::find(names.begin(), names.end(), x.node()->name) == names.end()) names.push_back(x.node()->name);
   return names;
+}
+
+/// `shape` at the point `a` (each size a constant), or nullopt where a size is undefined there.
+inline std::optional<shapelab::Shape> concreteAt(const shapelab::Shape &shape, const shapelab::Assignment &a) {
+  shapelab::Shape out;
+  for (const shapelab::Expr &d : shape) {
+    auto value = shapelab::evaluate(d, a);
+    if (!value) return std::nullopt;
+    out.push_back(shapelab::Expr(*value));
+  }
+  return out;
 }
 
 /// Where the symbolic verdict says a call succeeds at `a`: valid, or runtime checks that hold.

@@ -26,12 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
         std::vector<GufuncArgument> concrete;
         bool defined = true;
         for (const GufuncArgument &g : args) {
-          concrete.push_back({{}, g.shapeOnly});
-          for (Expr d : g.shape) {
-            auto value = evaluate(d, a);
-            if (!value) defined = false;
-            else concrete.back().shape.push_back(Expr(*value));
-          }
+          auto c = fuzz::concreteAt(g.shape, a);
+          defined = defined && c;
+          concrete.push_back({c.value_or(Shape{}), g.shapeOnly});
         }
         if (!defined) {
           if (fuzz::symbolicHolds(r, a)) fuzz::finding("gufunc valid where an operand size is undefined, at " + a.toString());
