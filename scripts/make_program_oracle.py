@@ -29,6 +29,10 @@ warnings.simplefilter("ignore")
 
 COUNT = int(sys.argv[1]) if len(sys.argv) > 1 else 150
 SEED = int(sys.argv[2]) if len(sys.argv) > 2 else 2026
+# Optional: forms of kind 25 to dwell on (e.g. "10,11": einsum and pad), written to
+# tests/data/numpy_programs_focus.jsonl: half the statements are kind 25, and 80% of those one of
+# these forms.
+FOCUS = [int(f) for f in sys.argv[3].split(",")] if len(sys.argv) > 3 else []
 
 UNARY_EXACT = ["abs", "negative", "floor", "ceil", "sign"]
 UNARY_INEXACT = ["exp", "sqrt", "tanh", "log1p", "sin"]
@@ -85,7 +89,7 @@ def make_program(rng):
         y = rng.choice(names)
         X, ex = env[x]
         Y, ey = env[y]
-        kind = rng.randrange(26)
+        kind = 25 if FOCUS and rng.random() < 0.5 else rng.randrange(26)
         exact = ex
         text = None
         try:
@@ -253,7 +257,7 @@ def make_program(rng):
                 # dtypes as np attributes, reductions of a shape (np.prod(x.shape)), arange and eye,
                 # layout spellings (flip, swapaxes, moveaxis, atleast_Nd, vstack, hstack) and
                 # spreads (var, std, ptp).
-                form = rng.randrange(12)
+                form = rng.choice(FOCUS) if FOCUS and rng.random() < 0.8 else rng.randrange(12)
                 if form == 0:
                     lo, hi = rng.choice(["-1", "0.5", "None"]), rng.choice(["2", "1.25", "None"])
                     if lo == "None" and hi == "None":
@@ -550,10 +554,10 @@ def make_program(rng):
 def main():
     rng = random.Random(SEED)
     out = [make_program(rng) for _ in range(COUNT)]
-    path = __file__.rsplit("/", 2)[0] + "/tests/data/numpy_programs.jsonl"
+    path = __file__.rsplit("/", 2)[0] + "/tests/data/numpy_programs" + ("_focus" if FOCUS else "") + ".jsonl"
     with open(path, "w") as f:
         f.write(json.dumps({"made_by": "scripts/make_program_oracle.py", "count": COUNT, "seed": SEED,
-                            "numpy": np.__version__, "promotion": "weak (NEP 50)"}) + "\n")
+                            "focus": FOCUS, "numpy": np.__version__, "promotion": "weak (NEP 50)"}) + "\n")
         for p in out:
             f.write(json.dumps(p) + "\n")
     print(f"wrote {len(out)} programs to {path}")

@@ -1,5 +1,6 @@
 """The reference interpreter against NumPy on generated programs (tests/data/numpy_programs.jsonl,
-made by scripts/make_program_oracle.py) and on the elementwise catalogue over every dtype
+made by scripts/make_program_oracle.py, and numpy_programs_focus.jsonl, the same generator
+dwelling on einsum and pad) and on the elementwise catalogue over every dtype
 (tests/data/numpy_ufuncs.jsonl, made by scripts/make_ufunc_oracle.py). Each program runs through `shapelab run --json`; every
 `:eval` must give NumPy's dtype and shape, and its values: bitwise for exact results, and for the
 others within 4 ulp or a relative 1e-9 (float64; 1e-5 for float32) — the interpreter's stated
@@ -30,7 +31,9 @@ def load(name):
 # (scripts/make_ufunc_oracle.py).
 HEADER, RANDOM = load("numpy_programs.jsonl")
 UFUNC_HEADER, UFUNCS = load("numpy_ufuncs.jsonl")
-PROGRAMS = RANDOM + UFUNCS
+# The same generator dwelling on some forms (einsum and pad: `make_program_oracle.py 200 7 10,11`).
+FOCUS_HEADER, FOCUSED = load("numpy_programs_focus.jsonl")
+PROGRAMS = RANDOM + UFUNCS + FOCUSED
 
 
 def ulps(a, b):
@@ -72,6 +75,8 @@ def test_oracle_says_how_it_was_made():
     assert len(RANDOM) == HEADER["count"]
     assert UFUNC_HEADER["made_by"] == "scripts/make_ufunc_oracle.py"
     assert len(UFUNCS) == UFUNC_HEADER["count"]
+    assert FOCUS_HEADER["made_by"] == "scripts/make_program_oracle.py" and FOCUS_HEADER["focus"] == [10, 11]
+    assert len(FOCUSED) == FOCUS_HEADER["count"]
 
 
 @pytest.mark.parametrize("index", range(len(PROGRAMS)))
