@@ -1244,13 +1244,11 @@ const Node *Graph::einsum(const EinsumSpec &spec, const std::vector<const Node *
   c.mode = mode;
   c.ints = encodeEinsum(spec);
   return make(std::move(c), [&](Node &n) {
-    std::vector<Typed> types;
     std::vector<Shape> shapes;
-    for (const Node *x : xs) {
-      types.push_back({x->dtype, x->weak});
-      shapes.push_back(x->shape);
-    }
-    n.dtype = resultType(types);
+    for (const Node *x : xs) shapes.push_back(x->shape);
+    // einsum makes arrays of its operands first (np.asarray): a Python number is a 0-d array,
+    // not weak (NEP 50), so einsum('i,->i', f32, 2.0) is float64.
+    n.dtype = arrayResultType(xs);
     EinsumResult r = resolveEinsum(*solver_, n.validity.context(), spec, shapes, mode, OperandsExist::Known);
     n.validity.absorb(r.validity);
     n.shape = r.shape.size() == spec.output.size() ? r.shape : Shape(spec.output.size(), Expr(0));

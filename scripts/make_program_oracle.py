@@ -368,6 +368,12 @@ def make_program(rng):
                             sub = sub[:at] + "..." + sub[at:]
                         subs.append(sub)
                         used += labels
+                    # A Python number is an operand too: einsum makes it a 0-d array, which is not
+                    # weak (einsum('i,->i', f32, 2.5) is float64).
+                    if rng.random() < 0.2:
+                        number = rng.choice(["2.5", "2", "True"])
+                        operands.append((number, eval(number)))
+                        subs.append("")
                     spec = ",".join(subs)
                     if rng.random() < 0.6:
                         kept = sorted(set(used))
@@ -388,7 +394,8 @@ def make_program(rng):
                                for c in set(own) - {"."}):
                             continue
                     # Integer sums are exact in any order; float sums as NumPy orders them are not.
-                    exact = ex and (ey or len(operands) == 1) and all(A.dtype.kind in "biu" for _, A in operands)
+                    exact = ex and (ey or y not in [v for v, _ in operands]) and \
+                        all(np.asarray(A).dtype.kind in "biu" for _, A in operands)
                 elif form == 11:
                     # pad: widths as one size, one pair, or one pair (or one size) per axis, sizes
                     # among them; constants as one value or one pair.

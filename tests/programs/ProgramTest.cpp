@@ -1301,7 +1301,9 @@ TEST(Einsum, ShapesDtypesAndValuesAsNumpy) {
       "diag = einsum('ii->i', s)",
       "batch = einsum('...i,...i->...', a, a)",
       "any = einsum('ij->', t)",
-      "outer = einsum('i,j', a[0], b[:, 0])"};
+      "outer = einsum('i,j', a[0], b[:, 0])",
+      "f = input((3,), float32)",
+      "scaled = einsum('i,->i', f, 2.0)"};  // a Python number is a 0-d float64 array here
   Solver solver;
   driver::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
@@ -1315,6 +1317,7 @@ TEST(Einsum, ShapesDtypesAndValuesAsNumpy) {
   EXPECT_EQ(shape("batch"), "(n,)");
   EXPECT_EQ(session.lookup("trace")->dtype, ops::DType::Int32); // NumPy's einsum keeps int32
   EXPECT_EQ(session.lookup("any")->dtype, ops::DType::Bool);
+  EXPECT_EQ(session.lookup("scaled")->dtype, ops::DType::Float64); // not weak: NumPy's einsum takes arrays
   interp::Array sv(ops::DType::Int32, {3, 3}), tv(ops::DType::Bool, {2, 3});
   const int32_t values[] = {2147483647, 0, 0, 0, 1, 0, 0, 0, 5};
   std::copy(std::begin(values), std::end(values), sv.base<int32_t>());
