@@ -846,8 +846,9 @@ Array Interpreter::runEinsum(const Node *n) {
       iter[f] = r[f];
     }
   checkStaticBroadcast(n, remapped, iter);
-  // The iterator's running element count (c_einsum: "iterator is too large").
-  for (int64_t d = 0, count = 1; std::size_t(d) < F; ++d) {
+  // The iterator's running element count (c_einsum: "iterator is too large"); a view is not
+  // iterated.
+  for (int64_t d = 0, count = 1; !spec.isView() && std::size_t(d) < F; ++d) {
     if (count != 0 && iter[std::size_t(d)] > std::numeric_limits<int64_t>::max() / count)
       shapeError("iterator is too large");
     count *= iter[std::size_t(d)];
@@ -872,7 +873,7 @@ Array Interpreter::runEinsum(const Node *n) {
     // One operand and nothing summed is a view in NumPy (a permutation or a diagonal): its
     // values as they are (-0.0 stays -0.0). Otherwise each output element is 0 plus the
     // products, the summed labels in C order.
-    const bool view = xs.size() == 1 && F == outRank;
+    const bool view = spec.isView();
     for (int64_t e = 0; e < total / inner; ++e) {
       T sum = T(0);
       for (int64_t i = 0; i < inner; ++i) {
