@@ -1369,12 +1369,12 @@ struct Session::Impl {
     const auto values = padPairs(given.kind == Value::None ? Value::ofSize(Expr(0), p) : given, x->rank(), false);
     if (x->rank() == 0) {
       // No axis uses the widths, but NumPy checks them: a symbolic one must be a size, which an
-      // array of that length computed first (and dropped) requires.
+      // empty array (w, 0) computed first (and dropped) requires without holding w elements.
       std::vector<const Node *> guards;
       for (const auto &[before, after] : padPairs(widthArgument, 1, true))
         for (const Value &w : {before, after})
           if (Expr e = sizeOf(w, "a pad width"); !e.isConstant())
-            guards.push_back(graph->full({e}, graph->literal(0, DType::Bool), DType::Bool));
+            guards.push_back(graph->full({e, Expr(0)}, graph->literal(0, DType::Bool), DType::Bool));
       return graph->after(guards, x);
     }
     for (std::size_t axis = 0; axis < x->rank(); ++axis) {
