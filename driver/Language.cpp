@@ -2344,10 +2344,12 @@ struct Session::Impl {
     for (const auto &[name, v] : point.values()) fixed.push_back(eq(Expr::param(name), Expr(v)));
     try {
       Context c = solver.makeContext(fixed);
-      if (c.consistencyProven())
-        for (const std::string &p : unread)
+      if (c.consistencyProven()) {
+        for (const std::string &p : unread) {
           if (const Integer *v = c.samplePoint().find(p)) point.set(p, *v);
           else point.set(p, Integer(0)); // not in the assumptions: any size
+        }
+      }
     } catch (const UserError &) {
       // The given values contradict the assumptions (or are no sizes): the interpreter says
       // which one fails, whatever the others are.
