@@ -831,20 +831,18 @@ Array Interpreter::runEinsum(const Node *n) {
     remapped.push_back(sizes);
     strides.push_back(st);
   }
-  Dims iter(F, 1);
-  for (std::size_t f = 0; f < F; ++f)
-    for (const Dims &r : remapped) {
-      if (r[f] == iter[f] || r[f] == 1) continue;
-      if (iter[f] != 1) {
-        std::vector<std::vector<std::string>> texts;
-        for (const Array &x : xs) {
-          texts.emplace_back();
-          for (int64_t d : x.shape()) texts.back().push_back(std::to_string(d));
-        }
-        shapeError(einsumMismatchMessage(spec, texts));
-      }
-      iter[f] = r[f];
+  // The remapped shapes broadcast as any operands do; a mismatch in NumPy's einsum words.
+  Dims iter;
+  try {
+    iter = broadcastShapes(remapped);
+  } catch (const EvalError &) {
+    std::vector<std::vector<std::string>> texts;
+    for (const Array &x : xs) {
+      texts.emplace_back();
+      for (int64_t d : x.shape()) texts.back().push_back(std::to_string(d));
     }
+    shapeError(einsumMismatchMessage(spec, texts));
+  }
   checkStaticBroadcast(n, remapped, iter);
   // The iterator's running element count (c_einsum: "iterator is too large"); a view is not
   // iterated.
