@@ -206,11 +206,23 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     Pred sizes = arraySizeObligation(context, dims);
     // Distinct sizes that may differ from 1; in static mode only provable 1s drop out. When
     // the solver cannot tell whether a size is provably 1, static mode's verdict is unknown.
+    // That is asked only where two distinct sizes other than the constant 1 meet: a position
+    // with one such size d is d's whether or not d is provably 1 (the position is then 1 =
+    // d), and valid where the sizes are.
     std::vector<Expr> candidates;
     std::optional<Decision> undecidedOne;
+    bool sizesMeet = false;
+    {
+      std::optional<Expr> first;
+      for (Expr d : dims) {
+        if (d.constantValue() && d.constantValue()->isOne()) continue;
+        if (!first) first = d;
+        else if (d != *first) sizesMeet = true;
+      }
+    }
     for (Expr d : dims) {
       bool one = d.constantValue() && d.constantValue()->isOne();
-      if (mode == BroadcastMode::Static && !d.isConstant()) {
+      if (mode == BroadcastMode::Static && !d.isConstant() && sizesMeet) {
         Decision o = oneness(solver, context, d);
         one = o.answer == Answer::Proven;
         if (o.answer == Answer::Unknown && !undecidedOne) undecidedOne = o;

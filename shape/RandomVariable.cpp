@@ -195,6 +195,7 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
           continue;
         }
         if (pv && pv->isOne()) continue;
+        if (p == s) continue; // the size itself: nothing broadcasts, in either mode
         if (mode == BroadcastMode::Static) {
           Decision one = oneness(solver, context, p);
           if (one.answer == Answer::Proven) continue;

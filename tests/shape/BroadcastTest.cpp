@@ -281,6 +281,62 @@ TEST(Broadcast, SymbolicAgreesWithConcreteAtPoints) {
   EXPECT_TRUE(ok);
 }
 
+// Found by fuzz_einsum (each such input spent the 200 ms limit of one question): static mode
+// asked whether a lone size is provably 1, and made the position unknown where that was
+// undecided. A position with one distinct size other than the constant 1 is that size whatever
+// the answer, and is valid where the sizes are, as in NumPy mode. Property: one shape alone,
+// beside itself or beside 1s reads the same in both modes, also under an isl quota so small
+// that many questions are undecided.
+TEST(Broadcast, StaticModeAsksWhetherASizeIsOneOnlyWhereTwoSizesMeet) {
+  Solver solver(deterministic());
+  Context c = noAssumptions(solver);
+  Shape lone = parseShape("(222*b*am //19*mz /219*mz /2*22*b*m0/40/09,)");
+  BroadcastResult numpy = broadcast(solver, c, {lone}, BroadcastMode::Numpy);
+  BroadcastResult strict = broadcast(solver, c, {lone}, BroadcastMode::Static);
+  EXPECT_EQ(numpy.status(), Status::RuntimeCheck) << numpy.message;
+  EXPECT_EQ(strict.status(), numpy.status()) << strict.message;
+  EXPECT_EQ(strict.validity.checks(), numpy.validity.checks());
+  // Two distinct sizes still ask: n*m beside k*j must be equal in static mode.
+  BroadcastResult meet = broadcast(solver, c, {parseShape("(n*m,)"), parseShape("(k*j,)")}, BroadcastMode::Static);
+  ASSERT_EQ(meet.validity.checks().size(), 2u) << meet.message;
+  EXPECT_EQ(meet.validity.checks()[0].toString(), "j*k == m*n");
+
+  SolverOptions small = deterministic();
+  small.maxOperations = 3000;
+  Solver tight(small);
+  Context t = tight.makeContext({});
+  bool ok = rc::check("one shape: static == numpy", [&] {
+    auto dim = rc::gen::element<std::string>("1", "3", "n", "n*m", "n*m // 3", "(n*m + 1) / 2", "n*m*k - 5",
+                                             "max(n*m, k) - 2", "n // 2 * m",
+                                             // whether these are 1 is undecided under the quota
+                                             "222*b*am //19*mz /219*mz /2*22*b*m0/40/09",
+                                             "(n*m*k // 19 * m / 219 * k / 2) / 180");
+    std::vector<std::string> ds = *rc::gen::resize(3, rc::gen::nonEmpty(rc::gen::container<std::vector<std::string>>(dim)));
+    std::string text = "(", ones = "(";
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+      text += (i ? ", " : "") + ds[i];
+      ones += i ? ", 1" : "1";
+    }
+    text += ds.size() == 1 ? ",)" : ")";
+    ones += ds.size() == 1 ? ",)" : ")";
+    Shape shape = parseShape(text);
+    std::vector<Shape> operands;
+    switch (*rc::gen::inRange(0, 4)) {
+    case 0: operands = {shape}; break;
+    case 1: operands = {shape, shape}; break;
+    case 2: operands = {shape, parseShape(ones)}; break;
+    default: operands = {parseShape("(1,)"), shape, parseShape(ones)}; break;
+    }
+    BroadcastResult a = broadcast(tight, t, operands, BroadcastMode::Numpy);
+    BroadcastResult b = broadcast(tight, t, operands, BroadcastMode::Static);
+    RC_TAG(spelling(a.status()));
+    RC_ASSERT(b.status() == a.status());
+    RC_ASSERT(b.validity.checks() == a.validity.checks());
+    RC_ASSERT(b.shape == a.shape);
+  });
+  EXPECT_TRUE(ok);
+}
+
 // Found by fuzz_shape: an operand with more than 2**63 - 1 elements cannot exist, even where the
 // result is empty because another operand has a 0 where it has a 1. `(F8, 1)` with
 // `(7, 1, 1111**6)` was valid at F8 = 0; NumPy refuses to make the second array. Shapes with

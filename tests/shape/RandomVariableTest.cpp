@@ -139,3 +139,22 @@ TEST(RandomVariable, Shapes) {
   EXPECT_EQ(text(rv("normal", {"(4,)"}).shape), "(4,)");
   EXPECT_EQ(text(rv("normal", {}, "(2, 3)").shape), "(2, 3)");
 }
+
+// Static mode asked whether a parameter's batch size is provably 1 even where the size given is
+// that same expression, and where the question was undecided made the draw unknown: nothing
+// broadcasts there, so both modes must read alike (found with the broadcast case, fuzz_einsum).
+TEST(RandomVariable, StaticModeAsksNothingWhereABatchSizeIsTheSizeItself) {
+  SolverOptions deterministic; // the quota bounds each question, not a loaded machine's clock
+  deterministic.timeLimitMs = 0;
+  deterministic.memoryLimitBytes = 0;
+  Solver solver(deterministic);
+  Context c = solver.makeContext({});
+  const char *same = "(222*b*am //19*mz /219*mz /2*22*b*m0/40/09, n)";
+  for (const char *param : {same, "(1, n)", "(n,)"}) {
+    auto numpy = inferRandomVariable(solver, c, "normal", args({param, "()"}), parseShape(same), BroadcastMode::Numpy);
+    auto strict = inferRandomVariable(solver, c, "normal", args({param, "()"}), parseShape(same), BroadcastMode::Static);
+    EXPECT_EQ(numpy.status(), Status::RuntimeCheck) << param << ": " << numpy.message;
+    EXPECT_EQ(strict.status(), numpy.status()) << param << ": " << strict.message;
+    EXPECT_EQ(strict.validity.checks(), numpy.validity.checks()) << param;
+  }
+}
