@@ -347,6 +347,28 @@ struct Translation {
         }
       }
     }
+    // Array sizes are at most M = 2**63 - 1, so a product of them is at most M**(d - 1) times
+    // each of its factors (d its degree): zero where a factor is, and never past M**d. Without
+    // these the relaxation lets a product of sizes take any value, and a question it cannot
+    // reach (n*m past 2**200) was Unknown instead of refuted.
+    if (sizes == SizeDomain::ArraySizes)
+      for (const auto &[m, position] : monomials) {
+        bool ofSizes = true;
+        uint32_t degree = 0;
+        for (auto &[a, k] : m) {
+          ofSizes = ofSizes && a->kind == ExprKind::Param;
+          degree += k;
+        }
+        if (!ofSizes) continue;
+        const Integer scale = Integer::pow(maxArraySize(), degree - 1);
+        for (auto &[a, k] : m) {
+          PwAffPtr product = variable(position), factor = variable(paramIndex.at(a));
+          ValPtr v = toVal(ctx, scale);
+          PwAffPtr bound(check(isl_pw_aff_scale_val(factor.release(), v.release())));
+          SetPtr atMost(check(isl_pw_aff_le_set(product.release(), bound.release())));
+          s.reset(check(isl_set_intersect(s.release(), atMost.release())));
+        }
+      }
     // A product is at most the same product with some factors p raised to max(p, ...): the
     // count of an array (n*m) and its sizes other than 0 multiplied (max(1, n)*max(1, m)) are
     // then related, though both are opaque.

@@ -178,6 +178,49 @@ TEST(Solver, MonomialsAreOpaqueButSound) {
   EXPECT_NE(half.answer, Answer::Refuted);
 }
 
+// Found by fuzz_einsum: `(82**40 - n - T0*i7ij,)` was unknown (a product of sizes is opaque to
+// isl, and the relaxation let it take any value), though the dimension exceeds 2**63 - 1 at every
+// size: T0*i7ij <= (2**63 - 1)**2. Array sizes bound their products: M**(d - 1) times each factor
+// (M = 2**63 - 1, d the degree), so also 0 where a factor is 0. Property: random products of
+// sizes against constants past their reach are refuted or proven, never unknown; within reach
+// they depend, with witnesses that are real points.
+TEST(Solver, ProductsOfSizesAreBoundedBySizes) {
+  SolverOptions o;
+  o.timeLimitMs = 0; // the quota bounds each question, not a loaded machine's clock
+  o.memoryLimitBytes = 0;
+  Solver s(o);
+  Context c = s.makeContext({});
+  auto decide = [&](const std::string &p) { return s.decide(c, parsePred(p)); };
+  EXPECT_EQ(decide("82**40 - n - T0*i7ij <= 2**63 - 1").answer, Answer::Refuted);
+  EXPECT_EQ(decide("n*m <= (2**63 - 1)**2").answer, Answer::Proven);
+  EXPECT_EQ(decide("n != 0 or n*m*k == 0").answer, Answer::Proven);
+  EXPECT_EQ(decide("n*m == (2**63 - 1)**2").answer, Answer::Depends);
+  // Integers (not array sizes) have no such bound.
+  Context integers = s.makeContext({}, SizeDomain::Integers);
+  EXPECT_NE(s.decide(integers, parsePred("n*m <= (2**63 - 1)**2")).answer, Answer::Proven);
+  bool ok = rc::check("products of sizes against constants past their reach", [&] {
+    const std::vector<std::string> params = {"n", "m", "k"};
+    std::vector<std::string> factors = *rc::gen::resize(4, rc::gen::container<std::vector<std::string>>(
+                                                               rc::gen::elementOf(params)));
+    RC_PRE(factors.size() >= 2);
+    std::string product;
+    for (const std::string &f : factors) product += (product.empty() ? "" : "*") + f;
+    const std::string reach = "(2**63 - 1)**" + std::to_string(factors.size());
+    const int past = *rc::gen::inRange(1, 1000);
+    const std::string linear = *rc::gen::element<std::string>("", " + n", " - m", " + 3*k - 7");
+    Decision above = decide(product + linear + " >= " + reach + " + 3*(2**63) + " + std::to_string(past));
+    RC_ASSERT(above.answer == Answer::Refuted);
+    Decision below = decide(product + " <= " + reach);
+    RC_ASSERT(below.answer == Answer::Proven);
+    const std::string reachable = product + linear + " >= " + std::to_string(past);
+    Decision within = decide(reachable);
+    RC_ASSERT(within.answer == Answer::Depends);
+    RC_ASSERT(holds(parsePred(reachable), *within.satisfying));
+    RC_ASSERT(!holds(parsePred(reachable), *within.violating));
+  });
+  EXPECT_TRUE(ok);
+}
+
 TEST(Solver, QuotaHitIsUnknown) {
   SolverOptions o;
   o.maxOperations = 50;
