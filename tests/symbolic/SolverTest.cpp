@@ -180,8 +180,8 @@ TEST(Solver, MonomialsAreOpaqueButSound) {
 
 // Found by fuzz_einsum: `(82**40 - n - T0*i7ij,)` was unknown (a product of sizes is opaque to
 // isl, and the relaxation let it take any value), though the dimension exceeds 2**63 - 1 at every
-// size: T0*i7ij <= (2**63 - 1)**2. Array sizes bound their products: M**(d - 1) times each factor
-// (M = 2**63 - 1, d the degree), so also 0 where a factor is 0. Property: random products of
+// size: T0*i7ij <= (2**63 - 1)**2. Array sizes bound their products: at most M**d (M = 2**63 - 1,
+// d the degree), and a product of two at most M times each factor. Property: random products of
 // sizes against constants past their reach are refuted or proven, never unknown; within reach
 // they depend, with witnesses that are real points.
 TEST(Solver, ProductsOfSizesAreBoundedBySizes) {
