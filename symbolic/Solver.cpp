@@ -372,8 +372,9 @@ struct Translation {
           continue;
         }
         for (auto &[a, k] : m) {
+          PwAffPtr factor = variable(paramIndex.at(a));
           ValPtr scale = toVal(ctx, maxArraySize());
-          atMost(PwAffPtr(check(isl_pw_aff_scale_val(variable(paramIndex.at(a)).release(), scale.release()))));
+          atMost(PwAffPtr(check(isl_pw_aff_scale_val(factor.release(), scale.release()))));
         }
       }
     // A product is at most the same product with some factors p raised to max(p, ...): the
