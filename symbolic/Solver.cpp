@@ -362,8 +362,9 @@ struct Translation {
           degree += k;
         }
         if (!ofSizes) continue;
+        const int at = position; // a structured binding is not captured by clang 14
         auto atMost = [&](PwAffPtr bound) {
-          PwAffPtr product = variable(position);
+          PwAffPtr product = variable(at);
           SetPtr below(check(isl_pw_aff_le_set(product.release(), bound.release())));
           s.reset(check(isl_set_intersect(s.release(), below.release())));
         };
