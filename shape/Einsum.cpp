@@ -216,7 +216,7 @@ EinsumResult resolveEinsum(Solver &solver, const Context &context, const EinsumS
       Pred sizes = arraySizeObligation(context, shapes[k]);
       if (!sizes.isTrue()) r.validity.require(sizes, what + " has sizes as dimensions");
       requireElementCountFits(r.validity, shapes[k], what);
-      if (!r.validity.failures().empty()) return done();
+      if (r.validity.failsEverywhere()) return done();
     }
   const std::vector<int64_t> labels = spec.iteration();
   // Each operand as the iterator sees it: its size at each label (a diagonal's, once), 1 at

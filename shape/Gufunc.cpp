@@ -178,9 +178,8 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
   if (operandsExist == OperandsExist::Require)
     for (std::size_t i = 0; i < nin; ++i)
       if (!args[i].shapeOnly) {
-        std::size_t failures = r.validity.failures().size();
         requireElementCountFits(r.validity, args[i].shape, "input operand " + std::to_string(i));
-        if (r.validity.failures().size() > failures) {
+        if (r.validity.failsEverywhere()) { // nothing later can make it valid
           r.message = r.validity.message();
           return r;
         }

@@ -29,6 +29,12 @@ void Validity::record(const Pred &predicate, std::string what, Decision decision
 
 void Validity::fail(std::string message) { failures_.push_back(std::move(message)); }
 
+bool Validity::failsEverywhere() const {
+  return !failures_.empty() || std::any_of(obligations_.begin(), obligations_.end(), [](const Obligation &o) {
+           return o.decision.answer == Answer::Refuted;
+         });
+}
+
 void Validity::absorb(const Validity &other) {
   settled_ = false;
   obligations_.insert(obligations_.end(), other.obligations_.begin(), other.obligations_.end());

@@ -62,6 +62,9 @@ public:
   const std::vector<Obligation> &obligations() const { return obligations_; }
   /// Violations recorded with fail(), in order.
   const std::vector<std::string> &failures() const { return failures_; }
+  /// True when validity fails at every size already: a failure, or an obligation refuted. Later
+  /// obligations cannot change the status then (a caller may stop asking).
+  bool failsEverywhere() const;
   Solver &solver() const { return *solver_; }
   const Context &context() const { return context_; }
 

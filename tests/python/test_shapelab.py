@@ -375,3 +375,13 @@ def test_einsum_symbolic_verdict_holds_at_a_point(call, n, m):
     assert holds == (want is not None), (spec, symbolic, point, r)
     if want is not None:
         assert tuple(eval(str(d), {}, point) for d in r.shape) == want, (spec, symbolic, point, r)
+
+
+def test_einsum_names_an_operand_that_cannot_exist_before_a_mismatch():
+    """NumPy makes the operands before it reads the subscripts: one that cannot exist is the
+    error, not the mismatch of its sizes with another's (and nothing after it is asked)."""
+    r = sl.einsum("ij,jk", ("2**62 + n", 4), (3, 5))
+    assert r.status == "error"
+    assert r.message.startswith("operand 0 has at most 2**63 - 1 elements fails"), r.message
+    with pytest.raises(ValueError, match="array is too big"):
+        np.ones((2**62, 4))
