@@ -15,6 +15,7 @@
 #include <isl/val_gmp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <span>
 #include <exception>
 #include <functional>
@@ -873,14 +874,34 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   std::unique_ptr<Watchdog> watchdog;
   uint64_t totalLimitMs = 0; // limitTotalTime's bound, for messages
 
+  // The context the watchdog stops: ctx, read from the watchdog's thread (only while a question
+  // runs, and ctx is replaced only between questions).
+  std::atomic<isl_ctx *> watched{nullptr};
+
+  static isl_ctx *newIslContext(const SolverOptions &options) {
+    isl_ctx *c = isl_ctx_alloc();
+    if (!c) throw InternalError("isl_ctx_alloc failed");
+    isl_options_set_on_error(c, ISL_ON_ERROR_CONTINUE);
+    isl_ctx_set_max_operations(c, options.maxOperations);
+    return c;
+  }
+
   explicit Impl(SolverOptions o) : options(o) {
-    ctx = isl_ctx_alloc();
-    if (!ctx) throw InternalError("isl_ctx_alloc failed");
-    isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
-    isl_ctx_set_max_operations(ctx, options.maxOperations);
+    ctx = newIslContext(options);
+    watched.store(ctx);
     // isl_ctx_abort only sets a flag that isl reads at its next counted operation.
     watchdog = std::make_unique<Watchdog>(std::chrono::milliseconds(options.timeLimitMs),
-                                          options.memoryLimitBytes, [c = ctx] { isl_ctx_abort(c); });
+                                          options.memoryLimitBytes, [this] { isl_ctx_abort(watched.load()); });
+  }
+
+  /// Replaces the isl context by a new one. isl keeps freed blocks (and their integers' limbs)
+  /// in its context for reuse, so only a new context gives back all that questions allocated.
+  /// Every isl object of the old context must be freed first (the caches).
+  void renewIslContext() {
+    isl_ctx *fresh = newIslContext(options);
+    isl_ctx_free(ctx);
+    ctx = fresh;
+    watched.store(ctx);
   }
   ~Impl() {
     watchdog.reset();
@@ -1529,6 +1550,7 @@ void Solver::clearMemo() {
   impl_->contextCache.clear();
   impl_->compactMemo.clear();
   impl_->translations.clear();
+  impl_->renewIslContext();
 }
 
 bool Solver::provesQuickly(const Context &context, const Pred &predicate) {

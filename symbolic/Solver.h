@@ -151,7 +151,8 @@ public:
   void limitTotalTime(uint64_t totalMs);
   const SolverStats &stats() const;
   const SolverOptions &options() const;
-  /// Forgets every remembered answer and translated context (what they keep alive is freed).
+  /// Forgets every remembered answer and translated context (what they keep alive is freed),
+  /// and gives back what isl keeps for reuse: after it the solver holds only what a new one does.
   void clearMemo();
 
 private:
