@@ -153,7 +153,8 @@ std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vec
 }
 
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
-                          BroadcastMode mode, bool requireResultCount) {
+                          BroadcastMode mode, bool requireResultCount,
+                          const std::vector<std::string> *positionNames) {
   BroadcastResult r{{}, Validity(solver, context), ""};
   for (const Shape &s : shapes) r.validity.mention(s);
   // Concrete shapes: NumPy's algorithm and messages, no solver. Both modes agree here, since a
@@ -182,6 +183,9 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     }
   std::size_t rank = 0;
   for (auto &s : shapes) rank = std::max(rank, s.size());
+  auto named = [&](std::size_t i) {
+    return positionNames && i < positionNames->size() ? (*positionNames)[i] : positionName(i, rank);
+  };
   // The operands need no count obligation of their own: where broadcasting holds, each operand
   // size is 1 or the result's, so the operand's sizes other than 0 multiply to at most the
   // result's. (An empty result does not excuse an operand: `(F8, 1)` with `(7, 1, 1111**6)` at
@@ -249,7 +253,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       d.residual = weakest;
       d.reason = "static mode needs to know whether a size is provably 1, and that is undecided: " +
                  undecidedOne->reason;
-      r.validity.record(weakest, positionName(i, rank) + " broadcasts", d);
+      r.validity.record(weakest, named(i) + " broadcasts", d);
       Expr result = numpyCandidates.empty() ? Expr(1) : numpyCandidates.back();
       for (std::size_t a = numpyCandidates.size(); a-- > 1;)
         result = select(eq(numpyCandidates[a - 1], Expr(1)), result, numpyCandidates[a - 1]);
@@ -278,7 +282,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
                        : mode == BroadcastMode::Static ? allEqual(candidates) : nonOnesAgree(candidates);
     Pred valid = Pred::conjunction({sizes, agree});
     if (!valid.isTrue()) {
-      std::string what = positionName(i, rank) + " broadcasts";
+      std::string what = named(i) + " broadcasts";
       if (auto d = decideManyByWitnesses(solver, context, valid, pairs))
         r.validity.record(valid, what, *d);
       else

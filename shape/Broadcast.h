@@ -37,9 +37,12 @@ struct BroadcastResult {
 /// the sizes other than 0 of each multiply to at most 2**63 - 1 (ArraySize.h); the result's
 /// obligation implies the operands'. `requireResultCount` false leaves it out, for a caller that
 /// knows it holds already (the result is an existing operand's shape) or whose result is not an
-/// array (einsum's iteration, which counts as NumPy's iterator does).
+/// array (einsum's iteration, which counts as NumPy's iterator does). `positionNames`, when
+/// given, names each position of the result in the obligations ("label 'j' (...)") instead of
+/// "dimension -1 (axis 0)".
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
-                          BroadcastMode mode = BroadcastMode::Numpy, bool requireResultCount = true);
+                          BroadcastMode mode = BroadcastMode::Numpy, bool requireResultCount = true,
+                          const std::vector<std::string> *positionNames = nullptr);
 
 /// NumPy's one-way broadcast_to: `from` may broadcast to `target`, never the reverse.
 BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,

@@ -265,7 +265,22 @@ EinsumResult resolveEinsum(Solver &solver, const Context &context, const EinsumS
   }
   // The iteration's sizes: the remapped shapes broadcast. Not an array, so no element count of
   // its own: the iterator's running count instead, then the output's as an array's.
-  BroadcastResult b = broadcast(solver, context, r.remapped, mode, false);
+  // Each position named by its label and where the operands have it: the remapped positions
+  // are the iteration's, not any operand's.
+  std::vector<std::string> names;
+  for (int64_t l : labels) {
+    std::string where;
+    for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+      const std::vector<int64_t> &own = spec.operands[k];
+      auto at = std::find(own.begin(), own.end(), l);
+      if (at == own.end()) continue;
+      where += (where.empty() ? "" : ", ") + std::string("operand ") + std::to_string(k) + " axis " +
+               std::to_string(at - own.begin());
+    }
+    names.push_back((l < 0 ? std::string("a '...' dimension") : "label '" + EinsumSpec::labelName(l) + "'") +
+                    " (" + where + ")");
+  }
+  BroadcastResult b = broadcast(solver, context, r.remapped, mode, false, &names);
   r.validity.absorb(b.validity);
   if (b.shape.size() != labels.size()) return done(); // refused before any size was read
   r.shape.assign(b.shape.begin(), b.shape.begin() + std::ptrdiff_t(spec.output.size()));

@@ -1361,6 +1361,25 @@ TEST(Einsum, RunningCountOfTheIterationInNumpysOrder) {
   EXPECT_TRUE(evaluate(v.domain(), Assignment{{"n", int64_t(1) << 23}}) == std::optional<bool>(false));
 }
 
+// An obligation of the iteration names its label and where the operands have it: the
+// iteration's positions ("dimension -1 (axis 2)") are no operand's.
+TEST(Einsum, BroadcastObligationsNameTheLabel) {
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n, m, p, q", "a = input((n, m), float64)", "b = input((p, q), float64)",
+                                    "c = einsum('ij,jk->ik', a, b)", "d = einsum('...i,...i', a, b)"}));
+  auto whats = [&](const char *name) {
+    std::vector<std::string> out;
+    const Validity v = ops::validityOf(session.graph(), session.lookup(name));
+    for (const Obligation &o : v.obligations())
+      if (o.what.find("broadcasts") != std::string::npos) out.push_back(o.what);
+    return out;
+  };
+  EXPECT_EQ(whats("c"), std::vector<std::string>{"label 'j' (operand 0 axis 1, operand 1 axis 0) broadcasts"});
+  EXPECT_EQ(whats("d"), (std::vector<std::string>{"a '...' dimension (operand 0 axis 0, operand 1 axis 0) broadcasts",
+                                                  "label 'i' (operand 0 axis 1, operand 1 axis 1) broadcasts"}));
+}
+
 // The subscripts are read as NumPy reads them; each refusal names the problem at its place.
 TEST(Einsum, BadSubscriptsAreRefusedWithNumpysMessages) {
   Solver solver;
