@@ -6,6 +6,7 @@
 #include <isl/constraint.h>
 #include <isl/ctx.h>
 #include <isl/id.h>
+#include <isl/ilp.h>
 #include <isl/local_space.h>
 #include <isl/options.h>
 #include <isl/point.h>
@@ -1093,6 +1094,52 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     return searchBox(params, c, p, want, options.witnessSearchPoints);
   }
 
+  /// Relaxed points at most this many are all tried (realPointAmong).
+  static constexpr uint64_t kMaxRelaxedBox = 4096;
+
+  /// A real point of the question where the assumptions hold and `p` is `want`, found by trying
+  /// every point of the box that bounds the real parameters in `relaxed` (the relaxation's set of
+  /// such points: a set over the real parameters and the opaque products), when that box has at
+  /// most kMaxRelaxedBox points. Every real point of the question is in the box (its products'
+  /// values make it a point of the relaxation), so none found means there is none: `found` is
+  /// then false. Nullopt when the box is unbounded or larger (m**2 == 8 gives m <= 8, since a
+  /// power of a parameter is at least the parameter; n*m == 7 bounds neither).
+  std::optional<Assignment> realPointAmong(Translation &t, isl_set *relaxed, const Pred &c, const Pred &p,
+                                           bool want, bool &decided) {
+    decided = false;
+    std::vector<std::pair<std::string, std::pair<Integer, Integer>>> box;
+    Integer points(1);
+    for (auto &[node, pos] : t.paramIndex) {
+      Integer bound[2];
+      for (int side = 0; side < 2; ++side) {
+        AffPtr x(check(isl_aff_var_on_domain(t.localSpace().release(), isl_dim_param, pos)));
+        ValPtr v(check(side == 0 ? isl_set_min_val(relaxed, x.get()) : isl_set_max_val(relaxed, x.get())));
+        if (!checkBool(isl_val_is_int(v.get()))) return std::nullopt; // unbounded, or no point
+        bound[side] = fromVal(v.get());
+      }
+      points = points * (bound[1] - bound[0] + Integer(1));
+      if (points > Integer(int64_t(kMaxRelaxedBox))) return std::nullopt;
+      box.push_back({node->name, {bound[0], bound[1]}});
+    }
+    decided = true;
+    Assignment a;
+    for (auto &[name, range] : box) a.set(name, range.first);
+    // An odometer over the box, first parameter fastest.
+    while (true) {
+      if (holds(c, a) && wanted(p, a, want)) return a;
+      std::size_t k = 0;
+      for (; k < box.size(); ++k) {
+        Integer next = *a.find(box[k].first) + Integer(1);
+        if (next <= box[k].second.second) {
+          a.set(box[k].first, next);
+          break;
+        }
+        a.set(box[k].first, box[k].second.first);
+      }
+      if (k == box.size()) return std::nullopt;
+    }
+  }
+
   /// The context's set in the question's parameter space, cached per (context, space):
   /// successive questions over the same parameters reuse it.
   struct CachedContext {
@@ -1505,6 +1552,33 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       }
       auto yes = small.yes ? small.yes : witness(t, yesPoint.get(), c.assumptions(), p, true, c.domain());
       auto no = !yes ? std::nullopt : small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
+      if ((!yes || !no) && opaque && budget.exhausted().empty()) {
+        // The relaxation has points on both sides, but the search found no real one on a side:
+        // where the real parameters are confined to a small box there, every point is tried.
+        bool decided = false;
+        if (!yes) {
+          yes = realPointAmong(t, S.get(), c.assumptions(), p, true, decided);
+          if (!yes && decided) {
+            // p holds at no real point: refuted, given a real point of the context where it fails.
+            auto w = small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
+            if (w) {
+              d.answer = Answer::Refuted;
+              d.setCondition(Pred::truth(false));
+              d.violating = completed(*w, c, original);
+              return d;
+            }
+          }
+          if (yes) no = small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
+        }
+        if (yes && !no) {
+          no = realPointAmong(t, V.get(), c.assumptions(), p, false, decided);
+          if (!no && decided) {
+            d.answer = Answer::Proven; // p fails at no real point of the context
+            d.setCondition(Pred::truth(true));
+            return d;
+          }
+        }
+      }
       if (!yes || !no) {
         std::string why = budget.exhausted();
         if (!why.empty()) return unknown(original, why);

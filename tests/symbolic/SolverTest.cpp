@@ -221,6 +221,45 @@ TEST(Solver, ProductsOfSizesAreBoundedBySizes) {
   EXPECT_TRUE(ok);
 }
 
+// `reshape` of a (15,) array to (n, n) was unknown: n**2 == 15 has no solution, but the solver
+// treats n**2 as an opaque atom and found no real point, so it could not tell. A power of a size
+// is at least the size, so the relaxation confines n to [0, 15]; where the real parameters are
+// confined to a box that small, every point of it is tried. Property: sums of powers of one or
+// two sizes equal to a constant are decided exactly as enumeration decides them, never unknown.
+TEST(Solver, SmallBoxesOfTheRelaxationAreTriedPointByPoint) {
+  Solver s;
+  EXPECT_EQ(ask(s, {}, "n*n == 15").answer, Answer::Refuted);
+  EXPECT_EQ(ask(s, {}, "n**2 != 15").answer, Answer::Proven);
+  EXPECT_EQ(ask(s, {}, "n**2 + m**2 == 3").answer, Answer::Refuted);
+  Decision d = ask(s, {}, "n**2 + m**2 == 25 and n >= 1 and m >= 1");
+  ASSERT_EQ(d.answer, Answer::Depends);
+  EXPECT_TRUE(holds(parsePred("n**2 + m**2 == 25 and n >= 1 and m >= 1"), *d.satisfying));
+  // Not confined (n*m == 7 bounds neither factor): still unknown, never guessed.
+  EXPECT_EQ(ask(s, {}, "n*m == 7 and n >= 2 and m >= 2").answer, Answer::Unknown);
+  bool ok = rc::check("powers equal to a constant, against enumeration", [&] {
+    const int k = *rc::gen::inRange(2, 4);
+    const int c = *rc::gen::inRange(0, 60);
+    const bool two = *rc::gen::arbitrary<bool>();
+    const bool equal = *rc::gen::arbitrary<bool>();
+    const std::string lhs = two ? "n**" + std::to_string(k) + " + m**" + std::to_string(k) : "n**" + std::to_string(k);
+    const std::string text = lhs + (equal ? " == " : " != ") + std::to_string(c);
+    bool some = false, all = true; // over every point: a power is at least its base, so n, m <= c
+    for (int64_t n = 0; n <= c + 1; ++n)
+      for (int64_t m = 0; m <= (two ? c + 1 : 0); ++m) {
+        int64_t v = 1, w = 1;
+        for (int i = 0; i < k; ++i) v *= n, w *= m;
+        bool h = (two ? v + w : v) == c;
+        if (!equal) h = !h;
+        some = some || h;
+        all = all && h;
+      }
+    Decision got = s.decide(s.makeContext({}, SizeDomain::Integers), parsePred(text));
+    RC_TAG(spelling(got.answer));
+    RC_ASSERT(got.answer == (all ? Answer::Proven : some ? Answer::Depends : Answer::Refuted));
+  });
+  EXPECT_TRUE(ok);
+}
+
 TEST(Solver, QuotaHitIsUnknown) {
   SolverOptions o;
   o.maxOperations = 50;
