@@ -1793,6 +1793,14 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
         throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
                                       data->assumptions.toString());
       sample = im.witness(t, C.get(), data->assumptions, Pred::truth(true), true, domain);
+      if (!sample && t.hasOpaqueAtoms()) {
+        // Where the relaxation confines the sizes to a small box, every point of it is tried.
+        bool decided = false;
+        sample = im.realPointAmong(t, C.get(), data->assumptions, Pred::truth(true), true, decided);
+        if (!sample && decided)
+          throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
+                                        data->assumptions.toString());
+      }
     } catch (const IslFailure &) {
       isl_ctx_reset_error(im.ctx);
     } catch (const TooHard &) {

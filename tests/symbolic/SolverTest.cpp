@@ -160,6 +160,9 @@ TEST(Solver, InconsistentAssumptionsAreAnError) {
   EXPECT_THROW(ctx(s, {"n >= 3", "n <= 2"}), InconsistentAssumptions);
   EXPECT_THROW(ctx(s, {"n % 2 == 0", "n % 2 == 1"}), InconsistentAssumptions);
   EXPECT_THROW(ctx(s, {"n / 2 == 1", "n == 3"}), InconsistentAssumptions);
+  // The relaxation confines m to [0, 8] (m**2 >= m): each point is tried, none squares to 8.
+  EXPECT_THROW(ctx(s, {"m**2 == 8"}), InconsistentAssumptions);
+  EXPECT_NO_THROW(ctx(s, {"m**2 == 9"}));
 }
 
 TEST(Solver, MonomialsAreOpaqueButSound) {
