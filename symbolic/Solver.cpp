@@ -1094,8 +1094,11 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     return searchBox(params, c, p, want, options.witnessSearchPoints);
   }
 
-  /// Relaxed points at most this many are all tried (realPointAmong).
+  /// Relaxed points at most this many are all tried (realPointAmong), and at most this many
+  /// nodes evaluated in all (a point costs the size of the predicate and the assumptions), so
+  /// that trying them takes milliseconds: evaluation is not bounded by isl's quota.
   static constexpr uint64_t kMaxRelaxedBox = 4096;
+  static constexpr uint64_t kMaxRelaxedEvaluation = uint64_t(1) << 22;
 
   /// A real point of the question where the assumptions hold and `p` is `want`, found by trying
   /// every point of the box that bounds the real parameters in `relaxed` (the relaxation's set of
@@ -1108,6 +1111,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
                                            bool want, bool &decided) {
     decided = false;
     std::vector<std::pair<std::string, std::pair<Integer, Integer>>> box;
+    const uint64_t perPoint = p.node()->treeSize + c.node()->treeSize;
     Integer points(1);
     for (auto &[node, pos] : t.paramIndex) {
       Integer bound[2];
@@ -1118,7 +1122,9 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
         bound[side] = fromVal(v.get());
       }
       points = points * (bound[1] - bound[0] + Integer(1));
-      if (points > Integer(int64_t(kMaxRelaxedBox))) return std::nullopt;
+      if (points > Integer(int64_t(kMaxRelaxedBox)) ||
+          points * Integer(int64_t(std::min<uint64_t>(perPoint, kMaxRelaxedEvaluation))) > Integer(int64_t(kMaxRelaxedEvaluation)))
+        return std::nullopt;
       box.push_back({node->name, {bound[0], bound[1]}});
     }
     decided = true;
