@@ -129,7 +129,28 @@ std::vector<Pred> Validity::checks() const {
     if (o.decision.answer == Answer::Depends) add(o.decision.condition());
     if (o.decision.answer == Answer::Unknown) add(o.decision.residual);
   }
-  return out;
+  // A check whose conjuncts are all conjuncts of another check is implied by it: left out, the
+  // conjunction is the same (`n % 2 == 0` beside `n >= 6 and n % 2 == 0`, an array's size and
+  // count obligations over one exact division).
+  auto conjuncts = [](const Pred &p) {
+    std::vector<Pred> parts;
+    if (p.kind() == PredKind::And) parts.assign(p->children.begin(), p->children.end());
+    else parts.push_back(p);
+    return parts;
+  };
+  std::vector<std::vector<Pred>> parts;
+  for (const Pred &c : out) parts.push_back(conjuncts(c));
+  std::vector<Pred> kept;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    bool implied = false;
+    for (std::size_t j = 0; j < out.size() && !implied; ++j)
+      implied = j != i && parts[j].size() > parts[i].size() &&
+                std::all_of(parts[i].begin(), parts[i].end(), [&](const Pred &q) {
+                  return std::find(parts[j].begin(), parts[j].end(), q) != parts[j].end();
+                });
+    if (!implied) kept.push_back(out[i]);
+  }
+  return kept;
 }
 
 std::string Validity::checksText() const {
