@@ -1104,9 +1104,9 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// every point of the box that bounds the real parameters in `relaxed` (the relaxation's set of
   /// such points: a set over the real parameters and the opaque products), when that box has at
   /// most kMaxRelaxedBox points. Every real point of the question is in the box (its products'
-  /// values make it a point of the relaxation), so none found means there is none: `found` is
-  /// then false. Nullopt when the box is unbounded or larger (m**2 == 8 gives m <= 8, since a
-  /// power of a parameter is at least the parameter; n*m == 7 bounds neither).
+  /// values make it a point of the relaxation), so `decided` with no point found means there is
+  /// none. Nullopt with `decided` false when the box is unbounded or larger (m**2 == 8 gives
+  /// m <= 8, since a power of a parameter is at least the parameter; n*m == 7 bounds neither).
   std::optional<Assignment> realPointAmong(Translation &t, isl_set *relaxed, const Pred &c, const Pred &p,
                                            bool want, bool &decided) {
     decided = false;
@@ -1558,7 +1558,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       }
       auto yes = small.yes ? small.yes : witness(t, yesPoint.get(), c.assumptions(), p, true, c.domain());
       auto no = !yes ? std::nullopt : small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
-      if ((!yes || !no) && opaque && budget.exhausted().empty()) {
+      // Asked without ending the budget: the search below runs under it too.
+      if ((!yes || !no) && opaque && !outOfTime() && isl_ctx_last_error(ctx) != isl_error_quota) {
         // The relaxation has points on both sides, but the search found no real one on a side:
         // where the real parameters are confined to a small box there, every point is tried.
         bool decided = false;
