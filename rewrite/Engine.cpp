@@ -85,11 +85,6 @@ std::optional<Assignment> pointWhere(Solver &solver, const Context &c, const Pre
   return std::nullopt;
 }
 
-std::vector<Pred> conjuncts(const Pred &p) {
-  if (p->kind != PredKind::And) return {p};
-  return p->children;
-}
-
 std::set<const Node *> pendingOf(const Node *n) {
   if (!n->pending) return {};
   return std::set<const Node *>(n->pending->begin(), n->pending->end());

@@ -213,40 +213,30 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     // That is asked only where two distinct sizes other than the constant 1 meet: a position
     // with one such size d is d's whether or not d is provably 1 (the position is then 1 =
     // d), and valid where the sizes are.
+    std::vector<Expr> notOne; // the distinct sizes other than the constant 1, in order
+    for (Expr d : dims)
+      if (!(d.constantValue() && d.constantValue()->isOne()) &&
+          std::find(notOne.begin(), notOne.end(), d) == notOne.end())
+        notOne.push_back(d);
     std::vector<Expr> candidates;
     std::optional<Decision> undecidedOne;
-    bool sizesMeet = false;
-    {
-      std::optional<Expr> first;
-      for (Expr d : dims) {
-        if (d.constantValue() && d.constantValue()->isOne()) continue;
-        if (!first) first = d;
-        else if (d != *first) sizesMeet = true;
-      }
-    }
-    for (Expr d : dims) {
-      bool one = d.constantValue() && d.constantValue()->isOne();
-      if (mode == BroadcastMode::Static && !d.isConstant() && sizesMeet) {
+    for (Expr d : notOne) {
+      bool one = false;
+      if (mode == BroadcastMode::Static && !d.isConstant() && notOne.size() >= 2) {
         Decision o = oneness(solver, context, d);
         one = o.answer == Answer::Proven;
         if (o.answer == Answer::Unknown && !undecidedOne) undecidedOne = o;
       }
-      if (!one && std::find(candidates.begin(), candidates.end(), d) == candidates.end())
-        candidates.push_back(d);
+      if (!one) candidates.push_back(d);
     }
     if (undecidedOne) {
       // Static mode's rule depends on what is provable, which is undecided here: the position
       // is unknown, and at run time NumPy's rule is the weakest check that can be made.
       std::vector<Pred> numpyPairs;
-      std::vector<Expr> numpyCandidates;
-      for (Expr d : dims)
-        if (!(d.constantValue() && d.constantValue()->isOne()) &&
-            std::find(numpyCandidates.begin(), numpyCandidates.end(), d) == numpyCandidates.end())
-          numpyCandidates.push_back(d);
-      for (std::size_t a = 0; a < numpyCandidates.size(); ++a)
-        for (std::size_t b = a + 1; b < numpyCandidates.size(); ++b)
-          numpyPairs.push_back(eq(numpyCandidates[a], Expr(1)) || eq(numpyCandidates[b], Expr(1)) ||
-                               eq(numpyCandidates[a], numpyCandidates[b]));
+      for (std::size_t a = 0; a < notOne.size(); ++a)
+        for (std::size_t b = a + 1; b < notOne.size(); ++b)
+          numpyPairs.push_back(eq(notOne[a], Expr(1)) || eq(notOne[b], Expr(1)) ||
+                               eq(notOne[a], notOne[b]));
       Pred weakest = Pred::conjunction({sizes, Pred::conjunction(numpyPairs)});
       Decision d;
       d.answer = Answer::Unknown;
@@ -254,9 +244,9 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       d.reason = "static mode needs to know whether a size is provably 1, and that is undecided: " +
                  undecidedOne->reason;
       r.validity.record(weakest, named(i) + " broadcasts", d);
-      Expr result = numpyCandidates.empty() ? Expr(1) : numpyCandidates.back();
-      for (std::size_t a = numpyCandidates.size(); a-- > 1;)
-        result = select(eq(numpyCandidates[a - 1], Expr(1)), result, numpyCandidates[a - 1]);
+      Expr result = notOne.empty() ? Expr(1) : notOne.back();
+      for (std::size_t a = notOne.size(); a-- > 1;)
+        result = select(eq(notOne[a - 1], Expr(1)), result, notOne[a - 1]);
       r.shape.push_back(result);
       continue;
     }

@@ -4,6 +4,7 @@
 #include "symbolic/Evaluate.h"
 
 #include <algorithm>
+#include <span>
 
 namespace shapelab {
 
@@ -132,22 +133,21 @@ std::vector<Pred> Validity::checks() const {
   // A check whose conjuncts are all conjuncts of another check is implied by it: left out, the
   // conjunction is the same (`n % 2 == 0` beside `n >= 6 and n % 2 == 0`, an array's size and
   // count obligations over one exact division).
-  auto conjuncts = [](const Pred &p) {
-    std::vector<Pred> parts;
-    if (p.kind() == PredKind::And) parts.assign(p->children.begin(), p->children.end());
-    else parts.push_back(p);
-    return parts;
+  if (out.size() < 2) return out;
+  // Read in place (checks() runs for every reply): the children of a conjunction, or the check.
+  auto parts = [&](std::size_t i) {
+    return out[i].kind() == PredKind::And ? std::span<const Pred>(out[i]->children) : std::span<const Pred>(&out[i], 1);
   };
-  std::vector<std::vector<Pred>> parts;
-  for (const Pred &c : out) parts.push_back(conjuncts(c));
   std::vector<Pred> kept;
   for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::span<const Pred> own = parts(i);
     bool implied = false;
-    for (std::size_t j = 0; j < out.size() && !implied; ++j)
-      implied = j != i && parts[j].size() > parts[i].size() &&
-                std::all_of(parts[i].begin(), parts[i].end(), [&](const Pred &q) {
-                  return std::find(parts[j].begin(), parts[j].end(), q) != parts[j].end();
+    for (std::size_t j = 0; j < out.size() && !implied; ++j) {
+      const std::span<const Pred> other = parts(j);
+      implied = j != i && other.size() > own.size() && std::all_of(own.begin(), own.end(), [&](const Pred &q) {
+                  return std::find(other.begin(), other.end(), q) != other.end();
                 });
+    }
     if (!implied) kept.push_back(out[i]);
   }
   return kept;

@@ -1348,6 +1348,11 @@ std::vector<Expr> parametersOf(Expr e) {
   collectParameters(e, out);
   return out;
 }
+std::vector<Pred> conjuncts(const Pred &p) {
+  if (p.kind() != PredKind::And) return {p};
+  return p->children;
+}
+
 std::vector<Expr> parametersOf(const Pred &p) {
   std::vector<Expr> out;
   collectParameters(p, out);

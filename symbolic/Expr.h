@@ -306,6 +306,9 @@ int structuralCompare(const PredNode *a, const PredNode *b);
 inline int structuralCompare(const Expr &a, const Expr &b) { return structuralCompare(a.node(), b.node()); }
 inline int structuralCompare(const Pred &a, const Pred &b) { return structuralCompare(a.node(), b.node()); }
 
+/// The conjuncts of `p`: its children when it is a conjunction, else `p` alone.
+std::vector<Pred> conjuncts(const Pred &p);
+
 /// The parameters an expression or predicate mentions, sorted by name.
 std::vector<Expr> parametersOf(Expr e);
 std::vector<Expr> parametersOf(const Pred &p);

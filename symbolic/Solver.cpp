@@ -985,16 +985,38 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       if (over) break;
       ++side;
     }
-    std::vector<int64_t> v(params.size(), 0);
-    Assignment a; // every parameter set once; each step overwrites the values in place
-    for (const Expr &x : params) a.set(x.node()->name, 0);
+    std::vector<std::string> names;
+    for (const Expr &x : params) names.push_back(x.node()->name);
+    bool complete = false;
+    return firstInBox(names, std::vector<Integer>(names.size(), Integer(0)),
+                      std::vector<Integer>(names.size(), Integer(int64_t(side - 1))), c, p, want, complete);
+  }
+
+  /// The first point of the box (parameter names[i] from low[i] to high[i], the first fastest)
+  /// where the assumptions `c` hold and `p` is `want`. `complete` tells, when none is returned,
+  /// whether every point was tried: the clock may stop the search first.
+  std::optional<Assignment> firstInBox(const std::vector<std::string> &names, const std::vector<Integer> &low,
+                                       const std::vector<Integer> &high, const Pred &c, const Pred &p,
+                                       bool want, bool &complete) const {
+    complete = false;
+    Assignment a; // every parameter set once; each step overwrites the values that change
+    for (std::size_t i = 0; i < names.size(); ++i) a.set(names[i], low[i]);
     for (uint64_t step = 0;; ++step) {
       if (step % 256 == 0 && outOfTime()) return std::nullopt;
-      for (std::size_t i = 0; i < params.size(); ++i) a.set(params[i].node()->name, v[i]);
       if (holds(c, a) && wanted(p, a, want)) return a;
       std::size_t i = 0;
-      while (i < v.size() && ++v[i] > int64_t(side - 1)) v[i++] = 0;
-      if (i == v.size()) return std::nullopt;
+      for (; i < names.size(); ++i) {
+        Integer next = *a.find(names[i]) + Integer(1);
+        if (next <= high[i]) {
+          a.set(names[i], next);
+          break;
+        }
+        a.set(names[i], low[i]);
+      }
+      if (i == names.size()) {
+        complete = true;
+        return std::nullopt;
+      }
     }
   }
 
@@ -1106,11 +1128,13 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// most kMaxRelaxedBox points. Every real point of the question is in the box (its products'
   /// values make it a point of the relaxation), so `decided` with no point found means there is
   /// none. Nullopt with `decided` false when the box is unbounded or larger (m**2 == 8 gives
-  /// m <= 8, since a power of a parameter is at least the parameter; n*m == 7 bounds neither).
+  /// m <= 8, since a power of a parameter is at least the parameter; n*m == 7 bounds neither),
+  /// or when the clock stopped the search.
   std::optional<Assignment> realPointAmong(Translation &t, isl_set *relaxed, const Pred &c, const Pred &p,
                                            bool want, bool &decided) {
     decided = false;
-    std::vector<std::pair<std::string, std::pair<Integer, Integer>>> box;
+    std::vector<std::string> names;
+    std::vector<Integer> low, high;
     const uint64_t perPoint = p.node()->treeSize + c.node()->treeSize;
     Integer points(1);
     for (auto &[node, pos] : t.paramIndex) {
@@ -1125,25 +1149,11 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       if (points > Integer(int64_t(kMaxRelaxedBox)) ||
           points * Integer(int64_t(std::min<uint64_t>(perPoint, kMaxRelaxedEvaluation))) > Integer(int64_t(kMaxRelaxedEvaluation)))
         return std::nullopt;
-      box.push_back({node->name, {bound[0], bound[1]}});
+      names.push_back(node->name);
+      low.push_back(bound[0]);
+      high.push_back(bound[1]);
     }
-    decided = true;
-    Assignment a;
-    for (auto &[name, range] : box) a.set(name, range.first);
-    // An odometer over the box, first parameter fastest.
-    while (true) {
-      if (holds(c, a) && wanted(p, a, want)) return a;
-      std::size_t k = 0;
-      for (; k < box.size(); ++k) {
-        Integer next = *a.find(box[k].first) + Integer(1);
-        if (next <= box[k].second.second) {
-          a.set(box[k].first, next);
-          break;
-        }
-        a.set(box[k].first, box[k].second.first);
-      }
-      if (k == box.size()) return std::nullopt;
-    }
+    return firstInBox(names, low, high, c, p, want, decided);
   }
 
   /// The context's set in the question's parameter space, cached per (context, space):
@@ -1727,12 +1737,7 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
   data->parameters = parametersOf(data->assumptions);
   // Interval bounds from single-parameter comparisons with a constant.
   for (const Pred &part : assumptions) {
-    std::vector<Pred> atoms;
-    if (part.kind() == PredKind::And)
-      for (const Pred &ch : part->children) atoms.push_back(ch);
-    else
-      atoms.push_back(part);
-    for (const Pred &atom : atoms) {
+    for (const Pred &atom : conjuncts(part)) {
       const PredNode *n = atom.node();
       if (n->kind != PredKind::Compare || !n->lhs->total || !n->rhs->total || n->op == CompareOp::NE) {
         data->box = data->box && atom.isTrue();

@@ -23,6 +23,14 @@ std::vector<long> at(const Assignment &w) {
   }
   return v;
 }
+/// For questions whose answers a test asserts: the isl quota bounds each one (the same on every
+/// machine), not the clock or the resident memory, which a loaded machine stretches.
+SolverOptions withoutClock() {
+  SolverOptions o;
+  o.timeLimitMs = 0;
+  o.memoryLimitBytes = 0;
+  return o;
+}
 Context ctx(Solver &s, std::vector<const char *> assumptions) {
   std::vector<Pred> ps;
   for (auto *a : assumptions) ps.push_back(parsePred(a));
@@ -188,10 +196,7 @@ TEST(Solver, MonomialsAreOpaqueButSound) {
 // sizes against constants past their reach are refuted or proven, never unknown; within reach
 // they depend, with witnesses that are real points.
 TEST(Solver, ProductsOfSizesAreBoundedBySizes) {
-  SolverOptions o;
-  o.timeLimitMs = 0; // the quota bounds each question, not a loaded machine's clock
-  o.memoryLimitBytes = 0;
-  Solver s(o);
+  Solver s(withoutClock());
   Context c = s.makeContext({});
   auto decide = [&](const std::string &p) { return s.decide(c, parsePred(p)); };
   EXPECT_EQ(decide("82**40 - n - T0*i7ij <= 2**63 - 1").answer, Answer::Refuted);
@@ -230,10 +235,7 @@ TEST(Solver, ProductsOfSizesAreBoundedBySizes) {
 // confined to a box that small, every point of it is tried. Property: sums of powers of one or
 // two sizes equal to a constant are decided exactly as enumeration decides them, never unknown.
 TEST(Solver, SmallBoxesOfTheRelaxationAreTriedPointByPoint) {
-  SolverOptions o;
-  o.timeLimitMs = 0; // the quota bounds each question, not a loaded machine's clock
-  o.memoryLimitBytes = 0;
-  Solver s(o);
+  Solver s(withoutClock());
   EXPECT_EQ(ask(s, {}, "n*n == 15").answer, Answer::Refuted);
   EXPECT_EQ(ask(s, {}, "n**2 != 15").answer, Answer::Proven);
   EXPECT_EQ(ask(s, {}, "n**2 + m**2 == 3").answer, Answer::Refuted);
@@ -599,9 +601,7 @@ TEST(Range, DisjunctionsNarrowSoundly) {
 TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
   // Affine questions must be decided, so the answers are checked and not the clock: no time or
   // memory limit (the operation quota stays), or a loaded machine turns one into Unknown.
-  SolverOptions exact;
-  exact.timeLimitMs = 0;
-  exact.memoryLimitBytes = 0;
+  const SolverOptions exact = withoutClock();
   Solver solver(exact);
   Solver quick(exact); // provesQuickly through isl, not through decide()'s memo
   bool ok = rc::check("decide == enumeration", [&solver, &quick] {
@@ -866,13 +866,11 @@ TEST(Solver, CompactExpressionsEqualTheOriginalEverywhere) {
 // answers each question as a new solver does: the same answer and the same condition. Its
 // memo of answers is off, so that every question is translated again.
 TEST(Solver, KeptTranslationsGiveTheFreshAnswers) {
-  SolverOptions o;
-  o.memoize = false;
   // A condition cut short by the clock is the predicate itself, not isl's form of it: only the
   // isl quota, which is the same on every machine, may bound the two solvers (under load, one
   // of 400 cases differed so).
-  o.timeLimitMs = 0;
-  o.memoryLimitBytes = 0;
+  SolverOptions o = withoutClock();
+  o.memoize = false;
   Solver warm(o);
   std::vector<oracle::EP> seen; // earlier expressions come back inside later questions
   bool ok = rc::check("warm solver == fresh solver", [&] {
