@@ -1414,8 +1414,12 @@ class Rebuilder {
 public:
   Rebuilder(const std::map<std::string, Expr> &bindings, bool floorForExact)
       : bindings_(bindings), floorForExact_(floorForExact) {}
+  /// Replaces the node `atom` by `by` instead (no parameter is bound).
+  Rebuilder(const std::map<std::string, Expr> &none, const ExprNode *atom, Expr by)
+      : bindings_(none), floorForExact_(false), atom_(atom), by_(std::move(by)) {}
 
   Expr expr(const ExprNode *n) {
+    if (n == atom_) return by_;
     if (n->kind == ExprKind::Constant) return Expr(n);
     // The total form of a node is kept in the node: chains of exact divisions ask for it at
     // every level (definedness of x / 2 reads x in total form), which would rebuild each
@@ -1490,6 +1494,8 @@ private:
 
   const std::map<std::string, Expr> &bindings_;
   bool floorForExact_;
+  const ExprNode *atom_ = nullptr;
+  Expr by_;
   std::unordered_map<const ExprNode *, Expr> exprs_;
   std::unordered_map<const PredNode *, Pred> preds_;
 };
@@ -1503,6 +1509,15 @@ Expr substitute(Expr e, const std::map<std::string, Expr> &b) {
 Pred substitute(const Pred &p, const std::map<std::string, Expr> &b) {
   if (b.empty()) return p;
   return Rebuilder(b, false).pred(p.node());
+}
+
+Expr substituteAtom(Expr e, const Expr &atom, const Expr &by) {
+  static const std::map<std::string, Expr> none;
+  return Rebuilder(none, atom.node(), by).expr(e.node());
+}
+Pred substituteAtom(const Pred &p, const Expr &atom, const Expr &by) {
+  static const std::map<std::string, Expr> none;
+  return Rebuilder(none, atom.node(), by).pred(p.node());
 }
 
 Expr totalized(Expr e) {

@@ -334,6 +334,10 @@ Pred whereHolds(const Pred &p);
 /// Replaces parameters by expressions (absent ones stay).
 Expr substitute(Expr e, const std::map<std::string, Expr> &bindings);
 Pred substitute(const Pred &p, const std::map<std::string, Expr> &bindings);
+/// Replaces every occurrence of the sub-expression `atom` by `by` (the rest canonicalised again:
+/// `m*max(0, n - 1)` with `n - 1` for the max is `m*n - m`).
+Expr substituteAtom(Expr e, const Expr &atom, const Expr &by);
+Pred substituteAtom(const Pred &p, const Expr &atom, const Expr &by);
 
 /// The expression as a polynomial over atoms: (terms, constant).
 std::pair<std::vector<Term>, Integer> asPolynomial(Expr e);

@@ -1307,6 +1307,87 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     return fixed.empty() ? p : substitute(p, fixed);
   }
 
+  /// A min, max or choice that is a factor of a product in `p` (a term of degree 2 or more:
+  /// `m*max(0, n - 1)`, `min(1, n)*max(0, m)`), or null. To isl such a product is an opaque
+  /// atom, unrelated to its factors.
+  static const ExprNode *piecewiseFactor(const Pred &p) {
+    std::unordered_set<const void *> seen;
+    std::function<const ExprNode *(const ExprNode *)> inExpr;
+    std::function<const ExprNode *(const PredNode *)> inPred;
+    inExpr = [&](const ExprNode *n) -> const ExprNode * {
+      if (!seen.insert(n).second) return nullptr;
+      for (const Term &t : n->terms) {
+        const bool product = t.monomial.size() > 1 || t.monomial[0].second > 1;
+        for (auto &[atom, k] : t.monomial) {
+          const ExprKind kind = atom->kind;
+          if (product && (kind == ExprKind::Min || kind == ExprKind::Max || kind == ExprKind::Select)) return atom.node();
+          if (const ExprNode *f = inExpr(atom.node())) return f;
+        }
+      }
+      for (const Expr &o : n->operands)
+        if (const ExprNode *f = inExpr(o.node())) return f;
+      return n->condition ? inPred(n->condition.node()) : nullptr;
+    };
+    inPred = [&](const PredNode *n) -> const ExprNode * {
+      if (!seen.insert(n).second) return nullptr;
+      if (n->lhs)
+        for (const Expr *side : {&n->lhs, &n->rhs})
+          if (const ExprNode *f = inExpr(side->node())) return f;
+      for (const Pred &c : n->children)
+        if (const ExprNode *f = inPred(c.node())) return f;
+      return nullptr;
+    };
+    return inPred(p.node());
+  }
+
+  /// `p` (total) with each min, max or choice that is a factor of a product replaced by its
+  /// operands, case by case: `m*max(0, n - 1) <= k` is `(0 >= n - 1 and 0 <= k) or (n - 1 >= 0
+  /// and m*n - m <= k)`. The same set, exactly (at every point one case holds, and there the
+  /// atom is that operand); products of sizes then remain, which the solver bounds. At most
+  /// `depth` atoms are split on one path.
+  static Pred splitPiecewiseFactors(const Pred &p, int depth) {
+    const ExprNode *a = depth > 0 ? piecewiseFactor(p) : nullptr;
+    if (!a) return p;
+    const Expr atom(a);
+    std::vector<Pred> cases;
+    auto add = [&](const Pred &guard, const Expr &value) {
+      cases.push_back(splitPiecewiseFactors(guard && substituteAtom(p, atom, value), depth - 1));
+    };
+    if (a->kind == ExprKind::Select) {
+      add(a->condition, a->operands[0]);
+      add(!a->condition, a->operands[1]);
+    } else {
+      const std::vector<Expr> &o = a->operands;
+      // Operand i where it is the first extreme one: the cases are disjoint.
+      for (std::size_t i = 0; i < o.size(); ++i) {
+        std::vector<Pred> chosen;
+        for (std::size_t j = 0; j < o.size(); ++j) {
+          if (j == i) continue;
+          const bool strict = j < i;
+          chosen.push_back(a->kind == ExprKind::Min ? (strict ? lt(o[i], o[j]) : le(o[i], o[j]))
+                                                    : (strict ? gt(o[i], o[j]) : ge(o[i], o[j])));
+        }
+        add(Pred::conjunction(chosen), o[i]);
+      }
+    }
+    return Pred::disjunction(cases);
+  }
+
+  /// Atoms split on one path of splitPiecewiseFactors (a choice or a min of two gives two cases
+  /// each: at most 32 cases).
+  static constexpr int kPiecewiseSplits = 4;
+
+  /// `p` where it holds (its definedness, then its total form) with piecewise factors of
+  /// products split, when it has any; else `p` itself. Past the expression limits, `p` itself.
+  static Pred withPiecewiseFactorsSplit(const Pred &p) {
+    if (isQuasiAffine(p) || !piecewiseFactor(p)) return p;
+    try {
+      return definedness(p) && splitPiecewiseFactors(totalized(p), kPiecewiseSplits);
+    } catch (const InputTooLarge &) {
+      return p;
+    }
+  }
+
   /// Calls `visit` on small points of the context until it returns true, and says whether it
   /// did. The points are small — every parameter at one value, or all at a base value but
   /// one — then the same with far values (2**31, 2**62, 2**63 - 1), then the context's own
@@ -1408,8 +1489,11 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     Translation t;
     SetPtr C, H;
   };
-  void translate(const Context &c, const Pred &original, Translated &q) {
+  /// With `split`, min, max and choices that are factors of products are split case by case
+  /// (withPiecewiseFactorsSplit): the same set, over products of sizes alone.
+  void translate(const Context &c, const Pred &original, Translated &q, bool split = false) {
     q.p = withFixedParameters(c, original);
+    if (split) q.p = withPiecewiseFactorsSplit(q.p);
     q.t.build(ctx, {c.assumptions(), q.p, definedness(q.p), definedness(c.assumptions())}, &translations);
     q.C = contextSet(q.t, c);
     q.H = q.t.holds(q.p);
@@ -1470,7 +1554,14 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       Translated q;
       translate(c, original, q);
       SetPtr V = violations(q.t, q.C, q.H, q.p);
-      return checkBool(isl_set_is_empty(V.get()));
+      if (checkBool(isl_set_is_empty(V.get()))) return true;
+      // Opaque products with piecewise factors: asked again with those split (decideWithIsl).
+      if (!q.t.hasOpaqueAtoms() || outOfTime() || !piecewiseFactor(q.p)) return false;
+      ++stats.piecewiseSplits;
+      Translated split;
+      translate(c, original, split, true);
+      SetPtr W = violations(split.t, split.C, split.H, split.p);
+      return checkBool(isl_set_is_empty(W.get()));
     } catch (const IslFailure &) {
       isl_ctx_reset_error(ctx);
       return false;
@@ -1497,10 +1588,15 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   Pred conditionFromIsl(const Context &c, const Pred &original, const Assignment &yes, const Assignment &no) {
     ++stats.conditionsRead;
     std::optional<Pred> read = attempt([&]() -> std::optional<Pred> {
-      Translated q;
-      translate(c, original, q);
-      Pred condition = q.t.toPred(q.H.get(), q.C.get());
-      if (separates(condition, yes, no)) return condition;
+      // Where the plain form's condition is not exact (opaque products with piecewise factors
+      // keep isl's sets from separating the witnesses), it is read with those factors split.
+      for (bool split : {false, true}) {
+        if (split && !piecewiseFactor(original)) break;
+        Translated q;
+        translate(c, original, q, split);
+        Pred condition = q.t.toPred(q.H.get(), q.C.get());
+        if (separates(condition, yes, no)) return condition;
+      }
       return std::nullopt;
     });
     if (read) return *read;
@@ -1537,6 +1633,51 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     if (auto d = dependsByPoints(c, original, small)) return *d;
     ++stats.islQuestions;
     Budget budget(*this);
+    // A product with a min, max or choice as a factor is one opaque atom to isl, unrelated to
+    // its factors. Where the question is undecided because of such atoms, it is asked again
+    // with them split case by case, under the same budget: an answer the plain form gives is
+    // never changed, and only an Unknown can become an exact answer.
+    // The split form is asked only whether p fails nowhere or holds nowhere (two emptiness
+    // tests): the plain form has already searched for the real witnesses it would need else.
+    bool again = false;
+    std::optional<Assignment> realNo;
+    Decision d = decideTranslated(c, original, small, budget, again, realNo);
+    if (!again) return d;
+    ++stats.piecewiseSplits;
+    try {
+      Translated q;
+      translate(c, original, q, true);
+      SetPtr V = violations(q.t, q.C, q.H, q.p);
+      if (checkBool(isl_set_is_empty(V.get()))) {
+        d.answer = Answer::Proven;
+        d.setCondition(Pred::truth(true));
+        return d;
+      }
+      SetPtr C(check(isl_set_copy(q.C.get()))), H(check(isl_set_copy(q.H.get())));
+      SetPtr S(check(isl_set_intersect(C.release(), H.release())));
+      if (realNo && checkBool(isl_set_is_empty(S.get()))) {
+        d.answer = Answer::Refuted;
+        d.setCondition(Pred::truth(false));
+        d.violating = completed(*realNo, c, original);
+        return d;
+      }
+    } catch (const IslFailure &) {
+      isl_ctx_reset_error(ctx);
+    } catch (const TooHard &) {
+    } catch (const InputTooLarge &) {
+    }
+    std::string why = budget.exhausted();
+    return unknown(original, why.empty() ? kOpaqueProducts : why);
+  }
+
+  static constexpr const char *kOpaqueProducts =
+      "the answer depends on products of parameters beyond what the solver decides";
+
+  /// decideWithIsl's question through the plain translation. Where opaque products with
+  /// piecewise factors leave it undecided, sets `again` instead of answering (the decision
+  /// returned then means nothing), with `realNo` a real point where p fails if one was found.
+  Decision decideTranslated(const Context &c, const Pred &original, SmallWitnesses &small, Budget &budget,
+                            bool &again, std::optional<Assignment> &realNo) {
     try {
       Translated q;
       translate(c, original, q);
@@ -1597,10 +1738,14 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
         }
       }
       if (!yes || !no) {
+        if (opaque && !outOfTime() && isl_ctx_last_error(ctx) != isl_error_quota && piecewiseFactor(p)) {
+          again = true;
+          realNo = no;
+          return d;
+        }
         std::string why = budget.exhausted();
         if (!why.empty()) return unknown(original, why);
-        if (opaque)
-          return unknown(original, "the answer depends on products of parameters beyond what the solver decides");
+        if (opaque) return unknown(original, kOpaqueProducts);
         throw InternalError("isl found points on both sides but no witness was read");
       }
       d.answer = Answer::Depends;

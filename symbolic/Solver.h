@@ -114,6 +114,9 @@ struct SolverStats {
   /// compact(): expressions isl rewrote smaller; those whose rewriting disagreed with the
   /// original at an evaluated point (a fault: the original is kept, and tests expect 0).
   uint64_t compacted = 0, compactionsRejected = 0;
+  /// Questions asked again with the mins, maxes and choices that are factors of products split
+  /// case by case, because opaque products left them undecided.
+  uint64_t piecewiseSplits = 0;
 };
 
 class Solver {

@@ -816,9 +816,96 @@ TEST(Solver, ProductsAndTheirRaisedFormsAgreeWithBruteForce) {
   // The fact itself: under the raised form's bound, the plain product's bound is proven.
   EXPECT_EQ(ask(solver, {"max(1, a)*max(1, b)*max(1, c) <= 9223372036854775807"}, "a*b*c <= 9223372036854775807").answer,
             Answer::Proven);
-  // Not the converse: at a = 2**63, b = 0 the plain product is 0.
-  Decision converse = ask(solver, {"a*b <= 9223372036854775807"}, "max(1, a)*max(1, b) <= 9223372036854775807");
+  // Not the converse over all integers: at a = 2**63, b = 0 the plain product is 0.
+  Decision converse = solver.decide(solver.makeContext({parsePred("a*b <= 9223372036854775807")}, SizeDomain::Integers),
+                                    parsePred("max(1, a)*max(1, b) <= 9223372036854775807"));
   EXPECT_TRUE(converse.answer == Answer::Depends || converse.answer == Answer::Unknown) << converse.toString();
+  // Over array sizes (each at most 2**63 - 1) it holds: with the maxes split case by case, a
+  // case with a factor 1 is the other size's own bound, and the case a, b >= 1 is a*b's.
+  EXPECT_EQ(ask(solver, {"a*b <= 9223372036854775807"}, "max(1, a)*max(1, b) <= 9223372036854775807").answer,
+            Answer::Proven);
+}
+
+// A product with a min, max or choice as a factor (`m*max(0, n - 1)`, `min(1, n)*max(0, m)`)
+// is one opaque atom to isl; where that leaves a question undecided, the solver splits such
+// factors case by case. Asked over all array sizes (no box: small-box enumeration would answer
+// first) and checked on the box [0, 5]^3: a proven answer holds at every point, a refuted one
+// at none, a condition (parsed back from its text) is exact, and witnesses are real points.
+TEST(Solver, PiecewiseFactorsOfProductsAgreeWithBruteForce) {
+  Solver solver(withoutClock());
+  using oracle::E;
+  auto node = [](E::Kind kind, long value, oracle::EP a, oracle::EP b) { return oracleNode(kind, value, a, b); };
+  std::map<std::string, int> answers;
+  bool ok = rc::check("piecewise factors of products == enumeration", [&] {
+    oracle::GenOptions o;
+    o.exactDivision = *rc::gen::arbitrary<bool>();
+    // factor * piecewise (+ rest) OP other
+    oracle::EP factor = *oracle::genExpr(*rc::gen::inRange(0, 2), o);
+    oracle::EP a = *oracle::genExpr(1, o), b = *oracle::genExpr(1, o);
+    oracle::EP piecewise;
+    switch (*rc::gen::inRange(0, 3)) {
+    case 0: piecewise = node(E::Min, 0, a, b); break;
+    case 1: piecewise = node(E::Max, 0, a, b); break;
+    default: {
+      auto e = std::make_shared<E>();
+      e->kind = E::Select;
+      e->a = a;
+      e->b = b;
+      e->cond = *oracle::genPred(0, o);
+      piecewise = e;
+    }
+    }
+    oracle::EP lhs = *rc::gen::arbitrary<bool>() ? node(E::Mul, 0, factor, piecewise) : node(E::Mul, 0, piecewise, factor);
+    if (*rc::gen::arbitrary<bool>()) lhs = node(E::Add, 0, lhs, *oracle::genExpr(1, o));
+    auto cmp = std::make_shared<oracle::P>();
+    cmp->kind = oracle::P::Cmp;
+    cmp->op = *rc::gen::inRange(0, 6);
+    cmp->l = lhs;
+    cmp->r = *oracle::genExpr(1, o);
+    oracle::PP pred = cmp;
+    Pred p;
+    try {
+      p = parsePred(oracle::show(pred));
+    } catch (const InputTooLarge &) {
+      RC_DISCARD("beyond the stated size limits");
+    }
+    RC_LOG() << "predicate: " << oracle::show(pred) << "\n";
+    Context c = solver.makeContext({});
+    Decision d = solver.decide(c, p);
+    RC_LOG() << "decision: " << d.toString() << "\n";
+    RC_TAG(spelling(d.answer));
+    ++answers[spelling(d.answer)];
+    auto real = [&](const Assignment &w, bool truth) {
+      for (Expr x : parametersOf(p)) RC_ASSERT(w.find(x.node()->name) != nullptr);
+      RC_ASSERT(holds(p, w) == truth);
+    };
+    if (d.answer == Answer::Refuted) real(*d.violating, false);
+    if (d.answer == Answer::Depends) {
+      real(*d.satisfying, true);
+      real(*d.violating, false);
+    }
+    std::optional<Pred> printed;
+    if (d.answer == Answer::Depends) printed = parsePred(d.condition().toString());
+    forEachPoint({0, 0, 0}, {5, 5, 5}, [&](const std::vector<long> &pt) {
+      const bool truth = oracle::eval(pred, pt) == std::optional<bool>(true);
+      if (d.answer == Answer::Proven) RC_ASSERT(truth);
+      if (d.answer == Answer::Refuted) RC_ASSERT(!truth);
+      if (printed) RC_ASSERT(holds(*printed, Assignment{{"a", pt[0]}, {"b", pt[1]}, {"c", pt[2]}}) == truth);
+    });
+  });
+  EXPECT_TRUE(ok);
+  // Most such questions are decided (an Unknown is allowed, never a wrong answer).
+  EXPECT_LT(answers["unknown"] * 4, answers["proven"] + answers["refuted"] + answers["depends"] + answers["unknown"]);
+  // Residual checks of random programs, undecided before the split: each is decided now.
+  Context sizes = solver.makeContext({parsePred("m*n <= 9223372036854775807")});
+  for (const char *q : {"m*n - m*(0 if n - 1 < 0 else n - 1) <= 9223372036854775807",
+                        "m*max(0, min(2, n) - min(m, n)) <= 9223372036854775807",
+                        "-min(1, n)*max(0, min(1, m) - (max(0, m - n) if -n < 0 else 0)) + "
+                        "max(0, min(1, m) - (max(0, m - n) if -n < 0 else 0)) >= 0"})
+    EXPECT_EQ(solver.decide(sizes, parsePred(q)).answer, Answer::Proven) << q;
+  // Under the bound of the sizes' count, a raised count's bound holds (each max split: a
+  // factor 1 leaves the other size's own bound).
+  EXPECT_EQ(solver.decide(sizes, parsePred("max(1, m)*max(1, n) <= 9223372036854775807")).answer, Answer::Proven);
 }
 
 // compact() rewrites an expression as isl writes its function on the context; the result
@@ -897,7 +984,19 @@ TEST(Solver, KeptTranslationsGiveTheFreshAnswers) {
     Decision f = fresh.decide(fresh.makeContext(assumptions), parsePred(text));
     RC_LOG() << text << ": warm " << spelling(w.answer) << ", fresh " << spelling(f.answer) << "\n";
     RC_ASSERT(w.answer == f.answer);
-    if (w.answer == Answer::Depends) RC_ASSERT(w.condition() == f.condition());
+    if (w.answer == Answer::Depends && w.condition() != f.condition()) {
+      // The same quota goes further with kept translations: the warm solver may read the exact
+      // condition where the fresh one stops and gives the predicate itself (exact too, only not
+      // simplified). Any other difference is a fault; either way the two agree at every point.
+      const Pred asked = parsePred(text);
+      RC_LOG() << "warm: " << w.condition().toString() << "\nfresh: " << f.condition().toString() << "\n";
+      RC_ASSERT(w.condition() == asked || f.condition() == asked);
+      forEachPoint({0, 0, 0}, {5, 5, 5}, [&](const std::vector<long> &v) {
+        Assignment at{{"a", v[0]}, {"b", v[1]}, {"c", v[2]}};
+        if (holds(assumptions[0], at)) RC_ASSERT(holds(w.condition(), at) == holds(f.condition(), at));
+      });
+      RC_TAG("condition cut short on one side");
+    }
     RC_TAG(spelling(w.answer));
   });
   EXPECT_TRUE(ok);
