@@ -1388,6 +1388,24 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     }
   }
 
+  /// Whether `original` fails (`failing`) or holds at no point of the context, asked with the
+  /// piecewise factors of its products split (splitPiecewiseFactors): the points where it fails
+  /// are those where it is undefined or where the split of its negation holds, a union of
+  /// cases. (The complement of the split itself would be an intersection of unions: each case
+  /// doubles isl's work.)
+  bool splitIsEmpty(const Context &c, const Pred &original, bool failing) {
+    const Pred p = withFixedParameters(c, original);
+    const Pred def = definedness(p), total = totalized(p);
+    const Pred q = failing ? !def || splitPiecewiseFactors(!total, kPiecewiseSplits)
+                           : def && splitPiecewiseFactors(total, kPiecewiseSplits);
+    Translation t;
+    t.build(ctx, {c.assumptions(), q, definedness(c.assumptions())}, &translations);
+    SetPtr C = contextSet(t, c);
+    SetPtr where = t.set(q);
+    SetPtr both(check(isl_set_intersect(C.release(), where.release())));
+    return checkBool(isl_set_is_empty(both.get()));
+  }
+
   /// Calls `visit` on small points of the context until it returns true, and says whether it
   /// did. The points are small — every parameter at one value, or all at a base value but
   /// one — then the same with far values (2**31, 2**62, 2**63 - 1), then the context's own
@@ -1558,10 +1576,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       // Opaque products with piecewise factors: asked again with those split (decideWithIsl).
       if (!q.t.hasOpaqueAtoms() || outOfTime() || !piecewiseFactor(q.p)) return false;
       ++stats.piecewiseSplits;
-      Translated split;
-      translate(c, original, split, true);
-      SetPtr W = violations(split.t, split.C, split.H, split.p);
-      return checkBool(isl_set_is_empty(W.get()));
+      return splitIsEmpty(c, original, true);
     } catch (const IslFailure &) {
       isl_ctx_reset_error(ctx);
       return false;
@@ -1645,17 +1660,12 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     if (!again) return d;
     ++stats.piecewiseSplits;
     try {
-      Translated q;
-      translate(c, original, q, true);
-      SetPtr V = violations(q.t, q.C, q.H, q.p);
-      if (checkBool(isl_set_is_empty(V.get()))) {
+      if (splitIsEmpty(c, original, true)) {
         d.answer = Answer::Proven;
         d.setCondition(Pred::truth(true));
         return d;
       }
-      SetPtr C(check(isl_set_copy(q.C.get()))), H(check(isl_set_copy(q.H.get())));
-      SetPtr S(check(isl_set_intersect(C.release(), H.release())));
-      if (realNo && checkBool(isl_set_is_empty(S.get()))) {
+      if (realNo && splitIsEmpty(c, original, false)) {
         d.answer = Answer::Refuted;
         d.setCondition(Pred::truth(false));
         d.violating = completed(*realNo, c, original);
