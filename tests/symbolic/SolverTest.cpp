@@ -75,6 +75,16 @@ std::shared_ptr<oracle::P> oneParameterComparison(int x, long a, long k, int op)
   cmp->r = oracleNode(oracle::E::Const, 0, nullptr, nullptr);
   return cmp;
 }
+/// The oracle's predicate parsed (and logged); a case past the stated size limits is discarded.
+Pred parsedOrDiscarded(const oracle::PP &pred) {
+  RC_LOG() << "predicate: " << oracle::show(pred) << "\n";
+  try {
+    return parsePred(oracle::show(pred));
+  } catch (const InputTooLarge &) {
+    RC_DISCARD("beyond the stated size limits");
+  }
+  return Pred();
+}
 /// Calls `f` at every point (a, b, c) of that box.
 template <class F> void forEachPoint(const std::vector<long> &low, const std::vector<long> &width, F f) {
   for (long a = low[0]; a <= low[0] + width[0]; ++a)
@@ -686,13 +696,7 @@ TEST(Solver, ProductsWithDivisionAgreeWithBruteForce) {
     std::vector<Pred> assumptions;
     for (int i = 0; i < 3; ++i)
       assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
-    Pred p;
-    try {
-      p = parsePred(oracle::show(pred));
-    } catch (const InputTooLarge &) {
-      RC_DISCARD("beyond the stated size limits");
-    }
-    RC_LOG() << "predicate: " << oracle::show(pred) << "\n";
+    Pred p = parsedOrDiscarded(pred);
     Context c = solver.makeContext(assumptions);
     Decision d = solver.decide(c, p);
     RC_LOG() << "decision: " << d.toString() << "\n";
@@ -863,13 +867,7 @@ TEST(Solver, PiecewiseFactorsOfProductsAgreeWithBruteForce) {
     cmp->l = lhs;
     cmp->r = *oracle::genExpr(1, o);
     oracle::PP pred = cmp;
-    Pred p;
-    try {
-      p = parsePred(oracle::show(pred));
-    } catch (const InputTooLarge &) {
-      RC_DISCARD("beyond the stated size limits");
-    }
-    RC_LOG() << "predicate: " << oracle::show(pred) << "\n";
+    Pred p = parsedOrDiscarded(pred);
     Context c = solver.makeContext({});
     Decision d = solver.decide(c, p);
     RC_LOG() << "decision: " << d.toString() << "\n";
