@@ -1341,10 +1341,10 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   }
 
   /// `p` (total) with each min, max or choice that is a factor of a product replaced by its
-  /// operands, case by case: `m*max(0, n - 1) <= k` is `(0 >= n - 1 and 0 <= k) or (n - 1 >= 0
-  /// and m*n - m <= k)`. The same set, exactly (at every point one case holds, and there the
-  /// atom is that operand); products of sizes then remain, which the solver bounds. At most
-  /// `depth` atoms are split on one path.
+  /// operands, case by case: `m*max(0, n - 1) <= k` is `(0 >= n - 1 and 0 <= k) or (n - 1 > 0
+  /// and m*n - m <= k)`. The same set, exactly (at every point exactly one case holds, and
+  /// there the atom is that operand); products of sizes then remain, which the solver bounds.
+  /// At most `depth` atoms are split on one path.
   static Pred splitPiecewiseFactors(const Pred &p, int depth) {
     const ExprNode *a = depth > 0 ? piecewiseFactor(p) : nullptr;
     if (!a) return p;
@@ -1373,8 +1373,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     return Pred::disjunction(cases);
   }
 
-  /// Atoms split on one path of splitPiecewiseFactors (a choice or a min of two gives two cases
-  /// each: at most 32 cases).
+  /// Atoms split on one path of splitPiecewiseFactors (a choice, or a min or max of two, gives
+  /// two cases: at most 16 cases from such atoms).
   static constexpr int kPiecewiseSplits = 4;
 
   /// `p` where it holds (its definedness, then its total form) with piecewise factors of
