@@ -1377,27 +1377,32 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// two cases: at most 16 cases from such atoms).
   static constexpr int kPiecewiseSplits = 4;
 
-  /// `p` where it holds (its definedness, then its total form) with piecewise factors of
-  /// products split, when it has any; else `p` itself. Past the expression limits, `p` itself.
+  /// Where `p` holds (its definedness, then its total form), or where it fails (`failing`: it is
+  /// undefined or its total form's negation holds), with piecewise factors of products split.
+  /// Each is a union of cases; throws InputTooLarge past the expression limits.
+  static Pred splitWhere(const Pred &p, bool failing) {
+    const Pred def = definedness(p), total = totalized(p);
+    return failing ? !def || splitPiecewiseFactors(!total, kPiecewiseSplits)
+                   : def && splitPiecewiseFactors(total, kPiecewiseSplits);
+  }
+
+  /// `p` where it holds with piecewise factors of products split (splitWhere), when it has any;
+  /// else `p` itself. Past the expression limits, `p` itself.
   static Pred withPiecewiseFactorsSplit(const Pred &p) {
     if (isQuasiAffine(p) || !piecewiseFactor(p)) return p;
     try {
-      return definedness(p) && splitPiecewiseFactors(totalized(p), kPiecewiseSplits);
+      return splitWhere(p, false);
     } catch (const InputTooLarge &) {
       return p;
     }
   }
 
   /// Whether `original` fails (`failing`) or holds at no point of the context, asked with the
-  /// piecewise factors of its products split (splitPiecewiseFactors): the points where it fails
-  /// are those where it is undefined or where the split of its negation holds, a union of
-  /// cases. (The complement of the split itself would be an intersection of unions: each case
-  /// doubles isl's work.)
+  /// piecewise factors of its products split (splitWhere): the points where it fails are read as
+  /// the split of its negation, a union of cases. (The complement of the split itself would be
+  /// an intersection of unions: each case doubles isl's work.)
   bool splitIsEmpty(const Context &c, const Pred &original, bool failing) {
-    const Pred p = withFixedParameters(c, original);
-    const Pred def = definedness(p), total = totalized(p);
-    const Pred q = failing ? !def || splitPiecewiseFactors(!total, kPiecewiseSplits)
-                           : def && splitPiecewiseFactors(total, kPiecewiseSplits);
+    const Pred q = splitWhere(withFixedParameters(c, original), failing);
     Translation t;
     t.build(ctx, {c.assumptions(), q, definedness(c.assumptions())}, &translations);
     SetPtr C = contextSet(t, c);
@@ -1680,6 +1685,10 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     return unknown(original, why.empty() ? kOpaqueProducts : why);
   }
 
+  /// Neither the clock nor isl's operation quota has stopped the current question: a further
+  /// search or a retry may still run under its budget.
+  bool budgetLeft() const { return !outOfTime() && isl_ctx_last_error(ctx) != isl_error_quota; }
+
   static constexpr const char *kOpaqueProducts =
       "the answer depends on products of parameters beyond what the solver decides";
 
@@ -1720,7 +1729,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       auto yes = small.yes ? small.yes : witness(t, yesPoint.get(), c.assumptions(), p, true, c.domain());
       auto no = !yes ? std::nullopt : small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
       // Asked without ending the budget: the search below runs under it too.
-      if ((!yes || !no) && opaque && !outOfTime() && isl_ctx_last_error(ctx) != isl_error_quota) {
+      if ((!yes || !no) && opaque && budgetLeft()) {
         // The relaxation has points on both sides, but the search found no real one on a side:
         // where the real parameters are confined to a small box there, every point is tried.
         bool decided = false;
@@ -1748,7 +1757,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
         }
       }
       if (!yes || !no) {
-        if (opaque && !outOfTime() && isl_ctx_last_error(ctx) != isl_error_quota && piecewiseFactor(p)) {
+        if (opaque && budgetLeft() && piecewiseFactor(p)) {
           again = true;
           realNo = no;
           return d;
