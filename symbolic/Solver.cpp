@@ -633,11 +633,81 @@ struct Translation {
     return r;
   }
 
-  /// holds(c) within the size domain: the set of a context's points.
+  /// holds(c) within the size domain: the set of a context's points, its products of two
+  /// parameters bounded by their factors' box (withProductEnvelopes).
   SetPtr holdsWithin(const Pred &c, SizeDomain sizes) {
     SetPtr s = holds(c);
     SetPtr dom = domain(sizes);
-    return SetPtr(check(isl_set_intersect(s.release(), dom.release())));
+    return withProductEnvelopes(SetPtr(check(isl_set_intersect(s.release(), dom.release()))));
+  }
+
+  /// `C` with each opaque product of two parameters, x*y or x**2, held inside the envelope of
+  /// the box that `C` confines its factors to (McCormick, "Computability of global solutions to
+  /// factorable nonconvex programs", Math. Programming 10, 1976): with xl <= x <= xu and
+  /// yl <= y <= yu, (x - xl)*(y - yl) >= 0 gives x*y >= xl*y + yl*x - xl*yl, and likewise at
+  /// the other three corners. Under n >= 1, m >= 1 the product n*m is then at least n + m - 1
+  /// (so n*m == 0 is refuted), and under n >= 1 at least m; without the envelope the relaxation
+  /// lets the product take any value and those questions were Unknown.
+  /// Exact: every real point of `C` has its factors in the box (the box is computed over the
+  /// relaxation, which holds every real point), where the envelope holds. Cost: two integer
+  /// programs per factor, only where such products occur; the context set is memoized.
+  /// A bound the size domain already gives (an upper bound of 2**63 - 1) adds nothing.
+  SetPtr withProductEnvelopes(SetPtr C) {
+    struct Box {
+      std::optional<Integer> low, high;
+    };
+    std::map<int, Box> boxes;
+    auto boxOf = [&](int pos) -> const Box & {
+      auto it = boxes.find(pos);
+      if (it != boxes.end()) return it->second;
+      Box b;
+      for (bool lowSide : {true, false}) {
+        AffPtr x(check(isl_aff_var_on_domain(localSpace().release(), isl_dim_param, pos)));
+        ValPtr v(check(lowSide ? isl_set_min_val(C.get(), x.get()) : isl_set_max_val(C.get(), x.get())));
+        if (!checkBool(isl_val_is_int(v.get()))) continue; // unbounded, or C is empty
+        Integer bound = fromVal(v.get());
+        if (lowSide && bound.sign() > 0) b.low = bound;
+        if (!lowSide && bound < maxArraySize()) b.high = bound;
+      }
+      return boxes.emplace(pos, b).first->second;
+    };
+    // coefficient * parameter terms + constant >= 0, intersected into C.
+    auto require = [&](const std::vector<std::pair<int, Integer>> &terms, const Integer &constant) {
+      LocalSpacePtr ls = localSpace();
+      ValPtr c = toVal(ctx, constant);
+      AffPtr a(check(isl_aff_val_on_domain(ls.release(), c.release())));
+      for (const auto &[pos, coefficient] : terms) {
+        ValPtr old(check(isl_aff_get_coefficient_val(a.get(), isl_dim_param, pos)));
+        Integer sum = fromVal(old.get()) + coefficient;
+        ValPtr total = toVal(ctx, sum);
+        a.reset(check(isl_aff_set_coefficient_val(a.release(), isl_dim_param, pos, total.release())));
+      }
+      PwAffPtr pa(check(isl_pw_aff_from_aff(a.release())));
+      SetPtr inside(check(isl_pw_aff_nonneg_set(pa.release())));
+      C.reset(check(isl_set_intersect(C.release(), inside.release())));
+    };
+    for (const auto &[m, z] : monomials) {
+      uint32_t degree = 0;
+      bool ofParameters = true;
+      for (auto &[a, k] : m) {
+        degree += k;
+        ofParameters = ofParameters && a->kind == ExprKind::Param;
+      }
+      if (degree != 2 || !ofParameters) continue;
+      const int x = paramIndex.at(m[0].first), y = paramIndex.at(m.back().first);
+      const Box bx = boxOf(x), by = boxOf(y);
+      const Integer xl = bx.low.value_or(Integer(0)), yl = by.low.value_or(Integer(0));
+      const Integer one(1);
+      // (x - xl)(y - yl) >= 0:  z - xl*y - yl*x + xl*yl >= 0 (z >= 0 already when both are 0)
+      if (bx.low || by.low) require({{z, one}, {y, -xl}, {x, -yl}}, xl * yl);
+      // (xu - x)(y - yl) >= 0:  xu*y + yl*x - xu*yl - z >= 0
+      if (bx.high) require({{z, -one}, {y, *bx.high}, {x, yl}}, -(*bx.high * yl));
+      // (x - xl)(yu - y) >= 0:  yu*x + xl*y - xl*yu - z >= 0
+      if (by.high) require({{z, -one}, {x, *by.high}, {y, xl}}, -(xl * *by.high));
+      // (xu - x)(yu - y) >= 0:  z - xu*y - yu*x + xu*yu >= 0
+      if (bx.high && by.high) require({{z, one}, {y, -*bx.high}, {x, -*by.high}}, *bx.high * *by.high);
+    }
+    return C;
   }
 
   /// holds(P) = definedness(P) and P.
