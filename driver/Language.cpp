@@ -134,6 +134,9 @@ struct Value {
   /// shape, size or dtype), which NumPy computes first; those valid everywhere are left out. An
   /// array built from it carries them as guards (Graph::after).
   std::vector<const Node *> reads;
+  /// Array: computed from sizes by an operation that size expressions lack (`d // h`), with why;
+  /// said where a size or a predicate over sizes is wanted and this array comes instead.
+  std::string notSize;
 
   static Value ofSize(Expr e, std::size_t p) {
     Value v;
@@ -354,7 +357,7 @@ struct Session::Impl {
   Expr sizeOf(const Value &v, const char *what) {
     if (v.kind == Value::Size) return v.size;
     if (v.kind == Value::Bool) return Expr(v.flag ? 1 : 0);
-    failAt(std::string(what) + " must be an integer (a size expression), not " + kindName(v.kind), v.pos);
+    failAt(withWhyNotASize(std::string(what) + " must be an integer (a size expression), not " + kindName(v.kind), v), v.pos);
   }
   int64_t constant(const Value &v, const char *what) {
     Expr e = sizeOf(v, what);
@@ -409,7 +412,10 @@ struct Session::Impl {
   }
   Value logical(const Value &a, const Value &b, bool conj, std::size_t p) {
     if (a.kind != Value::Predicate || b.kind != Value::Predicate)
-      failAt(std::string("'") + (conj ? "and" : "or") + "' joins predicates over sizes; for arrays use logical_" + (conj ? "and" : "or") + " or '" + (conj ? "&" : "|") + "'", p);
+      failAt(withWhyNotASize(std::string("'") + (conj ? "and" : "or") + "' joins predicates over sizes; for arrays use logical_" +
+                                 (conj ? "and" : "or") + " or '" + (conj ? "&" : "|") + "'",
+                             a.kind != Value::Predicate ? a : b),
+             p);
     return Value::ofPred(conj ? (a.pred && b.pred) : (a.pred || b.pred), a.pos);
   }
   Value notTest() {
@@ -568,7 +574,26 @@ struct Session::Impl {
     if (op == "@") return Value::ofNode(graph->blockwise("matmul", {array(a), array(b)}, mode), p);
     std::optional<std::string> name = ops::binaryOpFor(op);
     if (!name) failAt("unsupported operator '" + op + "'", p);
-    return Value::ofNode(graph->binary(*name, array(a), array(b), mode), p);
+    Value r = Value::ofNode(graph->binary(*name, array(a), array(b), mode), p);
+    r.notSize = sizes ? whyNotASize(op, a.size, b.size) : !a.notSize.empty() ? a.notSize : b.notSize;
+    return r;
+  }
+
+  /// Why `x op y` of two sizes is an array computed at run time (as NumPy computes it) rather
+  /// than a size expression, and what to write instead.
+  static std::string whyNotASize(const std::string &op, const Expr &x, const Expr &y) {
+    const std::string written = "'" + x.toString() + " " + op + " " + y.toString() + "'";
+    if (op == "//" || op == "%")
+      return written + " is an int64 array computed at run time: size expressions divide only by positive "
+             "integer constants; name the quotient as a parameter instead (param q, assume " +
+             x.toString() + " == q*" + (y->kind == ExprKind::Sum ? "(" + y.toString() + ")" : y.toString()) + ")";
+    if (op == "**") return written + " is an array computed at run time: a size's exponent is a constant from 0 to 64";
+    if (op == "/") return written + " is a float array ('/' is true division); '//' divides sizes";
+    return "";
+  }
+  /// `message`, with why the value is not a size when it was computed from sizes.
+  static std::string withWhyNotASize(std::string message, const Value &v) {
+    return v.notSize.empty() ? message : message + ": " + v.notSize;
   }
 
   Value primary() {
@@ -1765,7 +1790,7 @@ struct Session::Impl {
           v.kind = Value::Predicate;
           v.pred = Pred::truth(v.flag);
         }
-        if (v.kind != Value::Predicate) failAt("assume takes a predicate over sizes (n >= 1, m % 2 == 0, ...)", p);
+        if (v.kind != Value::Predicate) failAt(withWhyNotASize("assume takes a predicate over sizes (n >= 1, m % 2 == 0, ...)", v), p);
         try {
           graph->assume({v.pred});
         } catch (const InconsistentAssumptions &e) {

@@ -1367,6 +1367,11 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
 
   /// Parameters that the context fixes to one value (n == 1), substituted into a predicate with
   /// products before they are made opaque: under n == 1, n**2 is 1, not an unknown atom.
+  /// Likewise a parameter that an equality of the context defines by the other parameters
+  /// (`d == h*q`, `n == m + 1`): under d == h*q the element count b*d*t of a reshape to
+  /// (b, t, h, q) is b*h*q*t, the same opaque atom as the result's, where it was another atom
+  /// (and the reshape Unknown). Exact: at every point of the context the parameter equals what
+  /// replaces it (an equality holds only where its sides are defined).
   Pred withFixedParameters(const Context &c, const Pred &p) {
     if (isQuasiAffine(p)) return p;
     std::map<std::string, Expr> fixed;
@@ -1374,7 +1379,37 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       Context::Interval b = c.boundsOf(x.node()->name);
       if (b.high && *b.high == b.low) fixed.emplace(x.node()->name, Expr(b.low));
     }
-    return fixed.empty() ? p : substitute(p, fixed);
+    Pred q = fixed.empty() ? p : substitute(p, fixed);
+    for (const Pred &e : conjuncts(c.assumptions())) {
+      if (e.kind() != PredKind::Compare || e->op != CompareOp::EQ) continue;
+      if (auto [x, by] = definedParameter(e); x && !fixed.count(x->name)) {
+        const std::vector<Expr> used = parametersOf(q);
+        if (std::find(used.begin(), used.end(), x) == used.end()) continue;
+        fixed.emplace(x->name, by);
+        q = substitute(q, {{x->name, by}});
+      }
+    }
+    return q;
+  }
+
+  /// For an equality `x + rest == 0` (either side) in which the parameter x has coefficient 1
+  /// or -1 and appears nowhere in `rest`, which is total: x and what it equals, -rest or rest.
+  /// Else a null x.
+  static std::pair<Expr, Expr> definedParameter(const Pred &equality) {
+    const Expr difference = equality->lhs - equality->rhs;
+    if (difference.kind() != ExprKind::Sum) return {};
+    for (const Term &t : difference->terms) {
+      if (t.monomial.size() != 1 || t.monomial[0].second != 1 || !Integer::abs(t.coefficient).isOne()) continue;
+      const Expr &x = t.monomial[0].first;
+      if (x.kind() != ExprKind::Param) continue;
+      const Expr rest = difference - Expr(t.coefficient) * x;
+      if (!rest.isTotal()) continue;
+      const std::vector<Expr> restParameters = parametersOf(rest);
+      if (std::find(restParameters.begin(), restParameters.end(), x) != restParameters.end()) continue;
+      // x + rest == 0 gives x == -rest; -x + rest == 0 gives x == rest.
+      return {x, t.coefficient.sign() > 0 ? Expr(0) - rest : rest};
+    }
+    return {};
   }
 
   /// A min, max or choice that is a factor of a product in `p` (a term of degree 2 or more:

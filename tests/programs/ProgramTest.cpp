@@ -1460,3 +1460,48 @@ TEST(Pad, WidthsAndConstantsAsNumpyReadsThem) {
       {"w = np.pad(x, 1, mode='empty', constant_values=3)", "unsupported keyword arguments for mode 'empty'"}};
   for (const auto &[line, message] : refused) EXPECT_TRUE(refusedWith(session, line, message));
 }
+
+// `d // h` and `d % h` of two sizes are int64 arrays computed at run time (as NumPy computes
+// them), not size expressions: where a size or a predicate over sizes is wanted, the error says
+// why and what to write instead — a parameter for the quotient, defined by an assumption.
+TEST(Programs, SizesDividedBySizesSayWhatToWriteInstead) {
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param b, t, d, h", "x = input((b, t, d), float32)"}));
+  EXPECT_TRUE(refusedWith(session, "assume d % h == 0", "'d % h' is an int64 array computed at run time"));
+  EXPECT_TRUE(refusedWith(session, "assume d % h == 0 and h >= 1", "(param q, assume d == q*h)"));
+  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, h, d // h))",
+                          "size expressions divide only by positive integer constants"));
+  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, d / 2))", "'/' is true division"));
+  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, 2**d))", "a size's exponent is a constant"));
+  // As NumPy, the quotient is still a value.
+  EXPECT_FALSE(session.execute("k = d // h", 9).failed);
+}
+
+// The way to say that h divides d is a parameter for the quotient: `assume d == h*q`. The
+// element counts of a multi-head reshape (b*d*t and b*h*q*t) are then equal by substitution, so
+// the reshape and everything after it is decided (runtime-check: only the sizes' limits), not
+// unknown; and the values follow NumPy's reshape at a point.
+TEST(Programs, AReshapeIntoHeadsIsDecidedUnderADefiningAssumption) {
+  const std::vector<std::string> lines = {"param b, t, d, h, q",
+                                          "assume d == h*q and h >= 1",
+                                          "x = input((b, t, d), float64)",
+                                          "heads = transpose(reshape(x, (b, t, h, q)), (0, 2, 1, 3))",
+                                          "att = heads @ transpose(heads, (0, 1, 3, 2))",
+                                          "back = reshape(transpose(att @ heads, (0, 2, 1, 3)), (b, t, d))"};
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    driver::Reply r = session.execute(lines[i], int(i + 1));
+    ASSERT_FALSE(r.failed) << lines[i];
+    if (i >= 3) {
+      EXPECT_NE(r.lines.at(0).find(", runtime-check: "), std::string::npos) << r.lines.at(0);
+      EXPECT_EQ(r.lines.at(0).find("b*d*t"), std::string::npos) << r.lines.at(0);
+    }
+  }
+  for (int64_t h = 1; h <= 3; ++h)
+    for (int64_t q = 0; q <= 2; ++q) {
+      Assignment at{{"b", 2}, {"t", 3}, {"d", h * q}, {"h", h}, {"q", q}};
+      EXPECT_EQ(outcomeOf(lines, "back", at), interp::shapeText({2, 3, h * q})) << "h = " << h << ", q = " << q;
+    }
+}

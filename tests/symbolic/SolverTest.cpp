@@ -931,6 +931,84 @@ TEST(Solver, ProductsAreBoundedByTheirFactorsBoxes) {
   EXPECT_TRUE(ok);
 }
 
+// `assume d == h*q` (the way to say that h divides d) left a reshape of (b, t, d) to
+// (b, t, h, q) Unknown: its element counts b*d*t and b*h*q*t were two unrelated opaque atoms.
+// A parameter that an equality of the context defines by the others is now substituted into a
+// question with products. Property: contexts `a == rhs(b, c)` and random polynomial questions
+// over a, b, c, checked by enumerating b and c (a follows from them).
+TEST(Solver, ParametersDefinedByTheContextAreSubstitutedIntoProducts) {
+  Solver s(withoutClock());
+  EXPECT_EQ(ask(s, {"d == h*q"}, "b*d*t == b*h*q*t").answer, Answer::Proven);
+  EXPECT_EQ(ask(s, {"d == h*q"}, "b*d*t != b*h*q*t").answer, Answer::Refuted);
+  EXPECT_EQ(ask(s, {"n == m + 1"}, "n*k == m*k + k").answer, Answer::Proven);
+  EXPECT_EQ(ask(s, {"m + 1 == n"}, "n**2 == m**2 + 2*m + 1").answer, Answer::Proven);
+  Decision d = ask(s, {"n == m + 1"}, "n*k >= 2*m*k");
+  ASSERT_EQ(d.answer, Answer::Depends) << d.toString();
+  for (const Assignment *w : {&*d.satisfying, &*d.violating}) {
+    ASSERT_NE(w->find("n"), nullptr);
+    EXPECT_EQ(*w->find("n"), *w->find("m") + Integer(1));
+  }
+  using oracle::E;
+  auto node = [](E::Kind kind, long value, oracle::EP a, oracle::EP b) { return oracleNode(kind, value, a, b); };
+  auto variable = [&](int i) {
+    auto e = std::make_shared<E>();
+    e->kind = E::Var;
+    e->var = i;
+    return oracle::EP(e);
+  };
+  auto constant = [&](long k) { return node(E::Const, k, nullptr, nullptr); };
+  bool ok = rc::check("parameters defined by an equality of the context == enumeration", [&] {
+    // a == rhs(b, c)
+    const std::vector<oracle::EP> rhsChoices = {
+        node(E::Mul, 0, variable(1), variable(2)),
+        node(E::Add, 0, variable(1), variable(2)),
+        node(E::Add, 0, node(E::MulConst, 2, node(E::Mul, 0, variable(1), variable(2)), nullptr), constant(1)),
+        node(E::Mul, 0, variable(1), variable(1)),
+        node(E::Add, 0, node(E::Mul, 0, variable(1), variable(2)), variable(1))};
+    const oracle::EP rhs = *rc::gen::elementOf(rhsChoices);
+    // Sum of up to three terms k*u*v (u, v among a, b, c, v possibly 1) plus a constant, OP 0.
+    auto factor = [&]() { return variable(*rc::gen::inRange(0, 3)); };
+    oracle::EP lhs = constant(*rc::gen::inRange<long>(-8, 9));
+    const int terms = *rc::gen::inRange(1, 4);
+    for (int i = 0; i < terms; ++i) {
+      oracle::EP term = *rc::gen::arbitrary<bool>() ? node(E::Mul, 0, factor(), factor()) : factor();
+      lhs = node(E::Add, 0, lhs, node(E::MulConst, *rc::gen::element<long>(1, -1, 2, -3), term, nullptr));
+    }
+    auto cmp = std::make_shared<oracle::P>();
+    cmp->kind = oracle::P::Cmp;
+    cmp->op = *rc::gen::inRange(0, 6);
+    cmp->l = lhs;
+    cmp->r = constant(0);
+    const oracle::PP pred = cmp;
+    const Pred p = parsedOrDiscarded(pred);
+    const Pred assumption = parsePred("a == " + oracle::show(rhs));
+    Context c = s.makeContext({assumption});
+    Decision d = s.decide(c, p);
+    RC_LOG() << "context: " << assumption.toString() << "; decision: " << d.toString() << "\n";
+    RC_TAG(spelling(d.answer));
+    auto real = [&](const Assignment &w, bool truth) {
+      RC_ASSERT(holds(assumption, w));
+      RC_ASSERT(holds(p, w) == truth);
+    };
+    if (d.answer == Answer::Refuted) real(*d.violating, false);
+    if (d.answer == Answer::Depends) {
+      real(*d.satisfying, true);
+      real(*d.violating, false);
+    }
+    std::optional<Pred> printed;
+    if (d.answer == Answer::Depends) printed = parsePred(d.condition().toString());
+    for (long b = 0; b <= 6; ++b)
+      for (long cc = 0; cc <= 6; ++cc) {
+        const long a = *oracle::eval(rhs, {0, b, cc});
+        const bool truth = oracle::eval(pred, {a, b, cc}) == std::optional<bool>(true);
+        if (d.answer == Answer::Proven) RC_ASSERT(truth);
+        if (d.answer == Answer::Refuted) RC_ASSERT(!truth);
+        if (printed) RC_ASSERT(holds(*printed, Assignment{{"a", a}, {"b", b}, {"c", cc}}) == truth);
+      }
+  });
+  EXPECT_TRUE(ok);
+}
+
 // A product with a min, max or choice as a factor (`m*max(0, n - 1)`, `min(1, n)*max(0, m)`)
 // is one opaque atom to isl; where that leaves a question undecided, the solver splits such
 // factors case by case. Asked over all array sizes (no box: small-box enumeration would answer
