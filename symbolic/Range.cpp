@@ -214,6 +214,7 @@ private:
         for (auto &[atom, k] : t.monomial) m = product(m, power(of(atom.node()), uint32_t(k)));
         total = sum(total, m);
       }
+      if (const ExprNode *x = commonParameter(n)) total = meet(total, factoredOut(n, x));
       return total;
     }
     case ExprKind::FloorDiv: case ExprKind::ExactDiv: {
@@ -289,6 +290,38 @@ private:
     }
     budget_ = remaining;
     return best;
+  }
+
+  /// A parameter that is a factor of every term of a sum without a constant term (n in
+  /// m*n - n), or null.
+  static const ExprNode *commonParameter(const ExprNode *n) {
+    if (n->terms.size() < 2 || n->constantTerm.sign() != 0) return nullptr;
+    for (const auto &[candidate, k] : n->terms[0].monomial) {
+      if (candidate.kind() != ExprKind::Param) continue;
+      bool everywhere = true;
+      for (std::size_t i = 1; i < n->terms.size() && everywhere; ++i) {
+        const Monomial &m = n->terms[i].monomial;
+        everywhere = std::any_of(m.begin(), m.end(), [&](const auto &f) { return f.first == candidate; });
+      }
+      if (everywhere) return candidate.node();
+    }
+    return nullptr;
+  }
+
+  /// Bounds of the sum written x * (the sum divided by x): m*n - n is n*(m - 1), which is at
+  /// least 0 under m >= 1, where the plain intervals of m*n and -n say nothing (they lose that
+  /// both terms move with n).
+  Bounds factoredOut(const ExprNode *n, const ExprNode *x) {
+    Bounds quotient = point(Integer(0));
+    for (const Term &t : n->terms) {
+      Bounds m = point(t.coefficient);
+      for (auto &[atom, k] : t.monomial) {
+        const uint32_t e = atom.node() == x ? uint32_t(k) - 1 : uint32_t(k);
+        if (e > 0) m = product(m, power(of(atom.node()), e));
+      }
+      quotient = sum(quotient, m);
+    }
+    return product(of(x), quotient);
   }
 
   /// Both bounds hold: the tighter end of each side.

@@ -516,6 +516,52 @@ TEST(Range, BoundsEveryValueOnSmallBoxes) {
   EXPECT_TRUE(ok);
 }
 
+// A sum whose terms share a parameter is also bounded as that parameter times the rest:
+// m*n - n is n*(m - 1), at least 0 under m >= 1 (the plain intervals of m*n and -n say nothing),
+// so n <= m*n is proven by intervals, without isl. Property: sums of terms each holding the
+// shared factor contain every value on small boxes.
+TEST(Range, SumsWithASharedFactorAreBoundedFactoredOut) {
+  Solver solver;
+  Context c = solver.makeContext({parsePred("m >= 1")});
+  Range r = rangeOf(parseExpr("m*n - n"), c);
+  ASSERT_TRUE(r.low);
+  EXPECT_EQ(*r.low, Integer(0));
+  EXPECT_TRUE(provenByRanges(c, parsePred("n <= m*n")));
+  EXPECT_FALSE(provenByRanges(solver.makeContext({}), parsePred("n <= m*n")));
+  using oracle::E;
+  bool ok = rc::check("factored bounds contain every value", [&solver] {
+    std::vector<long> low = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 3));
+    std::vector<long> width = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 4));
+    const int shared = *rc::gen::inRange(0, 3);
+    auto variable = [](int i) {
+      auto e = std::make_shared<E>();
+      e->kind = E::Var;
+      e->var = i;
+      return oracle::EP(e);
+    };
+    oracle::GenOptions o;
+    o.products = true;
+    oracle::EP e;
+    const int terms = *rc::gen::inRange(2, 4);
+    for (int i = 0; i < terms; ++i) {
+      oracle::EP rest = *rc::gen::arbitrary<bool>() ? variable(*rc::gen::inRange(0, 3)) : *oracle::genExpr(1, o);
+      oracle::EP term = oracleNode(E::MulConst, *rc::gen::element<long>(1, -1, 2, -3),
+                                   oracleNode(E::Mul, 0, variable(shared), rest), nullptr);
+      e = e ? oracleNode(E::Add, 0, e, term) : term;
+    }
+    Context c = boxContext(solver, low, width);
+    Range r = rangeOf(parseExpr(oracle::show(e)), c);
+    RC_LOG() << "expression: " << oracle::show(e) << "\nrange " << rangeText(r) << "\n";
+    forEachPoint(low, width, [&](const std::vector<long> &v) {
+      if (auto x = oracle::eval(e, v)) {
+        RC_ASSERT(!r.low || *r.low <= Integer(*x));
+        RC_ASSERT(!r.high || Integer(*x) <= *r.high);
+      }
+    });
+  });
+  EXPECT_TRUE(ok);
+}
+
 // rangeOf remembers its answers per context. A context that has answered many questions (its
 // memo warm, expressions made and dropped between them, so a freed node's address can come
 // back as another's) gives the same range as a new context with the same assumptions.
