@@ -296,7 +296,8 @@ private:
   /// m*n - n), or null.
   static const ExprNode *commonParameter(const ExprNode *n) {
     if (n->terms.size() < 2 || n->constantTerm.sign() != 0) return nullptr;
-    for (const auto &[candidate, k] : n->terms[0].monomial) {
+    for (const auto &factor : n->terms[0].monomial) {
+      const Expr &candidate = factor.first; // a structured binding is not captured by clang 14
       if (candidate.kind() != ExprKind::Param) continue;
       bool everywhere = true;
       for (std::size_t i = 1; i < n->terms.size() && everywhere; ++i) {
