@@ -62,18 +62,44 @@ oracle::EP oracleNode(oracle::E::Kind kind, long value, oracle::EP l, oracle::EP
   e->b = std::move(r);
   return e;
 }
-/// The oracle's comparison a*x + k OP 0 on its x-th name (OP numbered as in oracle::P).
-std::shared_ptr<oracle::P> oneParameterComparison(int x, long a, long k, int op) {
-  auto var = std::make_shared<oracle::E>();
-  var->kind = oracle::E::Var;
-  var->var = x;
+/// The oracle's i-th name, and a constant.
+oracle::EP oracleVariable(int i) {
+  auto e = std::make_shared<oracle::E>();
+  e->kind = oracle::E::Var;
+  e->var = i;
+  return e;
+}
+oracle::EP oracleConstant(long k) { return oracleNode(oracle::E::Const, k, nullptr, nullptr); }
+/// The oracle's comparison l OP r (OP numbered as in oracle::P).
+std::shared_ptr<oracle::P> oracleCompare(int op, oracle::EP l, oracle::EP r) {
   auto cmp = std::make_shared<oracle::P>();
   cmp->kind = oracle::P::Cmp;
   cmp->op = op;
-  cmp->l = oracleNode(oracle::E::Add, 0, oracleNode(oracle::E::MulConst, a, var, nullptr),
-                      oracleNode(oracle::E::Const, k, nullptr, nullptr));
-  cmp->r = oracleNode(oracle::E::Const, 0, nullptr, nullptr);
+  cmp->l = std::move(l);
+  cmp->r = std::move(r);
   return cmp;
+}
+/// The oracle's comparison a*x + k OP 0 on its x-th name.
+std::shared_ptr<oracle::P> oneParameterComparison(int x, long a, long k, int op) {
+  return oracleCompare(op,
+                       oracleNode(oracle::E::Add, 0, oracleNode(oracle::E::MulConst, a, oracleVariable(x), nullptr),
+                                  oracleConstant(k)),
+                       oracleConstant(0));
+}
+/// Inside a property: a refutation's or a dependence's witnesses are real points (`context`
+/// holds there, and `p` has the truth each claims); returns a Depends condition read back from
+/// its text.
+std::optional<Pred> checkedWitnesses(const Decision &d, const Pred &context, const Pred &p) {
+  auto real = [&](const std::optional<Assignment> &w, bool truth) {
+    RC_ASSERT(w.has_value());
+    RC_ASSERT(holds(context, *w));
+    RC_ASSERT(holds(p, *w) == truth);
+  };
+  if (d.answer == Answer::Refuted) real(d.violating, false);
+  if (d.answer != Answer::Depends) return std::nullopt;
+  real(d.satisfying, true);
+  real(d.violating, false);
+  return parsePred(d.condition().toString());
 }
 /// The oracle's predicate parsed (and logged); a case past the stated size limits is discarded.
 Pred parsedOrDiscarded(const oracle::PP &pred) {
@@ -533,12 +559,7 @@ TEST(Range, SumsWithASharedFactorAreBoundedFactoredOut) {
     std::vector<long> low = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 3));
     std::vector<long> width = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 4));
     const int shared = *rc::gen::inRange(0, 3);
-    auto variable = [](int i) {
-      auto e = std::make_shared<E>();
-      e->kind = E::Var;
-      e->var = i;
-      return oracle::EP(e);
-    };
+    auto variable = oracleVariable;
     oracle::GenOptions o;
     o.products = true;
     oracle::EP e;
@@ -793,12 +814,7 @@ TEST(Solver, ProductsAndTheirRaisedFormsAgreeWithBruteForce) {
   Solver solver;
   using oracle::E;
   auto node = [](E::Kind kind, long value, oracle::EP a, oracle::EP b) { return oracleNode(kind, value, a, b); };
-  auto variable = [](int i) {
-    auto e = std::make_shared<E>();
-    e->kind = E::Var;
-    e->var = i;
-    return oracle::EP(e);
-  };
+  auto variable = oracleVariable;
   bool ok = rc::check("products vs raised products == enumeration", [&] {
     oracle::GenOptions o;
     o.exactDivision = false;
@@ -899,13 +915,8 @@ TEST(Solver, ProductsAreBoundedByTheirFactorsBoxes) {
                InconsistentAssumptions);
   using oracle::E;
   auto node = [](E::Kind kind, long value, oracle::EP a, oracle::EP b) { return oracleNode(kind, value, a, b); };
-  auto variable = [&](int i) {
-    auto e = std::make_shared<E>();
-    e->kind = E::Var;
-    e->var = i;
-    return oracle::EP(e);
-  };
-  auto constant = [&](long k) { return node(E::Const, k, nullptr, nullptr); };
+  auto variable = oracleVariable;
+  auto constant = oracleConstant;
   bool ok = rc::check("products of two sizes in a box == enumeration", [&] {
     const bool square = *rc::gen::inRange(0, 4) == 0;
     const std::vector<long> low = {*rc::gen::inRange<long>(0, 6), *rc::gen::inRange<long>(0, 6)};
@@ -926,28 +937,13 @@ TEST(Solver, ProductsAreBoundedByTheirFactorsBoxes) {
                           node(E::Add, 0, node(E::MulConst, c1, node(E::Mul, 0, variable(0), variable(y)), nullptr),
                                node(E::MulConst, c2, variable(0), nullptr)),
                           node(E::Add, 0, node(E::MulConst, c3, variable(1), nullptr), constant(k)));
-    auto cmp = std::make_shared<oracle::P>();
-    cmp->kind = oracle::P::Cmp;
-    cmp->op = *rc::gen::inRange(0, 6);
-    cmp->l = lhs;
-    cmp->r = constant(0);
-    const oracle::PP pred = cmp;
+    const oracle::PP pred = oracleCompare(*rc::gen::inRange(0, 6), lhs, constant(0));
     const Pred p = parsedOrDiscarded(pred);
     Context c = s.makeContext(assumptions);
     Decision d = s.decide(c, p);
     RC_LOG() << "decision: " << d.toString() << "\n";
     RC_TAG(spelling(d.answer));
-    auto real = [&](const Assignment &w, bool truth) {
-      for (const Pred &a : assumptions) RC_ASSERT(holds(a, w));
-      RC_ASSERT(holds(p, w) == truth);
-    };
-    if (d.answer == Answer::Refuted) real(*d.violating, false);
-    if (d.answer == Answer::Depends) {
-      real(*d.satisfying, true);
-      real(*d.violating, false);
-    }
-    std::optional<Pred> printed;
-    if (d.answer == Answer::Depends) printed = parsePred(d.condition().toString());
+    const std::optional<Pred> printed = checkedWitnesses(d, Pred::conjunction(assumptions), p);
     // Each size near its lower bound, and near its upper bound when it has one.
     std::vector<std::vector<long>> values(2);
     for (int i = 0; i < 2; ++i)
@@ -996,13 +992,8 @@ TEST(Solver, ParametersDefinedByTheContextAreSubstitutedIntoProducts) {
   }
   using oracle::E;
   auto node = [](E::Kind kind, long value, oracle::EP a, oracle::EP b) { return oracleNode(kind, value, a, b); };
-  auto variable = [&](int i) {
-    auto e = std::make_shared<E>();
-    e->kind = E::Var;
-    e->var = i;
-    return oracle::EP(e);
-  };
-  auto constant = [&](long k) { return node(E::Const, k, nullptr, nullptr); };
+  auto variable = oracleVariable;
+  auto constant = oracleConstant;
   bool ok = rc::check("parameters defined by an equality of the context == enumeration", [&] {
     // a == rhs(b, c)
     const std::vector<oracle::EP> rhsChoices = {
@@ -1020,29 +1011,14 @@ TEST(Solver, ParametersDefinedByTheContextAreSubstitutedIntoProducts) {
       oracle::EP term = *rc::gen::arbitrary<bool>() ? node(E::Mul, 0, factor(), factor()) : factor();
       lhs = node(E::Add, 0, lhs, node(E::MulConst, *rc::gen::element<long>(1, -1, 2, -3), term, nullptr));
     }
-    auto cmp = std::make_shared<oracle::P>();
-    cmp->kind = oracle::P::Cmp;
-    cmp->op = *rc::gen::inRange(0, 6);
-    cmp->l = lhs;
-    cmp->r = constant(0);
-    const oracle::PP pred = cmp;
+    const oracle::PP pred = oracleCompare(*rc::gen::inRange(0, 6), lhs, constant(0));
     const Pred p = parsedOrDiscarded(pred);
     const Pred assumption = parsePred("a == " + oracle::show(rhs));
     Context c = s.makeContext({assumption});
     Decision d = s.decide(c, p);
     RC_LOG() << "context: " << assumption.toString() << "; decision: " << d.toString() << "\n";
     RC_TAG(spelling(d.answer));
-    auto real = [&](const Assignment &w, bool truth) {
-      RC_ASSERT(holds(assumption, w));
-      RC_ASSERT(holds(p, w) == truth);
-    };
-    if (d.answer == Answer::Refuted) real(*d.violating, false);
-    if (d.answer == Answer::Depends) {
-      real(*d.satisfying, true);
-      real(*d.violating, false);
-    }
-    std::optional<Pred> printed;
-    if (d.answer == Answer::Depends) printed = parsePred(d.condition().toString());
+    const std::optional<Pred> printed = checkedWitnesses(d, assumption, p);
     for (long b = 0; b <= 6; ++b)
       for (long cc = 0; cc <= 6; ++cc) {
         const long a = *oracle::eval(rhs, {0, b, cc});
