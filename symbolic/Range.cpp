@@ -208,13 +208,11 @@ private:
     }
     case ExprKind::Sum: {
       if (auto b = distributed(n)) return *b;
-      Bounds total = point(n->constantTerm);
-      for (const Term &t : n->terms) {
-        Bounds m = point(t.coefficient);
-        for (auto &[atom, k] : t.monomial) m = product(m, power(of(atom.node()), uint32_t(k)));
-        total = sum(total, m);
-      }
-      if (const ExprNode *x = commonParameter(n)) total = meet(total, factoredOut(n, x));
+      Bounds total = sum(point(n->constantTerm), termsDividedBy(n, nullptr));
+      // A shared parameter x: the sum is also x * (the sum divided by x). m*n - n is n*(m - 1),
+      // at least 0 under m >= 1, where the plain intervals of m*n and -n say nothing (they lose
+      // that both terms move with n).
+      if (const ExprNode *x = commonParameter(n)) total = meet(total, product(of(x), termsDividedBy(n, x)));
       return total;
     }
     case ExprKind::FloorDiv: case ExprKind::ExactDiv: {
@@ -309,20 +307,19 @@ private:
     return nullptr;
   }
 
-  /// Bounds of the sum written x * (the sum divided by x): m*n - n is n*(m - 1), which is at
-  /// least 0 under m >= 1, where the plain intervals of m*n and -n say nothing (they lose that
-  /// both terms move with n).
-  Bounds factoredOut(const ExprNode *n, const ExprNode *x) {
-    Bounds quotient = point(Integer(0));
+  /// Bounds of the sum of n's terms (its constant left out), each divided once by the parameter
+  /// x when x is given (every term then holds it: commonParameter).
+  Bounds termsDividedBy(const ExprNode *n, const ExprNode *x) {
+    Bounds total = point(Integer(0));
     for (const Term &t : n->terms) {
       Bounds m = point(t.coefficient);
       for (auto &[atom, k] : t.monomial) {
         const uint32_t e = atom.node() == x ? uint32_t(k) - 1 : uint32_t(k);
         if (e > 0) m = product(m, power(of(atom.node()), e));
       }
-      quotient = sum(quotient, m);
+      total = sum(total, m);
     }
-    return product(of(x), quotient);
+    return total;
   }
 
   /// Both bounds hold: the tighter end of each side.
