@@ -303,6 +303,7 @@ struct Session::Impl {
     names.clear();
     optimized.clear();
     statements.clear();
+    arrayStatusMemo.clear(); // before the graph: its keys hold the graph's pending lists
     graph.reset();
     graph = std::make_unique<ops::Graph>(solver);
     mode = options.mode;
@@ -1617,6 +1618,42 @@ struct Session::Impl {
     return s;
   }
 
+  /// What an assignment's reply says of computing array `n`: the status of
+  /// ops::validityOf(n) and its text. That validity reads only n's pending nodes (a list shared
+  /// between nodes where it does not change), the data-dependent sizes n's shape mentions (their
+  /// bounds join the context) and the graph's assumptions, so it is kept under those three: a
+  /// statement that adds no obligation repeats the reply of the one it reads, and a long program
+  /// does not gather, decide and print its whole history again at every line.
+  struct ArrayStatus {
+    Status status;
+    std::string text;
+  };
+  struct ArrayStatusKey {
+    std::shared_ptr<const std::vector<const Node *>> pending; // held: its address stays unique
+    std::vector<Expr> reserved;
+    Pred assumptions;
+    bool operator==(const ArrayStatusKey &) const = default;
+  };
+  struct ArrayStatusKeyHash {
+    std::size_t operator()(const ArrayStatusKey &k) const {
+      std::size_t h = std::hash<const void *>()(k.pending.get()) ^ (k.assumptions.hash() * 31);
+      for (const Expr &e : k.reserved) h = h * 1000003 + e.hash();
+      return h;
+    }
+  };
+  std::unordered_map<ArrayStatusKey, ArrayStatus, ArrayStatusKeyHash> arrayStatusMemo;
+
+  const ArrayStatus &arrayStatus(const Node *n) {
+    ArrayStatusKey key{n->pending, {}, graph->context().assumptions()};
+    for (const Expr &d : n->shape)
+      for (const Expr &p : parametersOf(d))
+        if (p->reserved && std::find(key.reserved.begin(), key.reserved.end(), p) == key.reserved.end())
+          key.reserved.push_back(p);
+    if (auto it = arrayStatusMemo.find(key); it != arrayStatusMemo.end()) return it->second;
+    Validity v = ops::validityOf(*graph, n);
+    return arrayStatusMemo.emplace(std::move(key), ArrayStatus{v.status(), statusText(v)}).first->second;
+  }
+
   /// An array whose shape, size or dtype the statement read (x.shape, x.ndim, ...): NumPy
   /// computes it, so what the statement builds must not exist where it fails.
   void noteRead(const Node *n) {
@@ -1718,7 +1755,7 @@ struct Session::Impl {
       if (!options.json) {
         if (val.kind == Value::Array)
           r.lines.push_back(t + ": " + toString(val.node->shape) + " " + ops::spelling(val.node->dtype) + ", " +
-                            statusText(ops::validityOf(*graph, val.node)));
+                            arrayStatus(val.node).text);
         else
           r.lines.push_back(t + ": " + valueText(val) + (computed ? ", " + statusText(*computed) : ""));
         continue;
@@ -1726,10 +1763,10 @@ struct Session::Impl {
       Json j = lineJson(lineNumber);
       j["assign"] = t;
       if (val.kind == Value::Array) {
-        Validity vd = ops::validityOf(*graph, val.node);
+        const Status status = arrayStatus(val.node).status;
         // Like the shape commands: no shape where no size makes the op valid.
-        j["shape"] = vd.status() == Status::Error ? Json(nullptr) : shapeJson(val.node->shape);
-        j["status"] = spelling(vd.status());
+        j["shape"] = status == Status::Error ? Json(nullptr) : shapeJson(val.node->shape);
+        j["status"] = spelling(status);
         j["dtype"] = ops::spelling(val.node->dtype);
       } else {
         j["shape"] = Json::array();

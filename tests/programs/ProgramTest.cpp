@@ -1505,3 +1505,30 @@ TEST(Programs, AReshapeIntoHeadsIsDecidedUnderADefiningAssumption) {
       EXPECT_EQ(outcomeOf(lines, "back", at), interp::shapeText({2, 3, h * q})) << "h = " << h << ", q = " << q;
     }
 }
+
+/// An assignment's reply states the validity of computing the array under the assumptions of
+/// that moment: replies are kept per gathered obligations and assumptions (the driver's
+/// arrayStatus), so a later `assume` changes the reply for the same array and `:reset` starts
+/// again with the same replies as the first time.
+TEST(Programs, AnArraysReplyFollowsTheAssumptionsOfItsLine) {
+  Solver solver;
+  driver::Session session(solver, {});
+  auto reply = [&](const std::string &line) {
+    driver::Reply r = session.execute(line, 1);
+    EXPECT_FALSE(r.failed) << line;
+    return r.lines.empty() ? std::string() : r.lines.front();
+  };
+  const std::vector<std::string> program = {"param n", "x = input((n,), float64)", "y = input((3,), float64)"};
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string &l : program) reply(l);
+    EXPECT_EQ(reply("z = x + y"), "z: (3 if n == 1 else n,) float64, runtime-check: n == 3 or n == 1");
+    EXPECT_EQ(reply("w = z"), "w: (3 if n == 1 else n,) float64, runtime-check: n == 3 or n == 1");
+    reply("assume n >= 2");
+    EXPECT_EQ(reply("v = z"), "v: (3 if n == 1 else n,) float64, runtime-check: n == 3");
+    reply("assume n >= 3");
+    EXPECT_EQ(reply("u = z"), "u: (3 if n == 1 else n,) float64, runtime-check: n == 3");
+    reply("assume n <= 3");
+    EXPECT_EQ(reply("t = z"), "t: (3 if n == 1 else n,) float64, valid");
+    reply(":reset");
+  }
+}
