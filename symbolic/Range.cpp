@@ -209,10 +209,21 @@ private:
     case ExprKind::Sum: {
       if (auto b = distributed(n)) return *b;
       Bounds total = sum(point(n->constantTerm), termsDividedBy(n, nullptr));
-      // A shared parameter x: the sum is also x * (the sum divided by x). m*n - n is n*(m - 1),
-      // at least 0 under m >= 1, where the plain intervals of m*n and -n say nothing (they lose
-      // that both terms move with n).
-      if (const ExprNode *x = commonParameter(n)) total = meet(total, product(of(x), termsDividedBy(n, x)));
+      // A shared parameter x: the sum is also its constant plus x times the rest divided by x.
+      // m*n - n is n*(m - 1), at least 0 under m >= 1, where the plain intervals of m*n and -n
+      // say nothing (they lose that both terms move with n). The quotient is bounded as an expression of its own, so
+      // that its terms are compared with each other as any sum's are (distributed):
+      // m*n - m*(0 if n - 1 < 0 else n - 1) is m*(n - (0 if n - 1 < 0 else n - 1)), and the
+      // quotient is n where n <= 0 and 1 elsewhere.
+      if (const ExprNode *x = commonParameter(n)) {
+        Bounds q = termsDividedBy(n, x);
+        try {
+          q = meet(q, ofKept(quotientBy(n, x)));
+        } catch (const InputTooLarge &) {
+          // the quotient is too large to write out: the terms' own bounds stay
+        }
+        total = meet(total, sum(point(n->constantTerm), product(of(x), q)));
+      }
       return total;
     }
     case ExprKind::FloorDiv: case ExprKind::ExactDiv: {
@@ -290,10 +301,10 @@ private:
     return best;
   }
 
-  /// A parameter that is a factor of every term of a sum without a constant term (n in
-  /// m*n - n), or null.
+  /// A parameter that is a factor of every term of a sum (n in m*n - n + 1; the constant term
+  /// aside), or null.
   static const ExprNode *commonParameter(const ExprNode *n) {
-    if (n->terms.size() < 2 || n->constantTerm.sign() != 0) return nullptr;
+    if (n->terms.size() < 2) return nullptr;
     for (const auto &factor : n->terms[0].monomial) {
       const Expr &candidate = factor.first; // a structured binding is not captured by clang 14
       if (candidate.kind() != ExprKind::Param) continue;
@@ -320,6 +331,22 @@ private:
       total = sum(total, m);
     }
     return total;
+  }
+
+  /// The sum of n's terms (its constant left out, as in termsDividedBy) each divided once by the
+  /// parameter x, which every term holds (commonParameter).
+  static Expr quotientBy(const ExprNode *n, const ExprNode *x) {
+    std::vector<Term> terms;
+    terms.reserve(n->terms.size());
+    for (const Term &t : n->terms) {
+      Term q{t.coefficient, {}};
+      for (const auto &factor : t.monomial) {
+        if (factor.first.node() != x) q.monomial.push_back(factor);
+        else if (factor.second > 1) q.monomial.push_back({factor.first, factor.second - 1});
+      }
+      terms.push_back(std::move(q));
+    }
+    return fromPolynomial(std::move(terms), Integer(0));
   }
 
   /// Both bounds hold: the tighter end of each side.

@@ -565,11 +565,13 @@ TEST(Range, SumsWithASharedFactorAreBoundedFactoredOut) {
     oracle::EP e;
     const int terms = *rc::gen::inRange(2, 4);
     for (int i = 0; i < terms; ++i) {
-      oracle::EP rest = *rc::gen::arbitrary<bool>() ? variable(*rc::gen::inRange(0, 3)) : *oracle::genExpr(1, o);
+      oracle::EP rest = *rc::gen::arbitrary<bool>() ? variable(*rc::gen::inRange(0, 3)) : *oracle::genExpr(2, o);
       oracle::EP term = oracleNode(E::MulConst, *rc::gen::element<long>(1, -1, 2, -3),
                                    oracleNode(E::Mul, 0, variable(shared), rest), nullptr);
       e = e ? oracleNode(E::Add, 0, e, term) : term;
     }
+    // A constant term too, at times: the rest of the sum is factored with the constant aside.
+    if (*rc::gen::arbitrary<bool>()) e = oracleNode(E::Add, 0, e, oracleConstant(*rc::gen::inRange<long>(-3, 4)));
     Context c = boxContext(solver, low, width);
     Range r = rangeOf(parseExpr(oracle::show(e)), c);
     RC_LOG() << "expression: " << oracle::show(e) << "\nrange " << rangeText(r) << "\n";
@@ -581,6 +583,24 @@ TEST(Range, SumsWithASharedFactorAreBoundedFactoredOut) {
     });
   });
   EXPECT_TRUE(ok);
+}
+
+// The quotient of a sum by its shared parameter is bounded as a sum of its own, its choices and
+// minima distributed (Walk::distributed): a slice's length times another size, or a size times
+// a clipped bound, was asked of isl before, where the quotient's plain terms said nothing.
+TEST(Range, AQuotientByASharedParameterIsBoundedAsASum) {
+  Solver solver;
+  Context sizes = solver.makeContext({});
+  Range r = rangeOf(parseExpr("m*n - m*(0 if n - 1 < 0 else n - 1)"), sizes);
+  ASSERT_TRUE(r.low && r.high);
+  EXPECT_EQ(*r.low, Integer(0));
+  EXPECT_EQ(*r.high, maxArraySize());
+  for (const char *p : {"n**2 - n*min(m, n) >= 0", "n**2 - n*min(1, n - 1) - n >= 0",
+                        "m*max(0, n - 1) - m*(0 if n - 1 < 0 else n - 1) == 0",
+                        "m*n - m*(0 if n - 1 < 0 else n - 1) <= 9223372036854775807"})
+    EXPECT_TRUE(provenByRanges(sizes, parsePred(p))) << p;
+  // Bounds that do not hold are not proven: the quotient n - min(m, n) is 0 where m >= n.
+  EXPECT_FALSE(provenByRanges(sizes, parsePred("n**2 - n*min(m, n) >= 1")));
 }
 
 // rangeOf remembers its answers per context. A context that has answered many questions (its
