@@ -3,6 +3,7 @@
 #include "symbolic/Errors.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -95,20 +96,43 @@ End floorDivEnd(const End &e, const Integer &d) {
 /// Parameter intervals narrower than the context's, inside one branch of a choice.
 using Overrides = std::vector<std::pair<std::string, Context::Interval>>;
 
-/// What a choice's condition says about one parameter on one side: nothing (`known` empty), or
-/// that the side is never taken in the box (`never`), or a narrower interval for it.
+/// What a choice's condition says about its parameters on one side: nothing (`known` empty), or
+/// that the side is never taken in the box (`never`), or narrower intervals for some parameters
+/// (each parameter once).
 struct Refinement {
   bool never = false;
-  std::optional<std::pair<std::string, Context::Interval>> known;
+  Overrides known;
 };
 
-/// What `cond` (or its negation) says about a single parameter x when it reads a*x + k OP 0,
-/// given the interval each parameter has (`interval`).
-template <class Lookup> Refinement refineParameter(const Pred &cond, bool truth, Lookup interval) {
+/// What `cond` with truth `truth` says of single parameters: a comparison a*x + k OP 0 bounds x;
+/// a conjunction that holds (or a disjunction that fails) says what each of its parts says, one
+/// after the other (a part read with the intervals the earlier parts left). `interval` gives
+/// each parameter's interval before the condition. Only what follows from the condition is
+/// kept: a part that says nothing is passed over.
+using IntervalOf = std::function<Context::Interval(const std::string &)>;
+Refinement refineParameter(const Pred &cond, bool truth, const IntervalOf &interval) {
   const PredNode *p = cond.node();
-  if (p->kind == PredKind::Not) {
+  while (p->kind == PredKind::Not) {
     p = p->children[0].node();
     truth = !truth;
+  }
+  if ((p->kind == PredKind::And && truth) || (p->kind == PredKind::Or && !truth)) {
+    Refinement all;
+    const IntervalOf current = [&](const std::string &x) {
+      for (const auto &[y, iv] : all.known)
+        if (y == x) return iv;
+      return interval(x);
+    };
+    for (const Pred &c : p->children) {
+      Refinement r = refineParameter(c, truth, current);
+      if (r.never) return Refinement{true, {}};
+      for (auto &[x, iv] : r.known) {
+        auto at = std::find_if(all.known.begin(), all.known.end(), [&](const auto &k) { return k.first == x; });
+        if (at != all.known.end()) at->second = iv;
+        else all.known.emplace_back(x, iv);
+      }
+    }
+    return all;
   }
   if (p->kind != PredKind::Compare) return {};
   Expr diff;
@@ -134,22 +158,30 @@ template <class Lookup> Refinement refineParameter(const Pred &cond, bool truth,
   Integer t = -k;
   auto ceilDiv = [](const Integer &u, const Integer &v) { return -Integer::floorDiv(-u, v); };
   std::optional<Integer> low, high;
+  Context::Interval iv = interval(x->name);
   switch (truth ? p->op : negated(p->op)) {
   case CompareOp::GT: t += Integer(1); [[fallthrough]];
   case CompareOp::GE: (a.sign() > 0 ? low : high) = a.sign() > 0 ? ceilDiv(t, a) : Integer::floorDiv(t, a); break;
   case CompareOp::LT: t -= Integer(1); [[fallthrough]];
   case CompareOp::LE: (a.sign() > 0 ? high : low) = a.sign() > 0 ? Integer::floorDiv(t, a) : ceilDiv(t, a); break;
   case CompareOp::EQ:
-    if (!Integer::floorMod(t, a).isZero()) return Refinement{true, std::nullopt};
+    if (!Integer::floorMod(t, a).isZero()) return Refinement{true, {}};
     low = high = Integer::floorDiv(t, a);
     break;
-  case CompareOp::NE: return {};
+  case CompareOp::NE: {
+    // x != v moves an end of the interval that is v (n != 0 with n >= 0 is n >= 1).
+    if (!Integer::floorMod(t, a).isZero()) return {};
+    const Integer v = Integer::floorDiv(t, a);
+    if (v == iv.low) low = v + Integer(1);
+    else if (iv.high && v == *iv.high) high = v - Integer(1);
+    else return {};
+    break;
   }
-  Context::Interval iv = interval(x->name);
+  }
   if (low && *low > iv.low) iv.low = *low;
   if (high && (!iv.high || *high < *iv.high)) iv.high = *high;
-  if (iv.high && *iv.high < iv.low) return Refinement{true, std::nullopt};
-  return Refinement{false, std::make_pair(x->name, iv)};
+  if (iv.high && *iv.high < iv.low) return Refinement{true, {}};
+  return Refinement{false, {{x->name, iv}}};
 }
 
 class Walk {
@@ -180,16 +212,14 @@ public:
   template <class Use> bool narrowedTo(const Pred &cond, bool truth, bool &never, Use use) {
     Refinement r = refine(cond, truth);
     never = r.never;
-    if (r.never || !r.known || budget_ == 0) return false;
+    if (r.never || r.known.empty() || budget_ == 0) return false;
     --budget_;
     Overrides narrower = overrides_;
-    bool replaced = false;
-    for (auto &[x, iv] : narrower)
-      if (x == r.known->first) {
-        iv = r.known->second;
-        replaced = true;
-      }
-    if (!replaced) narrower.push_back(*r.known);
+    for (const auto &known : r.known) {
+      auto at = std::find_if(narrower.begin(), narrower.end(), [&](const auto &o) { return o.first == known.first; });
+      if (at != narrower.end()) at->second = known.second;
+      else narrower.push_back(known);
+    }
     Walk inner(context_, std::move(narrower), budget_);
     use(inner);
     budget_ = inner.budget_;
@@ -513,8 +543,10 @@ bool provenByRanges(const Context &context, const Pred &p) {
 
 std::optional<std::pair<std::string, Integer>> pinnedParameter(const Context &context, const Pred &cond, bool truth) {
   Refinement r = refineParameter(cond, truth, [&](const std::string &x) { return context.boundsOf(x); });
-  if (r.never || !r.known || !r.known->second.high || *r.known->second.high != r.known->second.low) return std::nullopt;
-  return std::make_pair(r.known->first, r.known->second.low);
+  if (r.never) return std::nullopt;
+  for (const auto &[x, iv] : r.known)
+    if (iv.high && *iv.high == iv.low) return std::make_pair(x, iv.low);
+  return std::nullopt;
 }
 
 } // namespace shapelab

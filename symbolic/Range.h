@@ -44,9 +44,10 @@ struct RangeMemo {
 /// True only when intervals show that `p` is defined and holds at every point of the context.
 bool provenByRanges(const Context &context, const Pred &p);
 
-/// The parameter x and its one value v when `cond` has truth `truth` only at points of the
-/// context's box where x == v: cond reads a*x + k OP 0 and narrows x's interval to one value
-/// (n - 1 < 0 under n >= 0 leaves n == 0). nullopt otherwise.
+/// A parameter x and its one value v when `cond` has truth `truth` only at points of the
+/// context's box where x == v: cond reads a*x + k OP 0 (or is a conjunction with such a part,
+/// or a disjunction read false) and narrows x's interval to one value (n - 1 < 0 under n >= 0
+/// leaves n == 0). nullopt otherwise.
 std::optional<std::pair<std::string, Integer>> pinnedParameter(const Context &context, const Pred &cond, bool truth);
 
 } // namespace shapelab

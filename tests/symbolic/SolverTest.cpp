@@ -603,6 +603,25 @@ TEST(Range, AQuotientByASharedParameterIsBoundedAsASum) {
   EXPECT_FALSE(provenByRanges(sizes, parsePred("n**2 - n*min(m, n) >= 1")));
 }
 
+// A choice's side is narrowed by every part of a condition that holds (a conjunction) or fails
+// (a disjunction), and `n != 0` moves n's low end: isl writes a compacted size as a chain of
+// such choices, and its size obligation (at least 0) is then settled by intervals.
+TEST(Range, ChoicesAreNarrowedByEveryPartOfTheirCondition) {
+  Solver solver;
+  Context sizes = solver.makeContext({});
+  Range r = rangeOf(parseExpr("1 if n >= 3 and n >= m + 2 else 0 if n >= 2 and m + 1 >= n or n == 0 else n - 1"), sizes);
+  ASSERT_TRUE(r.low);
+  EXPECT_EQ(*r.low, Integer(0));
+  EXPECT_TRUE(provenByRanges(sizes, parsePred("(n - 1 if n != 0 else 5) >= 0")));
+  EXPECT_TRUE(provenByRanges(sizes, parsePred("(n + m - 2 if n >= 1 and m >= 1 else 0) >= 0")));
+  EXPECT_TRUE(provenByRanges(sizes, parsePred("(0 if n <= 0 or m <= 2 else m - 3) >= 0")));
+  EXPECT_FALSE(provenByRanges(sizes, parsePred("(0 if n <= 0 or m <= 2 else m - 4) >= 0")));
+  auto pin = pinnedParameter(sizes, parsePred("m >= 1 and n <= 0"), true);
+  ASSERT_TRUE(pin);
+  EXPECT_EQ(pin->first, "n");
+  EXPECT_EQ(pin->second, Integer(0));
+}
+
 // rangeOf remembers its answers per context. A context that has answered many questions (its
 // memo warm, expressions made and dropped between them, so a freed node's address can come
 // back as another's) gives the same range as a new context with the same assumptions.
@@ -633,14 +652,41 @@ TEST(Range, ChoicesOnOneParameterNarrowSoundly) {
     oracle::GenOptions o;
     std::vector<long> low = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 3));
     std::vector<long> width = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 5));
-    const int x = *rc::gen::inRange(0, 3);
-    const long a = *rc::gen::element(-3L, -2L, -1L, 1L, 2L, 3L);
-    const long k = *rc::gen::inRange<long>(-6, 7);
-    const int op = *rc::gen::inRange(0, 6);
+    // The condition: a*x + k OP 0, or a conjunction or disjunction of two or three such parts
+    // (on the same parameter or not), each part and the whole negated at times: a branch of a
+    // conjunction that holds, or of a disjunction that fails, is narrowed by every part.
+    auto part = [] {
+      const int x = *rc::gen::inRange(0, 3);
+      const long a = *rc::gen::element(-3L, -2L, -1L, 1L, 2L, 3L);
+      const long k = *rc::gen::inRange<long>(-6, 7);
+      const int op = *rc::gen::inRange(0, 6);
+      oracle::PP c = oneParameterComparison(x, a, k, op);
+      if (*rc::gen::inRange(0, 4) == 0) {
+        auto n = std::make_shared<oracle::P>();
+        n->kind = oracle::P::Not;
+        n->x = c;
+        c = n;
+      }
+      return c;
+    };
+    oracle::PP cond = part();
+    for (int more = *rc::gen::inRange(0, 3), kind = *rc::gen::inRange(0, 2); more > 0; --more) {
+      auto j = std::make_shared<oracle::P>();
+      j->kind = kind == 0 ? oracle::P::And : oracle::P::Or;
+      j->x = cond;
+      j->y = part();
+      cond = j;
+    }
+    if (*rc::gen::inRange(0, 4) == 0) {
+      auto n = std::make_shared<oracle::P>();
+      n->kind = oracle::P::Not;
+      n->x = cond;
+      cond = n;
+    }
     oracle::EP then = *oracle::genExpr(2, o), otherwise = *oracle::genExpr(2, o), rest = *oracle::genExpr(1, o);
-    // (then if a*x + k OP 0 else otherwise) - rest, as the oracle's tree.
+    // (then if cond else otherwise) - rest, as the oracle's tree.
     auto choice = oracleNode(oracle::E::Select, 0, then, otherwise);
-    std::const_pointer_cast<oracle::E>(choice)->cond = oneParameterComparison(x, a, k, op);
+    std::const_pointer_cast<oracle::E>(choice)->cond = cond;
     const oracle::EP whole = oracleNode(oracle::E::Sub, 0, choice, rest);
     const std::string text = oracle::show(whole);
     Range r = rangeOf(parseExpr(text), boxContext(solver, low, width));
