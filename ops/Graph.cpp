@@ -4,8 +4,8 @@
 #include <bit>
 #include <cstring>
 #include <set>
-#include <utility>
 #include <unordered_set>
+#include <utility>
 
 #include "shape/ArraySize.h"
 #include "shape/Gufunc.h"
@@ -135,9 +135,18 @@ bool isLogical(const std::string &op) { return op == "logical_and" || op == "log
 bool isUnaryTest(const std::string &name) {
   return name == "logical_not" || name == "isnan" || name == "isinf" || name == "isfinite" || name == "signbit";
 }
-bool isUnaryOp(const std::string &name) { return std::find(kUnary.begin(), kUnary.end(), name) != kUnary.end(); }
+// Looked up by hash: the rewrite engine asks these for every pattern it matches against a node.
+bool isUnaryOp(const std::string &name) {
+  static const auto *names = new std::unordered_set<std::string>(kUnary.begin(), kUnary.end());
+  return names->count(name) != 0;
+}
 bool isBinaryOp(const std::string &name) {
-  return std::any_of(kBinary.begin(), kBinary.end(), [&](const auto &p) { return p.second == name; });
+  static const auto *names = [] {
+    auto *s = new std::unordered_set<std::string>();
+    for (const auto &[symbol, n] : kBinary) s->insert(n);
+    return s;
+  }();
+  return names->count(name) != 0;
 }
 std::optional<std::string> binaryOpFor(const std::string &symbol) {
   for (const auto &[s, name] : kBinary)

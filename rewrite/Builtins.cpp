@@ -2,7 +2,7 @@
 
 #include <cmath>
 #include <functional>
-#include <map>
+#include <unordered_map>
 
 #include "interp/Array.h"
 #include "interp/Kernels.h"
@@ -121,8 +121,8 @@ const Node *sumOfAlloc(ops::Graph &g, const Node *n) {
 }
 
 using Builtin = std::function<const Node *(ops::Graph &, const Node *)>;
-const std::map<std::string, Builtin> &builtins() {
-  static const auto *table = new std::map<std::string, Builtin>{
+const std::unordered_map<std::string, Builtin> &builtins() {
+  static const auto *table = new std::unordered_map<std::string, Builtin>{
       {"constant_fold", constantFold},     {"transpose_merge", transposeMerge}, {"transpose_identity", transposeIdentity},
       {"reshape_merge", reshapeMerge},     {"subtensor_lift", subtensorLift},   {"sum_of_alloc", sumOfAlloc}};
   return *table;

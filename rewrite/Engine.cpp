@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "rewrite/Builtins.h"
@@ -25,18 +26,46 @@ namespace {
 
 using Bindings = std::map<std::string, const Node *>;
 
+/// What a pattern's function name matches: nodes of one kind, and of that op name too where
+/// the kind has several (`exp` among the unary functions, `sum` among the reductions).
+struct NameMatch {
+  OpKind kind;
+  bool sameOp;
+};
+NameMatch nameMatch(const std::string &name) {
+  if (ops::isUnaryOp(name)) return {OpKind::Unary, true};
+  if (ops::isBinaryOp(name)) return {OpKind::Binary, true};
+  if (name == "where") return {OpKind::Where, false};
+  if (name == "astype") return {OpKind::Cast, false};
+  if (name == "transpose") return {OpKind::Transpose, false};
+  if (name == "reshape" || name == "expand_dims" || name == "squeeze") return {OpKind::Reshape, true};
+  if (name == "broadcast_to") return {OpKind::BroadcastTo, false};
+  if (name == "full") return {OpKind::Alloc, false};
+  if (name == "specify_shape") return {OpKind::SpecifyShape, false};
+  if (name == "concatenate") return {OpKind::Concatenate, false};
+  return {OpKind::Reduce, true};
+}
+
 bool kindMatches(const std::string &name, const Node *n) {
-  if (ops::isUnaryOp(name)) return n->kind == OpKind::Unary && n->op == name;
-  if (ops::isBinaryOp(name)) return n->kind == OpKind::Binary && n->op == name;
-  if (name == "where") return n->kind == OpKind::Where;
-  if (name == "astype") return n->kind == OpKind::Cast;
-  if (name == "transpose") return n->kind == OpKind::Transpose;
-  if (name == "reshape" || name == "expand_dims" || name == "squeeze") return n->kind == OpKind::Reshape && n->op == name;
-  if (name == "broadcast_to") return n->kind == OpKind::BroadcastTo;
-  if (name == "full") return n->kind == OpKind::Alloc;
-  if (name == "specify_shape") return n->kind == OpKind::SpecifyShape;
-  if (name == "concatenate") return n->kind == OpKind::Concatenate;
-  return n->kind == OpKind::Reduce && n->op == name;
+  // Matching runs for every rule at every node: the names of the rules are read once (the
+  // table is built on first use and never changes, so engines on several threads share it).
+  static const auto *known = [] {
+    auto *m = new std::unordered_map<std::string, NameMatch>();
+    for (const Rule &r : defaultRules()) {
+      if (!r.pattern) continue;
+      std::vector<const Term *> todo{&*r.pattern};
+      while (!todo.empty()) {
+        const Term *t = todo.back();
+        todo.pop_back();
+        if (t->kind == Term::Call) m->emplace(t->name, nameMatch(t->name));
+        for (const Term &a : t->args) todo.push_back(&a);
+      }
+    }
+    return m;
+  }();
+  auto it = known->find(name);
+  const NameMatch how = it != known->end() ? it->second : nameMatch(name);
+  return n->kind == how.kind && (!how.sameOp || n->op == name);
 }
 
 bool match(const Term &t, const Node *n, Bindings &b) {
