@@ -241,10 +241,10 @@ private:
       Bounds total = sum(point(n->constantTerm), termsDividedBy(n, nullptr));
       // A shared parameter x: the sum is also its constant plus x times the rest divided by x.
       // m*n - n is n*(m - 1), at least 0 under m >= 1, where the plain intervals of m*n and -n
-      // say nothing (they lose that both terms move with n). The quotient is bounded as an expression of its own, so
-      // that its terms are compared with each other as any sum's are (distributed):
-      // m*n - m*(0 if n - 1 < 0 else n - 1) is m*(n - (0 if n - 1 < 0 else n - 1)), and the
-      // quotient is n where n <= 0 and 1 elsewhere.
+      // say nothing (they lose that both terms move with n). The quotient is also bounded as an
+      // expression of its own, so that its terms are compared with each other as any sum's are
+      // (distributed): m*n - m*(0 if n - 1 < 0 else n - 1) is m*(n - (0 if n - 1 < 0 else n - 1)),
+      // and the quotient is n where n <= 0 and 1 elsewhere.
       if (const ExprNode *x = commonParameter(n)) {
         Bounds q = termsDividedBy(n, x);
         try {
