@@ -126,10 +126,11 @@ Refinement refineParameter(const Pred &cond, bool truth, const IntervalOf &inter
     for (const Pred &c : p->children) {
       Refinement r = refineParameter(c, truth, current);
       if (r.never) return Refinement{true, {}};
-      for (auto &[x, iv] : r.known) {
-        auto at = std::find_if(all.known.begin(), all.known.end(), [&](const auto &k) { return k.first == x; });
-        if (at != all.known.end()) at->second = iv;
-        else all.known.emplace_back(x, iv);
+      for (const auto &narrowed : r.known) { // a structured binding is not captured by clang 14
+        auto at = std::find_if(all.known.begin(), all.known.end(),
+                               [&](const auto &k) { return k.first == narrowed.first; });
+        if (at != all.known.end()) at->second = narrowed.second;
+        else all.known.push_back(narrowed);
       }
     }
     return all;
