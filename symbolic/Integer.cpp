@@ -37,10 +37,6 @@ namespace {
 struct Mpz {
   mpz_t v;
   Mpz() { mpz_init(v); }
-  explicit Mpz(const Integer &i) {
-    mpz_init(v);
-    toMpz(i, v);
-  }
   ~Mpz() { mpz_clear(v); }
   Mpz(const Mpz &) = delete;
   Mpz &operator=(const Mpz &) = delete;
@@ -48,6 +44,41 @@ struct Mpz {
 
 /// |v| as unsigned: defined for INT64_MIN too.
 uint64_t magnitudeOf(int64_t v) { return v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v); }
+
+static_assert(GMP_NUMB_BITS == 64 && sizeof(mp_limb_t) == sizeof(uint64_t), "one 64-bit limb holds an int64_t");
+
+/// An Integer read by GMP without a copy: a big value's own mpz, or a small one in a limb of its
+/// own (mpz_roinit_n). Only for GMP's source arguments: never written, and it must outlive them.
+/// Arithmetic on big values then allocates for its result alone (it copied both operands, and
+/// then the result once more, before).
+class MpzRead {
+public:
+  explicit MpzRead(const Integer &i) {
+    if (const Integer::Big *b = i.bigStorage()) {
+      p_ = b->value;
+      return;
+    }
+    const int64_t v = *i.tryToInt64();
+    limb_ = mp_limb_t(magnitudeOf(v));
+    p_ = mpz_roinit_n(view_, &limb_, v < 0 ? -1 : v > 0 ? 1 : 0);
+  }
+  MpzRead(const MpzRead &) = delete;
+  MpzRead &operator=(const MpzRead &) = delete;
+  mpz_srcptr get() const { return p_; }
+
+private:
+  mp_limb_t limb_ = 0;
+  mpz_t view_;
+  mpz_srcptr p_ = nullptr;
+};
+
+/// The value of `m`; where it does not fit in int64_t its limbs move into the result.
+Integer taken(Mpz &m) {
+  if (mpz_fits_slong_p(m.v)) return Integer(static_cast<int64_t>(mpz_get_si(m.v)));
+  auto big = std::make_shared<Integer::Big>();
+  mpz_swap(big->value, m.v);
+  return Integer::fromBig(std::move(big));
+}
 
 bool isDecimal(const std::string &s) {
   std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
@@ -70,7 +101,7 @@ std::optional<Integer> Integer::tryParse(const std::string &decimal) {
   }
   Mpz m;
   if (mpz_set_str(m.v, decimal.c_str(), 10) != 0) return std::nullopt;
-  return fromMpz(m.v);
+  return taken(m);
 }
 
 Integer Integer::parse(const std::string &decimal) {
@@ -110,33 +141,37 @@ int Integer::sign() const {
 
 Integer Integer::operator-() const {
   if (!big_ && small_ != INT64_MIN) return Integer(-small_);
-  Mpz m(*this);
-  mpz_neg(m.v, m.v);
-  return fromMpz(m.v);
+  MpzRead x(*this);
+  Mpz out;
+  mpz_neg(out.v, x.get());
+  return taken(out);
 }
 
 Integer operator+(const Integer &a, const Integer &b) {
   int64_t r;
   if (!a.big_ && !b.big_ && !__builtin_add_overflow(a.small_, b.small_, &r)) return Integer(r);
-  Mpz x(a), y(b);
-  mpz_add(x.v, x.v, y.v);
-  return fromMpz(x.v);
+  MpzRead x(a), y(b);
+  Mpz out;
+  mpz_add(out.v, x.get(), y.get());
+  return taken(out);
 }
 
 Integer operator-(const Integer &a, const Integer &b) {
   int64_t r;
   if (!a.big_ && !b.big_ && !__builtin_sub_overflow(a.small_, b.small_, &r)) return Integer(r);
-  Mpz x(a), y(b);
-  mpz_sub(x.v, x.v, y.v);
-  return fromMpz(x.v);
+  MpzRead x(a), y(b);
+  Mpz out;
+  mpz_sub(out.v, x.get(), y.get());
+  return taken(out);
 }
 
 Integer operator*(const Integer &a, const Integer &b) {
   int64_t r;
   if (!a.big_ && !b.big_ && !__builtin_mul_overflow(a.small_, b.small_, &r)) return Integer(r);
-  Mpz x(a), y(b);
-  mpz_mul(x.v, x.v, y.v);
-  return fromMpz(x.v);
+  MpzRead x(a), y(b);
+  Mpz out;
+  mpz_mul(out.v, x.get(), y.get());
+  return taken(out);
 }
 
 Integer Integer::floorDiv(const Integer &a, const Integer &d) {
@@ -146,9 +181,10 @@ Integer Integer::floorDiv(const Integer &a, const Integer &d) {
     if ((a.small_ % d.small_ != 0) && ((a.small_ < 0) != (d.small_ < 0))) --q;
     return Integer(q);
   }
-  Mpz x(a), y(d);
-  mpz_fdiv_q(x.v, x.v, y.v);
-  return fromMpz(x.v);
+  MpzRead x(a), y(d);
+  Mpz out;
+  mpz_fdiv_q(out.v, x.get(), y.get());
+  return taken(out);
 }
 
 Integer Integer::floorMod(const Integer &a, const Integer &d) {
@@ -159,9 +195,10 @@ Integer Integer::floorMod(const Integer &a, const Integer &d) {
     if (r != 0 && ((r < 0) != (d.small_ < 0))) r += d.small_;
     return Integer(r);
   }
-  Mpz x(a), y(d);
-  mpz_fdiv_r(x.v, x.v, y.v);
-  return fromMpz(x.v);
+  MpzRead x(a), y(d);
+  Mpz out;
+  mpz_fdiv_r(out.v, x.get(), y.get());
+  return taken(out);
 }
 
 Integer Integer::gcd(const Integer &a, const Integer &b) {
@@ -176,9 +213,10 @@ Integer Integer::gcd(const Integer &a, const Integer &b) {
     }
     if (x <= uint64_t(INT64_MAX)) return Integer(int64_t(x));
   }
-  Mpz x(a), y(b);
-  mpz_gcd(x.v, x.v, y.v);
-  return fromMpz(x.v);
+  MpzRead x(a), y(b);
+  Mpz out;
+  mpz_gcd(out.v, x.get(), y.get());
+  return taken(out);
 }
 
 Integer Integer::pow(const Integer &a, uint32_t exponent) {
@@ -194,9 +232,10 @@ Integer Integer::pow(const Integer &a, uint32_t exponent) {
     }
     if (!overflow) return Integer(result);
   }
-  Mpz x(a);
-  mpz_pow_ui(x.v, x.v, exponent);
-  return fromMpz(x.v);
+  MpzRead x(a);
+  Mpz out;
+  mpz_pow_ui(out.v, x.get(), exponent);
+  return taken(out);
 }
 
 int compare(const Integer &a, const Integer &b) {

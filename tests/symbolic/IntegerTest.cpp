@@ -102,6 +102,13 @@ TEST(Integer, AgreesWithGmp) {
     }
     if (a == b) RC_ASSERT(a.hash() == b.hash());
     RC_ASSERT(Integer::parse(a.toString()) == a);
+    mpz_neg(r.v, za.v);
+    RC_ASSERT((-a).toString() == r.str());
+    const uint32_t e = *rc::gen::inRange<uint32_t>(0, 6);
+    mpz_pow_ui(r.v, za.v, e);
+    RC_ASSERT(Integer::pow(a, e).toString() == r.str());
+    // A result that is an operand's own storage (a - 0, a * 1, a // 1) is a value of its own.
+    RC_ASSERT((a * Integer(1)).toString() == za.str() && (a - Integer(0)) == a && Integer::floorDiv(a, 1) == a);
     mpz_gcd(r.v, za.v, zb.v);
     RC_ASSERT(Integer::gcd(a, b).toString() == r.str());
     // Common factors, so that the gcd is not almost always 1.
