@@ -415,7 +415,11 @@ Array Interpreter::run(const Node *n) {
       int64_t known = 1, unknown = -1;
       for (std::size_t i = 0; i < n->exprs.size(); ++i) {
         int64_t d = value(n->exprs[i]);
-        if (d == -1 && n->op == "reshape") unknown = int64_t(i);
+        // Only a -1 written as such infers a size, as the shape rule reads the target: a size
+        // computed from parameters (`-q`) is a size, at least 0, even where it comes to -1 (NumPy
+        // would infer there; shapelab does not model that yet).
+        const bool written = n->exprs[i].constantValue() == std::optional<Integer>(Integer(-1));
+        if (d == -1 && written && n->op == "reshape") unknown = int64_t(i);
         else if (d < 0) shapeError("negative dimensions not allowed");
         else known = known * d; // bounded: the node's validity keeps counts in range
         target.push_back(d);

@@ -1532,3 +1532,25 @@ TEST(Programs, AnArraysReplyFollowsTheAssumptionsOfItsLine) {
     reply(":reset");
   }
 }
+
+/// Found by fuzz_program (CI, this stop): `reshape(x, (b, t, -q))` evaluated at q = 1. The shape
+/// rule reads a size computed from parameters as a size (at least 0; only a -1 written as such is
+/// inferred), but the kernel inferred any entry that came to -1, so it succeeded where the rule
+/// said the reshape fails, and the interpreter's check of the two raised an internal error. The
+/// kernel now reads the target as the rule does: every point agrees (NumPy would infer a computed
+/// -1; shapelab does not model that yet, and says so by failing there).
+TEST(Programs, AComputedReshapeSizeOfMinusOneIsASizeNotAnInferredOne) {
+  const std::vector<std::string> lines = {"param b, t, d, q", "x = input((b, t, d), float32)",
+                                          "y = reshape(x, (b, t, -q))"};
+  for (int64_t q : {0, 1, 2})
+    for (int64_t d : {0, 1, 2}) {
+      Assignment at;
+      at.set("b", 1);
+      at.set("t", 2);
+      at.set("d", d);
+      at.set("q", q);
+      const bool valid = q == 0 && d == 0;
+      EXPECT_EQ(outcomeOf(lines, "y", at), valid ? interp::shapeText({1, 2, 0}) : "shape error")
+          << "q = " << q << ", d = " << d;
+    }
+}
