@@ -1645,10 +1645,7 @@ struct Session::Impl {
 
   const ArrayStatus &arrayStatus(const Node *n) {
     ArrayStatusKey key{n->pending, {}, graph->context().assumptions()};
-    for (const Expr &d : n->shape)
-      for (const Expr &p : parametersOf(d))
-        if (p->reserved && std::find(key.reserved.begin(), key.reserved.end(), p) == key.reserved.end())
-          key.reserved.push_back(p);
+    for (const Expr &d : n->shape) ops::addReserved(key.reserved, parametersOf(d));
     if (auto it = arrayStatusMemo.find(key); it != arrayStatusMemo.end()) return it->second;
     Validity v = ops::validityOf(*graph, n);
     return arrayStatusMemo.emplace(std::move(key), ArrayStatus{v.status(), statusText(v)}).first->second;

@@ -216,12 +216,19 @@ Expr Graph::freshDataSize(Node &n, const Expr &size, bool boolean) {
   return k;
 }
 
+bool addReserved(std::vector<Expr> &into, const std::vector<Expr> &params) {
+  bool any = false;
+  for (const Expr &p : params)
+    if (p->reserved) {
+      any = true;
+      if (std::find(into.begin(), into.end(), p) == into.end()) into.push_back(p);
+    }
+  return any;
+}
+
 std::vector<Expr> Graph::reservedOf(const Node &c) const {
   std::vector<Expr> out;
-  auto add = [&](const Expr &e) {
-    for (const Expr &p : parametersOf(e))
-      if (p->reserved && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-  };
+  auto add = [&](const Expr &e) { addReserved(out, parametersOf(e)); };
   for (const Node *i : c.inputs)
     for (const Expr &d : i->shape) add(d);
   for (const Expr &e : c.exprs) add(e);
@@ -238,8 +245,7 @@ Context Graph::contextFor(std::vector<Expr> reserved) const {
   for (std::size_t i = 0; i < reserved.size(); ++i) {
     auto it = dataBounds_.find(reserved[i]->name);
     if (it == dataBounds_.end()) continue;
-    for (const Expr &p : parametersOf(it->second))
-      if (p->reserved && std::find(reserved.begin(), reserved.end(), p) == reserved.end()) reserved.push_back(p);
+    addReserved(reserved, parametersOf(it->second));
   }
   std::sort(reserved.begin(), reserved.end(), [](const Expr &a, const Expr &b) { return a->name < b->name; });
   std::string key;
@@ -446,15 +452,6 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
   std::unordered_set<const Node *> seen;
   std::unordered_set<Pred> recorded;
   std::vector<Expr> reserved;
-  auto addReserved = [&](const std::vector<Expr> &params) {
-    bool any = false;
-    for (const Expr &p : params)
-      if (p->reserved) {
-        any = true;
-        if (std::find(reserved.begin(), reserved.end(), p) == reserved.end()) reserved.push_back(p);
-      }
-    return any;
-  };
   for (const Node *node : nodes) {
     if (node->pending)
       for (const Node *p : *node->pending)
@@ -462,9 +459,9 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
           pending.push_back(p);
           for (const Obligation &o : p->validity.obligations())
             if (recorded.insert(o.predicate).second) // the same requirement from another op: once
-              gathered.push_back({p, &o, !addReserved(parametersOf(o.predicate))});
+              gathered.push_back({p, &o, !addReserved(reserved, parametersOf(o.predicate))});
         }
-    for (const Expr &d : node->shape) addReserved(parametersOf(d));
+    for (const Expr &d : node->shape) addReserved(reserved, parametersOf(d));
   }
   Context context = graph.contextFor(reserved);
   Validity v(graph.solver(), context);

@@ -125,6 +125,9 @@ EinsumSpec decodeEinsum(const std::vector<int64_t> &ints);
 /// The validity of computing `nodes` from the graph's inputs, their operands included (under
 /// the current assumptions and the bounds of the data-dependent sizes involved).
 Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes);
+/// Adds to `into` the data-dependent sizes among `params` that it does not hold yet (the set a
+/// question's context is made for: Graph::contextFor); true when `params` has one.
+bool addReserved(std::vector<Expr> &into, const std::vector<Expr> &params);
 inline Validity validityOf(const Graph &graph, const Node *node) { return validityOf(graph, std::vector<const Node *>{node}); }
 
 struct GraphStats {

@@ -93,13 +93,9 @@ bool match(const Term &t, const Node *n, Bindings &b) {
 /// The data-dependent sizes in `p` and in the shapes of `nodes`.
 std::vector<Expr> reservedIn(const std::vector<Pred> &preds, const std::vector<const Node *> &nodes) {
   std::vector<Expr> out;
-  auto add = [&](const std::vector<Expr> &ps) {
-    for (const Expr &p : ps)
-      if (p->reserved && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-  };
-  for (const Pred &p : preds) add(parametersOf(p));
+  for (const Pred &p : preds) ops::addReserved(out, parametersOf(p));
   for (const Node *n : nodes)
-    for (const Expr &d : n->shape) add(parametersOf(d));
+    for (const Expr &d : n->shape) ops::addReserved(out, parametersOf(d));
   return out;
 }
 

@@ -96,6 +96,13 @@ End floorDivEnd(const End &e, const Integer &d) {
 /// Parameter intervals narrower than the context's, inside one branch of a choice.
 using Overrides = std::vector<std::pair<std::string, Context::Interval>>;
 
+/// `narrowed` put into `into`: replacing the parameter's interval there, or added.
+void narrowInto(Overrides &into, const std::pair<std::string, Context::Interval> &narrowed) {
+  auto at = std::find_if(into.begin(), into.end(), [&](const auto &o) { return o.first == narrowed.first; });
+  if (at != into.end()) at->second = narrowed.second;
+  else into.push_back(narrowed);
+}
+
 /// What a choice's condition says about its parameters on one side: nothing (`known` empty), or
 /// that the side is never taken in the box (`never`), or narrower intervals for some parameters
 /// (each parameter once).
@@ -126,12 +133,7 @@ Refinement refineParameter(const Pred &cond, bool truth, const IntervalOf &inter
     for (const Pred &c : p->children) {
       Refinement r = refineParameter(c, truth, current);
       if (r.never) return Refinement{true, {}};
-      for (const auto &narrowed : r.known) { // a structured binding is not captured by clang 14
-        auto at = std::find_if(all.known.begin(), all.known.end(),
-                               [&](const auto &k) { return k.first == narrowed.first; });
-        if (at != all.known.end()) at->second = narrowed.second;
-        else all.known.push_back(narrowed);
-      }
+      for (const auto &narrowed : r.known) narrowInto(all.known, narrowed);
     }
     return all;
   }
@@ -216,11 +218,7 @@ public:
     if (r.never || r.known.empty() || budget_ == 0) return false;
     --budget_;
     Overrides narrower = overrides_;
-    for (const auto &known : r.known) {
-      auto at = std::find_if(narrower.begin(), narrower.end(), [&](const auto &o) { return o.first == known.first; });
-      if (at != narrower.end()) at->second = known.second;
-      else narrower.push_back(known);
-    }
+    for (const auto &known : r.known) narrowInto(narrower, known);
     Walk inner(context_, std::move(narrower), budget_);
     use(inner);
     budget_ = inner.budget_;
