@@ -33,6 +33,18 @@ std::string numpyShapes(const std::vector<Dims> &shapes) {
   return s;
 }
 
+/// A reshape target as NumPy's message writes it (`convert_shape_to_string`): leading negative
+/// entries left out, later ones written `newaxis`, and "," before ")" only for one entry:
+/// (0, -1) is "(0,newaxis)", (-1, 0) is "(0)", (3,) is "(3,)".
+std::string reshapeTargetText(const Dims &target) {
+  std::size_t i = 0;
+  while (i < target.size() && target[i] < 0) ++i;
+  if (i == target.size()) return "()";
+  std::string s = "(" + std::to_string(target[i++]);
+  for (; i < target.size(); ++i) s += target[i] < 0 ? ",newaxis" : "," + std::to_string(target[i]);
+  return s + (target.size() == 1 ? ",)" : ")");
+}
+
 /// NumPy's broadcasting of concrete shapes (for a kernel's own check).
 Dims broadcastShapes(const std::vector<Dims> &shapes) {
   std::size_t rank = 0;
@@ -412,22 +424,22 @@ Array Interpreter::run(const Node *n) {
         if (!n->ints[i]) target.push_back(x.shape()[i]);
       }
     } else {
+      // NumPy's reading of the target (`_fix_unknown_dimension`): every negative entry is the
+      // unknown one (two are an error); the others multiply, checked, in order.
+      const bool infers = n->op == "reshape";
+      for (const Expr &e : n->exprs) target.push_back(value(e));
+      const std::string message = "cannot reshape array of size " + std::to_string(x.size()) + " into shape " +
+                                  reshapeTargetText(target);
       int64_t known = 1, unknown = -1;
-      for (std::size_t i = 0; i < n->exprs.size(); ++i) {
-        int64_t d = value(n->exprs[i]);
-        // Only a -1 written as such infers a size, as the shape rule reads the target: a size
-        // computed from parameters (`-q`) is a size, at least 0, even where it comes to -1 (NumPy
-        // would infer there; shapelab does not model that yet).
-        const bool written = n->exprs[i].constantValue() == std::optional<Integer>(Integer(-1));
-        if (d == -1 && written && n->op == "reshape") unknown = int64_t(i);
-        else if (d < 0) shapeError("negative dimensions not allowed");
-        else known = known * d; // bounded: the node's validity keeps counts in range
-        target.push_back(d);
+      for (std::size_t i = 0; i < target.size(); ++i) {
+        if (target[i] < 0 && !infers) shapeError("negative dimensions not allowed");
+        if (target[i] < 0) {
+          if (unknown >= 0) shapeError("can only specify one unknown dimension");
+          unknown = int64_t(i);
+        } else if (__builtin_mul_overflow(known, target[i], &known)) {
+          shapeError(message);
+        }
       }
-      std::string shown = "(";
-      for (std::size_t i = 0; i < target.size(); ++i) shown += (i ? "," : "") + std::to_string(target[i]);
-      shown += target.size() == 1 ? ",)" : ")";
-      std::string message = "cannot reshape array of size " + std::to_string(x.size()) + " into shape " + shown;
       if (unknown >= 0) {
         if (known == 0 || x.size() % known != 0) shapeError(message);
         target[unknown] = x.size() / known;

@@ -78,7 +78,7 @@ void requireSizes(Validity &v, const Context &c, const Shape &dims, const std::s
 }
 
 /// `numerator / divisor` as a polynomial when each term of the numerator is a multiple of the
-/// divisor's single monomial; nullopt otherwise.
+/// divisor's single monomial (of any non-zero coefficient); nullopt otherwise.
 std::optional<Expr> divideByMonomial(const Expr &numerator, const Expr &divisor) {
   auto [dterms, dconst] = asPolynomial(divisor);
   if (dterms.empty()) {
@@ -104,7 +104,7 @@ std::optional<Expr> divideByMonomial(const Expr &numerator, const Expr &divisor)
   }
   Expr q = fromPolynomial(std::move(out), 0);
   if (d.coefficient == Integer(1)) return q;
-  if (d.coefficient <= Integer(0)) return std::nullopt;
+  if (d.coefficient < Integer(0)) return exactDiv(-q, -d.coefficient);
   return exactDiv(q, d.coefficient);
 }
 
@@ -701,49 +701,101 @@ const Node *Graph::transpose(const Node *x, std::optional<std::vector<int64_t>> 
   });
 }
 
-namespace {
-/// The reshape rule: `target` (one -1 allowed) for an array of shape `from`.
-Shape reshapeTarget(Validity &v, const Context &context, const Shape &from, const std::vector<Expr> &target) {
+/// The reshape rule, as NumPy reads a target (`_fix_unknown_dimension`): every negative entry,
+/// -1 or not, written or computed, is the one unknown dimension, inferred as the element count
+/// divided by the product of the others (which must be at least 1 and divide it); two negative
+/// entries are an error ("can only specify one unknown dimension"); with none, the product must
+/// be the element count. A computed entry that may be negative under the context makes the
+/// shape piecewise: `(b, t, -q)` of a `(b, t, d)` array is `(b, t, d if -q < 0 else -q)`, valid
+/// where q >= 1 or b*t*d == 0. Throws OpError for two negative constants, and for an entry that
+/// may be negative where its quotient is not an expression (a sum divides nothing exactly).
+Shape Graph::reshapeTarget(Validity &v, const Context &context, const Shape &from, const std::vector<Expr> &target) {
   Expr total = product(from);
   std::optional<std::size_t> unknown;
+  std::vector<std::size_t> maybeNegative;
   Shape known;
   for (std::size_t i = 0; i < target.size(); ++i) {
     auto value = target[i].constantValue();
-    if (value && *value == Integer(-1)) {
+    if (value && *value < Integer(0)) {
       if (unknown) throw OpError("can only specify one unknown dimension");
       unknown = i;
-    } else if (value && *value < Integer(0)) {
-      throw OpError("negative dimensions not allowed");
-    } else {
-      known.push_back(target[i]);
+      continue;
+    }
+    if (!value) {
+      Range r = rangeOf(target[i], context);
+      if (!(r.low && *r.low >= Integer(0)) && !provesCheaply(context, ge(target[i], 0))) maybeNegative.push_back(i);
     }
   }
-  requireSizes(v, context, known, "the new shape");
   std::string shown = "(";
   for (std::size_t i = 0; i < target.size(); ++i) shown += (i ? "," : "") + target[i].toString();
   shown += target.size() == 1 ? ",)" : ")";
   std::string sizeText = total.toString();
   std::string message = "cannot reshape array of size " + sizeText + " into shape " + shown;
-  Expr rest = product(known);
-  if (!unknown) {
-    requireOr(v, eq(total, rest), "the element count is kept (" + sizeText + " == " + rest.toString() + ")", message);
-    return target;
+  const std::string one = "can only specify one unknown dimension";
+  if (unknown || maybeNegative.empty()) {
+    // Every entry but the written unknown must be a size: one that is negative somewhere is a
+    // second unknown there.
+    for (std::size_t i = 0; i < target.size(); ++i)
+      if (i != unknown) known.push_back(target[i]);
+    requireSizes(v, context, known, "the new shape");
+    Expr rest = product(known);
+    if (!unknown) {
+      requireOr(v, eq(total, rest), "the element count is kept (" + sizeText + " == " + rest.toString() + ")", message);
+      return target;
+    }
+    if (rest.constantValue() == Integer(0)) {
+      v.fail(message);
+      return target;
+    }
+    std::optional<Expr> q = divideByMonomial(total, rest);
+    if (!q)
+      throw OpError("reshape: the -1 dimension would be " + sizeText + " / " + rest.toString() +
+                    ", which is not an expression shapelab can represent; give the dimension");
+    Shape out = target;
+    out[*unknown] = *q;
+    if (!rest.isConstant()) requireOr(v, ge(rest, 1), "the known dimensions are not empty", message);
+    requireOr(v, definedness(*q), "the element count " + sizeText + " is a multiple of " + rest.toString(), message);
+    return out;
   }
-  if (rest.constantValue() == Integer(0)) {
-    v.fail(message);
-    return target;
-  }
-  std::optional<Expr> q = divideByMonomial(total, rest);
-  if (!q)
-    throw OpError("reshape: the -1 dimension would be " + sizeText + " / " + rest.toString() +
-                  ", which is not an expression shapelab can represent; give the dimension");
+  // No written unknown; some computed entries may be negative. The others are sizes.
+  for (std::size_t i = 0; i < target.size(); ++i)
+    if (std::find(maybeNegative.begin(), maybeNegative.end(), i) == maybeNegative.end()) known.push_back(target[i]);
+  requireSizes(v, context, known, "the new shape");
   Shape out = target;
-  out[*unknown] = *q;
-  if (!rest.isConstant()) requireOr(v, ge(rest, 1), "the known dimensions are not empty", message);
-  requireOr(v, definedness(*q), "the element count " + sizeText + " is a multiple of " + rest.toString(), message);
+  std::vector<Pred> someNegative;
+  for (std::size_t k = 0; k < maybeNegative.size(); ++k) {
+    const std::size_t j = maybeNegative[k];
+    const Expr &e = target[j];
+    Shape others = target;
+    others.erase(others.begin() + std::ptrdiff_t(j));
+    Expr rest = product(others);
+    std::optional<Expr> q = divideByMonomial(total, rest);
+    if (!q)
+      throw OpError("reshape: the dimension " + e.toString() + " may be negative, and NumPy then infers it as " +
+                    sizeText + " / " + rest.toString() +
+                    ", which is not an expression shapelab can represent; assume " + e.toString() +
+                    " >= 0 or give the dimension");
+    const Pred negative = lt(e, 0);
+    someNegative.push_back(negative);
+    out[j] = choose(context, negative, *q, e);
+    requireOr(v, negative || le(e, Expr(maxArraySize())),
+              "the dimension " + e.toString() + " is a size where it is not negative (inferred)",
+              "negative dimensions not allowed");
+    requireOr(v, !negative || (ge(rest, 1) && definedness(*q)),
+              "where " + e.toString() + " < 0 (inferred), the other dimensions are not empty and their product " +
+                  rest.toString() + " divides " + sizeText,
+              message);
+    for (std::size_t l = 0; l < k; ++l)
+      requireOr(v, !(negative && someNegative[l]),
+                "at most one of " + target[maybeNegative[l]].toString() + " and " + e.toString() + " is negative",
+                one);
+  }
+  requireOr(v, Pred::disjunction(someNegative) || eq(total, product(target)),
+            "the element count is kept (" + sizeText + " == " + product(target).toString() +
+                ") where no dimension is negative",
+            message);
   return out;
 }
-} // namespace
 
 const Node *Graph::reshape(const Node *x, const std::vector<Expr> &shape) {
   Node c = blank(OpKind::Reshape, "reshape", {x});
@@ -1522,7 +1574,7 @@ const std::vector<OpInfo> &opCatalogue() {
         {"transpose", "transpose(x, axes=None) / x.T", "permutes the dimensions"},
         {"expand_dims", "expand_dims(x, axis)", "inserts dimensions of size 1"},
         {"squeeze", "squeeze(x, axis=None)", "the squeezed dimensions must be 1"},
-        {"reshape", "reshape(x, shape)", "element count kept; one -1 inferred (exact division)"},
+        {"reshape", "reshape(x, shape)", "element count kept; one negative entry (written or computed) inferred, by exact division"},
         {"broadcast_to", "broadcast_to(x, shape)", "x broadcasts to shape, one way"},
         {"full", "full(shape, value, dtype=None)", "value broadcasts to shape"},
         {"arange", "arange([start,] stop[, step], dtype=int64)", "integer bounds; max(0, ceil((stop - start) / step)) values"},

@@ -54,7 +54,7 @@ enum class OpKind : uint8_t {
   Where,       // where(c, a, b)
   Cast,        // astype(x, dtype)
   Transpose,   // ints = permutation
-  Reshape,     // exprs = target shape (already resolved: -1 replaced)
+  Reshape,     // exprs = target shape as written (negative entries inferred: see Graph::reshape)
   BroadcastTo, // exprs = target shape
   Alloc,       // full(shape, value): inputs {value}, exprs = shape
   Concatenate, // ints = {axis}
@@ -169,7 +169,8 @@ public:
   const Node *transpose(const Node *x, std::optional<std::vector<int64_t>> axes);
   const Node *expandDims(const Node *x, std::vector<int64_t> axes);
   const Node *squeeze(const Node *x, std::optional<std::vector<int64_t>> axes);
-  /// Target dims may hold one -1 (inferred).
+  /// Target dims may hold one negative entry (inferred, as NumPy infers any negative entry);
+  /// a computed entry that may be negative makes the shape piecewise.
   const Node *reshape(const Node *x, const std::vector<Expr> &shape);
   const Node *broadcastTo(const Node *x, const Shape &shape);
   const Node *full(const Shape &shape, const Node *value, std::optional<DType> dtype);
@@ -262,6 +263,9 @@ private:
   /// remapped to its iteration labels).
   void markStaticBroadcastable(Node &n, bool positionWide, const std::vector<std::size_t> &core = {},
                                const std::vector<bool> &apart = {}, const std::vector<Shape> *over = nullptr);
+  /// The reshape rule: the shape of `from`'s array reshaped to `target` (NumPy's reading of
+  /// negative entries), its obligations recorded in `v`.
+  Shape reshapeTarget(Validity &v, const Context &context, const Shape &from, const std::vector<Expr> &target);
   /// max(0, e), or e when the solver proves e >= 0.
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.

@@ -77,7 +77,13 @@ GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng,
       e = std::string(reductions[pick(6)]) + "(" + a.name + (a.rank && pick(3) ? ", axis=" + std::to_string(int(pick(a.rank)) - int(pick(2) * a.rank)) : "") +
           (pick(2) ? ", keepdims=True" : "") + ")";
       break;
-    case 6: e = "reshape(" + a.name + ", (-1,))"; break;
+    case 6: {
+      // A written -1, or entries computed from sizes that may be negative (NumPy infers any
+      // negative entry): the shape is then piecewise, and two negative entries are an error.
+      static const char *targets[] = {"(-1,)", "(-1,)", "(n - m,)", "(2, m - n)", "(-n, 1)", "(m - 2, -n)", "(-2,)"};
+      e = "reshape(" + a.name + ", " + targets[pick(7)] + ")";
+      break;
+    }
     case 7: e = "transpose(" + a.name + ")"; break;
     case 8: {
       if (!a.rank) continue;

@@ -20,6 +20,7 @@
 #include "proptests/RandomProgram.h"
 #include "rewrite/Engine.h"
 #include "symbolic/Errors.h"
+#include "tests/shape/OracleData.h"
 
 using namespace shapelab;
 
@@ -1533,24 +1534,100 @@ TEST(Programs, AnArraysReplyFollowsTheAssumptionsOfItsLine) {
   }
 }
 
-/// Found by fuzz_program (CI, this stop): `reshape(x, (b, t, -q))` evaluated at q = 1. The shape
-/// rule reads a size computed from parameters as a size (at least 0; only a -1 written as such is
-/// inferred), but the kernel inferred any entry that came to -1, so it succeeded where the rule
-/// said the reshape fails, and the interpreter's check of the two raised an internal error. The
-/// kernel now reads the target as the rule does: every point agrees (NumPy would infer a computed
-/// -1; shapelab does not model that yet, and says so by failing there).
-TEST(Programs, AComputedReshapeSizeOfMinusOneIsASizeNotAnInferredOne) {
+/// Found by fuzz_program (CI): `reshape(x, (b, t, -q))` evaluated at q = 1. The shape rule read a
+/// computed entry as a size and the kernel inferred it, so the interpreter's check of the two
+/// raised an internal error. Both now read the target as NumPy does: a negative entry, written
+/// or computed, is the inferred one. At q >= 1 the last dim is d (b*t >= 1) or the reshape fails
+/// (b*t == 0: nothing to divide by); at q == 0 the count must be kept (b*t*d == 0).
+TEST(Reshape, AComputedNegativeEntryIsInferredAsNumPyInfersIt) {
   const std::vector<std::string> lines = {"param b, t, d, q", "x = input((b, t, d), float32)",
                                           "y = reshape(x, (b, t, -q))"};
   for (int64_t q : {0, 1, 2})
-    for (int64_t d : {0, 1, 2}) {
-      Assignment at;
-      at.set("b", 1);
-      at.set("t", 2);
-      at.set("d", d);
-      at.set("q", q);
-      const bool valid = q == 0 && d == 0;
-      EXPECT_EQ(outcomeOf(lines, "y", at), valid ? interp::shapeText({1, 2, 0}) : "shape error")
-          << "q = " << q << ", d = " << d;
+    for (int64_t d : {0, 1, 2})
+      for (int64_t t : {0, 2}) {
+        Assignment at;
+        at.set("b", 1);
+        at.set("t", t);
+        at.set("d", d);
+        at.set("q", q);
+        std::string expected = "shape error";
+        if (q >= 1 && t >= 1) expected = interp::shapeText({1, t, d});
+        if (q == 0 && t * d == 0) expected = interp::shapeText({1, t, 0});
+        EXPECT_EQ(outcomeOf(lines, "y", at), expected) << "q = " << q << ", d = " << d << ", t = " << t;
+      }
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed);
+  // -q is 0 wherever it is not negative: the second branch reads so.
+  EXPECT_EQ(toString(session.lookup("y")->shape), "(b, t, d if -q < 0 else 0)");
+}
+
+/// NumPy's reshape (tests/data/numpy_reshape.tsv, made by scripts/make_reshape_oracle.py) at every
+/// point of a box, for targets with computed entries that may be negative, a negative literal
+/// other than -1, and two entries that may both be negative. Each program is built once; at each
+/// point the reference kernel's outcome must be NumPy's, and the interpreter's debug check makes
+/// the shape rule (shape and validity) agree with the kernel there.
+TEST(Reshape, ComputedEntriesFollowNumPy) {
+  auto rows = oracle::readRows("numpy_reshape.tsv");
+  ASSERT_GE(rows.size(), 500u);
+  std::map<std::pair<std::string, std::string>, std::vector<const std::vector<std::string> *>> cases;
+  for (const auto &row : rows) {
+    ASSERT_EQ(row.size(), 4u);
+    cases[{row[0], row[1]}].push_back(&row);
+  }
+  std::size_t compared = 0;
+  for (const auto &[program, points] : cases) {
+    Solver solver;
+    driver::Session session(solver, {});
+    const std::vector<std::string> lines = {"param a, b, c", "x = input(" + program.first + ", float64)",
+                                            "y = reshape(x, " + program.second + ")"};
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      driver::Reply r = session.execute(lines[i], int(i + 1));
+      ASSERT_FALSE(r.failed) << lines[i] << ": " << (r.lines.empty() ? "" : r.lines.front());
     }
+    for (const auto *row : points) {
+      Assignment at;
+      for (const std::string &kv : oracle::split((*row)[2], ',')) at.set(kv.substr(0, 1), int64_t(std::stoll(kv.substr(2))));
+      const std::string expected = (*row)[3] == "error" ? "shape error" : (*row)[3];
+      interp::Interpreter in(session.graph(), at, {}, {});
+      std::string got;
+      try {
+        got = interp::shapeText(in.evaluate(session.lookup("y")).shape());
+      } catch (const interp::EvalError &e) {
+        got = std::string(interp::EvalError::spelling(e.kind)) + " error";
+      }
+      EXPECT_EQ(got, expected) << "reshape(x" << program.first << ", " << program.second << ") at " << (*row)[2];
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, rows.size());
+}
+
+/// NumPy's message for a reshape that cannot be done writes negative entries as `newaxis`, leaving
+/// out leading ones; and an entry that may be negative where NumPy's quotient is not an
+/// expression (a sum) is refused when the program is built, saying what to write instead.
+TEST(Reshape, MessagesFollowNumPyAndAnUnrepresentableQuotientIsRefused) {
+  Solver solver;
+  driver::Session session(solver, {});
+  for (const char *l : {"param n, m", "x = input((6,), float64)", "y = reshape(x, (0, -1))", "z = reshape(x, (-1, 4))"})
+    ASSERT_FALSE(session.execute(l, 1).failed) << l;
+  Assignment at;
+  at.set("n", 1);
+  at.set("m", 1);
+  interp::Interpreter in(session.graph(), at, {}, {});
+  auto messageOf = [&](const char *name) -> std::string {
+    try {
+      in.evaluate(session.lookup(name));
+    } catch (const interp::EvalError &e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(messageOf("y").find("cannot reshape array of size 6 into shape (0,newaxis)"), std::string::npos) << messageOf("y");
+  EXPECT_NE(messageOf("z").find("cannot reshape array of size 6 into shape (4)"), std::string::npos) << messageOf("z");
+  ASSERT_FALSE(session.execute("u = input((n*m,), float64)", 5).failed);
+  EXPECT_TRUE(refusedWith(session, "w = reshape(u, (n - 1, m - 1))", "may be negative"));
+  driver::Reply two = session.execute("v = reshape(x, (-1, -2))", 9);
+  ASSERT_TRUE(two.failed);
+  EXPECT_NE(two.lines.front().find("can only specify one unknown dimension"), std::string::npos) << two.lines.front();
 }
