@@ -984,7 +984,10 @@ std::vector<const Node *> Graph::split(const Node *x, std::variant<Expr, std::ve
   std::vector<const Node *> parts;
   if (auto *sections = std::get_if<Expr>(&how)) {
     auto count = sections->constantValue();
-    if (!count || *count <= Integer(0)) throw OpError("number sections must be larger than 0.");
+    if (!count)
+      throw OpError("split: the number of sections must be a constant (it is how many arrays split returns), not " +
+                    sections->toString() + "; to cut at sizes, give indices: split(x, [i, j], axis)");
+    if (*count <= Integer(0)) throw OpError("number sections must be larger than 0.");
     if (*count > Integer(4096)) throw OpError("split: at most 4096 sections");
     int64_t k = count->toInt64Checked();
     if (auto l = L.constantValue(); l && Integer::floorMod(*l, *count) != Integer(0))

@@ -1604,9 +1604,10 @@ TEST(Reshape, ComputedEntriesFollowNumPy) {
 }
 
 /// NumPy's message for a reshape that cannot be done writes negative entries as `newaxis`, leaving
-/// out leading ones; and an entry that may be negative where NumPy's quotient is not an
-/// expression (a sum) is refused when the program is built, saying what to write instead.
-TEST(Reshape, MessagesFollowNumPyAndAnUnrepresentableQuotientIsRefused) {
+/// out leading ones; an entry that may be negative where NumPy's quotient is not an expression
+/// (a sum), and a number of split sections that is a size, are refused when the program is
+/// built, saying what to write instead.
+TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) {
   Solver solver;
   driver::Session session(solver, {});
   for (const char *l : {"param n, m", "x = input((6,), float64)", "y = reshape(x, (0, -1))", "z = reshape(x, (-1, 4))"})
@@ -1625,6 +1626,8 @@ TEST(Reshape, MessagesFollowNumPyAndAnUnrepresentableQuotientIsRefused) {
   };
   EXPECT_NE(messageOf("y").find("cannot reshape array of size 6 into shape (0,newaxis)"), std::string::npos) << messageOf("y");
   EXPECT_NE(messageOf("z").find("cannot reshape array of size 6 into shape (4)"), std::string::npos) << messageOf("z");
+  // The number of sections decides how many arrays split returns: a size is refused as such.
+  EXPECT_TRUE(refusedWith(session, "p = split(x, n - 1)[0]", "the number of sections must be a constant"));
   ASSERT_FALSE(session.execute("u = input((n*m,), float64)", 5).failed);
   EXPECT_TRUE(refusedWith(session, "w = reshape(u, (n - 1, m - 1))", "may be negative"));
   driver::Reply two = session.execute("v = reshape(x, (-1, -2))", 9);
