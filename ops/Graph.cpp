@@ -709,6 +709,15 @@ const Node *Graph::transpose(const Node *x, std::optional<std::vector<int64_t>> 
 /// shape piecewise: `(b, t, -q)` of a `(b, t, d)` array is `(b, t, d if -q < 0 else -q)`, valid
 /// where q >= 1 or b*t*d == 0. Throws OpError for two negative constants, and for an entry that
 /// may be negative where its quotient is not an expression (a sum divides nothing exactly).
+namespace {
+/// A divisor as a message writes it after " / ": in parentheses unless a parameter or a constant
+/// (6 / (2*n - 2), b*d*t / (b*h*t)).
+std::string divisorText(const Expr &e) {
+  if (e.kind() == ExprKind::Param || e.isConstant()) return e.toString();
+  return "(" + e.toString() + ")";
+}
+} // namespace
+
 Shape Graph::reshapeTarget(Validity &v, const Context &context, const Shape &from, const std::vector<Expr> &target) {
   Expr total = product(from);
   std::optional<std::size_t> unknown;
@@ -749,7 +758,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Shape &fro
     }
     std::optional<Expr> q = divideByMonomial(total, rest);
     if (!q)
-      throw OpError("reshape: the -1 dimension would be " + sizeText + " / " + rest.toString() +
+      throw OpError("reshape: the -1 dimension would be " + sizeText + " / " + divisorText(rest) +
                     ", which is not an expression shapelab can represent; give the dimension");
     Shape out = target;
     out[*unknown] = *q;
@@ -772,7 +781,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Shape &fro
     std::optional<Expr> q = divideByMonomial(total, rest);
     if (!q)
       throw OpError("reshape: the dimension " + e.toString() + " may be negative, and NumPy then infers it as " +
-                    sizeText + " / " + rest.toString() +
+                    sizeText + " / " + divisorText(rest) +
                     ", which is not an expression shapelab can represent; assume " + e.toString() +
                     " >= 0 or give the dimension");
     const Pred negative = lt(e, 0);

@@ -1626,6 +1626,8 @@ TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) 
   };
   EXPECT_NE(messageOf("y").find("cannot reshape array of size 6 into shape (0,newaxis)"), std::string::npos) << messageOf("y");
   EXPECT_NE(messageOf("z").find("cannot reshape array of size 6 into shape (4)"), std::string::npos) << messageOf("z");
+  // The quotient the rule would need is written with its divisor in parentheses.
+  EXPECT_TRUE(refusedWith(session, "p = reshape(x, (2, -1, n - 1))", "would be 6 / (2*n - 2), which is not"));
   // The number of sections decides how many arrays split returns: a size is refused as such.
   EXPECT_TRUE(refusedWith(session, "p = split(x, n - 1)[0]", "the number of sections must be a constant"));
   ASSERT_FALSE(session.execute("u = input((n*m,), float64)", 5).failed);
