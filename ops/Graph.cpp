@@ -710,16 +710,28 @@ const Node *Graph::transpose(const Node *x, std::optional<std::vector<int64_t>> 
 /// where q >= 1 or b*t*d == 0. Throws OpError for two negative constants, and for an entry that
 /// may be negative where its quotient is not an expression (a sum divides nothing exactly).
 namespace {
-/// A divisor as a message writes it after " / ": in parentheses unless a parameter or a constant
-/// (6 / (2*n - 2), b*d*t / (b*h*t)).
-std::string divisorText(const Expr &e) {
+/// An operand of " / " as a message writes it: in parentheses unless a parameter or a constant
+/// (6 / (2*n - 2), (b*d*t) / (b*h*t)).
+std::string operandText(const Expr &e) {
   if (e.kind() == ExprKind::Param || e.isConstant()) return e.toString();
   return "(" + e.toString() + ")";
 }
 } // namespace
 
-Shape Graph::reshapeTarget(Validity &v, const Context &context, const Shape &from, const std::vector<Expr> &target) {
-  Expr total = product(from);
+Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, const std::vector<Expr> &target) {
+  Expr total = product(x->shape);
+  // Where x cannot be computed the reshape never runs: an entry that is a size wherever x is
+  // valid (x.shape[1] of an (n - 1, m - 1) array) is read as a size. x's domain is asked for
+  // only when an entry's own bounds leave its sign open.
+  std::optional<Pred> operandDomain;
+  auto sizeWhereOperandIsValid = [&](const Expr &e) {
+    try {
+      if (!operandDomain) operandDomain = validityOf(*this, x).domain();
+    } catch (const InputTooLarge &) {
+      return false;
+    }
+    return !operandDomain->isTrue() && provesCheaply(context, !*operandDomain || ge(e, 0));
+  };
   std::optional<std::size_t> unknown;
   std::vector<std::size_t> maybeNegative;
   Shape known;
@@ -732,7 +744,9 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Shape &fro
     }
     if (!value) {
       Range r = rangeOf(target[i], context);
-      if (!(r.low && *r.low >= Integer(0)) && !provesCheaply(context, ge(target[i], 0))) maybeNegative.push_back(i);
+      if (!(r.low && *r.low >= Integer(0)) && !provesCheaply(context, ge(target[i], 0)) &&
+          !sizeWhereOperandIsValid(target[i]))
+        maybeNegative.push_back(i);
     }
   }
   std::string shown = "(";
@@ -758,7 +772,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Shape &fro
     }
     std::optional<Expr> q = divideByMonomial(total, rest);
     if (!q)
-      throw OpError("reshape: the -1 dimension would be " + sizeText + " / " + divisorText(rest) +
+      throw OpError("reshape: the -1 dimension would be " + operandText(total) + " / " + operandText(rest) +
                     ", which is not an expression shapelab can represent; give the dimension");
     Shape out = target;
     out[*unknown] = *q;
@@ -781,7 +795,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Shape &fro
     std::optional<Expr> q = divideByMonomial(total, rest);
     if (!q)
       throw OpError("reshape: the dimension " + e.toString() + " may be negative, and NumPy then infers it as " +
-                    sizeText + " / " + divisorText(rest) +
+                    operandText(total) + " / " + operandText(rest) +
                     ", which is not an expression shapelab can represent; assume " + e.toString() +
                     " >= 0 or give the dimension");
     const Pred negative = lt(e, 0);
@@ -811,7 +825,7 @@ const Node *Graph::reshape(const Node *x, const std::vector<Expr> &shape) {
   c.exprs = shape;
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
-    n.shape = reshapeTarget(n.validity, n.validity.context(), x->shape, shape);
+    n.shape = reshapeTarget(n.validity, n.validity.context(), x, shape);
     // Where every size is at least 1 the new shape has x's element count, which fits. An empty
     // array does not make any shape of count 0 possible: NumPy refuses to reshape np.empty(0)
     // to (0, 7, 1111**6), whose sizes other than 0 multiply past 2**63 - 1.

@@ -263,9 +263,9 @@ private:
   /// remapped to its iteration labels).
   void markStaticBroadcastable(Node &n, bool positionWide, const std::vector<std::size_t> &core = {},
                                const std::vector<bool> &apart = {}, const std::vector<Shape> *over = nullptr);
-  /// The reshape rule: the shape of `from`'s array reshaped to `target` (NumPy's reading of
-  /// negative entries), its obligations recorded in `v`.
-  Shape reshapeTarget(Validity &v, const Context &context, const Shape &from, const std::vector<Expr> &target);
+  /// The reshape rule: the shape of `x` reshaped to `target` (NumPy's reading of negative
+  /// entries), its obligations recorded in `v`.
+  Shape reshapeTarget(Validity &v, const Context &context, const Node *x, const std::vector<Expr> &target);
   /// max(0, e), or e when the solver proves e >= 0.
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.

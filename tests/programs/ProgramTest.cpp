@@ -1562,6 +1562,29 @@ TEST(Reshape, AComputedNegativeEntryIsInferredAsNumPyInfersIt) {
   EXPECT_EQ(toString(session.lookup("y")->shape), "(b, t, d if -q < 0 else 0)");
 }
 
+/// An entry whose sign the assumptions leave open but that is a size wherever the operand can be
+/// computed (a dim of an (n - 1, m - 1) array) is read as a size: where it would be negative the
+/// operand fails first, so NumPy never infers it. (Read as possibly negative, its quotient by a
+/// sum could not be written, and these reshapes were refused.)
+TEST(Reshape, AnEntryThatIsASizeWhereTheOperandIsValidIsASize) {
+  const std::vector<std::string> lines = {"param n, m", "x = input((n - 1, m - 1), float64)",
+                                          "y = reshape(x, (x.shape[1], x.shape[0]))", "z = x.reshape(m - 1, n - 1)"};
+  Solver solver;
+  driver::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    driver::Reply r = session.execute(lines[i], int(i + 1));
+    ASSERT_FALSE(r.failed) << lines[i] << ": " << (r.lines.empty() ? "" : r.lines.front());
+  }
+  EXPECT_EQ(toString(session.lookup("y")->shape), "(m - 1, n - 1)");
+  EXPECT_EQ(session.lookup("z"), session.lookup("y")); // the same node: the same target
+  for (int64_t n : {0, 1, 3})
+    for (int64_t m : {0, 2}) {
+      // Where a dim of x is negative, x itself cannot be given (an input error) and y never runs.
+      const std::string expected = n >= 1 && m >= 1 ? interp::shapeText({m - 1, n - 1}) : "input error";
+      EXPECT_EQ(outcomeOf(lines, "y", {{"n", n}, {"m", m}}), expected) << "n = " << n << ", m = " << m;
+    }
+}
+
 /// NumPy's reshape (tests/data/numpy_reshape.tsv, made by scripts/make_reshape_oracle.py) at every
 /// point of a box, for targets with computed entries that may be negative, a negative literal
 /// other than -1, and two entries that may both be negative. Each program is built once; at each
