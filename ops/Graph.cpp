@@ -701,14 +701,6 @@ const Node *Graph::transpose(const Node *x, std::optional<std::vector<int64_t>> 
   });
 }
 
-/// The reshape rule, as NumPy reads a target (`_fix_unknown_dimension`): every negative entry,
-/// -1 or not, written or computed, is the one unknown dimension, inferred as the element count
-/// divided by the product of the others (which must be at least 1 and divide it); two negative
-/// entries are an error ("can only specify one unknown dimension"); with none, the product must
-/// be the element count. A computed entry that may be negative under the context makes the
-/// shape piecewise: `(b, t, -q)` of a `(b, t, d)` array is `(b, t, d if -q < 0 else -q)`, valid
-/// where q >= 1 or b*t*d == 0. Throws OpError for two negative constants, and for an entry that
-/// may be negative where its quotient is not an expression (a sum divides nothing exactly).
 namespace {
 /// An operand of " / " as a message writes it: in parentheses unless a parameter or a constant
 /// (6 / (2*n - 2), (b*d*t) / (b*h*t)).
@@ -718,6 +710,15 @@ std::string operandText(const Expr &e) {
 }
 } // namespace
 
+/// The reshape rule, as NumPy reads a target (`_fix_unknown_dimension`): every negative entry,
+/// -1 or not, written or computed, is the one unknown dimension, inferred as the element count
+/// divided by the product of the others (which must be at least 1 and divide it); two negative
+/// entries are an error ("can only specify one unknown dimension"); with none, the product must
+/// be the element count. A computed entry that may be negative under the context makes the
+/// shape piecewise: `(b, t, -q)` of a `(b, t, d)` array is `(b, t, d if -q < 0 else 0)`, valid
+/// where q >= 1 and b*t >= 1, or q == 0 and b*t*d == 0. Throws OpError for two negative
+/// constants, and for an entry that may be negative where x is valid and whose quotient is not an
+/// expression (a sum divides nothing exactly).
 Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, const std::vector<Expr> &target) {
   Expr total = product(x->shape);
   // Where x cannot be computed the reshape never runs: an entry that is a size wherever x is
