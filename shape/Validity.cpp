@@ -138,16 +138,28 @@ std::vector<Pred> Validity::checks() const {
   auto parts = [&](std::size_t i) {
     return out[i].kind() == PredKind::And ? std::span<const Pred>(out[i]->children) : std::span<const Pred>(&out[i], 1);
   };
+  // Likewise a total disjunction one of whose disjuncts is a conjunct of another check: `a == 0
+  // or b == 0 and a >= 1` beside `a == 0` (total: where a disjunct is undefined the disjunction
+  // does not hold, whatever the others say). A disjunction never implies a check this way (its
+  // only part is itself, which flattening keeps out of another disjunction), so no two checks
+  // leave each other out.
+  auto isPartOf = [&](const Pred &q, std::size_t j) {
+    const std::span<const Pred> other = parts(j);
+    return std::find(other.begin(), other.end(), q) != other.end();
+  };
   std::vector<Pred> kept;
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::span<const Pred> own = parts(i);
     bool implied = false;
     for (std::size_t j = 0; j < out.size() && !implied; ++j) {
       const std::span<const Pred> other = parts(j);
-      implied = j != i && other.size() > own.size() && std::all_of(own.begin(), own.end(), [&](const Pred &q) {
-                  return std::find(other.begin(), other.end(), q) != other.end();
-                });
+      implied = j != i && other.size() > own.size() &&
+                std::all_of(own.begin(), own.end(), [&](const Pred &q) { return isPartOf(q, j); });
     }
+    if (!implied && out[i].kind() == PredKind::Or && out[i]->total)
+      for (std::size_t j = 0; j < out.size() && !implied; ++j)
+        implied = j != i && std::any_of(out[i]->children.begin(), out[i]->children.end(),
+                                        [&](const Pred &q) { return isPartOf(q, j); });
     if (!implied) kept.push_back(out[i]);
   }
   return kept;

@@ -352,6 +352,42 @@ TEST(Broadcast, ChecksImpliedByAnotherAreLeftOut) {
   }
 }
 
+// A disjunction that one of its disjuncts, a check of its own, implies is left out too: the
+// pairwise obligations of a reshape to (a, -b, -c) read `b == 0`, `c == 0` and `b == 0 or c == 0
+// and b >= 1`. Property: whatever obligations are recorded, the domain (read off the checks that
+// are kept) holds exactly where every obligation holds, at every point of a box.
+TEST(Validity, DisjunctionsImpliedByAnotherCheckAreLeftOut) {
+  Solver solver(deterministic());
+  Context c = noAssumptions(solver);
+  Validity v(solver, c);
+  v.require(parsePred("b == 0"), "b");
+  v.require(parsePred("c == 0"), "c");
+  v.require(parsePred("not (b >= 1 and c >= 1)"), "pair");
+  EXPECT_EQ(v.checksText(), "b == 0; c == 0");
+  const std::vector<std::string> pool = {"a == 0", "b == 0", "a == 0 or b == 0", "a == 0 or b >= 1 and a >= 2",
+                                         "a >= 1", "b <= 2 or a == 0", "a == 0 and b == 0", "a % 2 == 0 or b == 1",
+                                         "a % 2 == 0", "a == b or a == 0", "a == b", "b >= 1 or a == 3"};
+  bool ok = rc::check("the kept checks' domain is every obligation's", [&] {
+    auto picked = *rc::gen::container<std::vector<std::size_t>>(*rc::gen::inRange<std::size_t>(1, 5),
+                                                                 rc::gen::inRange<std::size_t>(0, pool.size()));
+    Validity w(solver, c);
+    std::vector<Pred> all;
+    for (std::size_t i : picked) {
+      all.push_back(parsePred(pool[i]));
+      w.require(all.back(), pool[i]);
+    }
+    const Pred domain = w.domain();
+    for (int a = 0; a <= 4; ++a)
+      for (int b = 0; b <= 4; ++b) {
+        Assignment at{{"a", a}, {"b", b}};
+        bool every = true;
+        for (const Pred &p : all) every = every && evaluate(p, at) == std::optional<bool>(true);
+        RC_ASSERT((evaluate(domain, at) == std::optional<bool>(true)) == every);
+      }
+  });
+  EXPECT_TRUE(ok);
+}
+
 // Found by fuzz_shape: an operand with more than 2**63 - 1 elements cannot exist, even where the
 // result is empty because another operand has a 0 where it has a 1. `(F8, 1)` with
 // `(7, 1, 1111**6)` was valid at F8 = 0; NumPy refuses to make the second array. Shapes with
