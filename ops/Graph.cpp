@@ -733,35 +733,35 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
     }
     return !operandDomain->isTrue() && provesCheaply(context, !*operandDomain || ge(e, 0));
   };
+  const std::string one = "can only specify one unknown dimension";
   std::optional<std::size_t> unknown;
   std::vector<std::size_t> maybeNegative;
   Shape known;
   for (std::size_t i = 0; i < target.size(); ++i) {
     auto value = target[i].constantValue();
-    if (value && *value < Integer(0)) {
-      if (unknown) throw OpError("can only specify one unknown dimension");
-      unknown = i;
-      continue;
-    }
-    if (!value) {
-      Range r = rangeOf(target[i], context);
-      if (!(r.low && *r.low >= Integer(0)) && !provesCheaply(context, ge(target[i], 0)) &&
-          !sizeWhereOperandIsValid(target[i]))
-        maybeNegative.push_back(i);
-    }
+    if (!value || *value >= Integer(0)) continue;
+    if (unknown) throw OpError(one);
+    unknown = i;
+  }
+  // Beside a written unknown every other entry must be a size (one negative somewhere is a second
+  // unknown there); otherwise an entry whose sign is open is inferred where it is negative.
+  for (std::size_t i = 0; i < target.size() && !unknown; ++i) {
+    if (target[i].isConstant()) continue;
+    Range r = rangeOf(target[i], context);
+    if (!(r.low && *r.low >= Integer(0)) && !provesCheaply(context, ge(target[i], 0)) &&
+        !sizeWhereOperandIsValid(target[i]))
+      maybeNegative.push_back(i);
   }
   std::string shown = "(";
   for (std::size_t i = 0; i < target.size(); ++i) shown += (i ? "," : "") + target[i].toString();
   shown += target.size() == 1 ? ",)" : ")";
   std::string sizeText = total.toString();
   std::string message = "cannot reshape array of size " + sizeText + " into shape " + shown;
-  const std::string one = "can only specify one unknown dimension";
-  if (unknown || maybeNegative.empty()) {
-    // Every entry but the written unknown must be a size: one that is negative somewhere is a
-    // second unknown there.
-    for (std::size_t i = 0; i < target.size(); ++i)
-      if (i != unknown) known.push_back(target[i]);
-    requireSizes(v, context, known, "the new shape");
+  for (std::size_t i = 0; i < target.size(); ++i)
+    if (i != unknown && std::find(maybeNegative.begin(), maybeNegative.end(), i) == maybeNegative.end())
+      known.push_back(target[i]);
+  requireSizes(v, context, known, "the new shape");
+  if (maybeNegative.empty()) {
     Expr rest = product(known);
     if (!unknown) {
       requireOr(v, eq(total, rest), "the element count is kept (" + sizeText + " == " + rest.toString() + ")", message);
@@ -781,10 +781,6 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
     requireOr(v, definedness(*q), "the element count " + sizeText + " is a multiple of " + rest.toString(), message);
     return out;
   }
-  // No written unknown; some computed entries may be negative. The others are sizes.
-  for (std::size_t i = 0; i < target.size(); ++i)
-    if (std::find(maybeNegative.begin(), maybeNegative.end(), i) == maybeNegative.end()) known.push_back(target[i]);
-  requireSizes(v, context, known, "the new shape");
   Shape out = target;
   std::vector<Pred> someNegative;
   for (std::size_t k = 0; k < maybeNegative.size(); ++k) {
@@ -814,9 +810,9 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
                 "at most one of " + target[maybeNegative[l]].toString() + " and " + e.toString() + " is negative",
                 one);
   }
-  requireOr(v, Pred::disjunction(someNegative) || eq(total, product(target)),
-            "the element count is kept (" + sizeText + " == " + product(target).toString() +
-                ") where no dimension is negative",
+  const Expr count = product(target);
+  requireOr(v, Pred::disjunction(someNegative) || eq(total, count),
+            "the element count is kept (" + sizeText + " == " + count.toString() + ") where no dimension is negative",
             message);
   return out;
 }
