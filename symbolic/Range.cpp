@@ -187,6 +187,13 @@ Refinement refineParameter(const Pred &cond, bool truth, const IntervalOf &inter
   return Refinement{false, {{x->name, iv}}};
 }
 
+Range toRange(const Bounds &b) {
+  Range r;
+  if (!b.low.inf) r.low = b.low.v;
+  if (!b.high.inf) r.high = b.high.v;
+  return r;
+}
+
 class Walk {
 public:
   explicit Walk(const Context &context, Overrides overrides = {}, int budget = 64)
@@ -194,7 +201,7 @@ public:
 
   Bounds of(const ExprNode *n) {
     if (auto it = memo_.find(n); it != memo_.end()) return it->second;
-    Bounds b = compute(n);
+    Bounds b = overrides_.empty() && isAtom(n) ? shared(n) : compute(n);
     memo_.emplace(n, b);
     return b;
   }
@@ -226,6 +233,44 @@ public:
   }
 
 private:
+  /// A min, max, choice, quotient or remainder: a node that sums (the walk's own and the ones
+  /// its moves make) are built from, never made by a walk.
+  static bool isAtom(const ExprNode *n) {
+    switch (n->kind) {
+    case ExprKind::Min: case ExprKind::Max: case ExprKind::Select: case ExprKind::FloorDiv:
+    case ExprKind::ExactDiv: case ExprKind::Mod: return true;
+    default: return false;
+    }
+  }
+
+  /// The bounds of an atom over the whole box, as a walk of its own with the full budget finds
+  /// them, kept with the context: each atom is walked once per context however many shapes and
+  /// questions hold it (a slice of a slice repeats its operand's clipped bounds in every
+  /// question on it), and its bounds do not depend on which walk met it first or on the budget
+  /// that walk had left. Sums are walked by the walk that meets them, under its budget: their
+  /// moves make new sums, but never a new atom, so the atoms walked once each bound the work.
+  Bounds shared(const ExprNode *n) {
+    detail::RangeMemo *memo = context_.rangeMemo();
+    if (!memo) return compute(n);
+    {
+      std::lock_guard<std::mutex> guard(memo->lock);
+      if (auto it = memo->entries.find(n); it != memo->entries.end()) return fromRange(it->second.second);
+    }
+    Walk own(context_);
+    Bounds b = own.compute(n);
+    std::lock_guard<std::mutex> guard(memo->lock);
+    if (memo->entries.size() >= detail::RangeMemo::kMaxEntries) memo->entries.clear();
+    memo->entries.emplace(n, std::make_pair(Expr(n), toRange(b)));
+    return b;
+  }
+
+  static Bounds fromRange(const Range &r) {
+    Bounds b;
+    if (r.low) b.low = End{0, *r.low};
+    if (r.high) b.high = End{0, *r.high};
+    return b;
+  }
+
   Bounds compute(const ExprNode *n) {
     switch (n->kind) {
     case ExprKind::Constant: return point(n->value);
@@ -456,13 +501,6 @@ private:
   std::unordered_map<const ExprNode *, Bounds> memo_;
   std::vector<Expr> kept_;
 };
-
-Range toRange(const Bounds &b) {
-  Range r;
-  if (!b.low.inf) r.low = b.low.v;
-  if (!b.high.inf) r.high = b.high.v;
-  return r;
-}
 
 bool proven(Walk &walk, const PredNode *n, bool negate) {
   switch (n->kind) {

@@ -542,6 +542,42 @@ TEST(Range, BoundsEveryValueOnSmallBoxes) {
   EXPECT_TRUE(ok);
 }
 
+// An atom's bounds are kept with the context and found again by every later walk (Walk::shared):
+// bounds must not depend on what was walked before in the same context. Property: an
+// expression's range and a predicate's interval proof are the same in a fresh context and in
+// one where other expressions (sharing atoms with it, at times) were walked first.
+TEST(Range, BoundsDoNotDependOnWhatWasWalkedBefore) {
+  bool ok = rc::check("ranges are independent of the walks before", [] {
+    using oracle::E;
+    oracle::GenOptions o;
+    o.products = true;
+    std::vector<long> low = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 3));
+    std::vector<long> width = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 4));
+    // e is built from pieces, which the other context walks first, alone and inside sums (where
+    // the walk meeting their atoms has spent part of its budget).
+    const int count = *rc::gen::inRange(2, 5);
+    std::vector<oracle::EP> pieces = *rc::gen::container<std::vector<oracle::EP>>(std::size_t(count), oracle::genExpr(3, o));
+    oracle::EP e = pieces[0];
+    for (std::size_t i = 1; i < pieces.size(); ++i)
+      e = oracleNode(*rc::gen::element(E::Add, E::Sub, E::Min, E::Max), 0, e, pieces[i]);
+    oracle::PP p = *oracle::genPred(2, o);
+    Solver fresh, used;
+    Context a = boxContext(fresh, low, width), b = boxContext(used, low, width);
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      Expr x = parseExpr(oracle::show(pieces[i])), y = parseExpr(oracle::show(pieces[(i + 1) % pieces.size()]));
+      (void)rangeOf(x + y, b);
+      (void)provenByRanges(b, ge(x - y, 0));
+      (void)rangeOf(x, b);
+    }
+    Expr ee = parseExpr(oracle::show(e));
+    Pred pp = parsePred(oracle::show(p));
+    RC_LOG() << "expression: " << oracle::show(e) << "\npredicate: " << oracle::show(p) << "\n";
+    RC_ASSERT(rangeText(rangeOf(ee, a)) == rangeText(rangeOf(ee, b)));
+    RC_ASSERT(provenByRanges(a, pp) == provenByRanges(b, pp));
+  });
+  EXPECT_TRUE(ok);
+}
+
 // A sum whose terms share a parameter is also bounded as that parameter times the rest:
 // m*n - n is n*(m - 1), at least 0 under m >= 1 (the plain intervals of m*n and -n say nothing),
 // so n <= m*n is proven by intervals, without isl. Property: sums of terms each holding the
