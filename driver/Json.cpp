@@ -1,5 +1,7 @@
 #include "driver/Json.h"
 
+#include <algorithm>
+
 namespace shapelab::driver {
 
 Json integerJson(const Integer &i) {
@@ -14,8 +16,42 @@ Json assignmentJson(const Assignment &a) {
 }
 
 namespace {
-std::string scalar(const Json &j) {
-  return j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+/// A string the library would write as it is, between quotes: printable ASCII without a quote
+/// or a backslash.
+bool plain(const std::string &s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+}
+/// Appends a scalar as the library dumps it. The common kinds are written directly (a dump
+/// builds a serializer each time, which made a reply's JSON cost more than the statement);
+/// floats and strings that need escaping go through the library.
+void scalar(const Json &j, std::string &out) {
+  switch (j.type()) {
+  case Json::value_t::null: out += "null"; return;
+  case Json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
+  case Json::value_t::number_integer: out += std::to_string(j.get<int64_t>()); return;
+  case Json::value_t::number_unsigned: out += std::to_string(j.get<uint64_t>()); return;
+  case Json::value_t::string: {
+    const std::string &s = j.get_ref<const std::string &>();
+    if (plain(s)) {
+      out += '"';
+      out += s;
+      out += '"';
+      return;
+    }
+    break;
+  }
+  default: break;
+  }
+  out += j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+}
+void key(const std::string &k, std::string &out) {
+  if (plain(k)) {
+    out += '"';
+    out += k;
+    out += '"';
+  } else {
+    scalar(Json(k), out);
+  }
 }
 void write(const Json &j, std::string &out) {
   if (j.is_object()) {
@@ -24,7 +60,7 @@ void write(const Json &j, std::string &out) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (!first) out += ", ";
       first = false;
-      out += scalar(Json(it.key()));
+      key(it.key(), out);
       out += ": ";
       write(it.value(), out);
     }
@@ -37,7 +73,7 @@ void write(const Json &j, std::string &out) {
     }
     out += ']';
   } else {
-    out += scalar(j);
+    scalar(j, out);
   }
 }
 } // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "driver/Json.h"
 #include "driver/Language.h"
 #include "interp/Interpreter.h"
 #include "interp/Kernels.h"
@@ -1658,4 +1659,66 @@ TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) 
   driver::Reply two = session.execute("v = reshape(x, (-1, -2))", 9);
   ASSERT_TRUE(two.failed);
   EXPECT_NE(two.lines.front().find("can only specify one unknown dimension"), std::string::npos) << two.lines.front();
+}
+
+// The JSON writer writes common scalars itself (a library dump per scalar cost more than the
+// statement it reports); every value must come out as the library writes it, scalar by scalar,
+// with the contract's ", " and ": " separators. The reference below is that definition.
+namespace {
+std::string referenceJson(const driver::Json &j) {
+  auto scalar = [](const driver::Json &s) { return s.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace); };
+  if (j.is_object()) {
+    std::string out = "{";
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      out += (first ? "" : ", ") + scalar(driver::Json(it.key())) + ": " + referenceJson(it.value());
+      first = false;
+    }
+    return out + "}";
+  }
+  if (j.is_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < j.size(); ++i) out += (i ? ", " : "") + referenceJson(j[i]);
+    return out + "]";
+  }
+  return scalar(j);
+}
+
+rc::Gen<std::string> jsonText() {
+  // Printable text, and bytes of every kind: quotes, backslashes, controls, UTF-8 and not.
+  return rc::gen::oneOf(rc::gen::container<std::string>(rc::gen::inRange<char>(0x20, 0x7f)),
+                        rc::gen::container<std::string>(rc::gen::arbitrary<char>()),
+                        rc::gen::element<std::string>("", "\"", "\\", "a\nb", "\x7f", "\xc3\xa9", "\xff\xfe", "\xe2\x82"));
+}
+
+rc::Gen<driver::Json> jsonScalar() {
+  using driver::Json;
+  return rc::gen::oneOf(
+      rc::gen::just(Json(nullptr)), rc::gen::map(rc::gen::arbitrary<bool>(), [](bool b) { return Json(b); }),
+      rc::gen::map(rc::gen::arbitrary<int64_t>(), [](int64_t v) { return Json(v); }),
+      rc::gen::map(rc::gen::arbitrary<uint64_t>(), [](uint64_t v) { return Json(v); }),
+      rc::gen::map(rc::gen::arbitrary<double>(), [](double v) { return Json(v); }),
+      rc::gen::map(rc::gen::element<double>(0.0, -0.0, 1.0, 0.1, 1e300, std::numeric_limits<double>::quiet_NaN(),
+                                            std::numeric_limits<double>::infinity(), 5e-324),
+                   [](double v) { return Json(v); }),
+      rc::gen::map(jsonText(), [](std::string s) { return Json(std::move(s)); }));
+}
+} // namespace
+
+RC_GTEST_PROP(Json, WriterAgreesWithTheLibraryScalarByScalar, ()) {
+  using driver::Json;
+  const auto items = *rc::gen::container<std::vector<Json>>(jsonScalar());
+  const auto keys = *rc::gen::container<std::vector<std::string>>(items.size(), jsonText());
+  Json object = Json::object(), array = Json::array();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    object[keys[i]] = items[i];
+    array.push_back(items[i]);
+  }
+  Json nested = Json::object();
+  nested["object"] = object;
+  nested["array"] = array;
+  nested["empty"] = Json::array();
+  for (const Json &j : {nested, array, object})
+    RC_ASSERT(driver::dumpJson(j) == referenceJson(j));
+  for (const Json &j : items) RC_ASSERT(driver::dumpJson(j) == referenceJson(j));
 }
