@@ -51,10 +51,12 @@ void BM_ParseBuildInfer(benchmark::State &state) {
   uint64_t islQuestions = 0;
   SolverOptions options;
   options.witnessSearchPoints = uint64_t(state.range(1));
+  driver::SessionOptions sessionOptions;
+  sessionOptions.json = state.range(3) != 0;
   for (auto _ : state) {
     clearElementCountMemo(); // a cold build: nothing remembered from the last run
     Solver solver(options);
-    driver::Session session(solver, {});
+    driver::Session session(solver, sessionOptions);
     int k = 0;
     for (const std::string &l : lines) session.execute(l, ++k);
     nodes = session.nodeCount();
@@ -70,14 +72,18 @@ void BM_ParseBuildInfer(benchmark::State &state) {
   state.counters["s_per_node"] = benchmark::Counter(double(nodes), benchmark::Counter::kIsIterationInvariantRate |
                                                                        benchmark::Counter::kInvert);
 }
-// Args: nodes, the solver's witness-search budget, basic mix (1) or every op (0).
+// Args: nodes, the solver's witness-search budget, basic mix (1) or every op (0), replies as
+// text (0: each assignment's shape, status and runtime checks, whose exact conditions are read
+// from the solver) or as JSON (1: shape and status, as `shapelab run --json` prints them).
 BENCHMARK(BM_ParseBuildInfer)
-    ->ArgNames({"nodes", "witness", "basic"})
-    ->Args({10000, 20000, 1})
-    ->Args({10000, 256, 1})
-    ->Args({100000, 256, 1})
-    ->Args({2000, 20000, 0})
-    ->Args({2000, 256, 0})->Unit(benchmark::kMillisecond)->Iterations(3);
+    ->ArgNames({"nodes", "witness", "basic", "json"})
+    ->Args({10000, 20000, 1, 0})
+    ->Args({10000, 256, 1, 0})
+    ->Args({10000, 256, 1, 1})
+    ->Args({100000, 256, 1, 0})
+    ->Args({100000, 256, 1, 1})
+    ->Args({2000, 20000, 0, 0})
+    ->Args({2000, 256, 0, 0})->Unit(benchmark::kMillisecond)->Iterations(3);
 
 /// Shape inference + checked rewriting (issue 7: time per node flat from 10^3 to 10^5 nodes,
 /// 10^3 nodes in <= 30 ms): the program is built in a fresh session, then every name it

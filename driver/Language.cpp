@@ -1624,9 +1624,12 @@ struct Session::Impl {
   /// bounds join the context) and the graph's assumptions, so it is kept under those three: a
   /// statement that adds no obligation repeats the reply of the one it reads, and a long program
   /// does not gather, decide and print its whole history again at every line.
+  /// The text (the checks, whose exact conditions the solver may still have to read) is made
+  /// when first asked for: a JSON reply says only the status.
   struct ArrayStatus {
     Status status;
-    std::string text;
+    Validity validity;
+    std::optional<std::string> text;
   };
   struct ArrayStatusKey {
     std::shared_ptr<const std::vector<const Node *>> pending; // held: its address stays unique
@@ -1643,12 +1646,18 @@ struct Session::Impl {
   };
   std::unordered_map<ArrayStatusKey, ArrayStatus, ArrayStatusKeyHash> arrayStatusMemo;
 
-  const ArrayStatus &arrayStatus(const Node *n) {
+  ArrayStatus &arrayStatus(const Node *n) {
     ArrayStatusKey key{n->pending, {}, graph->context().assumptions()};
     for (const Expr &d : n->shape) ops::addReserved(key.reserved, parametersOf(d));
     if (auto it = arrayStatusMemo.find(key); it != arrayStatusMemo.end()) return it->second;
     Validity v = ops::validityOf(*graph, n);
-    return arrayStatusMemo.emplace(std::move(key), ArrayStatus{v.status(), statusText(v)}).first->second;
+    const Status status = v.status();
+    return arrayStatusMemo.emplace(std::move(key), ArrayStatus{status, std::move(v), std::nullopt}).first->second;
+  }
+  const std::string &arrayStatusText(const Node *n) {
+    ArrayStatus &s = arrayStatus(n);
+    if (!s.text) s.text = statusText(s.validity);
+    return *s.text;
   }
 
   /// An array whose shape, size or dtype the statement read (x.shape, x.ndim, ...): NumPy
@@ -1752,7 +1761,7 @@ struct Session::Impl {
       if (!options.json) {
         if (val.kind == Value::Array)
           r.lines.push_back(t + ": " + toString(val.node->shape) + " " + ops::spelling(val.node->dtype) + ", " +
-                            arrayStatus(val.node).text);
+                            arrayStatusText(val.node));
         else
           r.lines.push_back(t + ": " + valueText(val) + (computed ? ", " + statusText(*computed) : ""));
         continue;

@@ -436,7 +436,13 @@ void Graph::finish(Node &n) {
       for (const Node *p : *i->pending)
         if (seen.insert(p->id).second) merged->push_back(p);
   if (own) merged->push_back(&n);
-  n.pending = std::move(merged);
+  n.pending = pendingLists_.try_emplace(merged.get(), merged).first->second;
+}
+
+std::size_t Graph::PendingHash::operator()(const std::vector<const Node *> *v) const {
+  std::size_t h = v->size();
+  for (const Node *p : *v) h = mix(h, p->id);
+  return h;
 }
 
 Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) {

@@ -290,6 +290,17 @@ private:
   mutable std::map<std::string, Context> contexts_;
   std::deque<Node> nodes_;
   std::unordered_map<const Node *, const Node *, KeyHash, KeyEq> interned_;
+  /// Pending lists made by merging, one per content (in order): nodes that gather the same
+  /// pending nodes share one list, and what is kept per list (a reply's status) is found again.
+  struct PendingHash {
+    std::size_t operator()(const std::vector<const Node *> *v) const;
+  };
+  struct PendingEq {
+    bool operator()(const std::vector<const Node *> *a, const std::vector<const Node *> *b) const { return *a == *b; }
+  };
+  std::unordered_map<const std::vector<const Node *> *, std::shared_ptr<const std::vector<const Node *>>, PendingHash,
+                     PendingEq>
+      pendingLists_;
   std::unordered_map<std::string, const Node *> inputsByName_;
   uint32_t dataSizes_ = 0, draws_ = 0;
   std::optional<Expr> reuseDataSize_; // rebuild(): the name freshDataSize gives
