@@ -364,14 +364,49 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
     if (madeLog_) madeLog_->push_back(it->second);
     return it->second;
   }
-  c.validity = Validity(*solver_, contextFor(reservedOf(c)));
-  rule(c); // may throw: nothing is kept
-  // A long dim (slices of slices clip their bounds again at each step) is replaced by the
-  // same function as isl writes it, when that is smaller: every later shape and question
-  // built on it stays small.
-  for (Expr &d : c.shape)
-    if (d.node()->treeSize > kCompactDimsAbove)
-      if (auto r = solver_->compact(c.validity.context(), d)) d = *r;
+  const Node *like = std::exchange(derivesLike_, nullptr);
+  // Only for the node rebuild() was asked for (a factory may make other nodes first).
+  if (like && !(like->kind == c.kind && like->op == c.op && like->inputs.size() == c.inputs.size() &&
+                like->ints == c.ints && like->exprs == c.exprs && like->index == c.index &&
+                std::memcmp(&like->number, &c.number, sizeof(double)) == 0 && like->cond == c.cond &&
+                like->mode == c.mode && (c.kind != OpKind::Cast || like->dtype == c.dtype)))
+    like = nullptr;
+  if (like) {
+    // rebuild(): operands that look the same to the rule (shapes, dtypes, literal flags).
+    Node derived = c;
+    derived.dtype = like->dtype;
+    derived.weak = like->weak;
+    derived.shape = like->shape;
+    derived.validity = like->validity;
+    derived.broadcastable = like->broadcastable;
+    if (checkRebuilds_) {
+      c.validity = Validity(*solver_, contextFor(reservedOf(c)));
+      rule(c);
+      for (Expr &d : c.shape)
+        if (d.node()->treeSize > kCompactDimsAbove)
+          if (auto r = solver_->compact(c.validity.context(), d)) d = *r;
+      auto predicates = [](const Validity &v) {
+        std::vector<std::string> out;
+        for (const Obligation &o : v.obligations()) out.push_back(o.predicate.toString() + " " + spelling(o.decision.answer));
+        return out;
+      };
+      if (c.dtype != derived.dtype || c.weak != derived.weak || c.shape != derived.shape ||
+          c.broadcastable != derived.broadcastable || predicates(c.validity) != predicates(derived.validity) ||
+          c.validity.failures() != derived.validity.failures() ||
+          c.validity.context().assumptions() != derived.validity.context().assumptions())
+        throw InternalError("rebuild: " + c.describe() + " derived differently from " + like->describe());
+    }
+    c = std::move(derived);
+  } else {
+    c.validity = Validity(*solver_, contextFor(reservedOf(c)));
+    rule(c); // may throw: nothing is kept
+    // A long dim (slices of slices clip their bounds again at each step) is replaced by the
+    // same function as isl writes it, when that is smaller: every later shape and question
+    // built on it stays small.
+    for (Expr &d : c.shape)
+      if (d.node()->treeSize > kCompactDimsAbove)
+        if (auto r = solver_->compact(c.validity.context(), d)) d = *r;
+  }
   c.id = uint32_t(nodes_.size());
   nodes_.push_back(std::move(c));
   Node &n = nodes_.back();
@@ -1498,6 +1533,31 @@ const Node *Graph::ifelse(const Node *cond, const Node *a, const Node *b) {
 
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+/// Whether n's rule, given `in` for its operands, derives what it derived for n (rebuild()):
+/// rules that read their operands' shapes, dtypes and literal flags only, and operands that
+/// agree in those (a literal operand must be the same node: its value may matter).
+bool derivesAlike(const Node *n, const std::vector<const Node *> &in) {
+  switch (n->kind) {
+  case OpKind::Unary: case OpKind::Binary: case OpKind::Where: case OpKind::Cast: case OpKind::Transpose:
+  case OpKind::Reduce: break;
+  case OpKind::Index:
+    if (n->inputs.size() != 1) return false;
+    break;
+  default: return false;
+  }
+  if (n->dataSize || in.size() != n->inputs.size()) return false;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const Node *a = in[i], *b = n->inputs[i];
+    if (a == b) continue;
+    if (a->kind == OpKind::Scalar || b->kind == OpKind::Scalar || a->shape != b->shape || a->dtype != b->dtype ||
+        a->weak != b->weak)
+      return false;
+  }
+  return true;
+}
+} // namespace
+
 const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
   if (in == n->inputs) return n;
   if (in.size() != n->inputs.size()) throw InternalError("rebuild: " + n->describe() + " with a wrong operand count");
@@ -1507,8 +1567,9 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
   };
   struct Reset {
     Graph *g;
-    ~Reset() { g->reuseDataSize_.reset(), g->reuseDraw_.reset(); }
+    ~Reset() { g->reuseDataSize_.reset(), g->reuseDraw_.reset(), g->derivesLike_ = nullptr; }
   } reset{this};
+  if (derivesAlike(n, in)) derivesLike_ = n;
   switch (n->kind) {
   case OpKind::Input:
   case OpKind::Scalar: return n;

@@ -225,7 +225,13 @@ public:
   /// a data-dependent size its name, so rewritten programs draw the same values and their shapes
   /// compare with the old ones. Returns `n` when the operands are the same. Throws OpError
   /// when the new operands do not fit the op (ranks).
+  /// An elementwise op, cast, transpose, reduction or basic index whose new operands have the
+  /// old ones' shapes, dtypes and literal flags derives what the old node derived (its rule
+  /// reads nothing else of them): the new node takes n's shape, dtype and own validity without
+  /// running the rule again. With setCheckRebuilds(true) the rule runs too and any difference is
+  /// an InternalError (the tests run so).
   const Node *rebuild(const Node *n, const std::vector<const Node *> &inputs);
+  void setCheckRebuilds(bool on) { checkRebuilds_ = on; }
 
   /// What running `n` reads before its kernel, in order: its operands (of a lazy ifelse only
   /// its condition array; the branch is chosen when it runs; of a set/inc_subtensor not its
@@ -307,6 +313,8 @@ private:
   std::optional<int64_t> reuseDraw_;  // rebuild(): the draw random() takes
   GraphStats stats_;
   std::vector<const Node *> *madeLog_ = nullptr; // setMadeLog
+  const Node *derivesLike_ = nullptr; // rebuild(): the node whose derived fields make() copies
+  bool checkRebuilds_ = false;
 };
 
 /// The catalogue: every function a program may call, with its NumPy-style signature and what

@@ -158,9 +158,16 @@ std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, 
   eo.exactOnly = true;
   rewrite::Engine engine(g, rewrite::defaultRules(), eo);
   rewrite::OptimizeResult r;
+  g.setCheckRebuilds(options.checkRebuilds);
+  struct Unset {
+    ops::Graph &g;
+    ~Unset() { g.setCheckRebuilds(false); }
+  } unset{g};
   try {
     r = engine.run(originals);
   } catch (const UserError &e) {
+    return std::string("the rewrite engine failed: ") + e.what();
+  } catch (const InternalError &e) {
     return std::string("the rewrite engine failed: ") + e.what();
   }
   // A refusal's witness is what the refusal says it is: a point where the old node is valid

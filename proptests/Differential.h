@@ -33,6 +33,9 @@ struct DifferentialOptions {
   /// One solver for many cases (its memo is shared: the programs ask much the same questions);
   /// null: each check has its own.
   Solver *solver = nullptr;
+  /// Graph::setCheckRebuilds while rewriting: a node the engine rebuilds by copying what its old
+  /// node derived is also derived by its rule, and the two must agree.
+  bool checkRebuilds = true;
 };
 
 struct DifferentialFailure {
