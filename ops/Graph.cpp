@@ -1162,9 +1162,16 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
           const Expr &w = *v;
           Expr below = s < 0 ? Expr(-1) : Expr(0);
           Expr above = s < 0 ? L - 1 : L;
-          // Negative: w + L clipped below; otherwise w clipped above.
+          // Negative: w + L clipped below; otherwise w clipped above. A side the sign of w rules
+          // out is not built (its clipping asks the solver too): choose() would drop it.
           const Context &cx = n.validity.context();
-          return choose(cx, lt(w, 0), smaller(cx, w + L, below, false), smaller(cx, w, above, true));
+          const Pred negative = lt(w, 0);
+          auto fromEnd = [&] { return smaller(cx, w + L, below, false); };
+          auto fromStart = [&] { return smaller(cx, w, above, true); };
+          if (auto v = negative.constantValue()) return *v ? fromEnd() : fromStart();
+          if (provesCheaply(cx, negative)) return fromEnd();
+          if (provesCheaply(cx, !negative)) return fromStart();
+          return choose(cx, negative, fromEnd(), fromStart());
         };
         Expr a = adjust(e.start, true), b = adjust(e.stop, false);
         for (const auto &bound : {e.start, e.stop})
