@@ -233,8 +233,8 @@ public:
   }
 
 private:
-  /// A min, max, choice, quotient or remainder: a node that sums (the walk's own and the ones
-  /// its moves make) are built from, never made by a walk.
+  /// A min, max, choice, quotient or remainder: what sums (the walk's own and the ones its
+  /// moves make) are built from.
   static bool isAtom(const ExprNode *n) {
     switch (n->kind) {
     case ExprKind::Min: case ExprKind::Max: case ExprKind::Select: case ExprKind::FloorDiv:
@@ -248,7 +248,9 @@ private:
   /// questions hold it (a slice of a slice repeats its operand's clipped bounds in every
   /// question on it), and its bounds do not depend on which walk met it first or on the budget
   /// that walk had left. Sums are walked by the walk that meets them, under its budget: their
-  /// moves make new sums, but never a new atom, so the atoms walked once each bound the work.
+  /// moves make new sums over the same atoms (the one new atom a move can make is the guard
+  /// of an exact division that cancels out, a choice over a smaller sum), so the atoms walked
+  /// once each bound the work.
   Bounds shared(const ExprNode *n) {
     detail::RangeMemo *memo = context_.rangeMemo();
     if (!memo) return compute(n);
