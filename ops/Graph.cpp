@@ -364,6 +364,16 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
     if (madeLog_) madeLog_->push_back(it->second);
     return it->second;
   }
+  // The rule, then a long dim (slices of slices clip their bounds again at each step) replaced
+  // by the same function as isl writes it, when that is smaller: every later shape and question
+  // built on it stays small.
+  auto derive = [&](Node &d) {
+    d.validity = Validity(*solver_, contextFor(reservedOf(d)));
+    rule(d); // may throw: nothing is kept
+    for (Expr &dim : d.shape)
+      if (dim.node()->treeSize > kCompactDimsAbove)
+        if (auto r = solver_->compact(d.validity.context(), dim)) dim = *r;
+  };
   const Node *like = std::exchange(derivesLike_, nullptr);
   // Only for the node rebuild() was asked for (a factory may make other nodes first).
   if (like && !(like->kind == c.kind && like->op == c.op && like->inputs.size() == c.inputs.size() &&
@@ -380,11 +390,7 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
     derived.validity = like->validity;
     derived.broadcastable = like->broadcastable;
     if (checkRebuilds_) {
-      c.validity = Validity(*solver_, contextFor(reservedOf(c)));
-      rule(c);
-      for (Expr &d : c.shape)
-        if (d.node()->treeSize > kCompactDimsAbove)
-          if (auto r = solver_->compact(c.validity.context(), d)) d = *r;
+      derive(c);
       auto predicates = [](const Validity &v) {
         std::vector<std::string> out;
         for (const Obligation &o : v.obligations()) out.push_back(o.predicate.toString() + " " + spelling(o.decision.answer));
@@ -398,14 +404,7 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
     }
     c = std::move(derived);
   } else {
-    c.validity = Validity(*solver_, contextFor(reservedOf(c)));
-    rule(c); // may throw: nothing is kept
-    // A long dim (slices of slices clip their bounds again at each step) is replaced by the
-    // same function as isl writes it, when that is smaller: every later shape and question
-    // built on it stays small.
-    for (Expr &d : c.shape)
-      if (d.node()->treeSize > kCompactDimsAbove)
-        if (auto r = solver_->compact(c.validity.context(), d)) d = *r;
+    derive(c);
   }
   c.id = uint32_t(nodes_.size());
   nodes_.push_back(std::move(c));

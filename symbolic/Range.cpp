@@ -194,6 +194,22 @@ Range toRange(const Bounds &b) {
   return r;
 }
 
+/// The range of `n` kept with the context, or `compute()` kept there now (rangeOf's whole
+/// expressions and Walk's atoms share the memo: both are a full-budget walk of the node).
+template <class Compute> Range remembered(const Context &context, const ExprNode *n, Compute compute) {
+  detail::RangeMemo *memo = context.rangeMemo();
+  if (!memo) return compute();
+  {
+    std::lock_guard<std::mutex> guard(memo->lock);
+    if (auto it = memo->entries.find(n); it != memo->entries.end()) return it->second.second;
+  }
+  Range r = compute();
+  std::lock_guard<std::mutex> guard(memo->lock);
+  if (memo->entries.size() >= detail::RangeMemo::kMaxEntries) memo->entries.clear();
+  memo->entries.emplace(n, std::make_pair(Expr(n), r));
+  return r;
+}
+
 class Walk {
 public:
   explicit Walk(const Context &context, Overrides overrides = {}, int budget = 64)
@@ -252,18 +268,10 @@ private:
   /// of an exact division that cancels out, a choice over a smaller sum), so the atoms walked
   /// once each bound the work.
   Bounds shared(const ExprNode *n) {
-    detail::RangeMemo *memo = context_.rangeMemo();
-    if (!memo) return compute(n);
-    {
-      std::lock_guard<std::mutex> guard(memo->lock);
-      if (auto it = memo->entries.find(n); it != memo->entries.end()) return fromRange(it->second.second);
-    }
-    Walk own(context_);
-    Bounds b = own.compute(n);
-    std::lock_guard<std::mutex> guard(memo->lock);
-    if (memo->entries.size() >= detail::RangeMemo::kMaxEntries) memo->entries.clear();
-    memo->entries.emplace(n, std::make_pair(Expr(n), toRange(b)));
-    return b;
+    return fromRange(remembered(context_, n, [&] {
+      Walk own(context_);
+      return toRange(own.compute(n));
+    }));
   }
 
   static Bounds fromRange(const Range &r) {
@@ -558,19 +566,10 @@ bool proven(Walk &walk, const PredNode *n, bool negate) {
 } // namespace
 
 Range rangeOf(const Expr &e, const Context &context) {
-  detail::RangeMemo *memo = context.rangeMemo();
-  if (memo) {
-    std::lock_guard<std::mutex> guard(memo->lock);
-    if (auto it = memo->entries.find(e.node()); it != memo->entries.end()) return it->second.second;
-  }
-  Walk walk(context);
-  Range r = toRange(walk.of(e.node()));
-  if (memo) {
-    std::lock_guard<std::mutex> guard(memo->lock);
-    if (memo->entries.size() >= detail::RangeMemo::kMaxEntries) memo->entries.clear();
-    memo->entries.emplace(e.node(), std::make_pair(e, r));
-  }
-  return r;
+  return remembered(context, e.node(), [&] {
+    Walk walk(context);
+    return toRange(walk.of(e.node()));
+  });
 }
 
 bool provenByRanges(const Context &context, const Pred &p) {
