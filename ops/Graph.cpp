@@ -1077,6 +1077,69 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
   return indexImpl(x, std::move(entries), array, "index", {});
 }
 
+/// The length of x[start:stop:step] along an axis of length L >= 0, when the sign of each
+/// given bound is the same at every point of the context (a bound left out counts as
+/// non-negative where that is NumPy's meaning). NumPy clips each bound by its sign
+/// (PySlice_AdjustIndices), and for a fixed pair of signs the difference of the clipped bounds
+/// has a form with L in it once, where clipping each bound on its own writes L two to four
+/// times; every later shape and question built on the length is that much smaller. The forms
+/// (t = |step|; a, b the bounds):
+///   step > 0: a, b >= 0: min(b, L) - a;  a >= 0, b < 0: L + b - a;  a < 0, b < 0:
+///             min(b - a, L + b);  no stop: L - a (a >= 0) or min(-a, L) (a < 0);
+///   step < 0: a, b >= 0: min(a, L - 1) - b;  a < 0, b >= 0: L + a - b;  a < 0, b < 0:
+///             min(a - b, L + a + 1);  no start: L - 1 - b (b >= 0) or min(-1 - b, L) (b < 0);
+///             no stop: min(a + 1, L) (a >= 0) or L + a + 1 (a < 0); neither: L;
+/// each then divided by t rounding up, and at least 0. The two mixed cases left out (step > 0
+/// with a < 0 <= b, step < 0 with b < 0 <= a) keep L twice in any form, unless the bound that
+/// is not negative lies past the end (then it is as if left out): otherwise nullopt, as for a
+/// bound whose sign varies.
+std::optional<Expr> Graph::sliceLengthBySign(const Context &cx, const Expr &L, const std::optional<Expr> &start,
+                                             const std::optional<Expr> &stop, int64_t step) {
+  enum Sign { Absent, NonNegative, Negative };
+  auto signOf = [&](const std::optional<Expr> &w) -> std::optional<Sign> {
+    if (!w) return Absent;
+    const Pred negative = lt(*w, 0);
+    if (auto v = negative.constantValue()) return *v ? Negative : NonNegative;
+    if (provesCheaply(cx, negative)) return Negative;
+    if (provesCheaply(cx, !negative)) return NonNegative;
+    return std::nullopt;
+  };
+  std::optional<Sign> sa = signOf(start), sb = signOf(stop);
+  if (!sa || !sb) return std::nullopt;
+  // A bound past the end clips to where a left-out bound starts: x[-1:n] of an axis of at most n
+  // is x[-1:].
+  if (step > 0 && *sb == NonNegative && provesCheaply(cx, ge(*stop, L))) sb = Absent;
+  if (step < 0 && *sa == NonNegative && provesCheaply(cx, ge(*start, L - 1))) sa = Absent;
+  const Integer t(step > 0 ? step : -step);
+  // ceil(d / t), and at least 0 unless d is known to be.
+  auto count = [&](const Expr &d, bool atLeastZero) {
+    Expr q = floorDiv(d + Expr(t - Integer(1)), t);
+    return atLeastZero ? q : nonNegative(cx, q);
+  };
+  if (step > 0) {
+    const Expr a = *sa == Absent ? Expr(0) : *start;
+    const bool aNonNegative = *sa != Negative;
+    if (*sb == Absent) return aNonNegative ? count(L - a, false) : count(smaller(cx, -a, L, true), true);
+    const Expr &b = *stop;
+    if (aNonNegative && *sb == NonNegative) return count(smaller(cx, b, L, true) - a, false);
+    if (aNonNegative && *sb == Negative) return count(L + b - a, false);
+    if (!aNonNegative && *sb == Negative) return count(smaller(cx, b - a, L + b, true), false);
+    return std::nullopt;
+  }
+  if (*sa == Absent) {
+    if (*sb == Absent) return count(L, true);
+    const Expr &b = *stop;
+    return *sb == NonNegative ? count(L - 1 - b, false) : count(smaller(cx, -1 - b, L, true), true);
+  }
+  const Expr &a = *start;
+  if (*sb == Absent) return *sa == NonNegative ? count(smaller(cx, a + 1, L, true), true) : count(L + a + 1, false);
+  const Expr &b = *stop;
+  if (*sa == NonNegative && *sb == NonNegative) return count(smaller(cx, a, L - 1, true) - b, false);
+  if (*sa == Negative && *sb == NonNegative) return count(L + a - b, false);
+  if (*sa == Negative && *sb == Negative) return count(smaller(cx, a - b, L + a + 1, true), false);
+  return std::nullopt;
+}
+
 const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array, const std::string &op,
                              std::vector<int64_t> ints) {
   // Expand `...` and pad with full slices.
@@ -1172,13 +1235,17 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
           if (provesCheaply(cx, !negative)) return fromStart();
           return choose(cx, negative, fromEnd(), fromStart());
         };
-        Expr a = adjust(e.start, true), b = adjust(e.stop, false);
         for (const auto &bound : {e.start, e.stop})
           if (bound && !bound->isTotal())
             n.validity.require(definedness(*bound), "the slice bound " + bound->toString() + " is defined (array split does not result in an equal division otherwise)");
-        Expr len = nonNegative(n.validity.context(), s > 0 ? floorDiv(b - a + Expr(s - 1), Integer(s))
-                                                           : floorDiv(a - b + Expr(-s - 1), Integer(-s)));
-        n.shape.push_back(len);
+        const Context &cx = n.validity.context();
+        std::optional<Expr> len = sliceLengthBySign(cx, L, e.start, e.stop, s);
+        if (!len) {
+          Expr a = adjust(e.start, true), b = adjust(e.stop, false);
+          len = nonNegative(cx, s > 0 ? floorDiv(b - a + Expr(s - 1), Integer(s))
+                                      : floorDiv(a - b + Expr(-s - 1), Integer(-s)));
+        }
+        n.shape.push_back(*len);
         break;
       }
       case IndexEntry::Array: {

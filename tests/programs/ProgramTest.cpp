@@ -21,6 +21,7 @@
 #include "proptests/RandomProgram.h"
 #include "rewrite/Engine.h"
 #include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
 #include "tests/shape/OracleData.h"
 
 using namespace shapelab;
@@ -762,6 +763,75 @@ TEST(Shapes, NestedSlicesAreWrittenAsTheirFunction) {
         EXPECT_EQ(outcomeOf(lines, name, at), *want) << name << " at n = " << n << ", m = " << m;
       }
   }
+}
+
+// The length of a slice is written in a form chosen by the signs of its bounds
+// (Graph::sliceLengthBySign), or by clipping each bound on its own when a sign varies. Property:
+// for bounds of every sign class (left out, constants, n, -n, n - 1, ...), both steps' signs,
+// axis lengths that are sizes or slices themselves, the inferred length at every point of a box
+// is the one CPython's slice rule gives (PySlice_AdjustIndices, written out below with plain
+// integers, apart from the symbolic code).
+namespace {
+int64_t pythonSliceLength(int64_t length, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
+  auto adjust = [&](std::optional<int64_t> v, int64_t ifAbsent) {
+    if (!v) return ifAbsent;
+    int64_t i = *v;
+    if (i < 0) {
+      i += length;
+      if (i < 0) i = step < 0 ? -1 : 0;
+    } else if (i >= length) {
+      i = step < 0 ? length - 1 : length;
+    }
+    return i;
+  };
+  int64_t a = adjust(start, step < 0 ? length - 1 : 0), b = adjust(stop, step < 0 ? -1 : length);
+  if (step < 0) return b < a ? (a - b - 1) / -step + 1 : 0;
+  return a < b ? (b - a - 1) / step + 1 : 0;
+}
+} // namespace
+
+TEST(Shapes, SliceLengthsAgreeWithPythonsRuleAtEveryPoint) {
+  const std::vector<std::string> bounds{"",  "0",     "1",      "2",     "5",      "-1",     "-2",    "-4",
+                                        "n", "m",     "-n",     "n - 1", "m + 1",  "-m - 1", "n // 2", "-(n // 2) - 1",
+                                        "2*n", "n - m"};
+  const std::vector<std::string> lengths{"n", "m + 2", "2*n + 1", "n*m"};
+  bool ok = rc::check("slice lengths are CPython's", [&] {
+    const std::string length = *rc::gen::elementOf(lengths);
+    // One or two slices in a row: the second one's axis is the first one's length.
+    const int count = *rc::gen::inRange(1, 3);
+    struct Slice {
+      std::string start, stop;
+      int64_t step;
+    };
+    std::vector<Slice> slices;
+    std::string text = "x";
+    for (int i = 0; i < count; ++i) {
+      Slice sl{*rc::gen::elementOf(bounds), *rc::gen::elementOf(bounds),
+               *rc::gen::element<int64_t>(1, 2, 3, -1, -2, -3)};
+      slices.push_back(sl);
+      text += "[" + sl.start + ":" + sl.stop + ":" + std::to_string(sl.step) + "]";
+    }
+    const std::vector<std::string> lines{"param n, m", "x = input((" + length + ",), float64)", "y = " + text};
+    Solver solver;
+    driver::Session session(solver, {});
+    RC_ASSERT(executesAll(session, lines));
+    const Expr dim = session.lookup("y")->shape.at(0);
+    RC_LOG() << text << " of length " << length << ": " << dim.toString() << "\n";
+    for (int64_t n = 0; n <= 7; ++n)
+      for (int64_t m = 0; m <= 5; ++m) {
+        Assignment at{{"m", m}, {"n", n}};
+        auto value = [&](const std::string &e) -> std::optional<int64_t> {
+          if (e.empty()) return std::nullopt;
+          return evaluate(parseExpr(e), at)->toInt64Checked();
+        };
+        int64_t want = value(length).value();
+        for (const Slice &sl : slices) want = pythonSliceLength(want, value(sl.start), value(sl.stop), sl.step);
+        std::optional<Integer> got = evaluate(dim, at);
+        RC_ASSERT(got.has_value());
+        RC_ASSERT(*got == Integer(want));
+      }
+  });
+  EXPECT_TRUE(ok);
 }
 
 // 25 nested slices x[0:n:1][1:n - 1:2][2:n - 2:1]...: before compaction, y8 and every later
