@@ -1089,55 +1089,67 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
 ///   step < 0: a, b >= 0: min(a, L - 1) - b;  a < 0, b >= 0: L + a - b;  a < 0, b < 0:
 ///             min(a - b, L + a + 1);  no start: L - 1 - b (b >= 0) or min(-1 - b, L) (b < 0);
 ///             no stop: min(a + 1, L) (a >= 0) or L + a + 1 (a < 0); neither: L;
-/// each then divided by t rounding up, and at least 0. The two mixed cases left out (step > 0
-/// with a < 0 <= b, step < 0 with b < 0 <= a) keep L twice in any form, unless the bound that
-/// is not negative lies past the end (then it is as if left out): otherwise nullopt, as for a
-/// bound whose sign varies.
+/// each then divided by t rounding up, and at least 0. A bound whose sign varies makes the length
+/// a choice on its sign between two such forms. The two mixed cases left out (step > 0 with
+/// a < 0 <= b, step < 0 with b < 0 <= a) keep L twice in any form, unless the bound that is not
+/// negative lies past the end (then it is as if left out): otherwise nullopt, and the bounds
+/// are clipped one by one.
 std::optional<Expr> Graph::sliceLengthBySign(const Context &cx, const Expr &L, const std::optional<Expr> &start,
                                              const std::optional<Expr> &stop, int64_t step) {
   enum Sign { Absent, NonNegative, Negative };
-  auto signOf = [&](const std::optional<Expr> &w) -> std::optional<Sign> {
-    if (!w) return Absent;
-    const Pred negative = lt(*w, 0);
-    if (auto v = negative.constantValue()) return *v ? Negative : NonNegative;
-    if (provesCheaply(cx, negative)) return Negative;
-    if (provesCheaply(cx, !negative)) return NonNegative;
-    return std::nullopt;
-  };
-  std::optional<Sign> sa = signOf(start), sb = signOf(stop);
-  if (!sa || !sb) return std::nullopt;
-  // A bound past the end clips to where a left-out bound starts: x[-1:n] of an axis of at most n
-  // is x[-1:].
-  if (step > 0 && *sb == NonNegative && provesCheaply(cx, ge(*stop, L))) sb = Absent;
-  if (step < 0 && *sa == NonNegative && provesCheaply(cx, ge(*start, L - 1))) sa = Absent;
   const Integer t(step > 0 ? step : -step);
   // ceil(d / t), and at least 0 unless d is known to be.
   auto count = [&](const Expr &d, bool atLeastZero) {
     Expr q = floorDiv(d + Expr(t - Integer(1)), t);
     return atLeastZero ? q : nonNegative(cx, q);
   };
-  if (step > 0) {
-    const Expr a = *sa == Absent ? Expr(0) : *start;
-    const bool aNonNegative = *sa != Negative;
-    if (*sb == Absent) return aNonNegative ? count(L - a, false) : count(smaller(cx, -a, L, true), true);
+  // The length where the bounds have the signs sa and sb.
+  auto forSigns = [&](Sign sa, Sign sb) -> std::optional<Expr> {
+    // A bound past the end clips to where a left-out bound starts: x[-1:n] of an axis of at
+    // most n is x[-1:].
+    if (step > 0 && sb == NonNegative && provesCheaply(cx, ge(*stop, L))) sb = Absent;
+    if (step < 0 && sa == NonNegative && provesCheaply(cx, ge(*start, L - 1))) sa = Absent;
+    if (step > 0) {
+      const Expr a = sa == Absent ? Expr(0) : *start;
+      const bool aNonNegative = sa != Negative;
+      if (sb == Absent) return aNonNegative ? count(L - a, false) : count(smaller(cx, -a, L, true), true);
+      const Expr &b = *stop;
+      if (aNonNegative && sb == NonNegative) return count(smaller(cx, b, L, true) - a, false);
+      if (aNonNegative && sb == Negative) return count(L + b - a, false);
+      if (!aNonNegative && sb == Negative) return count(smaller(cx, b - a, L + b, true), false);
+      return std::nullopt;
+    }
+    if (sa == Absent) {
+      if (sb == Absent) return count(L, true);
+      const Expr &b = *stop;
+      return sb == NonNegative ? count(L - 1 - b, false) : count(smaller(cx, -1 - b, L, true), true);
+    }
+    const Expr &a = *start;
+    if (sb == Absent) return sa == NonNegative ? count(smaller(cx, a + 1, L, true), true) : count(L + a + 1, false);
     const Expr &b = *stop;
-    if (aNonNegative && *sb == NonNegative) return count(smaller(cx, b, L, true) - a, false);
-    if (aNonNegative && *sb == Negative) return count(L + b - a, false);
-    if (!aNonNegative && *sb == Negative) return count(smaller(cx, b - a, L + b, true), false);
+    if (sa == NonNegative && sb == NonNegative) return count(smaller(cx, a, L - 1, true) - b, false);
+    if (sa == Negative && sb == NonNegative) return count(L + a - b, false);
+    if (sa == Negative && sb == Negative) return count(smaller(cx, a - b, L + a + 1, true), false);
     return std::nullopt;
+  };
+  // A bound's sign, or both signs when it varies (a choice on the sign then picks the length).
+  auto signsOf = [&](const std::optional<Expr> &w) -> std::vector<Sign> {
+    if (!w) return {Absent};
+    const Pred negative = lt(*w, 0);
+    if (auto v = negative.constantValue()) return {*v ? Negative : NonNegative};
+    if (provesCheaply(cx, negative)) return {Negative};
+    if (provesCheaply(cx, !negative)) return {NonNegative};
+    return {Negative, NonNegative};
+  };
+  const std::vector<Sign> as = signsOf(start), bs = signsOf(stop);
+  std::optional<Expr> byStart[2];
+  for (std::size_t i = 0; i < as.size(); ++i) {
+    std::optional<Expr> byStop[2];
+    for (std::size_t j = 0; j < bs.size(); ++j)
+      if (!(byStop[j] = forSigns(as[i], bs[j]))) return std::nullopt;
+    byStart[i] = bs.size() == 1 ? byStop[0] : choose(cx, lt(*stop, 0), *byStop[0], *byStop[1]);
   }
-  if (*sa == Absent) {
-    if (*sb == Absent) return count(L, true);
-    const Expr &b = *stop;
-    return *sb == NonNegative ? count(L - 1 - b, false) : count(smaller(cx, -1 - b, L, true), true);
-  }
-  const Expr &a = *start;
-  if (*sb == Absent) return *sa == NonNegative ? count(smaller(cx, a + 1, L, true), true) : count(L + a + 1, false);
-  const Expr &b = *stop;
-  if (*sa == NonNegative && *sb == NonNegative) return count(smaller(cx, a, L - 1, true) - b, false);
-  if (*sa == Negative && *sb == NonNegative) return count(L + a - b, false);
-  if (*sa == Negative && *sb == Negative) return count(smaller(cx, a - b, L + a + 1, true), false);
-  return std::nullopt;
+  return as.size() == 1 ? byStart[0] : choose(cx, lt(*start, 0), *byStart[0], *byStart[1]);
 }
 
 const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array, const std::string &op,
