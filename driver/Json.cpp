@@ -78,6 +78,21 @@ void write(const Json &j, std::string &out) {
 }
 } // namespace
 
+void appendJsonString(std::string &out, const std::string &s) {
+  if (plain(s)) {
+    out += '"';
+    out += s;
+    out += '"';
+  } else {
+    scalar(Json(s), out);
+  }
+}
+
+void appendJsonInteger(std::string &out, const Integer &i) {
+  if (auto v = i.tryToInt64()) out += std::to_string(*v);
+  else appendJsonString(out, i.toString());
+}
+
 std::string dumpJson(const Json &j) {
   std::string out;
   write(j, out);

@@ -21,5 +21,9 @@ Json integerJson(const Integer &i);
 Json assignmentJson(const Assignment &a);
 /// One line of JSON with ", " and ": " separators; bytes that are not UTF-8 become U+FFFD.
 std::string dumpJson(const Json &j);
+/// What dumpJson writes for a string and for integerJson(i), appended to `out`: for replies
+/// written straight into text without building a Json first.
+void appendJsonString(std::string &out, const std::string &s);
+void appendJsonInteger(std::string &out, const Integer &i);
 
 } // namespace shapelab::driver

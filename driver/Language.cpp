@@ -1766,20 +1766,40 @@ struct Session::Impl {
           r.lines.push_back(t + ": " + valueText(val) + (computed ? ", " + statusText(*computed) : ""));
         continue;
       }
+      if (val.kind == Value::Array) {
+        // Written straight out (one reply per statement; a Json built and dumped cost more
+        // than most statements): what dumpJson writes for {line, assign, shape, status, dtype}.
+        const Status status = arrayStatus(val.node).status;
+        std::string out = "{\"line\": " + std::to_string(lineNumber) + ", \"assign\": ";
+        appendJsonString(out, t);
+        out += ", \"shape\": ";
+        // Like the shape commands: no shape where no size makes the op valid.
+        if (status == Status::Error) {
+          out += "null";
+        } else {
+          out += '[';
+          for (std::size_t i = 0; i < val.node->shape.size(); ++i) {
+            if (i) out += ", ";
+            const Expr &d = val.node->shape[i];
+            if (auto c = d.constantValue()) appendJsonInteger(out, *c);
+            else appendJsonString(out, d.toString());
+          }
+          out += ']';
+        }
+        out += ", \"status\": ";
+        appendJsonString(out, spelling(status));
+        out += ", \"dtype\": ";
+        appendJsonString(out, ops::spelling(val.node->dtype));
+        out += '}';
+        r.lines.push_back(std::move(out));
+        continue;
+      }
       Json j = lineJson(lineNumber);
       j["assign"] = t;
-      if (val.kind == Value::Array) {
-        const Status status = arrayStatus(val.node).status;
-        // Like the shape commands: no shape where no size makes the op valid.
-        j["shape"] = status == Status::Error ? Json(nullptr) : shapeJson(val.node->shape);
-        j["status"] = spelling(status);
-        j["dtype"] = ops::spelling(val.node->dtype);
-      } else {
-        j["shape"] = Json::array();
-        j["status"] = computed ? spelling(computed->status()) : "valid";
-        j["kind"] = kindName(val.kind);
-        if (val.kind == Value::Size || val.kind == Value::Predicate) j["value"] = valueText(val);
-      }
+      j["shape"] = Json::array();
+      j["status"] = computed ? spelling(computed->status()) : "valid";
+      j["kind"] = kindName(val.kind);
+      if (val.kind == Value::Size || val.kind == Value::Predicate) j["value"] = valueText(val);
       r.lines.push_back(dumpJson(j));
     }
   }

@@ -1798,3 +1798,20 @@ RC_GTEST_PROP(Json, WriterAgreesWithTheLibraryScalarByScalar, ()) {
     RC_ASSERT(driver::dumpJson(j) == referenceJson(j));
   for (const Json &j : items) RC_ASSERT(driver::dumpJson(j) == referenceJson(j));
 }
+
+// Assignment replies are written straight into text (appendJsonString, appendJsonInteger): each
+// piece must be what the library writes for the same value.
+RC_GTEST_PROP(Json, AppendedPiecesAgreeWithTheLibrary, ()) {
+  const std::string text = *jsonText();
+  std::string out = "x";
+  driver::appendJsonString(out, text);
+  RC_ASSERT(out == "x" + referenceJson(driver::Json(text)));
+  // Integers of every size: int64 extremes, and past them (written as strings).
+  const int64_t v = *rc::gen::arbitrary<int64_t>();
+  const int shift = *rc::gen::inRange(0, 3);
+  Integer i(v);
+  for (int k = 0; k < shift; ++k) i = i * Integer(int64_t(1) << 40);
+  std::string n;
+  driver::appendJsonInteger(n, i);
+  RC_ASSERT(n == referenceJson(driver::integerJson(i)));
+}
