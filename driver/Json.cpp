@@ -44,15 +44,6 @@ void scalar(const Json &j, std::string &out) {
   }
   out += j.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
 }
-void key(const std::string &k, std::string &out) {
-  if (plain(k)) {
-    out += '"';
-    out += k;
-    out += '"';
-  } else {
-    scalar(Json(k), out);
-  }
-}
 void write(const Json &j, std::string &out) {
   if (j.is_object()) {
     out += '{';
@@ -60,7 +51,7 @@ void write(const Json &j, std::string &out) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (!first) out += ", ";
       first = false;
-      key(it.key(), out);
+      appendJsonString(out, it.key());
       out += ": ";
       write(it.value(), out);
     }
