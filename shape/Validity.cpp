@@ -90,20 +90,24 @@ void Validity::settle() const {
     joint_ = d;
     return;
   }
-  // Only whether they can hold together matters (status and the violating point read nothing
-  // else): one emptiness question, not a decision with its condition and witnesses. A context
-  // without a known point cannot carry a refutation's witness; decide() answers there.
-  if (!context_.consistencyProven()) {
-    joint_ = solver_->decide(context_, all);
-    return;
-  }
-  if (solver_->provesQuickly(context_, !all)) {
+  // A node's obligations hold those of the operands it reads: one that can never be computed
+  // makes every node built on it impossible too, known without asking again.
+  if (solver_->knownJointlyImpossible(context_, conditions)) {
     Decision d;
     d.answer = Answer::Refuted;
     d.setCondition(Pred::truth(false));
     d.violating = completed(context_.samplePoint(), context_, all);
     joint_ = d;
+    return;
   }
+  // Decided, not only tested for emptiness: the status is a runtime check only where a real
+  // point satisfies them all (a Depends with its witnesses); an emptiness test that fails over
+  // opaque products (m*n relaxed to a free variable) shows no such point. The conjunction is
+  // asked where it holds: an obligation undefined at a point (an exact division that does not
+  // divide) fails there, and in the strict reading "never together" could not be proven there.
+  // The exact condition is not read.
+  joint_ = solver_->decide(context_, whereHolds(all));
+  if (joint_->answer == Answer::Refuted) solver_->noteJointlyImpossible(context_, conditions);
 }
 
 Status Validity::status() const {
@@ -115,9 +119,10 @@ Status Validity::status() const {
     if (o.decision.answer == Answer::Depends) depends = true;
   }
   settle();
-  // Obligations that cannot hold together make the whole conjunction empty, unknown ones or not.
+  // Obligations that cannot hold together make the whole conjunction empty, unknown ones or not;
+  // where it is not known whether they can, neither is the status.
   if (joint_ && joint_->answer == Answer::Refuted) return Status::Error;
-  if (unknown) return Status::Unknown;
+  if (unknown || (joint_ && joint_->answer == Answer::Unknown)) return Status::Unknown;
   return depends ? Status::RuntimeCheck : Status::Valid;
 }
 

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <span>
 #include <exception>
 #include <functional>
@@ -1639,6 +1640,11 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     }
   };
   std::unordered_map<CompactKey, std::optional<Expr>, CompactKeyHash> compactMemo;
+  /// noteJointlyImpossible's lists, per context (assumptions, domain), each sorted by node
+  /// address (the handles keep the nodes, so an address stays theirs); the oldest go first past
+  /// kImpossibleLists per context.
+  static constexpr std::size_t kImpossibleLists = 256;
+  std::unordered_map<std::pair<Pred, SizeDomain>, std::deque<std::vector<Pred>>, ContextKeyHash> impossible;
 
   /// `work()`, which gives nullopt for "no answer", under one question's budget; nullopt too
   /// when isl stops (its quota, the clock or memory, counted in the stats) or the question is
@@ -1904,7 +1910,35 @@ void Solver::limitTotalTime(uint64_t totalMs) {
   impl_->watchdog->setSharedDeadline(totalMs ? std::chrono::steady_clock::now() + std::chrono::milliseconds(totalMs)
                                              : std::chrono::steady_clock::time_point());
 }
+namespace {
+std::vector<Pred> byAddress(std::vector<Pred> v) {
+  std::sort(v.begin(), v.end(), [](const Pred &a, const Pred &b) { return a.node() < b.node(); });
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+} // namespace
+
+void Solver::noteJointlyImpossible(const Context &context, std::vector<Pred> predicates) {
+  auto &lists = impl_->impossible[{context.assumptions(), context.domain()}];
+  lists.push_back(byAddress(std::move(predicates)));
+  if (lists.size() > Impl::kImpossibleLists) lists.pop_front();
+}
+
+bool Solver::knownJointlyImpossible(const Context &context, const std::vector<Pred> &predicates) const {
+  auto it = impl_->impossible.find({context.assumptions(), context.domain()});
+  if (it == impl_->impossible.end()) return false;
+  const std::vector<Pred> have = byAddress(predicates);
+  auto before = [](const Pred &a, const Pred &b) { return a.node() < b.node(); };
+  for (const std::vector<Pred> &known : it->second)
+    if (std::includes(have.begin(), have.end(), known.begin(), known.end(), before)) {
+      ++impl_->stats.impossibleByMemo;
+      return true;
+    }
+  return false;
+}
+
 void Solver::clearMemo() {
+  impl_->impossible.clear();
   impl_->memo.clear();
   impl_->proofMemo.clear();
   impl_->contextCache.clear();

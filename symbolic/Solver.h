@@ -117,6 +117,9 @@ struct SolverStats {
   /// Questions asked again with the mins, maxes and choices that are factors of products split
   /// case by case, because opaque products left them undecided.
   uint64_t piecewiseSplits = 0;
+  /// Lists of predicates found jointly impossible by a remembered list they hold
+  /// (knownJointlyImpossible), with no question asked.
+  uint64_t impossibleByMemo = 0;
 };
 
 class Solver {
@@ -147,6 +150,12 @@ public:
   /// than `e`; nullopt otherwise, or when `e` is partial or has products of parameters, or isl
   /// stops. A long chain of clipped slice bounds is often a small function of the sizes.
   std::optional<Expr> compact(const Context &context, const Expr &e);
+  /// Predicates that no point of the context satisfies together, remembered
+  /// (noteJointlyImpossible) so that a list holding all of some remembered list is known to
+  /// have no common point either, without a question: the obligations of a node built on an
+  /// operand that can never be computed include the operand's. Forgotten by clearMemo().
+  void noteJointlyImpossible(const Context &context, std::vector<Pred> predicates);
+  bool knownJointlyImpossible(const Context &context, const std::vector<Pred> &predicates) const;
   /// Bounds the time of every question asked from now on, together (a command's questions):
   /// past `totalMs` from now, a running question stops and later ones stop at once, answering
   /// Unknown as past the per-question limit ("... ms for all the questions together"). 0 removes

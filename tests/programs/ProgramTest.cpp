@@ -925,6 +925,74 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
   EXPECT_EQ(errors.lines[0].find("empty"), std::string::npos) << errors.lines[0];
 }
 
+// Obligations that each depend may be impossible together, and the status is then an error.
+// c below needs n == 1 (squeeze) and n % 2 == 0 (reshape), and it was reported as a runtime
+// check: the joint question was asked in the strict reading, where the reshape's n / 2 is
+// undefined at odd n, so "never together" could not be proven there. Every node built on c
+// holds c's obligations, and the solver remembers the impossible list (knownJointlyImpossible):
+// those nodes are errors without another question, as a fresh solver finds them.
+TEST(Programs, ObligationsImpossibleTogetherAreAnError) {
+  const std::vector<std::string> lines{"param n",         "x = input((n,), float64)", "a = squeeze(x, 0)",
+                                       "b = reshape(x, (2, -1))", "c = a + b[0]", "d = exp(c)",
+                                       "e = d * 2.0 + c"};
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("a")).status(), Status::RuntimeCheck);
+  EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("b")).status(), Status::RuntimeCheck);
+  for (const char *name : {"c", "d", "e"}) {
+    Solver fresh;
+    driver::Session again(fresh, {});
+    ASSERT_TRUE(executesAll(again, lines));
+    fresh.clearMemo(); // nothing remembered: the question is asked for this node alone
+    EXPECT_EQ(ops::validityOf(again.graph(), again.lookup(name)).status(), Status::Error) << name;
+    EXPECT_EQ(ops::validityOf(session.graph(), session.lookup(name)).status(), Status::Error) << name;
+    for (int64_t n = 0; n <= 8; ++n) EXPECT_EQ(outcomeOf(lines, name, {{"n", n}}), "shape error") << name << " at n = " << n;
+  }
+  EXPECT_GT(solver.stats().impossibleByMemo, 0u);
+}
+
+// The status of every node of random programs whose sizes the assumptions bound to a box: an
+// error exactly where no point of the box satisfies the node's validity domain, read where it
+// holds (an undefined obligation fails), by evaluation alone.
+TEST(Programs, ErrorStatusIsAnEmptyDomainOnABoundedBox) {
+  bool ok = rc::check("error exactly where nothing is valid", [] {
+    const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+    std::mt19937_64 rng(seed);
+    proptests::ProgramOptions o;
+    o.dataDependent = false;
+    std::vector<std::string> lines;
+    {
+      Solver s;
+      driver::Session g(s, {});
+      lines = proptests::generateProgram(g, rng, *rc::gen::inRange(3, 16), o).lines;
+    }
+    RC_PRE(!lines.empty() && lines[0].rfind("param ", 0) == 0);
+    lines.insert(lines.begin() + 1, "assume n <= 5 and m <= 5");
+    Solver solver;
+    driver::Session session(solver, {});
+    int k = 0;
+    for (const std::string &line : lines) session.execute(line, ++k);
+    for (const std::string &line : lines) {
+      const std::size_t eq = line.find(" = ");
+      if (eq == std::string::npos || line.find(',') < eq) continue;
+      const ops::Node *node = session.lookup(line.substr(0, eq));
+      if (!node) continue;
+      const Validity v = ops::validityOf(session.graph(), node);
+      const Status status = v.status();
+      if (status == Status::Unknown) continue;
+      const Pred holds = whereHolds(v.domain());
+      bool anyValid = false;
+      for (int64_t n = 0; n <= 5 && !anyValid; ++n)
+        for (int64_t m = 0; m <= 5 && !anyValid; ++m)
+          anyValid = evaluate(holds, Assignment{{"m", m}, {"n", n}}) == std::optional<bool>(true);
+      RC_LOG() << line << ": " << spelling(status) << "\n";
+      RC_ASSERT((status == Status::Error) == !anyValid);
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
 // A choice whose condition leaves one value of a size (n - 1 < 0 with n >= 0: n == 0) reads
 // that value on its side: x[:n - 1] was `0 if n - 1 < 0 else n - 1`, not
 // `max(0, 2*n - 1) if n - 1 < 0 else n - 1`; with lengths written by the signs of the bounds
