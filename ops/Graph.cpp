@@ -1077,9 +1077,8 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
   return indexImpl(x, std::move(entries), array, "index", {});
 }
 
-/// The length of x[start:stop:step] along an axis of length L >= 0, when the sign of each
-/// given bound is the same at every point of the context (a bound left out counts as
-/// non-negative where that is NumPy's meaning). NumPy clips each bound by its sign
+/// The length of x[start:stop:step] along an axis of length L >= 0 (either bound may be left
+/// out), written by the signs of the bounds. NumPy clips each bound by its sign
 /// (PySlice_AdjustIndices), and for a fixed pair of signs the difference of the clipped bounds
 /// has a form with L in it once, where clipping each bound on its own writes L two to four
 /// times; every later shape and question built on the length is that much smaller. The forms
