@@ -91,8 +91,10 @@ void Validity::settle() const {
     return;
   }
   // A node's obligations hold those of the operands it reads: one that can never be computed
-  // makes every node built on it impossible too, known without asking again.
-  if (solver_->knownJointlyImpossible(context_, conditions)) {
+  // makes every node built on it impossible too, known without asking again. (The violating
+  // point is then the context's own, which is a real point only where its consistency is
+  // proven; elsewhere decide() gives the witness.)
+  if (context_.consistencyProven() && solver_->knownJointlyImpossible(context_, conditions)) {
     Decision d;
     d.answer = Answer::Refuted;
     d.setCondition(Pred::truth(false));
