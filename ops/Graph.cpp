@@ -1091,10 +1091,10 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
 /// each then divided by t rounding up, and at least 0. A bound whose sign varies makes the length
 /// a choice on its sign between two such forms. The two mixed cases left out (step > 0 with
 /// a < 0 <= b, step < 0 with b < 0 <= a) keep L twice in any form, unless the bound that is not
-/// negative lies past the end (then it is as if left out): otherwise nullopt, and the bounds
-/// are clipped one by one.
-std::optional<Expr> Graph::sliceLengthBySign(const Context &cx, const Expr &L, const std::optional<Expr> &start,
-                                             const std::optional<Expr> &stop, int64_t step) {
+/// negative lies past the end (then it is as if left out): where one is met, the bounds are
+/// clipped one by one instead.
+Expr Graph::sliceLength(const Context &cx, const Expr &L, const std::optional<Expr> &start,
+                        const std::optional<Expr> &stop, int64_t step) {
   enum Sign { Absent, NonNegative, Negative };
   const Integer t(step > 0 ? step : -step);
   // ceil(d / t), and at least 0 unless d is known to be.
@@ -1141,14 +1141,29 @@ std::optional<Expr> Graph::sliceLengthBySign(const Context &cx, const Expr &L, c
     return {Negative, NonNegative};
   };
   const std::vector<Sign> as = signsOf(start), bs = signsOf(stop);
-  std::optional<Expr> byStart[2];
-  for (std::size_t i = 0; i < as.size(); ++i) {
-    std::optional<Expr> byStop[2];
-    for (std::size_t j = 0; j < bs.size(); ++j)
-      if (!(byStop[j] = forSigns(as[i], bs[j]))) return std::nullopt;
-    byStart[i] = bs.size() == 1 ? byStop[0] : choose(cx, lt(*stop, 0), *byStop[0], *byStop[1]);
-  }
-  return as.size() == 1 ? byStart[0] : choose(cx, lt(*start, 0), *byStart[0], *byStart[1]);
+  auto bySigns = [&]() -> std::optional<Expr> {
+    std::optional<Expr> byStart[2];
+    for (std::size_t i = 0; i < as.size(); ++i) {
+      std::optional<Expr> byStop[2];
+      for (std::size_t j = 0; j < bs.size(); ++j)
+        if (!(byStop[j] = forSigns(as[i], bs[j]))) return std::nullopt;
+      byStart[i] = bs.size() == 1 ? byStop[0] : choose(cx, lt(*stop, 0), *byStop[0], *byStop[1]);
+    }
+    return as.size() == 1 ? byStart[0] : choose(cx, lt(*start, 0), *byStart[0], *byStart[1]);
+  };
+  if (std::optional<Expr> len = bySigns()) return *len;
+  // Otherwise each bound clipped on its own, by its signs: a negative one counts from the end
+  // and is clipped below, another is clipped above; a side its sign rules out is not built (its
+  // clipping asks the solver too).
+  auto clipped = [&](const std::optional<Expr> &w, const std::vector<Sign> &signs, bool isStart) -> Expr {
+    if (!w) return step > 0 ? (isStart ? Expr(0) : L) : (isStart ? L - 1 : Expr(-1));
+    auto fromEnd = [&] { return smaller(cx, *w + L, step < 0 ? Expr(-1) : Expr(0), false); };
+    auto fromStart = [&] { return smaller(cx, *w, step < 0 ? L - 1 : L, true); };
+    if (signs.size() == 2) return choose(cx, lt(*w, 0), fromEnd(), fromStart());
+    return signs[0] == Negative ? fromEnd() : fromStart();
+  };
+  const Expr a = clipped(start, as, true), b = clipped(stop, bs, false);
+  return count(step > 0 ? b - a : a - b, false);
 }
 
 const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array, const std::string &op,
@@ -1229,34 +1244,10 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
       case IndexEntry::Slice: {
         const Expr &L = x->shape[axis++];
         int64_t s = e.step;
-        // start/stop after NumPy's adjustment (PySlice_AdjustIndices).
-        auto adjust = [&](const std::optional<Expr> &v, bool isStart) -> Expr {
-          if (!v) return s > 0 ? (isStart ? Expr(0) : L) : (isStart ? L - 1 : Expr(-1));
-          const Expr &w = *v;
-          Expr below = s < 0 ? Expr(-1) : Expr(0);
-          Expr above = s < 0 ? L - 1 : L;
-          // Negative: w + L clipped below; otherwise w clipped above. A side the sign of w rules
-          // out is not built (its clipping asks the solver too): choose() would drop it.
-          const Context &cx = n.validity.context();
-          const Pred negative = lt(w, 0);
-          auto fromEnd = [&] { return smaller(cx, w + L, below, false); };
-          auto fromStart = [&] { return smaller(cx, w, above, true); };
-          if (auto v = negative.constantValue()) return *v ? fromEnd() : fromStart();
-          if (provesCheaply(cx, negative)) return fromEnd();
-          if (provesCheaply(cx, !negative)) return fromStart();
-          return choose(cx, negative, fromEnd(), fromStart());
-        };
         for (const auto &bound : {e.start, e.stop})
           if (bound && !bound->isTotal())
             n.validity.require(definedness(*bound), "the slice bound " + bound->toString() + " is defined (array split does not result in an equal division otherwise)");
-        const Context &cx = n.validity.context();
-        std::optional<Expr> len = sliceLengthBySign(cx, L, e.start, e.stop, s);
-        if (!len) {
-          Expr a = adjust(e.start, true), b = adjust(e.stop, false);
-          len = nonNegative(cx, s > 0 ? floorDiv(b - a + Expr(s - 1), Integer(s))
-                                      : floorDiv(a - b + Expr(-s - 1), Integer(-s)));
-        }
-        n.shape.push_back(*len);
+        n.shape.push_back(sliceLength(n.validity.context(), L, e.start, e.stop, s));
         break;
       }
       case IndexEntry::Array: {

@@ -276,10 +276,9 @@ private:
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.
   Expr smaller(const Context &context, const Expr &a, const Expr &b, bool smallest);
-  /// The length of a basic slice in a form with the axis length once, when each bound's sign
-  /// is fixed (indexImpl); nullopt otherwise.
-  std::optional<Expr> sliceLengthBySign(const Context &cx, const Expr &L, const std::optional<Expr> &start,
-                                        const std::optional<Expr> &stop, int64_t step);
+  /// The length of a basic slice (indexImpl), written by the signs of its bounds.
+  Expr sliceLength(const Context &cx, const Expr &L, const std::optional<Expr> &start,
+                   const std::optional<Expr> &stop, int64_t step);
   const Node *indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array, const std::string &op,
                         std::vector<int64_t> ints);
   /// The data-dependent sizes a candidate's operands and attributes mention.

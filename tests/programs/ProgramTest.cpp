@@ -770,7 +770,7 @@ TEST(Shapes, NestedSlicesAreWrittenAsTheirFunction) {
 }
 
 // The length of a slice is written in a form chosen by the signs of its bounds
-// (Graph::sliceLengthBySign), or by clipping each bound on its own when a sign varies. Property:
+// (Graph::sliceLength), or, in the two mixed cases, by clipping each bound on its own. Property:
 // for bounds of every sign class (left out, constants, n, -n, n - 1, ...), both steps' signs,
 // axis lengths that are sizes or slices themselves, the inferred length at every point of a box
 // is the one NumPy's slice rule gives with plain integers (interp::sliceBounds, the reference
@@ -996,7 +996,7 @@ TEST(Programs, ErrorStatusIsAnEmptyDomainOnABoundedBox) {
 // A choice whose condition leaves one value of a size (n - 1 < 0 with n >= 0: n == 0) reads
 // that value on its side: x[:n - 1] was `0 if n - 1 < 0 else n - 1`, not
 // `max(0, 2*n - 1) if n - 1 < 0 else n - 1`; with lengths written by the signs of the bounds
-// (Graph::sliceLengthBySign) the two sides are one expression, max(0, n - 1). Each dim is
+// (Graph::sliceLength) the two sides are one expression, max(0, n - 1). Each dim is
 // checked against the interpreter.
 TEST(Shapes, AChoiceThatPinsASizeReadsItsValue) {
   const std::vector<std::string> lines{"param n, m", "x = input((n, m), float64)", "a = x[:n - 1]",
