@@ -243,10 +243,14 @@ public:
     Overrides narrower = overrides_;
     for (const auto &known : r.known) narrowInto(narrower, known);
     Walk inner(context_, std::move(narrower), budget_);
+    inner.depth_ = depth_ + 1;
     use(inner);
     budget_ = inner.budget_;
     return true;
   }
+
+  /// How many narrowings this walk's box is below the context's own.
+  int depth() const { return depth_; }
 
 private:
   /// A min, max, choice, quotient or remainder: what sums (the walk's own and the ones its
@@ -508,9 +512,88 @@ private:
   const Context &context_;
   Overrides overrides_;
   int budget_ = 64;
+  int depth_ = 0;
   std::unordered_map<const ExprNode *, Bounds> memo_;
   std::vector<Expr> kept_;
 };
+
+/// Where the box's intervals lose that two parts of an expression move with one parameter, the
+/// points where they change form are its breakpoints: the condition of a choice, and where the
+/// two operands of a min or max cross. m*max(0, 1 - n)*(0 if n - 1 < 0 else n) is 0 at every
+/// point, but its factors' intervals give [0, M*M]; on each side of n = 1 one factor is 0. Up
+/// to `limit` such conditions that bound a single parameter, each once.
+std::vector<Pred> breakpoints(const Pred &p, std::size_t limit) {
+  std::vector<Pred> out;
+  // Only a comparison a*x + k OP 0 of one parameter x narrows a box (refineParameter).
+  auto add = [&](const Pred &c) {
+    if (c.kind() != PredKind::Compare || std::find(out.begin(), out.end(), c) != out.end()) return;
+    const Expr diff = c->lhs - c->rhs;
+    const ExprNode *x = diff.node();
+    if (x->kind == ExprKind::Sum && x->terms.size() == 1 && x->terms[0].monomial.size() == 1 &&
+        x->terms[0].monomial[0].second == 1)
+      x = x->terms[0].monomial[0].first.node();
+    if (x->kind == ExprKind::Param) out.push_back(c);
+  };
+  std::vector<const ExprNode *> stack, seen;
+  std::vector<const PredNode *> preds{p.node()};
+  while (!preds.empty()) {
+    const PredNode *q = preds.back();
+    preds.pop_back();
+    for (const Pred &c : q->children) preds.push_back(c.node());
+    if (q->kind == PredKind::Compare) {
+      stack.push_back(q->lhs.node());
+      stack.push_back(q->rhs.node());
+    }
+  }
+  // The first nodes met suffice (the search is quadratic in them); a breakpoint deep in a large
+  // expression is rarely the one that decides.
+  constexpr std::size_t kNodes = 256;
+  while (!stack.empty() && out.size() < limit && seen.size() < kNodes) {
+    const ExprNode *x = stack.back();
+    stack.pop_back();
+    if (std::find(seen.begin(), seen.end(), x) != seen.end()) continue;
+    seen.push_back(x);
+    try {
+      if (x->kind == ExprKind::Select) add(x->condition);
+      if ((x->kind == ExprKind::Min || x->kind == ExprKind::Max) && x->operands.size() == 2)
+        add(le(x->operands[0], x->operands[1]));
+    } catch (const InputTooLarge &) {
+    }
+    for (const Term &t : x->terms)
+      for (const auto &factor : t.monomial) stack.push_back(factor.first.node());
+    for (const Expr &o : x->operands) stack.push_back(o.node());
+  }
+  return out;
+}
+
+/// Breakpoints followed at most this deep (a split inside a split), and this many per level.
+constexpr int kSplitDepth = 2;
+constexpr std::size_t kBreakpoints = 3;
+
+bool proven(Walk &walk, const PredNode *n, bool negate);
+
+/// `p`, which the intervals of `walk` do not prove, proven on each side of one of its
+/// breakpoints (a side no point of the box takes needs nothing), each side as a walk of its own
+/// that may split again.
+bool provenBySplit(Walk &walk, const Pred &p) {
+  if (walk.depth() >= kSplitDepth) return false;
+  for (const Pred &cond : breakpoints(p, kBreakpoints)) {
+    bool sides = true;
+    for (bool truth : {true, false}) {
+      bool never = false, ok = false;
+      bool narrowed = walk.narrowedTo(cond, truth, never, [&](Walk &inner) {
+        ok = proven(inner, p.node(), false) || provenBySplit(inner, p);
+      });
+      // Not narrowed (no budget left), or this side not proven.
+      if ((!narrowed && !never) || (!never && !ok)) {
+        sides = false;
+        break;
+      }
+    }
+    if (sides) return true;
+  }
+  return false;
+}
 
 bool proven(Walk &walk, const PredNode *n, bool negate) {
   switch (n->kind) {
@@ -577,6 +660,12 @@ bool provenByRanges(const Context &context, const Pred &p) {
   if (definedness(p).constantValue() != std::optional<bool>(true)) return false;
   Walk walk(context);
   return proven(walk, p.node(), false);
+}
+
+bool provenByRangesCut(const Context &context, const Pred &p) {
+  if (definedness(p).constantValue() != std::optional<bool>(true)) return false;
+  Walk walk(context);
+  return provenBySplit(walk, p);
 }
 
 std::optional<std::pair<std::string, Integer>> pinnedParameter(const Context &context, const Pred &cond, bool truth) {
