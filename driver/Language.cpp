@@ -1648,7 +1648,7 @@ struct Session::Impl {
 
   ArrayStatus &arrayStatus(const Node *n) {
     ArrayStatusKey key{n->pending, {}, graph->context().assumptions()};
-    for (const Expr &d : n->shape) ops::addReserved(key.reserved, parametersOf(d));
+    for (const Expr &d : n->shape) ops::addReserved(key.reserved, parameterNodes(d));
     if (auto it = arrayStatusMemo.find(key); it != arrayStatusMemo.end()) return it->second;
     Validity v = ops::validityOf(*graph, n);
     const Status status = v.status();

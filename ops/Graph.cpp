@@ -216,19 +216,19 @@ Expr Graph::freshDataSize(Node &n, const Expr &size, bool boolean) {
   return k;
 }
 
-bool addReserved(std::vector<Expr> &into, const std::vector<Expr> &params) {
+bool addReserved(std::vector<Expr> &into, const std::vector<const ExprNode *> &params) {
   bool any = false;
-  for (const Expr &p : params)
+  for (const ExprNode *p : params)
     if (p->reserved) {
       any = true;
-      if (std::find(into.begin(), into.end(), p) == into.end()) into.push_back(p);
+      if (std::none_of(into.begin(), into.end(), [p](const Expr &x) { return x.node() == p; })) into.push_back(Expr(p));
     }
   return any;
 }
 
 std::vector<Expr> Graph::reservedOf(const Node &c) const {
   std::vector<Expr> out;
-  auto add = [&](const Expr &e) { addReserved(out, parametersOf(e)); };
+  auto add = [&](const Expr &e) { addReserved(out, parameterNodes(e)); };
   for (const Node *i : c.inputs)
     for (const Expr &d : i->shape) add(d);
   for (const Expr &e : c.exprs) add(e);
@@ -245,7 +245,7 @@ Context Graph::contextFor(std::vector<Expr> reserved) const {
   for (std::size_t i = 0; i < reserved.size(); ++i) {
     auto it = dataBounds_.find(reserved[i]->name);
     if (it == dataBounds_.end()) continue;
-    addReserved(reserved, parametersOf(it->second));
+    addReserved(reserved, parameterNodes(it->second));
   }
   std::sort(reserved.begin(), reserved.end(), [](const Expr &a, const Expr &b) { return a->name < b->name; });
   std::string key;
@@ -499,9 +499,9 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
           pending.push_back(p);
           for (const Obligation &o : p->validity.obligations())
             if (recorded.insert(o.predicate).second) // the same requirement from another op: once
-              gathered.push_back({p, &o, !addReserved(reserved, parametersOf(o.predicate))});
+              gathered.push_back({p, &o, !addReserved(reserved, parameterNodes(o.predicate))});
         }
-    for (const Expr &d : node->shape) addReserved(reserved, parametersOf(d));
+    for (const Expr &d : node->shape) addReserved(reserved, parameterNodes(d));
   }
   Context context = graph.contextFor(reserved);
   Validity v(graph.solver(), context);

@@ -127,7 +127,7 @@ EinsumSpec decodeEinsum(const std::vector<int64_t> &ints);
 Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes);
 /// Adds to `into` the data-dependent sizes among `params` that it does not hold yet (the set a
 /// question's context is made for: Graph::contextFor); true when `params` has one.
-bool addReserved(std::vector<Expr> &into, const std::vector<Expr> &params);
+bool addReserved(std::vector<Expr> &into, const std::vector<const ExprNode *> &params);
 inline Validity validityOf(const Graph &graph, const Node *node) { return validityOf(graph, std::vector<const Node *>{node}); }
 
 struct GraphStats {

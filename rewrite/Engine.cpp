@@ -93,9 +93,9 @@ bool match(const Term &t, const Node *n, Bindings &b) {
 /// The data-dependent sizes in `p` and in the shapes of `nodes`.
 std::vector<Expr> reservedIn(const std::vector<Pred> &preds, const std::vector<const Node *> &nodes) {
   std::vector<Expr> out;
-  for (const Pred &p : preds) ops::addReserved(out, parametersOf(p));
+  for (const Pred &p : preds) ops::addReserved(out, parameterNodes(p));
   for (const Node *n : nodes)
-    for (const Expr &d : n->shape) ops::addReserved(out, parametersOf(d));
+    for (const Expr &d : n->shape) ops::addReserved(out, parameterNodes(d));
   return out;
 }
 

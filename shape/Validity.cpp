@@ -45,8 +45,9 @@ void Validity::absorb(const Validity &other) {
 
 void Validity::mention(const std::vector<Expr> &dims) {
   for (const Expr &d : dims)
-    for (const Expr &p : parametersOf(d))
-      if (std::find(mentioned_.begin(), mentioned_.end(), p) == mentioned_.end()) mentioned_.push_back(p);
+    for (const ExprNode *p : parameterNodes(d))
+      if (std::none_of(mentioned_.begin(), mentioned_.end(), [p](const Expr &m) { return m.node() == p; }))
+        mentioned_.push_back(Expr(p));
 }
 
 void Validity::settle() const {

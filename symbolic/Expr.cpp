@@ -1342,6 +1342,8 @@ void collectInto(const ParamList &below, std::vector<Expr> &out) {
 } // namespace
 
 void collectParameters(Expr e, std::vector<Expr> &out) { collectInto(paramsBelow(e.node()), out); }
+const std::vector<const ExprNode *> &parameterNodes(const Expr &e) { return paramsBelow(e.node()); }
+const std::vector<const ExprNode *> &parameterNodes(const Pred &p) { return paramsBelow(p.node()); }
 void collectParameters(const Pred &p, std::vector<Expr> &out) { collectInto(paramsBelow(p.node()), out); }
 std::vector<Expr> parametersOf(Expr e) {
   std::vector<Expr> out;

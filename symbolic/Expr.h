@@ -88,7 +88,7 @@ public:
     std::swap(node_, o.node_);
     return *this;
   }
-  ~Handle() { if (node_) release(node_); }
+  ~Handle() { if (node_) drop(node_); }
 
   const Node *node() const { return node_; }
   const Node *operator->() const { return node_; }
@@ -101,6 +101,15 @@ protected:
   Handle(const Node *node, Adopt) : node_(node) {}
 
 private:
+  /// Drops a reference that is not the node's last inline (one compare-and-swap); the last one,
+  /// or a count that changed meanwhile, goes to release(), which decides under the table's lock.
+  static void drop(const Node *n) {
+    uint64_t r = n->refs.count.load(std::memory_order_relaxed);
+    if (r > 1 && n->refs.count.compare_exchange_strong(r, r - 1, std::memory_order_acq_rel, std::memory_order_relaxed))
+      return;
+    release(n);
+  }
+
   const Node *node_;
 };
 } // namespace detail
@@ -314,6 +323,10 @@ std::vector<Expr> parametersOf(Expr e);
 std::vector<Expr> parametersOf(const Pred &p);
 void collectParameters(Expr e, std::vector<Expr> &out);
 void collectParameters(const Pred &p, std::vector<Expr> &out);
+/// The same parameters as nodes: the list kept with the node, so no copy is made and no
+/// reference taken (valid while `e` or `p` lives). For loops that only look.
+const std::vector<const ExprNode *> &parameterNodes(const Expr &e);
+const std::vector<const ExprNode *> &parameterNodes(const Pred &p);
 
 /// The condition under which every exact division in `e` (or `p`) divides evenly.
 Pred definedness(Expr e);
