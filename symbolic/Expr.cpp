@@ -349,17 +349,20 @@ void normalise(std::vector<Term> &terms) {
 
 /// normalise() for terms that are already sorted runs (run k: [runs[k], runs[k + 1])): the
 /// runs are merged pairwise, then equal monomials merge.
-void mergeRuns(std::vector<Term> &terms, std::vector<std::size_t> runs) {
+/// Where sorted runs of a term list start (and, last, where the list ends); most products make
+/// a few, kept in place.
+using Runs = boost::container::small_vector<std::size_t, 8>;
+void mergeRuns(std::vector<Term> &terms, Runs &runs) {
   auto before = [](const Term &a, const Term &b) { return monomialCompare(a.monomial, b.monomial) < 0; };
   while (runs.size() > 2) {
-    std::vector<std::size_t> merged{runs[0]};
+    Runs merged{runs[0]};
     for (std::size_t k = 0; k + 2 < runs.size(); k += 2) {
       std::inplace_merge(terms.begin() + std::ptrdiff_t(runs[k]), terms.begin() + std::ptrdiff_t(runs[k + 1]),
                          terms.begin() + std::ptrdiff_t(runs[k + 2]), before);
       merged.push_back(runs[k + 2]);
     }
     if (runs.size() % 2 == 0) merged.push_back(runs.back()); // an odd number of runs: the last one stays
-    runs = std::move(merged);
+    runs.swap(merged);
   }
   mergeSorted(terms);
 }
@@ -392,11 +395,18 @@ Integer truncDiv(const Integer &a, const Integer &c) {
 void splitByDivisor(Expr e, const Integer &c, std::vector<Term> &q, Integer &q0,
                     std::vector<Term> &r, Integer &r0) {
   auto [terms, constant] = asPolynomial(e);
+  q.reserve(terms.size());
+  r.reserve(terms.size());
   for (Term &t : terms) {
     Integer qt = truncDiv(t.coefficient, c);
     Integer rt = t.coefficient - qt * c;
-    if (!qt.isZero()) q.push_back({qt, t.monomial});
-    if (!rt.isZero()) r.push_back({rt, t.monomial});
+    // The terms are this function's copy: the monomial moves to the last list that takes it.
+    if (rt.isZero()) {
+      if (!qt.isZero()) q.push_back({qt, std::move(t.monomial)});
+    } else {
+      if (!qt.isZero()) q.push_back({qt, t.monomial});
+      r.push_back({rt, std::move(t.monomial)});
+    }
   }
   q0 = truncDiv(constant, c);
   r0 = constant - q0 * c;
@@ -956,6 +966,9 @@ Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negat
   bool allTotal = true;
   for (const Expr &e : operands) allTotal = allTotal && e.isTotal();
   std::vector<Term> terms;
+  std::size_t count = 0;
+  for (const Expr &e : operands) count += e.kind() == ExprKind::Sum ? e.node()->terms.size() : 1;
+  terms.reserve(count);
   Integer constant(0);
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const ExprNode *n = operands[i].node();
@@ -1000,7 +1013,7 @@ Expr operator*(Expr a, Expr b) {
   const Integer &cLonger = aLonger ? ca : cb, &cShorter = aLonger ? cb : ca;
   std::vector<Term> out;
   out.reserve(ta.size() * tb.size() + ta.size() + tb.size());
-  std::vector<std::size_t> runs{0};
+  Runs runs{0};
   for (const Term &y : shorter) {
     for (const Term &x : longer) {
       Monomial m = multiplyMonomials(x.monomial, y.monomial);
@@ -1017,7 +1030,7 @@ Expr operator*(Expr a, Expr b) {
     for (const Term &y : shorter) out.push_back({cLonger * y.coefficient, y.monomial});
     runs.push_back(out.size());
   }
-  mergeRuns(out, std::move(runs));
+  mergeRuns(out, runs);
   return keepDefinedness(fromNormalised(std::move(out), ca * cb), {a, b});
 }
 
