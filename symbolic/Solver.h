@@ -26,8 +26,11 @@
 // comparisons (exact in a context that is only bounds: "not implied" when the interval crosses
 // zero), and Proven from interval arithmetic over min, max, floor division and choices
 // (symbolic/Range.h; one-sided: it never refutes). provesQuickly also says "not implied" when
-// evaluation finds a small point of the context where P fails. Results are memoized per (context, predicate); both are hash-consed, so the key
-// is two pointers. Each isl call runs under an operation quota reset per question
+// evaluation finds a small point of the context where P fails. A product with a min, max or
+// choice as a factor that no point fails (an element count of sliced shapes) is tried by
+// intervals on each side of a breakpoint (provenByRangesCut) before isl splits the factor
+// case by case. Results are memoized per (context, predicate); both are hash-consed, so the
+// key is two pointers. Each isl call runs under an operation quota reset per question
 // (isl_ctx_set_max_operations / isl_ctx_reset_operations, see shared/reference/isl-notes.md §1.2).
 //
 // Cost: ~tens of µs for an uncached affine question, well under a µs for a fast path or a memo
@@ -102,7 +105,7 @@ struct SolverStats {
   uint64_t questions = 0, memoHits = 0, fastPaths = 0, islQuestions = 0, quotaHits = 0,
            timeouts = 0, memoryOuts = 0;
   /// Answered without isl: "not implied" from a point found by evaluation (provesQuickly), or
-  /// "proven" from interval bounds (symbolic/Range.h).
+  /// "proven" from interval bounds, cut at breakpoints or not (symbolic/Range.h).
   uint64_t evaluated = 0, ranges = 0;
   /// Depends answered from two evaluated points (no isl); the conditions of such answers that
   /// were read (and so computed by isl); those of them where isl stopped, so that the condition
