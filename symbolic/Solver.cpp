@@ -1744,6 +1744,17 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     return true;
   }
 
+  /// Its mirror: a product with a piecewise factor that fails at a point found and holds at none,
+  /// whose negation intervals prove (plainly or cut): `p` fails everywhere, and that point is
+  /// the witness. Jointly impossible obligations (n >= 1 and m*max(0, 1 - n) >= 1) are such.
+  bool refutedByCuts(const Context &c, const Pred &p, const SmallWitnesses &small) {
+    if (!small.no || small.yes || !piecewiseFactor(p)) return false;
+    const Pred fails = !p;
+    if (!provenByRanges(c, fails) && !provenByRangesCut(c, fails)) return false;
+    ++stats.ranges;
+    return true;
+  }
+
   /// Depends from two points of the context found by evaluation: isl is asked nothing now,
   /// and for the exact condition only when it is read.
   std::optional<Decision> dependsByPoints(const Context &c, const Pred &original, SmallWitnesses &small) {
@@ -1775,6 +1786,13 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       Decision d;
       d.answer = Answer::Proven;
       d.setCondition(Pred::truth(true));
+      return d;
+    }
+    if (refutedByCuts(c, original, small)) {
+      Decision d;
+      d.answer = Answer::Refuted;
+      d.setCondition(Pred::truth(false));
+      d.violating = completed(*small.no, c, original);
       return d;
     }
     ++stats.islQuestions;

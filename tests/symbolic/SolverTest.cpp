@@ -564,6 +564,14 @@ TEST(Range, CutsAtBreakpointsProveOnlyWhatHolds) {
   uint64_t isl = solver.stats().islQuestions;
   EXPECT_EQ(solver.decide(sizes, count).answer, Answer::Proven);
   EXPECT_EQ(solver.stats().islQuestions, isl);
+  // Obligations that cannot hold together (n >= 1 on one axis, m*max(0, 1 - n) >= 1 on
+  // another) are refuted the same way, with a real violating point.
+  const Pred never = parsePred("n >= 1 and m >= 1 and m*max(0, 1 - n) >= 1");
+  Decision refuted = solver.decide(sizes, never);
+  EXPECT_EQ(refuted.answer, Answer::Refuted);
+  ASSERT_TRUE(refuted.violating);
+  EXPECT_FALSE(holds(never, *refuted.violating));
+  EXPECT_EQ(solver.stats().islQuestions, isl);
   // n*max(0, 2 - n)*max(0, m - 3)*min(1, 3 - m) is never positive: cut at m = 3, the third
   // factor is 0 on one side and the last one at most 0 on the other. Without the last factor
   // it is 1 at n = 1, m = 4: no cut may prove it.
