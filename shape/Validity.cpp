@@ -50,6 +50,34 @@ void Validity::mention(const std::vector<Expr> &dims) {
         mentioned_.push_back(Expr(p));
 }
 
+namespace {
+/// Points that take each parameter's value from one of `points` (every parameter a point of
+/// them gives; at most kValues values each, the first ones met), in turn, at most kCombined.
+std::vector<Assignment> combinedPoints(const std::vector<Assignment> &points) {
+  constexpr std::size_t kCombined = 64, kValues = 4;
+  std::vector<std::pair<std::string, std::vector<Integer>>> values;
+  for (const Assignment &a : points)
+    for (const auto &[name, value] : a.values()) {
+      auto at = std::find_if(values.begin(), values.end(), [&](const auto &v) { return v.first == name; });
+      if (at == values.end()) values.push_back({name, {value}});
+      else if (at->second.size() < kValues && std::find(at->second.begin(), at->second.end(), value) == at->second.end())
+        at->second.push_back(value);
+    }
+  std::vector<Assignment> out;
+  std::vector<std::size_t> digit(values.size(), 0);
+  while (out.size() < kCombined) {
+    Assignment a;
+    for (std::size_t i = 0; i < values.size(); ++i) a.set(values[i].first, values[i].second[digit[i]]);
+    out.push_back(std::move(a));
+    // The next combination, the last parameter fastest.
+    std::size_t i = values.size();
+    while (i > 0 && ++digit[i - 1] == values[i - 1].second.size()) digit[--i] = 0;
+    if (i == 0) break;
+  }
+  return out;
+}
+} // namespace
+
 void Validity::settle() const {
   if (settled_) return;
   settled_ = true;
@@ -88,6 +116,14 @@ void Validity::settle() const {
   // of k obligations where the largest point settles it with one.
   satisfying.insert(satisfying.begin(), {largest, context_.samplePoint()});
   if (auto d = dependsFromPoints(context_, all, satisfying, violating)) {
+    joint_ = d;
+    return;
+  }
+  // Where obligations pin different parameters (n == 3 on one axis, m + 3 == n on another), no
+  // one obligation's point satisfies them all, but a point that takes each parameter's value
+  // from some obligation's point may; isl would split every product's piecewise factors to
+  // find it (tens of milliseconds for a dozen obligations).
+  if (auto d = dependsFromPoints(context_, all, combinedPoints(satisfying), violating)) {
     joint_ = d;
     return;
   }

@@ -388,6 +388,33 @@ TEST(Validity, DisjunctionsImpliedByAnotherCheckAreLeftOut) {
   EXPECT_TRUE(ok);
 }
 
+// Obligations that pin different parameters, each satisfied at a point that fails the other
+// (n == 1 at n = 1, m = 7; m == 2 at n = 9, m = 2): neither point nor their largest values
+// satisfies both, a point taking n from the first and m from the second does. The joint
+// decision is then made from those points, without a solver question.
+TEST(Validity, JointObligationsAreSatisfiedByCombiningTheirPoints) {
+  Solver solver(deterministic());
+  Context c = solver.makeContext({parsePred("n <= 20"), parsePred("m <= 20")});
+  auto depends = [](const Assignment &yes, const Assignment &no) {
+    Decision d;
+    d.answer = Answer::Depends;
+    d.satisfying = yes;
+    d.violating = no;
+    return d;
+  };
+  Validity v(solver, c);
+  v.record(parsePred("n == 1"), "n", depends({{"n", 1}, {"m", 7}}, {{"n", 0}, {"m", 0}}));
+  v.record(parsePred("m == 2"), "m", depends({{"n", 9}, {"m", 2}}, {{"n", 0}, {"m", 0}}));
+  const uint64_t questions = solver.stats().questions;
+  EXPECT_EQ(v.status(), Status::RuntimeCheck);
+  EXPECT_EQ(solver.stats().questions, questions);
+  // Obligations no combination satisfies are still decided: n == 1 and n == 2 never hold together.
+  Validity w(solver, c);
+  w.record(parsePred("n == 1"), "n", depends({{"n", 1}, {"m", 7}}, {{"n", 0}, {"m", 0}}));
+  w.record(parsePred("n == 2"), "n2", depends({{"n", 2}, {"m", 2}}, {{"n", 0}, {"m", 0}}));
+  EXPECT_EQ(w.status(), Status::Error);
+}
+
 // Found by fuzz_shape: an operand with more than 2**63 - 1 elements cannot exist, even where the
 // result is empty because another operand has a 0 where it has a 1. `(F8, 1)` with
 // `(7, 1, 1111**6)` was valid at F8 = 0; NumPy refuses to make the second array. Shapes with
