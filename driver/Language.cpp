@@ -1,5 +1,6 @@
 #include "driver/Language.h"
 
+#include <charconv>
 #include <chrono>
 #include <cctype>
 #include <cmath>
@@ -99,7 +100,7 @@ std::vector<Token> tokenize(const std::string &line) {
     }
     bool matched = false;
     for (const std::string &o : ops)
-      if (line.compare(i, o.size(), o) == 0) {
+      if (o[0] == c && line.compare(i, o.size(), o) == 0) {
         out.push_back({Token::Op, o, i});
         i += o.size();
         matched = true;
@@ -311,8 +312,15 @@ struct Session::Impl {
 
   // ---- token helpers ----
   const Token &peek(std::size_t k = 0) const { return toks[std::min(at + k, toks.size() - 1)]; }
-  bool isOp(const char *o, std::size_t k = 0) const { return peek(k).kind == Token::Op && peek(k).text == o; }
-  bool isName(const char *n, std::size_t k = 0) const { return peek(k).kind == Token::Name && peek(k).text == n; }
+  // The first characters first: most tests fail there, without measuring `o`.
+  bool isOp(const char *o, std::size_t k = 0) const {
+    const Token &t = peek(k);
+    return t.kind == Token::Op && t.text[0] == o[0] && t.text == o;
+  }
+  bool isName(const char *n, std::size_t k = 0) const {
+    const Token &t = peek(k);
+    return t.kind == Token::Name && t.text[0] == n[0] && t.text == n;
+  }
   /// Takes a command flag such as `--opt` out of the rest of the line (it would read as
   /// arithmetic otherwise); true when it was there.
   bool takeFlag(const std::string &flag) {
@@ -611,7 +619,7 @@ struct Session::Impl {
       } else if (isOp(".")) {
         ++at;
         if (peek().kind != Token::Name) fail("expected an attribute name" + found());
-        Token t = peek();
+        const Token &t = peek(); // the token list does not change while a line is read
         ++at;
         v = attribute(v, t);
       } else {
@@ -621,10 +629,16 @@ struct Session::Impl {
   }
 
   Value atom() {
-    Token t = peek();
+    const Token &t = peek(); // the token list does not change while a line is read
     switch (t.kind) {
     case Token::Int: {
       ++at;
+      // Most literals fit in 18 digits: read directly; longer ones by the expression parser,
+      // which knows any size (and says why a literal is not a size).
+      int64_t small = 0;
+      if (t.text.size() <= 18 &&
+          std::from_chars(t.text.data(), t.text.data() + t.text.size(), small).ptr == t.text.data() + t.text.size())
+        return Value::ofSize(Expr(small), t.pos);
       Expr e;
       try {
         e = parseExpr(t.text);
