@@ -57,7 +57,9 @@ std::vector<Assignment> combinedPoints(const std::vector<Assignment> &points) {
   constexpr std::size_t kCombined = 64, kValues = 4;
   std::vector<std::pair<std::string, std::vector<Integer>>> values;
   for (const Assignment &a : points)
-    for (const auto &[name, value] : a.values()) {
+    for (const auto &entry : a.values()) { // not a structured binding: clang 14 cannot capture one
+      const std::string &name = entry.first;
+      const Integer &value = entry.second;
       auto at = std::find_if(values.begin(), values.end(), [&](const auto &v) { return v.first == name; });
       if (at == values.end()) values.push_back({name, {value}});
       else if (at->second.size() < kValues && std::find(at->second.begin(), at->second.end(), value) == at->second.end())
