@@ -619,7 +619,7 @@ struct Session::Impl {
       } else if (isOp(".")) {
         ++at;
         if (peek().kind != Token::Name) fail("expected an attribute name" + found());
-        const Token &t = peek(); // the token list does not change while a line is read
+        const Token &t = peek(); // the token list does not change while an expression is read
         ++at;
         v = attribute(v, t);
       } else {
@@ -629,7 +629,7 @@ struct Session::Impl {
   }
 
   Value atom() {
-    const Token &t = peek(); // the token list does not change while a line is read
+    const Token &t = peek(); // the token list does not change while an expression is read
     switch (t.kind) {
     case Token::Int: {
       ++at;

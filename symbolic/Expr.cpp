@@ -347,11 +347,11 @@ void normalise(std::vector<Term> &terms) {
   mergeSorted(terms);
 }
 
-/// normalise() for terms that are already sorted runs (run k: [runs[k], runs[k + 1])): the
-/// runs are merged pairwise, then equal monomials merge.
 /// Where sorted runs of a term list start (and, last, where the list ends); most products make
 /// a few, kept in place.
 using Runs = boost::container::small_vector<std::size_t, 8>;
+/// normalise() for terms that are already sorted runs (run k: [runs[k], runs[k + 1])): the
+/// runs are merged pairwise, then equal monomials merge.
 void mergeRuns(std::vector<Term> &terms, Runs &runs) {
   auto before = [](const Term &a, const Term &b) { return monomialCompare(a.monomial, b.monomial) < 0; };
   while (runs.size() > 2) {

@@ -248,7 +248,7 @@ struct RefCount {
 };
 
 /// A monomial: atoms with positive exponents, sorted by the structural order. Most have one
-/// atom, kept in place (no allocation per term).
+/// atom or two (an element count m*n), kept in place (no allocation per term).
 using Monomial = boost::container::small_vector<std::pair<Expr, uint32_t>, 2>;
 struct Term {
   Integer coefficient;
