@@ -521,7 +521,8 @@ private:
 /// points where they change form are its breakpoints: the condition of a choice, and where the
 /// two operands of a min or max cross. m*max(0, 1 - n)*(0 if n - 1 < 0 else n) is 0 at every
 /// point, but its factors' intervals give [0, M*M]; on each side of n = 1 one factor is 0. Up
-/// to `limit` such conditions that bound a single parameter, each once.
+/// to `limit` such conditions that bound a single parameter, each once, then cuts at small
+/// sizes.
 std::vector<Pred> breakpoints(const Pred &p, std::size_t limit) {
   std::vector<Pred> out;
   // Only a comparison a*x + k OP 0 of one parameter x narrows a box (refineParameter).
@@ -562,6 +563,14 @@ std::vector<Pred> breakpoints(const Pred &p, std::size_t limit) {
     for (const Term &t : x->terms)
       for (const auto &factor : t.monomial) stack.push_back(factor.first.node());
     for (const Expr &o : x->operands) stack.push_back(o.node());
+  }
+  // Then small sizes, where a slice's length changes form without a condition that says so:
+  // max(0, min(1, n) - (n - 1)) is 1 at n = 1 and 0 from n = 2 on, a breakpoint that is written
+  // nowhere. The first few parameters, each cut after 1 and after 2.
+  std::size_t params = 0;
+  for (const ExprNode *x : parameterNodes(p)) {
+    if (++params > 3) break;
+    for (int k : {1, 2}) add(le(Expr(x), Expr(k)));
   }
   return out;
 }
