@@ -575,7 +575,8 @@ std::vector<Pred> breakpoints(const Pred &p, std::size_t limit) {
   return out;
 }
 
-/// Breakpoints followed at most this deep (a split inside a split), and this many per level.
+/// Breakpoints followed at most this deep (a split inside a split), and this many written ones
+/// per level (the cuts at small sizes come after them).
 constexpr int kSplitDepth = 2;
 constexpr std::size_t kBreakpoints = 3;
 
