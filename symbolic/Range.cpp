@@ -116,6 +116,27 @@ struct Refinement {
 /// after the other (a part read with the intervals the earlier parts left). `interval` gives
 /// each parameter's interval before the condition. Only what follows from the condition is
 /// kept: a part that says nothing is passed over.
+/// A comparison read as a*x + k OP 0 over one parameter x (x is null when it does not read so).
+struct OneParameter {
+  const ExprNode *x = nullptr; // kept alive by the comparison, which holds it
+  Integer a{1}, k{0};
+};
+OneParameter oneParameter(const PredNode *p) {
+  if (p->kind != PredKind::Compare) return {};
+  Expr diff;
+  try {
+    diff = p->lhs - p->rhs;
+  } catch (const InputTooLarge &) {
+    return {};
+  }
+  const ExprNode *d = diff.node();
+  if (d->kind == ExprKind::Param) return {d, Integer(1), Integer(0)};
+  if (d->kind == ExprKind::Sum && d->terms.size() == 1 && d->terms[0].monomial.size() == 1 &&
+      d->terms[0].monomial[0].second == 1 && d->terms[0].monomial[0].first.kind() == ExprKind::Param)
+    return {d->terms[0].monomial[0].first.node(), d->terms[0].coefficient, d->constantTerm};
+  return {};
+}
+
 using IntervalOf = std::function<Context::Interval(const std::string &)>;
 Refinement refineParameter(const Pred &cond, bool truth, const IntervalOf &interval) {
   const PredNode *p = cond.node();
@@ -137,26 +158,10 @@ Refinement refineParameter(const Pred &cond, bool truth, const IntervalOf &inter
     }
     return all;
   }
-  if (p->kind != PredKind::Compare) return {};
-  Expr diff;
-  try {
-    diff = p->lhs - p->rhs;
-  } catch (const InputTooLarge &) {
-    return {};
-  }
-  const ExprNode *d = diff.node();
-  const ExprNode *x = nullptr;
-  Integer a(1), k(0);
-  if (d->kind == ExprKind::Param) {
-    x = d;
-  } else if (d->kind == ExprKind::Sum && d->terms.size() == 1 && d->terms[0].monomial.size() == 1 &&
-             d->terms[0].monomial[0].second == 1 && d->terms[0].monomial[0].first.kind() == ExprKind::Param) {
-    x = d->terms[0].monomial[0].first.node();
-    a = d->terms[0].coefficient;
-    k = d->constantTerm;
-  } else {
-    return {};
-  }
+  const OneParameter one = oneParameter(p);
+  if (!one.x) return {};
+  const ExprNode *x = one.x;
+  const Integer &a = one.a, &k = one.k;
   // a*x OP t, with t = -k; over the integers, > and < are >= and <= moved by one.
   Integer t = -k;
   auto ceilDiv = [](const Integer &u, const Integer &v) { return -Integer::floorDiv(-u, v); };
@@ -527,13 +532,7 @@ std::vector<Pred> breakpoints(const Pred &p, std::size_t limit) {
   std::vector<Pred> out;
   // Only a comparison a*x + k OP 0 of one parameter x narrows a box (refineParameter).
   auto add = [&](const Pred &c) {
-    if (c.kind() != PredKind::Compare || std::find(out.begin(), out.end(), c) != out.end()) return;
-    const Expr diff = c->lhs - c->rhs;
-    const ExprNode *x = diff.node();
-    if (x->kind == ExprKind::Sum && x->terms.size() == 1 && x->terms[0].monomial.size() == 1 &&
-        x->terms[0].monomial[0].second == 1)
-      x = x->terms[0].monomial[0].first.node();
-    if (x->kind == ExprKind::Param) out.push_back(c);
+    if (std::find(out.begin(), out.end(), c) == out.end() && oneParameter(c.node()).x) out.push_back(c);
   };
   std::vector<const ExprNode *> stack, seen;
   std::vector<const PredNode *> preds{p.node()};
@@ -583,16 +582,16 @@ constexpr std::size_t kBreakpoints = 3;
 bool proven(Walk &walk, const PredNode *n, bool negate);
 
 /// `p`, which the intervals of `walk` do not prove, proven on each side of one of its
-/// breakpoints (a side no point of the box takes needs nothing), each side as a walk of its own
-/// that may split again.
-bool provenBySplit(Walk &walk, const Pred &p) {
+/// breakpoints `cuts` (a side no point of the box takes needs nothing), each side as a walk of
+/// its own that may split again.
+bool provenBySplit(Walk &walk, const Pred &p, const std::vector<Pred> &cuts) {
   if (walk.depth() >= kSplitDepth) return false;
-  for (const Pred &cond : breakpoints(p, kBreakpoints)) {
+  for (const Pred &cond : cuts) {
     bool sides = true;
     for (bool truth : {true, false}) {
       bool never = false, ok = false;
       bool narrowed = walk.narrowedTo(cond, truth, never, [&](Walk &inner) {
-        ok = proven(inner, p.node(), false) || provenBySplit(inner, p);
+        ok = proven(inner, p.node(), false) || provenBySplit(inner, p, cuts);
       });
       // Not narrowed (no budget left), or this side not proven.
       if ((!narrowed && !never) || (!never && !ok)) {
@@ -675,7 +674,7 @@ bool provenByRanges(const Context &context, const Pred &p) {
 bool provenByRangesCut(const Context &context, const Pred &p) {
   if (definedness(p).constantValue() != std::optional<bool>(true)) return false;
   Walk walk(context);
-  return provenBySplit(walk, p);
+  return provenBySplit(walk, p, breakpoints(p, kBreakpoints));
 }
 
 std::optional<std::pair<std::string, Integer>> pinnedParameter(const Context &context, const Pred &cond, bool truth) {
