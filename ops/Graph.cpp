@@ -1093,8 +1093,31 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
 /// a < 0 <= b, step < 0 with b < 0 <= a) keep L twice in any form, unless the bound that is not
 /// negative lies past the end (then it is as if left out): where one is met, the bounds are
 /// clipped one by one instead.
+std::size_t Graph::SliceKeyHash::operator()(const SliceKey &k) const {
+  std::size_t h = mix(k.assumptions.hash(), k.length.hash());
+  h = mix(h, k.start ? k.start->hash() : 1);
+  h = mix(h, k.stop ? k.stop->hash() : 2);
+  return mix(h, std::size_t(k.step) * 2 + std::size_t(k.domain));
+}
+
 Expr Graph::sliceLength(const Context &cx, const Expr &L, const std::optional<Expr> &start,
                         const std::optional<Expr> &stop, int64_t step) {
+  SliceKey key{cx.assumptions(), cx.domain(), L, start, stop, step};
+  if (auto it = sliceLengths_.find(key); it != sliceLengths_.end()) {
+    ++stats_.sliceLengthsRemembered;
+    return it->second;
+  }
+  const uint64_t unkept = solver_->stats().unkept;
+  Expr length = slicedLength(cx, L, start, stop, step);
+  if (solver_->stats().unkept == unkept) {
+    if (sliceLengths_.size() >= (std::size_t(1) << 16)) sliceLengths_.clear();
+    sliceLengths_.emplace(std::move(key), length);
+  }
+  return length;
+}
+
+Expr Graph::slicedLength(const Context &cx, const Expr &L, const std::optional<Expr> &start,
+                         const std::optional<Expr> &stop, int64_t step) {
   enum Sign { Absent, NonNegative, Negative };
   const Integer t(step > 0 ? step : -step);
   // ceil(d / t), and at least 0 unless d is known to be.

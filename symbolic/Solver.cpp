@@ -2006,7 +2006,10 @@ bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
   } else {
     proven = im.provenWithIsl(context, predicate);
     // "Not proven" because the clock ran out depends on the machine and the moment: not kept.
-    if (!proven && im.outOfTime()) return proven;
+    if (!proven && im.outOfTime()) {
+      ++im.stats.unkept;
+      return proven;
+    }
   }
   if (im.proofMemo.size() > (std::size_t(1) << 20)) im.proofMemo.clear();
   im.proofMemo.emplace(key, proven);
@@ -2026,7 +2029,10 @@ std::optional<Expr> Solver::compact(const Context &context, const Expr &e) {
   }
   if (r) ++im.stats.compacted;
   // "Not compacted" because the clock ran out depends on the moment: not kept.
-  if (!r && im.outOfTime()) return r;
+  if (!r && im.outOfTime()) {
+    ++im.stats.unkept;
+    return r;
+  }
   if (im.compactMemo.size() > (std::size_t(1) << 16)) im.compactMemo.clear();
   im.compactMemo.emplace(key, r);
   return r;
@@ -2059,6 +2065,7 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
   bool budgetAnswer = d.answer == Answer::Unknown &&
                       (d.reason.find("time limit") != std::string::npos ||
                        d.reason.find("memory limit") != std::string::npos);
+  if (budgetAnswer) ++im.stats.unkept;
   if (im.options.memoize && !budgetAnswer) {
     if (im.memo.size() > (std::size_t(1) << 20)) im.memo.clear();
     im.memo.emplace(key, d);

@@ -123,6 +123,10 @@ struct SolverStats {
   /// Lists of predicates found jointly impossible by a remembered list they hold
   /// (knownJointlyImpossible), with no question asked.
   uint64_t impossibleByMemo = 0;
+  /// Answers that the clock or the memory limit cut short, and so were not remembered (they
+  /// depend on the machine and the moment). A memo built on the solver's answers keeps nothing
+  /// computed while this grew (Graph::sliceLength's).
+  uint64_t unkept = 0;
 };
 
 class Solver {

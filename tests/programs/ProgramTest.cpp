@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <limits>
+#include <thread>
 #include "ops/Graph.h"
 #include "proptests/Differential.h"
 #include "proptests/RandomProgram.h"
@@ -160,6 +161,46 @@ TEST(Graph, SliceBoundsWhoseCasesAgreeAreOneExpression) {
   const int64_t expected[][2] = {{0, 0}, {1, 1}, {2, 1}, {5, 4}};
   for (const auto &[v, length] : expected)
     EXPECT_EQ(evaluate(most->shape[0], Assignment{{"n", v}}), std::optional<Integer>(length)) << v;
+}
+
+// A slice's length is remembered per (assumptions, axis length, bounds, step), so that a program
+// slicing one axis the same way again asks the solver nothing. A length built while the clock
+// had cut a solver answer short is not remembered: once there is time, the same slice of another
+// array gets the length the solver proves, and that one is then kept.
+TEST(Graph, SliceLengthsAreRememberedOnlyWhenNoAnswerWasCutShort) {
+  auto sliceFrom = [](ops::Graph &g, const char *name, const Expr &start) {
+    const ops::Node *x = g.input(name, ops::DType::Float64, shapeOf({Expr::param("n")}));
+    return g.index(x, {{ops::IndexEntry::Slice, start, std::nullopt, 1}})->shape[0];
+  };
+  // 0 at every size, which only isl proves: the start's sign is open to intervals.
+  const Expr start = parseExpr("(a + b) % 2 - (a % 2 + b % 2) % 2");
+  auto declare = [](ops::Graph &g) {
+    for (const char *p : {"n", "a", "b"}) g.param(p);
+  };
+  Solver reference;
+  ops::Graph fresh(reference);
+  declare(fresh);
+  const Expr proven = sliceFrom(fresh, "x", start);
+
+  Solver solver; // 1 s per question
+  ops::Graph g(solver);
+  declare(g);
+  solver.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const Expr cutShort = sliceFrom(g, "x", start);
+  EXPECT_GE(solver.stats().unkept, 1u);
+  EXPECT_NE(cutShort, proven) << "the clock did not change the length: the test shows nothing";
+  solver.limitTotalTime(0);
+  EXPECT_EQ(sliceFrom(g, "y", start), proven);
+  // Now kept: past the clock again, a third array's slice still gets it, with no answer cut short.
+  solver.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const uint64_t unkept = solver.stats().unkept;
+  const std::size_t remembered = g.stats().sliceLengthsRemembered;
+  EXPECT_EQ(sliceFrom(g, "z", start), proven);
+  EXPECT_EQ(g.stats().sliceLengthsRemembered, remembered + 1);
+  EXPECT_EQ(solver.stats().unkept, unkept);
+  solver.limitTotalTime(0);
 }
 
 namespace {

@@ -331,13 +331,16 @@ TEST(Solver, TotalTimeLimitBoundsTheQuestionsTogether) {
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   auto start = std::chrono::steady_clock::now();
   Decision late = s.decide(c, onlyIsl);
+  EXPECT_EQ(s.stats().unkept, 1u);
   EXPECT_FALSE(s.provesQuickly(c, onlyIsl));
+  EXPECT_EQ(s.stats().unkept, 2u); // what a memo built on the solver's answers reads
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
   EXPECT_EQ(late.answer, Answer::Unknown);
   EXPECT_NE(late.reason.find("time limit (1 ms for all the questions together)"), std::string::npos) << late.reason;
   EXPECT_EQ(late.residual, onlyIsl);
   s.limitTotalTime(0);
   EXPECT_EQ(s.decide(c, onlyIsl).answer, Answer::Proven);
+  EXPECT_EQ(s.stats().unkept, 2u);
   EXPECT_TRUE(s.provesQuickly(c, parsePred("(a + b) % 2 == (b % 2 + a % 2) % 2")));
   // provesQuickly's own question, first asked past the bound, then after it.
   Pred other = parsePred("(a + b + c) % 3 == (a % 3 + (b + c) % 3) % 3");
