@@ -89,6 +89,9 @@ class Graph;
 struct Node {
   // What the node is (its structural key).
   OpKind kind;
+  /// Position in the graph (creation order: operands come first). Beside `kind` and `inputs`:
+  /// a walk over a large graph reads these three of each node, one cache line.
+  uint32_t id = 0;
   std::string op;
   std::vector<const Node *> inputs;
   std::vector<int64_t> ints;
@@ -98,7 +101,6 @@ struct Node {
   Pred cond;               // IfElse on sizes: the condition
   BroadcastMode mode = BroadcastMode::Numpy;
   // What the factory derived.
-  uint32_t id = 0;         // position in the graph (creation order: operands come first)
   DType dtype = DType::Float64;
   bool weak = false;       // a Python literal (Scalar only)
   Shape shape;
