@@ -99,6 +99,23 @@ std::string Context::toString() const {
 
 namespace {
 
+/// The decision on a predicate that holds at every point of the context.
+Decision provenEverywhere() {
+  Decision d;
+  d.answer = Answer::Proven;
+  d.setCondition(Pred::truth(true));
+  return d;
+}
+
+/// The decision on a predicate that fails at every point of the context; `at` is one of them.
+Decision refutedEverywhere(Assignment at) {
+  Decision d;
+  d.answer = Answer::Refuted;
+  d.setCondition(Pred::truth(false));
+  d.violating = std::move(at);
+  return d;
+}
+
 struct IslFailure {}; // an isl call returned an error; the ctx says which
 /// A question outside what the solver takes on (too many products or parameters): Unknown.
 struct TooHard {
@@ -1281,11 +1298,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     bool canRefute = c.consistencyProven();
     if (auto v = p.constantValue()) {
       if (!*v && !canRefute) return std::nullopt;
-      Decision d;
-      d.answer = *v ? Answer::Proven : Answer::Refuted;
-      d.setCondition(p);
-      if (!*v) d.violating = completed(c.samplePoint(), c, p);
-      return d;
+      return *v ? provenEverywhere() : refutedEverywhere(completed(c.samplePoint(), c, p));
     }
     // Interval bounds of a single affine comparison over parameters, or of its negation.
     const PredNode *n = p.node();
@@ -1782,19 +1795,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   Decision decideWithIsl(const Context &c, const Pred &original) {
     SmallWitnesses small;
     if (auto d = dependsByPoints(c, original, small)) return *d;
-    if (provenByCuts(c, original, small)) {
-      Decision d;
-      d.answer = Answer::Proven;
-      d.setCondition(Pred::truth(true));
-      return d;
-    }
-    if (refutedByCuts(c, original, small)) {
-      Decision d;
-      d.answer = Answer::Refuted;
-      d.setCondition(Pred::truth(false));
-      d.violating = completed(*small.no, c, original);
-      return d;
-    }
+    if (provenByCuts(c, original, small)) return provenEverywhere();
+    if (refutedByCuts(c, original, small)) return refutedEverywhere(completed(*small.no, c, original));
     ++stats.islQuestions;
     Budget budget(*this);
     // A product with a min, max or choice as a factor is one opaque atom to isl, unrelated to
@@ -1809,17 +1811,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     if (!again) return d;
     ++stats.piecewiseSplits;
     try {
-      if (splitIsEmpty(c, original, true)) {
-        d.answer = Answer::Proven;
-        d.setCondition(Pred::truth(true));
-        return d;
-      }
-      if (realNo && splitIsEmpty(c, original, false)) {
-        d.answer = Answer::Refuted;
-        d.setCondition(Pred::truth(false));
-        d.violating = completed(*realNo, c, original);
-        return d;
-      }
+      if (splitIsEmpty(c, original, true)) return provenEverywhere();
+      if (realNo && splitIsEmpty(c, original, false)) return refutedEverywhere(completed(*realNo, c, original));
     } catch (const IslFailure &) {
       isl_ctx_reset_error(ctx);
     } catch (const TooHard &) {
@@ -1852,11 +1845,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       bool opaque = t.hasOpaqueAtoms();
       // A sample point answers emptiness and gives the witness in one isl call.
       PointPtr noPoint(check(isl_set_sample_point(check(isl_set_copy(V.get())))));
-      if (checkBool(isl_point_is_void(noPoint.get()))) {
-        d.answer = Answer::Proven;
-        d.setCondition(Pred::truth(true));
-        return d;
-      }
+      if (checkBool(isl_point_is_void(noPoint.get()))) return provenEverywhere();
       SetPtr S(check(isl_set_intersect(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
       PointPtr yesPoint(check(isl_set_sample_point(check(isl_set_copy(S.get())))));
       if (checkBool(isl_point_is_void(yesPoint.get()))) {
@@ -1865,10 +1854,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
           std::string why = budget.exhausted();
           return unknown(original, why.empty() ? "no real point of the assumptions was found to witness the refutation" : why);
         }
-        d.answer = Answer::Refuted;
-        d.setCondition(Pred::truth(false));
-        d.violating = completed(*w, c, original);
-        return d;
+        return refutedEverywhere(completed(*w, c, original));
       }
       auto yes = small.yes ? small.yes : witness(t, yesPoint.get(), c.assumptions(), p, true, c.domain());
       auto no = !yes ? std::nullopt : small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
@@ -1882,22 +1868,13 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
           if (!yes && decided) {
             // p holds at no real point: refuted, given a real point of the context where it fails.
             auto w = small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
-            if (w) {
-              d.answer = Answer::Refuted;
-              d.setCondition(Pred::truth(false));
-              d.violating = completed(*w, c, original);
-              return d;
-            }
+            if (w) return refutedEverywhere(completed(*w, c, original));
           }
           if (yes) no = small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
         }
         if (yes && !no) {
           no = realPointAmong(t, V.get(), c.assumptions(), p, false, decided);
-          if (!no && decided) {
-            d.answer = Answer::Proven; // p fails at no real point of the context
-            d.setCondition(Pred::truth(true));
-            return d;
-          }
+          if (!no && decided) return provenEverywhere(); // p fails at no real point of the context
         }
       }
       if (!yes || !no) {
@@ -2056,8 +2033,7 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
   Decision d;
   if (provenByRanges(context, predicate)) {
     ++im.stats.ranges;
-    d.answer = Answer::Proven;
-    d.setCondition(Pred::truth(true));
+    d = provenEverywhere();
   } else {
     d = im.decideWithIsl(context, predicate);
   }
