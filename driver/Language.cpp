@@ -305,6 +305,7 @@ struct Session::Impl {
     optimized.clear();
     statements.clear();
     arrayStatusMemo.clear(); // before the graph: its keys hold the graph's pending lists
+    unkeptStatus.reset();
     graph.reset();
     graph = std::make_unique<ops::Graph>(solver);
     mode = options.mode;
@@ -1660,12 +1661,18 @@ struct Session::Impl {
   };
   std::unordered_map<ArrayStatusKey, ArrayStatus, ArrayStatusKeyHash> arrayStatusMemo;
 
+  /// A status some solver answer of which the clock cut short: not kept (it depends on the
+  /// machine and the moment), it lives here until the next one.
+  std::optional<ArrayStatus> unkeptStatus;
+
   ArrayStatus &arrayStatus(const Node *n) {
     ArrayStatusKey key{n->pending, {}, graph->context().assumptions()};
     for (const Expr &d : n->shape) ops::addReserved(key.reserved, parameterNodes(d));
     if (auto it = arrayStatusMemo.find(key); it != arrayStatusMemo.end()) return it->second;
+    const uint64_t unkept = graph->solver().stats().unkept;
     Validity v = ops::validityOf(*graph, n);
     const Status status = v.status();
+    if (graph->solver().stats().unkept != unkept) return unkeptStatus.emplace(ArrayStatus{status, std::move(v), std::nullopt});
     return arrayStatusMemo.emplace(std::move(key), ArrayStatus{status, std::move(v), std::nullopt}).first->second;
   }
   const std::string &arrayStatusText(const Node *n) {

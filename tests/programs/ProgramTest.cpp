@@ -203,6 +203,34 @@ TEST(Graph, SliceLengthsAreRememberedOnlyWhenNoAnswerWasCutShort) {
   solver.limitTotalTime(0);
 }
 
+// A reply's status is remembered per pending list, but not one some solver answer of which the
+// clock cut short. Each of x and y has sizes somewhere, and only isl proves that no point gives
+// both (the joint question, asked for z). Asked past the clock, z's status is unknown; the same
+// array named again once there is time is an error, as a fresh session says at once.
+TEST(Session, AStatusTheClockCutShortIsNotRemembered) {
+  const std::vector<std::string> before = {"param n, m", "x = input(((n + m) % 2 - 1,))",
+                                           "y = input((n % 2 - m % 2, m % 2 - n % 2))"};
+  const std::string joint = "z = sum(x) + sum(y)";
+  auto status = [](const driver::Reply &r) { return nlohmann::json::parse(r.lines.at(0)).at("status").get<std::string>(); };
+  driver::SessionOptions so;
+  so.json = true;
+  {
+    Solver fresh;
+    driver::Session s(fresh, so);
+    for (const std::string &line : before) s.execute(line, 1);
+    EXPECT_EQ(status(s.execute(joint, 2)), "error");
+  }
+  Solver solver;
+  driver::Session session(solver, so);
+  for (const std::string &line : before) session.execute(line, 1);
+  solver.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(status(session.execute(joint, 2)), "unknown") << "the clock did not cut the question short: the test shows nothing";
+  EXPECT_GE(solver.stats().unkept, 1u);
+  solver.limitTotalTime(0);
+  EXPECT_EQ(status(session.execute("w = z", 3)), "error");
+}
+
 namespace {
 
 void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram &p, BroadcastMode mode,
