@@ -86,10 +86,15 @@ const Node *reshapeMerge(ops::Graph &g, const Node *n) {
   return g.reshape(n->inputs[0]->inputs[0], n->shape);
 }
 
-const Node *subtensorLift(ops::Graph &g, const Node *n) {
+const Node *subtensorLift(ops::Graph &g, const Node *n, const Readers &readers) {
   if (n->kind != OpKind::Index || n->inputs.size() != 1) return nullptr;
   const Node *e = n->inputs[0];
   if (e->kind != OpKind::Unary && e->kind != OpKind::Binary && e->kind != OpKind::Cast) return nullptr;
+  // An elementwise result that something else reads too stays computed whole: indexing its
+  // operands instead would compute the op a second time, on the indexed elements (PyTensor's
+  // local_subtensor_lift asks for a single client for this reason). In a program with much
+  // sharing, lifting anyway also rebuilt every node above each lift.
+  if (readers && readers(e) > 1) return nullptr;
   // An integer power raises a value error for a negative exponent: computed on the indexed
   // elements only, it would not raise for one the index leaves out.
   if (e->kind == OpKind::Binary && e->op == "power" && !ops::isFloat(e->dtype)) return nullptr;
@@ -120,11 +125,16 @@ const Node *sumOfAlloc(ops::Graph &g, const Node *n) {
   return g.binary("multiply", v, g.size(count), n->mode);
 }
 
-using Builtin = std::function<const Node *(ops::Graph &, const Node *)>;
+using Builtin = std::function<const Node *(ops::Graph &, const Node *, const Readers &)>;
+/// A builtin that does not ask how many readers a node has.
+template <const Node *(*f)(ops::Graph &, const Node *)> const Node *alone(ops::Graph &g, const Node *n, const Readers &) {
+  return f(g, n);
+}
 const std::unordered_map<std::string, Builtin> &builtins() {
   static const auto *table = new std::unordered_map<std::string, Builtin>{
-      {"constant_fold", constantFold},     {"transpose_merge", transposeMerge}, {"transpose_identity", transposeIdentity},
-      {"reshape_merge", reshapeMerge},     {"subtensor_lift", subtensorLift},   {"sum_of_alloc", sumOfAlloc}};
+      {"constant_fold", alone<constantFold>},     {"transpose_merge", alone<transposeMerge>},
+      {"transpose_identity", alone<transposeIdentity>}, {"reshape_merge", alone<reshapeMerge>},
+      {"subtensor_lift", subtensorLift},          {"sum_of_alloc", alone<sumOfAlloc>}};
   return *table;
 }
 
@@ -132,10 +142,10 @@ const std::unordered_map<std::string, Builtin> &builtins() {
 
 bool isBuiltin(const std::string &name) { return builtins().count(name) != 0; }
 
-const Node *applyBuiltin(const std::string &name, ops::Graph &graph, const Node *n) {
+const Node *applyBuiltin(const std::string &name, ops::Graph &graph, const Node *n, const Readers &readers) {
   auto it = builtins().find(name);
   if (it == builtins().end()) return nullptr;
-  return it->second(graph, n);
+  return it->second(graph, n, readers);
 }
 
 } // namespace shapelab::rewrite

@@ -3,6 +3,8 @@
 // pattern rule and goes through the same engine and checker.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "ops/Graph.h"
@@ -10,8 +12,13 @@
 namespace shapelab::rewrite {
 
 bool isBuiltin(const std::string &name);
+/// How many readers a node has in the program being rewritten (operand slots of the nodes the
+/// outputs reach, and the outputs themselves); empty where that is not known (a rule applied
+/// on its own, as the rule checker does), which counts as one.
+using Readers = std::function<std::size_t(const ops::Node *)>;
 /// The replacement of `n` by builtin `name`, or nullptr when it does not apply. Unchecked: the
 /// engine checks every application.
-const ops::Node *applyBuiltin(const std::string &name, ops::Graph &graph, const ops::Node *n);
+const ops::Node *applyBuiltin(const std::string &name, ops::Graph &graph, const ops::Node *n,
+                              const Readers &readers = {});
 
 } // namespace shapelab::rewrite

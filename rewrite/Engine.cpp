@@ -295,7 +295,7 @@ bool Engine::conditionHolds(const Rule &rule, const Node *self, const Bindings &
 
 const Node *Engine::tryRule(const Rule &rule, const Node *n) {
   try {
-    if (rule.builtin) return applyBuiltin(rule.name, *graph_, n);
+    if (rule.builtin) return applyBuiltin(rule.name, *graph_, n, [this](const Node *x) { return readersOf(x); });
     Bindings b;
     if (!match(*rule.pattern, n, b) || !conditionHolds(rule, n, b)) return nullptr;
     std::function<const Node *(const Term &)> build = [&](const Term &t) -> const Node * {
@@ -369,15 +369,42 @@ const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &resul
       continue;
     }
     if (const Node *earlier = doneOf(m)) { // an equal node was rewritten before
-      setDone(n, earlier);
+      redirect(n, earlier);
       continue;
     }
     setDone(m, m); // while it is simplified: a replacement that contains it stops here
     m = simplify(m, phase, result);
-    setDone(n, m);
+    redirect(n, m);
     setDone(m, m);
   }
   return doneOf(root);
+}
+
+void Engine::countReaders(const std::vector<const Node *> &outputs) {
+  readers_.assign(graph_->nodes().size(), 0);
+  std::vector<char> seen(readers_.size(), 0);
+  std::vector<const Node *> stack;
+  for (const Node *o : outputs) {
+    ++readers_[o->id];
+    stack.push_back(o);
+  }
+  while (!stack.empty()) {
+    const Node *n = stack.back();
+    stack.pop_back();
+    if (seen[n->id]) continue;
+    seen[n->id] = 1;
+    for (const Node *i : n->inputs) {
+      ++readers_[i->id];
+      if (!seen[i->id]) stack.push_back(i);
+    }
+  }
+}
+
+void Engine::redirect(const Node *from, const Node *to) {
+  setDone(from, to);
+  if (from == to || from->id >= readers_.size()) return;
+  if (to->id >= readers_.size()) readers_.resize(std::max<std::size_t>(to->id + 1, readers_.size() * 2), 0);
+  readers_[to->id] += readers_[from->id];
 }
 
 OptimizeResult Engine::run(const std::vector<const Node *> &outputs) {
@@ -385,6 +412,7 @@ OptimizeResult Engine::run(const std::vector<const Node *> &outputs) {
   result.outputs = outputs;
   for (Phase phase : {Phase::Canonicalize, Phase::Specialize, Phase::Canonicalize, Phase::Fuse}) {
     done_.assign(graph_->nodes().size(), nullptr);
+    countReaders(result.outputs);
     for (const Node *&o : result.outputs) o = rewrite(o, phase, result);
   }
   return result;

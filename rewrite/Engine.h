@@ -89,6 +89,14 @@ private:
     done_[n->id] = m;
   }
   std::map<std::pair<const ops::Node *, std::string>, bool> refusedAt_;
+  /// Per phase, by node id: how many readers each node has in the program (operand slots of
+  /// the nodes the outputs reach, and the outputs), counted when the phase starts; a node
+  /// rewritten to another passes its readers on (redirect). Builtins ask it (Readers).
+  std::vector<uint32_t> readers_;
+  void countReaders(const std::vector<const ops::Node *> &outputs);
+  std::size_t readersOf(const ops::Node *n) const { return n->id < readers_.size() ? readers_[n->id] : 0; }
+  /// setDone(from, to), and to's readers gain from's.
+  void redirect(const ops::Node *from, const ops::Node *to);
 };
 
 /// The nodes `outputs` depend on (themselves included).

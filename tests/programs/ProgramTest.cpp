@@ -753,6 +753,28 @@ TEST(Rewrite, SubtensorIsNotLiftedThroughAnIntegerPower) {
   EXPECT_EQ(engine.run({session.lookup("w")}).fired.count("subtensor_lift"), 1u); // a float power is lifted
 }
 
+// An index is lifted through an elementwise op only where nothing else reads the op's result:
+// else the op would be computed twice, whole and on the indexed elements. A node rewritten in
+// the same phase keeps the readers of the one it replaces: m, rebuilt over the lifted u, is
+// still read by t and is an output, so t stays m[::2].
+TEST(Rewrite, SubtensorIsLiftedOnlyThroughAnOpNothingElseReads) {
+  const std::vector<std::string> lines{"param n",           "x = input((n,), float64)", "y = input((n,), float64)",
+                                       "u = (x + y)[1:]",   "m = u * 2.0",              "t = m[::2]"};
+  auto lifts = [&](const std::vector<std::string> &outputs) {
+    Solver solver;
+    driver::Session session(solver, {});
+    EXPECT_TRUE(executesAll(session, lines));
+    std::vector<const ops::Node *> nodes;
+    for (const std::string &o : outputs) nodes.push_back(session.lookup(o));
+    rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
+    rewrite::OptimizeResult r = engine.run(nodes);
+    return r.fired.count("subtensor_lift") ? r.fired.at("subtensor_lift") : 0;
+  };
+  EXPECT_EQ(lifts({"t", "m"}), 1); // u through x + y only
+  EXPECT_EQ(lifts({"t", "u"}), 2); // and t through m, but not then through u, an output
+  EXPECT_EQ(lifts({"t"}), 3);      // and then through u = x[1:] + y[1:] too
+}
+
 // Found by `shapelab proptest --cases 4000 --seed 7100000 --max-nodes 60` (case seed 7103677):
 // nested slices of a reshaped size make large shapes. (1) v42's validity settles its runtime
 // checks together, and their conjunction, written out, is past the expression limit: the
