@@ -70,8 +70,13 @@ struct KeyHash {
 // Held by a pointer that is never destroyed: the handles it keeps must not be released after
 // the intern table is gone at exit (a static or thread_local map is destroyed in an order
 // relative to the table that nothing guarantees).
-std::unordered_map<Key, Decision, KeyHash> &fitsMemo() {
-  static auto *memo = new std::unordered_map<Key, Decision, KeyHash>();
+/// What is remembered per (solver, assumptions, count): the obligation and its decision.
+struct Fits {
+  Pred predicate;
+  Decision decision;
+};
+std::unordered_map<Key, Fits, KeyHash> &fitsMemo() {
+  static auto *memo = new std::unordered_map<Key, Fits, KeyHash>();
   return *memo;
 }
 std::mutex &memoLock() {
@@ -82,25 +87,30 @@ std::mutex &memoLock() {
 /// Records `count <= 2**63 - 1` with `description`, decided once per (solver, context, count).
 void recordFits(Validity &validity, const Expr &count, const std::string &description) {
   const Context &context = validity.context();
-  Pred fits = le(count, Expr(maxArraySize()));
   // The same count recurs along a program (every elementwise op on the same shape): remember
-  // the answer per (context, count) — evaluation at far points is cheap, but not free, and the
-  // solver's fallback may search for witnesses.
+  // the obligation and its answer per (context, count) — evaluation at far points is cheap,
+  // but not free, the solver's fallback may search for witnesses, and even writing the
+  // comparison out (count - (2**63 - 1) in canonical form) allocates.
   Key key{&validity.solver(), context.assumptions(), count};
   std::mutex &lock = memoLock();
   auto *memo = &fitsMemo();
-  std::optional<Decision> known;
+  std::optional<Fits> known;
   {
     std::lock_guard<std::mutex> guard(lock);
     if (auto it = memo->find(key); it != memo->end()) known = it->second;
   }
   if (!known) {
-    known = decideFits(validity.solver(), context, count, fits);
-    std::lock_guard<std::mutex> guard(lock);
-    if (memo->size() > 65536) memo->clear(); // a bound on what the memo keeps alive
-    memo->emplace(key, *known);
+    Pred fits = le(count, Expr(maxArraySize()));
+    const uint64_t unkept = validity.solver().stats().unkept;
+    known = Fits{fits, decideFits(validity.solver(), context, count, fits)};
+    // An answer the clock cut short is the solver's to ask again, not this memo's to keep.
+    if (validity.solver().stats().unkept == unkept) {
+      std::lock_guard<std::mutex> guard(lock);
+      if (memo->size() > 65536) memo->clear(); // a bound on what the memo keeps alive
+      memo->emplace(key, *known);
+    }
   }
-  validity.record(fits, description, *known);
+  validity.record(known->predicate, description, known->decision);
 }
 
 } // namespace
