@@ -254,8 +254,9 @@ Context Graph::contextFor(std::vector<Expr> reserved) const {
   std::vector<Pred> all = assumptions_;
   for (const Expr &r : reserved)
     if (auto it = dataBounds_.find(r->name); it != dataBounds_.end()) all.push_back(it->second);
+  const uint64_t unkept = solver_->stats().unkept;
   Context c = solver_->makeContext(all);
-  contexts_.emplace(key, c);
+  if (solver_->stats().unkept == unkept) contexts_.emplace(key, c); // else the clock cut its search short
   return c;
 }
 

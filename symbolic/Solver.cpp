@@ -2141,6 +2141,8 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
     }
     if (sample) data->sample = *sample;
     else data->consistent = false;
+    // A point the clock kept the search from finding: a context that is not one to remember.
+    if (!sample && im.outOfTime()) ++im.stats.unkept;
   }
   if (data->consistent)
     for (Expr x : data->parameters)

@@ -124,8 +124,9 @@ struct SolverStats {
   /// (knownJointlyImpossible), with no question asked.
   uint64_t impossibleByMemo = 0;
   /// Answers that the clock or the memory limit cut short, and so were not remembered (they
-  /// depend on the machine and the moment). A memo built on the solver's answers keeps nothing
-  /// computed while this grew (Graph::sliceLength's).
+  /// depend on the machine and the moment), and contexts whose point the clock kept from being
+  /// found. A memo built on the solver's answers keeps nothing computed while this grew
+  /// (Graph::sliceLength's, Graph::contextFor's, the element-count and reply-status memos).
   uint64_t unkept = 0;
 };
 

@@ -203,6 +203,28 @@ TEST(Graph, SliceLengthsAreRememberedOnlyWhenNoAnswerWasCutShort) {
   solver.limitTotalTime(0);
 }
 
+// The context of a data-dependent size (its bound joins the assumptions) is remembered per
+// set of sizes, but not one whose point the clock kept from being found: asked again once
+// there is time, it has one.
+TEST(Graph, AContextTheClockCutShortIsNotRemembered) {
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_FALSE(session.execute("param n", 1).failed);
+  ASSERT_FALSE(session.execute("x = input((n,), float64)", 2).failed);
+  solver.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  session.execute("y = x[x > 0]", 3);
+  const ops::Node *y = session.lookup("y");
+  ASSERT_NE(y, nullptr);
+  const Expr k = y->shape.at(0); // the mask's size, _k0
+  ASSERT_TRUE(k->reserved) << k.toString();
+  const Context early = session.graph().contextFor({k});
+  EXPECT_FALSE(early.consistencyProven()) << "the clock did not cut the search short: the test shows nothing";
+  EXPECT_GE(solver.stats().unkept, 1u);
+  solver.limitTotalTime(0);
+  EXPECT_TRUE(session.graph().contextFor({k}).consistencyProven());
+}
+
 // A reply's status is remembered per pending list, but not one some solver answer of which the
 // clock cut short. Each of x and y has sizes somewhere, and only isl proves that no point gives
 // both (the joint question, asked for z). Asked past the clock, z's status is unknown; the same
