@@ -1090,6 +1090,13 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
   return indexImpl(x, std::move(entries), array, "index", {});
 }
 
+std::size_t Graph::SliceKeyHash::operator()(const SliceKey &k) const {
+  std::size_t h = mix(k.assumptions.hash(), k.length.hash());
+  h = mix(h, k.start ? k.start->hash() : 1);
+  h = mix(h, k.stop ? k.stop->hash() : 2);
+  return mix(h, std::size_t(k.step) * 2 + std::size_t(k.domain));
+}
+
 /// The length of x[start:stop:step] along an axis of length L >= 0 (either bound may be left
 /// out), written by the signs of the bounds. NumPy clips each bound by its sign
 /// (PySlice_AdjustIndices), and for a fixed pair of signs the difference of the clipped bounds
@@ -1105,14 +1112,8 @@ const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const N
 /// a choice on its sign between two such forms. The two mixed cases left out (step > 0 with
 /// a < 0 <= b, step < 0 with b < 0 <= a) keep L twice in any form, unless the bound that is not
 /// negative lies past the end (then it is as if left out): where one is met, the bounds are
-/// clipped one by one instead.
-std::size_t Graph::SliceKeyHash::operator()(const SliceKey &k) const {
-  std::size_t h = mix(k.assumptions.hash(), k.length.hash());
-  h = mix(h, k.start ? k.start->hash() : 1);
-  h = mix(h, k.stop ? k.stop->hash() : 2);
-  return mix(h, std::size_t(k.step) * 2 + std::size_t(k.domain));
-}
-
+/// clipped one by one instead. Remembered per (assumptions, L, bounds, step): slicedLength
+/// computes it.
 Expr Graph::sliceLength(const Context &cx, const Expr &L, const std::optional<Expr> &start,
                         const std::optional<Expr> &stop, int64_t step) {
   SliceKey key{cx.assumptions(), cx.domain(), L, start, stop, step};
