@@ -49,6 +49,7 @@ std::vector<Token> tokenize(const std::string &line) {
   static const std::vector<std::string> ops = {"...", "**", "//", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":",
                                                "=", ".", "+", "-", "*", "/", "%", "@", "<", ">", "&", "|", "^", "~"};
   std::vector<Token> out;
+  out.reserve(line.size() / 2 + 2); // one allocation, not one per doubling
   std::size_t i = 0;
   while (i < line.size()) {
     char c = line[i];

@@ -502,17 +502,38 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
   };
   std::vector<Gathered> gathered;
   std::vector<const Node *> pending;
+  std::vector<Expr> reserved;
+  // Told apart by a linear search while the lists are short (a status reply's node has 8
+  // pending nodes on average in the benchmark's programs), by hash sets past that: the sets
+  // allocated a node per entry, several allocations a statement. One node's list holds each
+  // pending node once (Graph::finish).
+  constexpr std::size_t kLinear = 32;
   std::unordered_set<const Node *> seen;
   std::unordered_set<Pred> recorded;
-  std::vector<Expr> reserved;
+  auto firstVisit = [&](const Node *p) {
+    if (nodes.size() == 1) return true;
+    if (pending.size() < kLinear) return std::find(pending.begin(), pending.end(), p) == pending.end();
+    if (seen.empty()) seen.insert(pending.begin(), pending.end());
+    return seen.insert(p).second;
+  };
+  auto newRequirement = [&](const Pred &q) { // the same requirement from another op: once
+    if (gathered.size() < kLinear) {
+      for (const Gathered &g : gathered)
+        if (g.obligation->predicate == q) return false;
+      return true;
+    }
+    if (recorded.empty())
+      for (const Gathered &g : gathered) recorded.insert(g.obligation->predicate);
+    return recorded.insert(q).second;
+  };
+  pending.reserve(nodes.size() == 1 && nodes[0]->pending ? nodes[0]->pending->size() : 0);
   for (const Node *node : nodes) {
     if (node->pending)
       for (const Node *p : *node->pending)
-        if (seen.insert(p).second) {
+        if (firstVisit(p)) {
           pending.push_back(p);
           for (const Obligation &o : p->validity.obligations())
-            if (recorded.insert(o.predicate).second) // the same requirement from another op: once
-              gathered.push_back({p, &o, !addReserved(reserved, parameterNodes(o.predicate))});
+            if (newRequirement(o.predicate)) gathered.push_back({p, &o, !addReserved(reserved, parameterNodes(o.predicate))});
         }
     for (const Expr &d : node->shape) addReserved(reserved, parameterNodes(d));
   }
