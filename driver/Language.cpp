@@ -1752,19 +1752,16 @@ struct Session::Impl {
   }
 
   void assign(const std::vector<std::string> &targets, const Value &v, int lineNumber, Reply &r) {
-    std::vector<Value> values;
-    if (targets.size() == 1) values.push_back(v);
-    else {
+    if (targets.size() != 1) {
       if (v.kind != Value::Tuple) failAt("cannot unpack " + std::string(kindName(v.kind)) + " into " + std::to_string(targets.size()) + " names", 0);
       if (v.items.size() != targets.size())
         failAt("expected " + std::to_string(targets.size()) + " values to unpack, got " + std::to_string(v.items.size()), 0);
-      values = v.items;
     }
     for (std::size_t i = 0; i < targets.size(); ++i) {
       const std::string &t = targets[i];
       if (t.empty() || t[0] == '_') failAt("names starting with '_' are reserved", 0);
       if (t == "param" || t == "assume" || t == "mode") failAt("'" + t + "' is a statement keyword", 0);
-      Value val = values[i];
+      Value val = targets.size() == 1 ? v : v.items[i];
       if (val.kind == Value::Array) val.node = guarded(val.node);
       else val.reads = computedArrays();
       variables[t] = val;
