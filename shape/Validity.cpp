@@ -87,15 +87,21 @@ void Validity::settle() const {
   // Obligations that each depend may still be jointly impossible (n == 1 on one axis and
   // n == 2 on another): decide their conjunction once. Within the context each predicate is
   // its own exact condition; conditions are not read, so isl does not compute them.
+  // Counted first: most validities have one such obligation, and then nothing is copied.
+  std::size_t depending = 0;
+  for (const Obligation &o : obligations_) depending += o.decision.answer == Answer::Depends;
+  if (depending < 2) return;
   std::vector<Pred> conditions;
   std::vector<Assignment> satisfying, violating;
+  conditions.reserve(depending);
+  satisfying.reserve(depending + 2);
+  violating.reserve(depending);
   for (const Obligation &o : obligations_)
     if (o.decision.answer == Answer::Depends) {
       conditions.push_back(o.predicate);
       if (o.decision.satisfying) satisfying.push_back(*o.decision.satisfying);
       if (o.decision.violating) violating.push_back(*o.decision.violating);
     }
-  if (conditions.size() < 2) return;
   // Conditions that each fit may not fit together (their conjunction written out is past
   // kMaxTreeSize): the joint question is then not asked, as when the solver cannot answer it,
   // and each obligation stays a runtime check of its own.
