@@ -630,6 +630,7 @@ const Node *Graph::size(Expr value) {
 
 void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
   std::vector<Shape> shapes;
+  shapes.reserve(n.inputs.size());
   for (const Node *in : n.inputs) shapes.push_back(in->shape);
   // When one operand's shape dominates (every other one, right-aligned, has the same dim or a
   // constant 1 at each position), the result is that shape where valid, and its element count
