@@ -13,8 +13,9 @@ namespace shapelab::rewrite {
 
 bool isBuiltin(const std::string &name);
 /// How many readers a node has in the program being rewritten (operand slots of the nodes the
-/// outputs reach, and the outputs themselves); empty where that is not known (a rule applied
-/// on its own, as the rule checker does), which counts as one.
+/// outputs reach, and the outputs themselves). Empty, or 0 for a node, where that is not known:
+/// a node the phase made, or any node when the engine has not run (the rule checker applies
+/// rules through such an engine). A builtin reads that as "no other reader".
 using Readers = std::function<std::size_t(const ops::Node *)>;
 /// The replacement of `n` by builtin `name`, or nullptr when it does not apply. Unchecked: the
 /// engine checks every application.
