@@ -43,6 +43,25 @@ bool isComparison(const std::string &op) {
 
 std::size_t mix(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 
+/// Lists of pending nodes and of requirements are short (8 pending nodes on average in the
+/// benchmark's programs, at most 36): up to this many entries a linear search tells them apart,
+/// where a hash set allocated a node per entry.
+constexpr std::size_t kLinearSearch = 32;
+
+/// Appends `p` to `out` unless `out` holds it: a linear search while `out` is short, past that
+/// `seen` (filled from `out` when first needed, then kept with it). Nodes are told apart by
+/// address, never read: in a large graph each is cold memory.
+bool appendIfNew(std::vector<const Node *> &out, const Node *p, std::unordered_set<const Node *> &seen) {
+  if (out.size() < kLinearSearch) {
+    if (std::find(out.begin(), out.end(), p) != out.end()) return false;
+  } else {
+    if (seen.empty()) seen.insert(out.begin(), out.end());
+    if (!seen.insert(p).second) return false;
+  }
+  out.push_back(p);
+  return true;
+}
+
 /// NumPy's axis normalisation (numpy.exceptions.AxisError's message).
 int64_t normalizeAxis(int64_t axis, std::size_t rank) {
   int64_t r = int64_t(rank);
@@ -464,31 +483,22 @@ void Graph::finish(Node &n) {
     n.pending = single;
     return;
   }
-  // The lists' nodes are told apart by address, never read: in a large graph each is cold
-  // memory, and reading their ids cost a cache miss per entry of every merge. Lists are short
-  // (a mean of 8, at most 36, in the benchmark's 10^5-statement program): a linear search,
-  // or a hash set past that.
   auto merged = std::make_shared<std::vector<const Node *>>();
   std::size_t total = 0;
   for (const Node *i : from)
     if (i->pending) total += i->pending->size();
   merged->reserve(total + 1);
   std::unordered_set<const Node *> seen;
-  auto isNew = [&](const Node *p) {
-    if (total <= 64) return std::find(merged->begin(), merged->end(), p) == merged->end();
-    return seen.insert(p).second;
-  };
   for (const Node *i : from)
     if (i->pending)
-      for (const Node *p : *i->pending)
-        if (isNew(p)) merged->push_back(p);
+      for (const Node *p : *i->pending) appendIfNew(*merged, p, seen);
   if (own) merged->push_back(&n);
   n.pending = pendingLists_.try_emplace(merged.get(), merged).first->second;
 }
 
 std::size_t Graph::PendingHash::operator()(const std::vector<const Node *> *v) const {
   std::size_t h = v->size();
-  for (const Node *p : *v) h = mix(h, reinterpret_cast<std::uintptr_t>(p)); // not p->id: see finish
+  for (const Node *p : *v) h = mix(h, reinterpret_cast<std::uintptr_t>(p)); // not p->id: see appendIfNew
   return h;
 }
 
@@ -503,21 +513,17 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
   std::vector<Gathered> gathered;
   std::vector<const Node *> pending;
   std::vector<Expr> reserved;
-  // Told apart by a linear search while the lists are short (a status reply's node has 8
-  // pending nodes on average in the benchmark's programs), by hash sets past that: the sets
-  // allocated a node per entry, several allocations a statement. One node's list holds each
-  // pending node once (Graph::finish).
-  constexpr std::size_t kLinear = 32;
+  // Told apart as Graph::finish does (appendIfNew); one node's list holds each pending node
+  // once (finish made it so).
   std::unordered_set<const Node *> seen;
   std::unordered_set<Pred> recorded;
   auto firstVisit = [&](const Node *p) {
-    if (nodes.size() == 1) return true;
-    if (pending.size() < kLinear) return std::find(pending.begin(), pending.end(), p) == pending.end();
-    if (seen.empty()) seen.insert(pending.begin(), pending.end());
-    return seen.insert(p).second;
+    if (nodes.size() != 1) return appendIfNew(pending, p, seen);
+    pending.push_back(p);
+    return true;
   };
   auto newRequirement = [&](const Pred &q) { // the same requirement from another op: once
-    if (gathered.size() < kLinear) {
+    if (gathered.size() < kLinearSearch) {
       for (const Gathered &g : gathered)
         if (g.obligation->predicate == q) return false;
       return true;
@@ -531,7 +537,6 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
     if (node->pending)
       for (const Node *p : *node->pending)
         if (firstVisit(p)) {
-          pending.push_back(p);
           for (const Obligation &o : p->validity.obligations())
             if (newRequirement(o.predicate)) gathered.push_back({p, &o, !addReserved(reserved, parameterNodes(o.predicate))});
         }

@@ -111,11 +111,6 @@ struct Refinement {
   Overrides known;
 };
 
-/// What `cond` with truth `truth` says of single parameters: a comparison a*x + k OP 0 bounds x;
-/// a conjunction that holds (or a disjunction that fails) says what each of its parts says, one
-/// after the other (a part read with the intervals the earlier parts left). `interval` gives
-/// each parameter's interval before the condition. Only what follows from the condition is
-/// kept: a part that says nothing is passed over.
 /// A comparison read as a*x + k OP 0 over one parameter x (x is null when it does not read so).
 struct OneParameter {
   const ExprNode *x = nullptr; // kept alive by the comparison, which holds it
@@ -138,6 +133,11 @@ OneParameter oneParameter(const PredNode *p) {
 }
 
 using IntervalOf = std::function<Context::Interval(const std::string &)>;
+/// What `cond` with truth `truth` says of single parameters: a comparison a*x + k OP 0 bounds x;
+/// a conjunction that holds (or a disjunction that fails) says what each of its parts says, one
+/// after the other (a part read with the intervals the earlier parts left). `interval` gives
+/// each parameter's interval before the condition. Only what follows from the condition is
+/// kept: a part that says nothing is passed over.
 Refinement refineParameter(const Pred &cond, bool truth, const IntervalOf &interval) {
   const PredNode *p = cond.node();
   while (p->kind == PredKind::Not) {
