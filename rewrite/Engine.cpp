@@ -200,8 +200,7 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   // context alone, then from those sharing a parameter with p, then from all of them (each
   // step costs more; the last one's answer decides). Each side is read as where it holds
   // (whereHolds): a requirement undefined at a point fails there, and the implication must not.
-  Decision proven;
-  proven.answer = Answer::Proven;
+  const Decision proven = Decision::proven();
   auto implied = [&](const std::vector<Pred> &have, const Pred &all, const Pred &p) -> Decision {
     if (solver.provesQuickly(c, p)) return proven;
     std::vector<Expr> params = parametersOf(p);

@@ -20,12 +20,8 @@ bool obviouslyArraySize(const Context &context, Expr d) {
 /// predicate itself as the exact condition.
 Decision decideFits(Solver &solver, const Context &context, const Expr &count, const Pred &fits) {
   // Only for a count defined everywhere: where it is undefined, `fits` does not hold.
-  if (auto high = count.isTotal() ? rangeOf(count, context).high : std::nullopt; high && *high <= maxArraySize()) {
-    Decision d;
-    d.answer = Answer::Proven;
-    d.setCondition(Pred::truth(true));
-    return d;
-  }
+  if (auto high = count.isTotal() ? rangeOf(count, context).high : std::nullopt; high && *high <= maxArraySize())
+    return Decision::proven();
   if (count.isQuasiAffine()) return solver.decide(context, fits);
   // Far points: every parameter of the product at 2**62 (any product of two exceeds the limit),
   // or one parameter at 2**62 and the others at the context's point (the context may tie

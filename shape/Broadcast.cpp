@@ -44,13 +44,7 @@ std::optional<Decision> decideManyByWitnesses(Solver &solver, const Context &con
   for (std::size_t k = 0; k < pairs.size() && k < kPairsAsked && !violating; ++k) {
     Decision d = solver.decide(context, pairs[k]);
     if (d.answer == Answer::Refuted || d.answer == Answer::Depends) violating = d.violating;
-    if (d.answer == Answer::Refuted) {
-      Decision refuted;
-      refuted.answer = Answer::Refuted;
-      refuted.setCondition(Pred::truth(false));
-      refuted.violating = d.violating;
-      return refuted;
-    }
+    if (d.answer == Answer::Refuted) return Decision::refuted(*d.violating);
   }
   if (!violating) return std::nullopt;
   return dependsFromPoints(context, valid, {context.samplePoint()}, {*violating});

@@ -140,11 +140,7 @@ void Validity::settle() const {
   // point is then the context's own, which is a real point only where its consistency is
   // proven; elsewhere decide() gives the witness.)
   if (context_.consistencyProven() && solver_->knownJointlyImpossible(context_, conditions)) {
-    Decision d;
-    d.answer = Answer::Refuted;
-    d.setCondition(Pred::truth(false));
-    d.violating = completed(context_.samplePoint(), context_, all);
-    joint_ = d;
+    joint_ = Decision::refuted(completed(context_.samplePoint(), context_, all));
     return;
   }
   // Decided, not only tested for emptiness: the status is a runtime check only where a real

@@ -53,6 +53,19 @@ void Decision::setCondition(Pred p) {
 void Decision::setConditionOnRead(std::function<Pred()> compute) {
   deferred_ = std::make_shared<Deferred>(Deferred{std::move(compute), std::nullopt});
 }
+Decision Decision::proven() {
+  Decision d;
+  d.answer = Answer::Proven;
+  d.setCondition(Pred::truth(true));
+  return d;
+}
+Decision Decision::refuted(Assignment at) {
+  Decision d;
+  d.answer = Answer::Refuted;
+  d.setCondition(Pred::truth(false));
+  d.violating = std::move(at);
+  return d;
+}
 
 std::string Decision::toString() const {
   std::string out = spelling(answer);
@@ -98,23 +111,6 @@ std::string Context::toString() const {
 // (isl's quota throws anywhere): such a call is made first, into a named owner.
 
 namespace {
-
-/// The decision on a predicate that holds at every point of the context.
-Decision provenEverywhere() {
-  Decision d;
-  d.answer = Answer::Proven;
-  d.setCondition(Pred::truth(true));
-  return d;
-}
-
-/// The decision on a predicate that fails at every point of the context; `at` is one of them.
-Decision refutedEverywhere(Assignment at) {
-  Decision d;
-  d.answer = Answer::Refuted;
-  d.setCondition(Pred::truth(false));
-  d.violating = std::move(at);
-  return d;
-}
 
 struct IslFailure {}; // an isl call returned an error; the ctx says which
 /// A question outside what the solver takes on (too many products or parameters): Unknown.
@@ -1298,7 +1294,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     bool canRefute = c.consistencyProven();
     if (auto v = p.constantValue()) {
       if (!*v && !canRefute) return std::nullopt;
-      return *v ? provenEverywhere() : refutedEverywhere(completed(c.samplePoint(), c, p));
+      return *v ? Decision::proven() : Decision::refuted(completed(c.samplePoint(), c, p));
     }
     // Interval bounds of a single affine comparison over parameters, or of its negation.
     const PredNode *n = p.node();
@@ -1372,11 +1368,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     if (!verdict && undecidedInBox && c.isBox() && n->op != (negated ? CompareOp::EQ : CompareOp::NE))
       *undecidedInBox = true;
     if (!verdict || (!*verdict && !canRefute)) return std::nullopt;
-    Decision d;
-    d.answer = *verdict ? Answer::Proven : Answer::Refuted;
-    d.setCondition(Pred::truth(*verdict));
-    if (!*verdict) d.violating = completed(c.samplePoint(), c, p);
-    return d;
+    return *verdict ? Decision::proven() : Decision::refuted(completed(c.samplePoint(), c, p));
   }
 
   /// Parameters that the context fixes to one value (n == 1), substituted into a predicate with
@@ -1795,8 +1787,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   Decision decideWithIsl(const Context &c, const Pred &original) {
     SmallWitnesses small;
     if (auto d = dependsByPoints(c, original, small)) return *d;
-    if (provenByCuts(c, original, small)) return provenEverywhere();
-    if (refutedByCuts(c, original, small)) return refutedEverywhere(completed(*small.no, c, original));
+    if (provenByCuts(c, original, small)) return Decision::proven();
+    if (refutedByCuts(c, original, small)) return Decision::refuted(completed(*small.no, c, original));
     ++stats.islQuestions;
     Budget budget(*this);
     // A product with a min, max or choice as a factor is one opaque atom to isl, unrelated to
@@ -1811,8 +1803,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     if (!again) return d;
     ++stats.piecewiseSplits;
     try {
-      if (splitIsEmpty(c, original, true)) return provenEverywhere();
-      if (realNo && splitIsEmpty(c, original, false)) return refutedEverywhere(completed(*realNo, c, original));
+      if (splitIsEmpty(c, original, true)) return Decision::proven();
+      if (realNo && splitIsEmpty(c, original, false)) return Decision::refuted(completed(*realNo, c, original));
     } catch (const IslFailure &) {
       isl_ctx_reset_error(ctx);
     } catch (const TooHard &) {
@@ -1845,7 +1837,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       bool opaque = t.hasOpaqueAtoms();
       // A sample point answers emptiness and gives the witness in one isl call.
       PointPtr noPoint(check(isl_set_sample_point(check(isl_set_copy(V.get())))));
-      if (checkBool(isl_point_is_void(noPoint.get()))) return provenEverywhere();
+      if (checkBool(isl_point_is_void(noPoint.get()))) return Decision::proven();
       SetPtr S(check(isl_set_intersect(check(isl_set_copy(C.get())), check(isl_set_copy(H.get())))));
       PointPtr yesPoint(check(isl_set_sample_point(check(isl_set_copy(S.get())))));
       if (checkBool(isl_point_is_void(yesPoint.get()))) {
@@ -1854,7 +1846,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
           std::string why = budget.exhausted();
           return unknown(original, why.empty() ? "no real point of the assumptions was found to witness the refutation" : why);
         }
-        return refutedEverywhere(completed(*w, c, original));
+        return Decision::refuted(completed(*w, c, original));
       }
       auto yes = small.yes ? small.yes : witness(t, yesPoint.get(), c.assumptions(), p, true, c.domain());
       auto no = !yes ? std::nullopt : small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
@@ -1868,13 +1860,13 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
           if (!yes && decided) {
             // p holds at no real point: refuted, given a real point of the context where it fails.
             auto w = small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
-            if (w) return refutedEverywhere(completed(*w, c, original));
+            if (w) return Decision::refuted(completed(*w, c, original));
           }
           if (yes) no = small.no ? small.no : witness(t, noPoint.get(), c.assumptions(), p, false, c.domain());
         }
         if (yes && !no) {
           no = realPointAmong(t, V.get(), c.assumptions(), p, false, decided);
-          if (!no && decided) return provenEverywhere(); // p fails at no real point of the context
+          if (!no && decided) return Decision::proven(); // p fails at no real point of the context
         }
       }
       if (!yes || !no) {
@@ -2033,7 +2025,7 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
   Decision d;
   if (provenByRanges(context, predicate)) {
     ++im.stats.ranges;
-    d = provenEverywhere();
+    d = Decision::proven();
   } else {
     d = im.decideWithIsl(context, predicate);
   }

@@ -62,6 +62,11 @@ struct Decision {
   Pred residual;                        // Unknown: what to check at run time
   std::string reason;                   // Unknown: why it is unknown
 
+  /// The decision on a predicate that holds at every point of the context.
+  static Decision proven();
+  /// The decision on a predicate that fails at every point of the context; `at` is one of them.
+  static Decision refuted(Assignment at);
+
   /// Depends: the exact condition under C; Proven: True; Refuted: False. A Depends settled by
   /// evaluating two points gets its condition from isl when it is first read (most answers are
   /// only asked for their status); copies of the decision share that work. Read it on the
