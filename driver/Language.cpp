@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "driver/Json.h"
+#include "symbolic/FlatIndex.h"
 #include "interp/Interpreter.h"
 #include "interp/Optimized.h"
 #include "ops/Graph.h"
@@ -283,8 +284,11 @@ struct Session::Impl {
   SessionOptions options;
   BroadcastMode mode;
   std::unique_ptr<ops::Graph> graph;
-  std::unordered_map<std::string, Value> variables; // looked up once per name in a statement: no order needed
-  std::unordered_map<const Node *, std::string> names;
+  EntryTable<std::string, Value, NameHash> variables;
+  std::vector<std::string> names; // by node id: the name a statement last gave the node, or ""
+  const std::string *nameOf(const Node *n) const {
+    return n->id < names.size() && !names[n->id].empty() ? &names[n->id] : nullptr;
+  }
   std::vector<const Node *> statements; // every node a statement assigned, in order
   std::vector<const Node *> metadataReads; // this statement's arrays read for their shape, size or dtype (noteRead)
   std::vector<const Node *> made;          // every node this statement's evaluation built (Graph::setMadeLog)
@@ -732,8 +736,8 @@ struct Session::Impl {
       v.pos = t.pos;
       return v;
     }
-    if (auto it = variables.find(n); it != variables.end()) {
-      Value v = it->second;
+    if (const Value *held = variables.find(n)) {
+      Value v = *held;
       v.pos = t.pos;
       for (const Node *r : v.reads) noteRead(r);
       return v;
@@ -1660,7 +1664,7 @@ struct Session::Impl {
       return h;
     }
   };
-  std::unordered_map<ArrayStatusKey, ArrayStatus, ArrayStatusKeyHash> arrayStatusMemo;
+  EntryTable<ArrayStatusKey, ArrayStatus, ArrayStatusKeyHash> arrayStatusMemo;
 
   /// A status some solver answer of which the clock cut short: not kept (it depends on the
   /// machine and the moment), it lives here until the next one.
@@ -1669,12 +1673,12 @@ struct Session::Impl {
   ArrayStatus &arrayStatus(const Node *n) {
     ArrayStatusKey key{n->pending, {}, graph->context().assumptions()};
     for (const Expr &d : n->shape) ops::addReserved(key.reserved, parameterNodes(d));
-    if (auto it = arrayStatusMemo.find(key); it != arrayStatusMemo.end()) return it->second;
+    if (ArrayStatus *kept = arrayStatusMemo.find(key)) return *kept;
     const uint64_t unkept = graph->solver().stats().unkept;
     Validity v = ops::validityOf(*graph, n);
     const Status status = v.status();
     if (graph->solver().stats().unkept != unkept) return unkeptStatus.emplace(ArrayStatus{status, std::move(v), std::nullopt});
-    return arrayStatusMemo.emplace(std::move(key), ArrayStatus{status, std::move(v), std::nullopt}).first->second;
+    return arrayStatusMemo.add(std::move(key), ArrayStatus{status, std::move(v), std::nullopt});
   }
   const std::string &arrayStatusText(const Node *n) {
     ArrayStatus &s = arrayStatus(n);
@@ -1766,7 +1770,8 @@ struct Session::Impl {
       else val.reads = computedArrays();
       variables[t] = val;
       if (val.kind == Value::Array) {
-        names[val.node] = t;
+        if (val.node->id >= names.size()) names.resize(std::max<std::size_t>(val.node->id + 1, names.size() * 2));
+        names[val.node->id] = t;
         statements.push_back(val.node);
       } else {
         // The arrays it was computed from are the program's too (its error domain has them;
@@ -2015,7 +2020,7 @@ struct Session::Impl {
       o["inputs"] = ins;
       o["shape"] = shapeJson(x->shape);
       o["dtype"] = ops::spelling(x->dtype);
-      if (auto it = names.find(x); it != names.end()) o["name"] = it->second;
+      if (const std::string *name = nameOf(x)) o["name"] = *name;
       std::string args;
       if (x->kind == ops::OpKind::Einsum) { // the subscripts are what the node computes
         const std::string subscripts = ops::decodeEinsum(x->ints).text();
@@ -2027,9 +2032,9 @@ struct Session::Impl {
       std::string label = x->kind == ops::OpKind::Input ? "input " + x->op
                           : x->kind == ops::OpKind::Scalar ? (x->exprs.empty() ? interp::formatDouble(x->number) : x->exprs[0].toString())
                                                            : x->op + "(" + args + ")";
-      auto it = names.find(x);
+      const std::string *name = nameOf(x);
       lines.push_back("%" + std::to_string(x->id) + " = " + label + " : " + toString(x->shape) + " " + ops::spelling(x->dtype) +
-                        (it != names.end() ? "   # " + it->second : ""));
+                        (name ? "   # " + *name : ""));
     }
     return lines;
   }
@@ -2149,9 +2154,9 @@ struct Session::Impl {
         interp::InterpreterOptions io;
         io.seed = options.seed;
         io.namer = [this](const Node *x) {
-          auto it = names.find(x);
           if (x->kind == ops::OpKind::Input) return "input " + x->op;
-          return it != names.end() ? it->second + " (" + x->op + ")" : x->describe();
+          const std::string *name = nameOf(x);
+          return name ? *name + " (" + x->op + ")" : x->describe();
         };
         if (cmd == "time") {
           // Medians of repeated runs, each interpreter fresh (no value reused between runs).
@@ -2377,8 +2382,8 @@ struct Session::Impl {
         Integer v = parseExpr(peek().text).constantValue().value();
         ++at;
         if (negative) v = -v;
-        auto var = variables.find(t.text);
-        if (var != variables.end() && var->second.kind == Value::Array) {
+        const Value *var = variables.find(t.text);
+        if (var && var->kind == Value::Array) {
           Array a(DType::Int64, {});
           if (!v.fitsInt64()) failAt("the value does not fit in int64", p);
           a.base<int64_t>()[0] = v.toInt64Checked();
@@ -2551,8 +2556,8 @@ std::size_t Session::nodeCount() const { return impl_->graph->nodes().size(); }
 const ops::Graph &Session::graph() const { return *impl_->graph; }
 ops::Graph &Session::mutableGraph() { return *impl_->graph; }
 const ops::Node *Session::lookup(const std::string &name) const {
-  auto it = impl_->variables.find(name);
-  return it != impl_->variables.end() && it->second.kind == Value::Array ? it->second.node : nullptr;
+  const Value *v = impl_->variables.find(name);
+  return v && v->kind == Value::Array ? v->node : nullptr;
 }
 
 int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out, const std::string &fileName) {

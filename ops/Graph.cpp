@@ -379,10 +379,11 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
   h = mix(h, c.cond.hash() + std::size_t(c.mode) + (c.weak ? 7 : 0) + (c.kind == OpKind::Cast ? std::size_t(c.dtype) : 0));
   c.hash = h;
   ++stats_.lookups;
-  if (auto it = interned_.find(&c); it != interned_.end()) {
+  if (std::size_t at = interned_.find(h, [&](std::size_t id) { return KeyEq()(&nodes_[id], &c); });
+      at != FlatIndex::npos) {
     ++stats_.hits;
-    if (madeLog_) madeLog_->push_back(it->second);
-    return it->second;
+    if (madeLog_) madeLog_->push_back(&nodes_[at]);
+    return &nodes_[at];
   }
   // The rule, then a long dim (slices of slices clip their bounds again at each step) replaced
   // by the same function as isl writes it, when that is smaller: every later shape and question
@@ -430,7 +431,7 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
   nodes_.push_back(std::move(c));
   Node &n = nodes_.back();
   finish(n);
-  interned_.emplace(&n, &n);
+  interned_.insert(n.hash, n.id);
   ++stats_.nodes;
   if (madeLog_) madeLog_->push_back(&n);
   return &n;

@@ -36,6 +36,7 @@
 #include "shape/Einsum.h"
 #include "shape/Validity.h"
 #include "symbolic/Errors.h"
+#include "symbolic/FlatIndex.h"
 
 namespace shapelab::ops {
 
@@ -252,9 +253,6 @@ public:
   const GraphStats &stats() const { return stats_; }
 
 private:
-  struct KeyHash {
-    std::size_t operator()(const Node *n) const { return n->hash; }
-  };
   struct KeyEq {
     bool operator()(const Node *a, const Node *b) const;
   };
@@ -305,7 +303,7 @@ private:
   std::unordered_map<std::string, const Node *> dataOwners_; // _kN -> the first node computing it
   mutable std::map<std::string, Context> contexts_;
   std::deque<Node> nodes_;
-  std::unordered_map<const Node *, const Node *, KeyHash, KeyEq> interned_;
+  FlatIndex interned_; // the nodes (their ids) by hash, told apart by KeyEq
   /// Pending lists made by merging, one per content (in order): nodes that gather the same
   /// pending nodes share one list, and what is kept per list (a reply's status) is found again.
   struct PendingHash {

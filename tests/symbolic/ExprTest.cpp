@@ -10,6 +10,7 @@
 #include "symbolic/Errors.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Expr.h"
+#include "symbolic/FlatIndex.h"
 #include "symbolic/InternTable.h"
 #include "symbolic/Parser.h"
 #include "tests/symbolic/RandomAst.h"
@@ -439,6 +440,69 @@ TEST(InternTable, AgreesWithAModelUnderCollidingHashes) {
     RC_ASSERT(table.size() == 0u);
   });
   EXPECT_TRUE(ok);
+}
+
+// EntryTable (FlatIndex underneath) against std::map, with hashes that collide and wrap around
+// the end of the first slot array; references handed out stay valid as the table grows.
+TEST(EntryTable, AgreesWithAMapUnderCollidingHashes) {
+  bool ok = rc::check("find/[]/add agree with std::map", [] {
+    const int keys = *rc::gen::inRange(1, 300);
+    std::vector<std::size_t> hashOf(keys);
+    for (auto &h : hashOf) h = *rc::gen::oneOf(rc::gen::inRange<std::size_t>(60, 64), rc::gen::arbitrary<std::size_t>());
+    // The hash functor is default-constructed by the table: it reads the table of hashes here.
+    static thread_local const std::vector<std::size_t> *current;
+    current = &hashOf;
+    struct Hash {
+      std::size_t operator()(int k) const { return (*current)[std::size_t(k)]; }
+    };
+    shapelab::EntryTable<int, int, Hash> table;
+    std::map<int, int> model;
+    std::map<int, int *> handedOut;
+    const auto steps = *rc::gen::container<std::vector<std::pair<int, int>>>(
+        rc::gen::pair(rc::gen::inRange(0, 3), rc::gen::inRange(0, keys)));
+    int next = 1;
+    for (const auto &[what, k] : steps) {
+      if (what == 0) { // find
+        int *v = table.find(k);
+        auto it = model.find(k);
+        RC_ASSERT((v != nullptr) == (it != model.end()));
+        if (v) RC_ASSERT(*v == it->second);
+      } else if (what == 1) { // [] then assign
+        int &v = table[k];
+        RC_ASSERT(v == (model.count(k) ? model[k] : 0));
+        v = model[k] = next++;
+        handedOut[k] = &v;
+      } else if (!model.count(k)) { // add a new key
+        handedOut[k] = &table.add(k, next);
+        model[k] = next++;
+      }
+      RC_ASSERT(table.size() == model.size());
+    }
+    for (auto &[k, v] : model) {
+      RC_ASSERT(table.find(k) == handedOut[k]);
+      RC_ASSERT(*handedOut[k] == v);
+    }
+    table.clear();
+    RC_ASSERT(table.size() == 0u);
+    for (auto &[k, v] : model) RC_ASSERT(table.find(k) == nullptr);
+  });
+  EXPECT_TRUE(ok);
+}
+
+TEST(EntryTable, FindsStringKeysByView) {
+  shapelab::EntryTable<std::string, int, shapelab::NameHash> names;
+  for (int i = 0; i < 5000; ++i) names["x" + std::to_string(i)] = i;
+  const int *first = names.find(std::string_view("x0"));
+  ASSERT_NE(first, nullptr);
+  for (int i = 0; i < 5000; ++i) {
+    const std::string name = "x" + std::to_string(i);
+    const int *v = names.find(std::string_view(name));
+    ASSERT_NE(v, nullptr) << name;
+    EXPECT_EQ(*v, i);
+  }
+  EXPECT_EQ(names.find(std::string_view("x5000")), nullptr);
+  EXPECT_EQ(names.find(std::string_view("x")), nullptr);
+  EXPECT_EQ(names.find(std::string_view("x0")), first); // the first entry did not move
 }
 
 // Several threads build and drop the same nodes at once: the last handle of one thread and a
