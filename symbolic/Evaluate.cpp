@@ -10,24 +10,32 @@ Assignment::Assignment(std::initializer_list<std::pair<std::string, Integer>> va
   for (auto &[k, v] : values) set(k, v);
 }
 
+const Assignment::Values &Assignment::none() {
+  static const Values empty;
+  return empty;
+}
+
 void Assignment::set(const std::string &name, const Integer &value) {
-  auto it = std::lower_bound(values_.begin(), values_.end(), name,
-                             [](const auto &p, const std::string &n) { return p.first < n; });
-  if (it != values_.end() && it->first == name)
+  if (!values_) values_ = std::make_shared<Values>();
+  else if (values_.use_count() > 1) values_ = std::make_shared<Values>(*values_); // no longer shared
+  Values &v = *values_;
+  auto it = std::lower_bound(v.begin(), v.end(), name, [](const auto &p, const std::string &n) { return p.first < n; });
+  if (it != v.end() && it->first == name)
     it->second = value;
   else
-    values_.insert(it, {name, value});
+    v.insert(it, {name, value});
 }
 
 const Integer *Assignment::find(const std::string &name) const {
-  auto it = std::lower_bound(values_.begin(), values_.end(), name,
+  if (!values_) return nullptr;
+  auto it = std::lower_bound(values_->begin(), values_->end(), name,
                              [](const auto &p, const std::string &n) { return p.first < n; });
-  return it != values_.end() && it->first == name ? &it->second : nullptr;
+  return it != values_->end() && it->first == name ? &it->second : nullptr;
 }
 
 std::string Assignment::toString() const {
   std::string out;
-  for (auto &[k, v] : values_) {
+  for (auto &[k, v] : values()) {
     if (!out.empty()) out += ", ";
     out += k + " = " + v.toString();
   }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <optional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,14 +26,19 @@ public:
   Assignment(std::initializer_list<std::pair<std::string, Integer>> values);
   void set(const std::string &name, const Integer &value);
   const Integer *find(const std::string &name) const;
-  const std::vector<std::pair<std::string, Integer>> &values() const { return values_; }
-  bool empty() const { return values_.empty(); }
+  const std::vector<std::pair<std::string, Integer>> &values() const { return values_ ? *values_ : none(); }
+  bool empty() const { return !values_ || values_->empty(); }
   /// "n = 3, m = 0"
   std::string toString() const;
-  friend bool operator==(const Assignment &a, const Assignment &b) { return a.values_ == b.values_; }
+  friend bool operator==(const Assignment &a, const Assignment &b) { return a.values() == b.values(); }
 
 private:
-  std::vector<std::pair<std::string, Integer>> values_;
+  using Values = std::vector<std::pair<std::string, Integer>>;
+  static const Values &none();
+  // Shared by copies until one of them is set (copy on write): a witness is copied with every
+  // decision that carries it (an array's status gathers the decisions of everything it reads),
+  // and a copy is then a count, not a vector of names and values.
+  std::shared_ptr<Values> values_;
 };
 
 /// Value of `e`; nullopt where undefined. Throws NameError for an unassigned parameter.

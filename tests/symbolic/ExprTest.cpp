@@ -1,5 +1,6 @@
 // Canonical forms: equal polynomials are one node, canonicalisation keeps the value.
 #include <map>
+#include <tuple>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -442,8 +443,9 @@ TEST(InternTable, AgreesWithAModelUnderCollidingHashes) {
   EXPECT_TRUE(ok);
 }
 
-// EntryTable (FlatIndex underneath) against std::map, with hashes that collide and wrap around
-// the end of the first slot array; references handed out stay valid as the table grows.
+// EntryTable (FlatIndex underneath) against std::map, with hashes that collide (equal hashes
+// have equal tags and homes: only the entries' equality tells them apart) over several chunks
+// of entries; references handed out stay valid as the table grows.
 TEST(EntryTable, AgreesWithAMapUnderCollidingHashes) {
   bool ok = rc::check("find/[]/add agree with std::map", [] {
     const int keys = *rc::gen::inRange(1, 300);
@@ -572,4 +574,39 @@ TEST(Evaluate, SharedNodesOfALargeDagEvaluateLikeTheRecurrence) {
       }
       EXPECT_EQ(holds(le(top, Expr(int64_t(1) << 40)), Assignment{{"n", nv}, {"m", mv}}), defined);
     }
+}
+
+// Copies of an Assignment share their values until one is set (copy on write): each copy must
+// still read as if it were its own, whatever order copies and sets come in.
+TEST(Assignment, CopiesAreIndependentUnderAnyOrderOfCopiesAndSets) {
+  bool ok = rc::check("each copy agrees with its own model", [] {
+    std::vector<shapelab::Assignment> copies(1);
+    std::vector<std::map<std::string, int64_t>> models(1);
+    const auto steps = *rc::gen::container<std::vector<std::tuple<int, int, int, int>>>(rc::gen::tuple(
+        rc::gen::inRange(0, 3), rc::gen::inRange(0, 8), rc::gen::inRange(0, 4), rc::gen::inRange<int>(-3, 4)));
+    for (const auto &[what, which, name, value] : steps) {
+      const std::size_t i = std::size_t(which) % copies.size();
+      const std::string n = std::string(1, char('a' + name));
+      if (what == 0) { // copy one
+        copies.push_back(copies[i]);
+        models.push_back(models[i]);
+      } else if (what == 1) { // assign over one
+        copies[i] = copies[std::size_t(value + 3) % copies.size()];
+        models[i] = models[std::size_t(value + 3) % models.size()];
+      } else {
+        copies[i].set(n, shapelab::Integer(int64_t(value)));
+        models[i][n] = value;
+      }
+      for (std::size_t k = 0; k < copies.size(); ++k) {
+        RC_ASSERT(copies[k].values().size() == models[k].size());
+        RC_ASSERT(copies[k].empty() == models[k].empty());
+        for (const auto &[key, v] : models[k]) {
+          const shapelab::Integer *got = copies[k].find(key);
+          RC_ASSERT(got != nullptr);
+          RC_ASSERT(*got == shapelab::Integer(v));
+        }
+      }
+    }
+  });
+  EXPECT_TRUE(ok);
 }
