@@ -476,7 +476,7 @@ void Graph::finish(Node &n) {
   std::shared_ptr<const std::vector<const Node *>> single;
   bool several = false;
   for (const Node *i : from) {
-    if (!i->pending || i->pending->empty() || i->pending == single) continue;
+    if (!i->pending || i->pending == single) continue; // (a list is never empty)
     if (single) several = true;
     else single = i->pending;
   }
@@ -494,12 +494,19 @@ void Graph::finish(Node &n) {
     if (i->pending)
       for (const Node *p : *i->pending) appendIfNew(*merged, p, seen);
   if (own) merged->push_back(&n);
-  n.pending = pendingLists_.try_emplace(merged.get(), merged).first->second;
+  const std::size_t h = PendingHash()(*merged);
+  std::size_t at = pendingIndex_.find(h, [&](std::size_t i) { return *pendingLists_[i] == *merged; });
+  if (at == FlatIndex::npos) {
+    at = pendingLists_.size();
+    pendingLists_.push_back(std::move(merged));
+    pendingIndex_.insert(h, at);
+  }
+  n.pending = pendingLists_[at];
 }
 
-std::size_t Graph::PendingHash::operator()(const std::vector<const Node *> *v) const {
-  std::size_t h = v->size();
-  for (const Node *p : *v) h = mix(h, reinterpret_cast<std::uintptr_t>(p)); // not p->id: see appendIfNew
+std::size_t Graph::PendingHash::operator()(const std::vector<const Node *> &v) const {
+  std::size_t h = v.size();
+  for (const Node *p : v) h = mix(h, reinterpret_cast<std::uintptr_t>(p)); // not p->id: see appendIfNew
   return h;
 }
 

@@ -111,6 +111,7 @@ struct Node {
   std::vector<uint64_t> broadcastable;
   /// Nodes (this one and those it depends on) whose own validity is not `valid`: what the
   /// validity of computing this node gathers. Shared between nodes where it does not change.
+  /// Null when there are none: a list is never empty.
   std::shared_ptr<const std::vector<const Node *>> pending;
   std::size_t hash = 0;
   /// The data-dependent size this node introduces (Index with a mask, IfElse on data).
@@ -307,14 +308,10 @@ private:
   /// Pending lists made by merging, one per content (in order): nodes that gather the same
   /// pending nodes share one list, and what is kept per list (a reply's status) is found again.
   struct PendingHash {
-    std::size_t operator()(const std::vector<const Node *> *v) const;
+    std::size_t operator()(const std::vector<const Node *> &v) const;
   };
-  struct PendingEq {
-    bool operator()(const std::vector<const Node *> *a, const std::vector<const Node *> *b) const { return *a == *b; }
-  };
-  std::unordered_map<const std::vector<const Node *> *, std::shared_ptr<const std::vector<const Node *>>, PendingHash,
-                     PendingEq>
-      pendingLists_;
+  std::vector<std::shared_ptr<const std::vector<const Node *>>> pendingLists_;
+  FlatIndex pendingIndex_; // pendingLists_ by content
   std::unordered_map<std::string, const Node *> inputsByName_;
   /// sliceLength's answers. One program slices the same axis the same way again and again (the
   /// benchmark's random 10^5-statement program: 18,000 slices, 3,600 distinct), and each length

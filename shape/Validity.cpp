@@ -124,7 +124,7 @@ void Validity::settle() const {
   // of k obligations where the largest point settles it with one.
   satisfying.insert(satisfying.begin(), {largest, context_.samplePoint()});
   if (auto d = dependsFromPoints(context_, all, satisfying, violating)) {
-    joint_ = d;
+    joint_ = std::make_shared<const Decision>(std::move(*d));
     return;
   }
   // Where obligations pin different parameters (n == 3 on one axis, m + 3 == n on another), no
@@ -132,7 +132,7 @@ void Validity::settle() const {
   // from some obligation's point may; isl would split every product's piecewise factors to
   // find it (tens of milliseconds for a dozen obligations).
   if (auto d = dependsFromPoints(context_, all, combinedPoints(satisfying), violating)) {
-    joint_ = d;
+    joint_ = std::make_shared<const Decision>(std::move(*d));
     return;
   }
   // A node's obligations hold those of the operands it reads: one that can never be computed
@@ -140,7 +140,7 @@ void Validity::settle() const {
   // point is then the context's own, which is a real point only where its consistency is
   // proven; elsewhere decide() gives the witness.)
   if (context_.consistencyProven() && solver_->knownJointlyImpossible(context_, conditions)) {
-    joint_ = Decision::refuted(completed(context_.samplePoint(), context_, all));
+    joint_ = std::make_shared<const Decision>(Decision::refuted(completed(context_.samplePoint(), context_, all)));
     return;
   }
   // Decided, not only tested for emptiness: the status is a runtime check only where a real
@@ -149,7 +149,7 @@ void Validity::settle() const {
   // asked where it holds: an obligation undefined at a point (an exact division that does not
   // divide) fails there, and in the strict reading "never together" could not be proven there.
   // The exact condition is not read.
-  joint_ = solver_->decide(context_, whereHolds(all));
+  joint_ = std::make_shared<const Decision>(solver_->decide(context_, whereHolds(all)));
   if (joint_->answer == Answer::Refuted) solver_->noteJointlyImpossible(context_, conditions);
 }
 
