@@ -13,13 +13,13 @@
 #include <unordered_map>
 
 #include "driver/Json.h"
-#include "symbolic/FlatIndex.h"
 #include "interp/Interpreter.h"
 #include "interp/Optimized.h"
 #include "ops/Graph.h"
 #include "rewrite/Engine.h"
 #include "shape/RandomVariable.h"
 #include "symbolic/Errors.h"
+#include "symbolic/FlatIndex.h"
 #include "symbolic/Parser.h"
 
 namespace shapelab::driver {
