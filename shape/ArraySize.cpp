@@ -2,8 +2,8 @@
 
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 
+#include "symbolic/FlatIndex.h"
 #include "symbolic/Range.h"
 
 namespace shapelab {
@@ -71,8 +71,8 @@ struct Fits {
   Pred predicate;
   Decision decision;
 };
-std::unordered_map<Key, Fits, KeyHash> &fitsMemo() {
-  static auto *memo = new std::unordered_map<Key, Fits, KeyHash>();
+EntryTable<Key, Fits, KeyHash> &fitsMemo() {
+  static auto *memo = new EntryTable<Key, Fits, KeyHash>();
   return *memo;
 }
 std::mutex &memoLock() {
@@ -93,7 +93,7 @@ void recordFits(Validity &validity, const Expr &count, const std::string &descri
   std::optional<Fits> known;
   {
     std::lock_guard<std::mutex> guard(lock);
-    if (auto it = memo->find(key); it != memo->end()) known = it->second;
+    if (const Fits *kept = memo->find(key)) known = *kept;
   }
   if (!known) {
     Pred fits = le(count, Expr(maxArraySize()));

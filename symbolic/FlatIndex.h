@@ -102,6 +102,11 @@ public:
     if (V *v = find(key)) return *v;
     return add(K(key), V());
   }
+  /// The value held under `key`; `value` is added under it when the key is new.
+  V &emplace(K key, V value) {
+    if (V *v = find(key)) return *v;
+    return add(std::move(key), std::move(value));
+  }
   /// Adds `value` under `key`, which the table does not hold.
   V &add(K key, V value) {
     const std::size_t h = Hash()(key);

@@ -25,6 +25,7 @@
 #include <unordered_set>
 
 #include "symbolic/Errors.h"
+#include "symbolic/FlatIndex.h"
 #include "symbolic/Range.h"
 #include "symbolic/IntegerGmp.h"
 #include "symbolic/Watchdog.h"
@@ -954,8 +955,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   SolverOptions options;
   isl_ctx *ctx;
   SolverStats stats;
-  std::unordered_map<MemoKey, Decision, MemoHash> memo;
-  std::unordered_map<MemoKey, bool, MemoHash> proofMemo; // provesQuickly's answers
+  EntryTable<MemoKey, Decision, MemoHash> memo;
+  EntryTable<MemoKey, bool, MemoHash> proofMemo; // provesQuickly's answers
   std::unique_ptr<Watchdog> watchdog;
   uint64_t totalLimitMs = 0; // limitTotalTime's bound, for messages
 
@@ -1952,8 +1953,8 @@ void Solver::clearMemo() {
 bool Solver::provesQuickly(const Context &context, const Pred &predicate) {
   Impl &im = *impl_;
   MemoKey key{context.assumptions(), context.domain(), predicate};
-  if (auto it = im.memo.find(key); it != im.memo.end()) return it->second.answer == Answer::Proven;
-  if (auto it = im.proofMemo.find(key); it != im.proofMemo.end()) return it->second;
+  if (const Decision *d = im.memo.find(key)) return d->answer == Answer::Proven;
+  if (const bool *proven = im.proofMemo.find(key)) return *proven;
   bool undecidedInBox = false;
   if (auto d = im.fastPath(context, predicate, &undecidedInBox)) return d->answer == Answer::Proven;
   if (undecidedInBox) {
@@ -2012,10 +2013,9 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
   ++im.stats.questions;
   MemoKey key{context.assumptions(), context.domain(), predicate};
   if (im.options.memoize) {
-    auto it = im.memo.find(key);
-    if (it != im.memo.end()) {
+    if (const Decision *d = im.memo.find(key)) {
       ++im.stats.memoHits;
-      return it->second;
+      return *d;
     }
   }
   if (auto d = im.fastPath(context, predicate)) {
