@@ -552,6 +552,7 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
   }
   Context context = graph.contextFor(reserved);
   Validity v(graph.solver(), context);
+  v.reserve(gathered.size());
   for (const Node *p : pending)
     for (const std::string &f : p->validity.failures()) v.fail(f);
   for (const Gathered &g : gathered) {

@@ -44,6 +44,8 @@ public:
   void absorb(const Validity &other);
   /// Notes the parameters of an operand's dims: a witness gives every one of them a value.
   void mention(const std::vector<Expr> &dims);
+  /// Room for `n` obligations in all (a caller that knows how many it will record).
+  void reserve(std::size_t n) { obligations_.reserve(n); }
 
   Status status() const;
   /// Runtime checks (as predicates) for every obligation that is not proven.
