@@ -1,5 +1,6 @@
-// FlatIndex — finds entries that live elsewhere (a graph's nodes, an EntryTable's chunks) by their hash, and
-// EntryTable, a map built on it whose entries stay where, and in the order, they were added.
+// FlatIndex — finds entries that live elsewhere (a graph's nodes, an EntryTable's chunks) by
+// their hash; and EntryTable, a map built on it whose entries stay where, and in the order, they
+// were added.
 //
 // Why not a node-based hash map: in one, a lookup reads the bucket, the node before the
 // bucket's first, and each candidate's link and cached hash — the hash sits at the node's end,
@@ -27,6 +28,7 @@ namespace shapelab {
 class FlatIndex {
 public:
   static constexpr std::size_t npos = SIZE_MAX;
+  static constexpr std::size_t kMaxPositions = std::size_t(1) << 31;
 
   /// The position recorded under `hash` that `same(position)` accepts, or npos.
   template <class Same> std::size_t find(std::size_t hash, Same &&same) const {
@@ -37,9 +39,10 @@ public:
     return npos;
   }
   /// Records `position` under `hash`; the caller has made sure no equal entry is recorded.
-  /// Throws std::length_error from 2^32 - 1 positions on.
+  /// Throws std::length_error from position 2^31 on (the slots, twice the entries at most, then
+  /// number 2^32 at most, which a 32-bit tag's top bits still address).
   void insert(std::size_t hash, std::size_t position) {
-    if (position >= UINT32_MAX - 1) throw std::length_error("FlatIndex: 2^32 - 1 entries or more");
+    if (position >= kMaxPositions) throw std::length_error("FlatIndex: more than 2^31 entries");
     if ((size_ + 1) * 2 > slots_.size()) grow();
     place({tagOf(hash), uint32_t(position + 1)});
     ++size_;

@@ -610,3 +610,12 @@ TEST(Assignment, CopiesAreIndependentUnderAnyOrderOfCopiesAndSets) {
   });
   EXPECT_TRUE(ok);
 }
+
+// Positions past 2^31 would need more slots than a 32-bit tag's top bits address: refused.
+TEST(FlatIndex, RefusesPositionsPastItsBound) {
+  shapelab::FlatIndex index;
+  index.insert(7, shapelab::FlatIndex::kMaxPositions - 1);
+  EXPECT_EQ(index.find(7, [](std::size_t) { return true; }), shapelab::FlatIndex::kMaxPositions - 1);
+  EXPECT_THROW(index.insert(8, shapelab::FlatIndex::kMaxPositions), std::length_error);
+  EXPECT_EQ(index.size(), 1u);
+}
