@@ -1689,7 +1689,7 @@ struct Session::Impl {
   /// An array whose shape, size or dtype the statement read (x.shape, x.ndim, ...): NumPy
   /// computes it, so what the statement builds must not exist where it fails.
   void noteRead(const Node *n) {
-    if (!n->pending || n->pending->empty()) return; // valid everywhere: nothing to keep
+    if (!n->pending) return; // valid everywhere: nothing to keep (a pending list is never empty)
     if (std::find(metadataReads.begin(), metadataReads.end(), n) == metadataReads.end()) metadataReads.push_back(n);
   }
 
@@ -1697,7 +1697,7 @@ struct Session::Impl {
   /// nodes that n's do not have (by node, then by predicate: a set_subtensor's region repeats
   /// what the set_subtensor itself requires).
   static bool addsTo(const Node *g, const Node *n) {
-    if (!g->pending || g->pending->empty() || g->pending == n->pending) return false;
+    if (!g->pending || g->pending == n->pending) return false;
     std::vector<const Node *> missing;
     for (const Node *p : *g->pending)
       if (!n->pending || std::find(n->pending->begin(), n->pending->end(), p) == n->pending->end()) missing.push_back(p);
@@ -1751,7 +1751,7 @@ struct Session::Impl {
   std::vector<const Node *> computedArrays() const {
     std::vector<const Node *> out = metadataReads;
     for (const Node *g : made)
-      if (g->pending && !g->pending->empty() && std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+      if (g->pending && std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
     return out;
   }
 
