@@ -363,8 +363,7 @@ bool Graph::KeyEq::operator()(const Node *a, const Node *b) const {
 }
 
 Node Graph::blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const {
-  Node n{kind, 0, std::move(op), std::move(inputs), {}, {}, {}, 0, Pred(), BroadcastMode::Numpy,
-         DType::Float64, false, {}, Validity(*solver_, context_), {}, nullptr, 0, std::nullopt};
+  Node n{.kind = kind, .inputs = std::move(inputs), .op = std::move(op), .validity = Validity(*solver_, context_)};
   return n;
 }
 

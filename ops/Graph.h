@@ -88,34 +88,36 @@ struct IndexEntry {
 class Graph;
 
 struct Node {
-  // What the node is (its structural key).
+  // The first cache line holds what a walk reads of each node (kind, id, inputs) and what a
+  // node built on this one reads of it (dtype, shape; then pending, in the next line): in a
+  // large graph an operand is a cache miss per line read.
   OpKind kind;
-  /// Position in the graph (creation order: operands come first). Beside `kind` and `inputs`:
-  /// a walk over a large graph reads these three of each node, one cache line.
+  /// Position in the graph (creation order: operands come first).
   uint32_t id = 0;
-  std::string op;
-  std::vector<const Node *> inputs;
-  std::vector<int64_t> ints;
-  std::vector<Expr> exprs;
-  std::vector<IndexEntry> index;
-  double number = 0;       // Scalar: a float literal's value; Reduce: keepdims
-  Pred cond;               // IfElse on sizes: the condition
-  BroadcastMode mode = BroadcastMode::Numpy;
-  // What the factory derived.
+  // What the factory derived (dtype, weak) and part of the structural key (mode), packed here.
   DType dtype = DType::Float64;
   bool weak = false;       // a Python literal (Scalar only)
-  Shape shape;
-  Validity validity;       // this op's own obligations
-  /// Static mode: per input, a bit per (right-aligned) dimension that may broadcast (provably 1,
-  /// or undecided: NumPy's rule at run time). Random variables: bits of the whole parameter shape.
-  std::vector<uint64_t> broadcastable;
+  BroadcastMode mode = BroadcastMode::Numpy;
+  std::vector<const Node *> inputs;
+  Shape shape{};
   /// Nodes (this one and those it depends on) whose own validity is not `valid`: what the
   /// validity of computing this node gathers. Shared between nodes where it does not change.
   /// Null when there are none: a list is never empty.
-  std::shared_ptr<const std::vector<const Node *>> pending;
+  std::shared_ptr<const std::vector<const Node *>> pending{};
   std::size_t hash = 0;
+  // The rest of the structural key.
+  std::string op;
+  std::vector<int64_t> ints{};
+  std::vector<Expr> exprs{};
+  std::vector<IndexEntry> index{};
+  double number = 0;       // Scalar: a float literal's value; Reduce: keepdims
+  Pred cond{};             // IfElse on sizes: the condition
+  Validity validity;       // this op's own obligations
+  /// Static mode: per input, a bit per (right-aligned) dimension that may broadcast (provably 1,
+  /// or undecided: NumPy's rule at run time). Random variables: bits of the whole parameter shape.
+  std::vector<uint64_t> broadcastable{};
   /// The data-dependent size this node introduces (Index with a mask, IfElse on data).
-  std::optional<Expr> dataSize;
+  std::optional<Expr> dataSize{};
 
   std::size_t rank() const { return shape.size(); }
   /// A short description: "add(x, y)", "input x".
