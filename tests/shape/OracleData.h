@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,13 @@ inline std::string dataPath(const std::string &name) {
   return std::string(root ? root : ".") + "/tests/data/" + name;
 }
 
+/// The rows of tests/data/`name`. A file that cannot be read throws (the test fails naming it),
+/// so a test never passes over no rows.
 inline std::vector<std::vector<std::string>> readRows(const std::string &name) {
   std::ifstream in(dataPath(name));
+  if (!in)
+    throw std::runtime_error("cannot read oracle file " + dataPath(name) +
+                             " (tests find tests/data/ under $SHAPELAB_SOURCE_DIR, which ctest sets)");
   std::vector<std::vector<std::string>> rows;
   std::string line;
   while (std::getline(in, line)) {
