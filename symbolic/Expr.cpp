@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "symbolic/Errors.h"
+#include "symbolic/FlatIndex.h"
 #include "symbolic/InternTable.h"
 
 namespace shapelab {
@@ -390,22 +392,56 @@ Integer truncDiv(const Integer &a, const Integer &c) {
   return a.sign() < 0 ? -q : q;
 }
 
+/// An expression read as a polynomial without copying its terms (asPolynomial copies every
+/// term, and with it every atom's handle); `e` must outlive the view.
+class PolyRef {
+public:
+  explicit PolyRef(const Expr &e) {
+    const ExprNode *n = e.node();
+    if (n->kind == ExprKind::Constant) {
+      constant_ = &n->value;
+    } else if (n->kind == ExprKind::Sum) {
+      begin_ = n->terms.data();
+      end_ = begin_ + n->terms.size();
+      constant_ = &n->constantTerm;
+    } else {
+      single_.coefficient = Integer(1);
+      single_.monomial.push_back({e, 1});
+      begin_ = &single_;
+      end_ = begin_ + 1;
+    }
+  }
+  PolyRef(const PolyRef &) = delete;
+  PolyRef &operator=(const PolyRef &) = delete;
+  const Term *begin() const { return begin_; }
+  const Term *end() const { return end_; }
+  std::size_t size() const { return std::size_t(end_ - begin_); }
+  const Term &operator[](std::size_t i) const { return begin_[i]; }
+  const Integer &constant() const { return *constant_; }
+
+private:
+  Term single_;
+  Integer zero_{0};
+  const Term *begin_ = nullptr, *end_ = nullptr;
+  const Integer *constant_ = &zero_;
+};
+
 // Splits e = c*q + r where every coefficient of r has |coef| < c and the sign of the original
 // (truncating split), so "(n - 1) // 2" stays as written and "(2*n + 3) // 2" becomes n + 1.
 void splitByDivisor(Expr e, const Integer &c, std::vector<Term> &q, Integer &q0,
                     std::vector<Term> &r, Integer &r0) {
-  auto [terms, constant] = asPolynomial(e);
+  PolyRef terms(e);
+  const Integer &constant = terms.constant();
   q.reserve(terms.size());
   r.reserve(terms.size());
-  for (Term &t : terms) {
+  for (const Term &t : terms) {
     Integer qt = truncDiv(t.coefficient, c);
     Integer rt = t.coefficient - qt * c;
-    // The terms are this function's copy: the monomial moves to the last list that takes it.
     if (rt.isZero()) {
-      if (!qt.isZero()) q.push_back({qt, std::move(t.monomial)});
+      if (!qt.isZero()) q.push_back({qt, t.monomial});
     } else {
       if (!qt.isZero()) q.push_back({qt, t.monomial});
-      r.push_back({rt, std::move(t.monomial)});
+      r.push_back({rt, t.monomial});
     }
   }
   q0 = truncDiv(constant, c);
@@ -517,7 +553,7 @@ Expr minMax(ExprKind kind, std::vector<Expr> args) {
             [](Expr a, Expr b) { return structuralCompare(a.node(), b.node()) < 0; });
   ExprNode n;
   n.kind = kind;
-  n.operands = std::move(kept);
+  n.operands.assign(kept.begin(), kept.end());
   return internExpr(std::move(n));
 }
 
@@ -582,8 +618,39 @@ Expr keepDefinedness(Expr result, std::initializer_list<Expr> inputs) {
 enum Level { kTernary = 0, kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
 enum PLevel { kOr = 0, kAnd = 1, kNot = 2, kCompare = 3 };
 
-void printExpr(const ExprNode *n, int context, std::string &out);
-void printPred(const PredNode *n, int context, std::string &out);
+/// Writes nodes as text. A node shared in the DAG is written once per use, so the text of a
+/// DAG is its tree (up to kMaxTreeSize nodes from an input a few hundred bytes long); when the
+/// tree is much larger than a few dozen nodes, the text of each node of some size is kept where
+/// it was first written and copied from there when the node comes again.
+struct Printer {
+  explicit Printer(std::string &text, uint64_t treeSize) : out(text) {
+    if (treeSize >= kMemoFromTreeSize) memo.emplace();
+  }
+  std::string &out;
+  struct Span {
+    std::size_t start, length;
+  };
+  struct PointerHash {
+    std::size_t operator()(const void *p) const { return std::size_t(reinterpret_cast<uintptr_t>(p)) * 0x9E3779B97F4A7C15ull; }
+  };
+  std::optional<EntryTable<const void *, Span, PointerHash>> memo;
+  static constexpr uint64_t kMemoFromTreeSize = 64, kMemoNodesFrom = 8;
+
+  /// Writes `write()`, the text of `node` (without the parentheses around it), or copies it.
+  template <class Node, class Write> void text(const Node *node, Write write) {
+    if (!memo || node->treeSize < kMemoNodesFrom) return write();
+    if (const Span *s = memo->find(static_cast<const void *>(node))) {
+      out.append(out, s->start, s->length);
+      return;
+    }
+    const std::size_t start = out.size();
+    write();
+    memo->add(node, Span{start, out.size() - start});
+  }
+};
+
+void printExpr(const ExprNode *n, int context, Printer &p);
+void printPred(const PredNode *n, int context, Printer &p);
 
 int levelOfTerm(const Term &t) {
   bool single = t.monomial.size() == 1 && t.monomial[0].second == 1;
@@ -605,17 +672,20 @@ int levelOf(const ExprNode *n) {
   return kAtom;
 }
 
-void printMonomial(const Monomial &m, std::string &out) {
+void printMonomial(const Monomial &m, Printer &p) {
+  std::string &out = p.out;
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (i) out += "*";
-    printExpr(m[i].first.node(), kAtom, out);
+    printExpr(m[i].first.node(), kAtom, p);
     if (m[i].second != 1) out += "**" + std::to_string(m[i].second);
   }
 }
 
-void printExpr(const ExprNode *n, int context, std::string &out) {
+void printExpr(const ExprNode *n, int context, Printer &p) {
+  std::string &out = p.out;
   bool parens = levelOf(n) < context;
   if (parens) out += "(";
+  p.text(n, [&] {
   switch (n->kind) {
   case ExprKind::Constant: out += n->value.toString(); break;
   case ExprKind::Param: out += n->name; break;
@@ -630,7 +700,7 @@ void printExpr(const ExprNode *n, int context, std::string &out) {
       }
       Integer a = Integer::abs(c);
       if (!a.isOne()) out += a.toString() + "*";
-      printMonomial(t.monomial, out);
+      printMonomial(t.monomial, p);
       first = false;
     }
     if (!n->constantTerm.isZero()) {
@@ -642,7 +712,7 @@ void printExpr(const ExprNode *n, int context, std::string &out) {
     break;
   }
   case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::ExactDiv: {
-    printExpr(n->operands[0].node(), kProduct, out);
+    printExpr(n->operands[0].node(), kProduct, p);
     out += n->kind == ExprKind::FloorDiv ? " // " : n->kind == ExprKind::Mod ? " % " : " / ";
     out += n->value.toString();
     break;
@@ -651,19 +721,20 @@ void printExpr(const ExprNode *n, int context, std::string &out) {
     out += n->kind == ExprKind::Min ? "min(" : "max(";
     for (std::size_t i = 0; i < n->operands.size(); ++i) {
       if (i) out += ", ";
-      printExpr(n->operands[i].node(), kTernary, out);
+      printExpr(n->operands[i].node(), kTernary, p);
     }
     out += ")";
     break;
   }
   case ExprKind::Select:
-    printExpr(n->operands[0].node(), kSum, out);
+    printExpr(n->operands[0].node(), kSum, p);
     out += " if ";
-    printPred(n->condition.node(), kOr, out);
+    printPred(n->condition.node(), kOr, p);
     out += " else ";
-    printExpr(n->operands[1].node(), kTernary, out);
+    printExpr(n->operands[1].node(), kTernary, p);
     break;
   }
+  });
   if (parens) out += ")";
 }
 
@@ -676,29 +747,32 @@ int levelOf(const PredNode *n) {
   }
 }
 
-void printPred(const PredNode *n, int context, std::string &out) {
+void printPred(const PredNode *n, int context, Printer &p) {
+  std::string &out = p.out;
   bool parens = levelOf(n) < context;
   if (parens) out += "(";
+  p.text(n, [&] {
   switch (n->kind) {
   case PredKind::True: out += "True"; break;
   case PredKind::False: out += "False"; break;
   case PredKind::Compare:
-    printExpr(n->lhs.node(), kSum, out);
+    printExpr(n->lhs.node(), kSum, p);
     out += std::string(" ") + spelling(n->op) + " ";
-    printExpr(n->rhs.node(), kSum, out);
+    printExpr(n->rhs.node(), kSum, p);
     break;
   case PredKind::And: case PredKind::Or:
     for (std::size_t i = 0; i < n->children.size(); ++i) {
       if (i) out += n->kind == PredKind::And ? " and " : " or ";
-      printPred(n->children[i].node(), n->kind == PredKind::And ? kNot : kAnd, out);
+      printPred(n->children[i].node(), n->kind == PredKind::And ? kNot : kAnd, p);
     }
     break;
   case PredKind::Not:
     out += "not ";
     // A comparison under `not` is parenthesised for the reader; the parser accepts both.
-    printPred(n->children[0].node(), kCompare + 1, out);
+    printPred(n->children[0].node(), kCompare + 1, p);
     break;
   }
+  });
   if (parens) out += ")";
 }
 
@@ -843,7 +917,8 @@ bool Expr::isQuasiAffine() const { return node()->quasiAffine; }
 
 std::string Expr::toString() const {
   std::string out;
-  printExpr(node(), kTernary, out);
+  Printer p(out, node()->treeSize);
+  printExpr(node(), kTernary, p);
   return out;
 }
 
@@ -856,40 +931,6 @@ std::pair<std::vector<Term>, Integer> asPolynomial(Expr e) {
 
 namespace {
 Expr fromNormalised(std::vector<Term> terms, Integer constant);
-
-/// An expression read as a polynomial without copying its terms (asPolynomial copies every
-/// term, and with it every atom's handle); `e` must outlive the view.
-class PolyRef {
-public:
-  explicit PolyRef(const Expr &e) {
-    const ExprNode *n = e.node();
-    if (n->kind == ExprKind::Constant) {
-      constant_ = &n->value;
-    } else if (n->kind == ExprKind::Sum) {
-      begin_ = n->terms.data();
-      end_ = begin_ + n->terms.size();
-      constant_ = &n->constantTerm;
-    } else {
-      single_.coefficient = Integer(1);
-      single_.monomial.push_back({e, 1});
-      begin_ = &single_;
-      end_ = begin_ + 1;
-    }
-  }
-  PolyRef(const PolyRef &) = delete;
-  PolyRef &operator=(const PolyRef &) = delete;
-  const Term *begin() const { return begin_; }
-  const Term *end() const { return end_; }
-  std::size_t size() const { return std::size_t(end_ - begin_); }
-  const Term &operator[](std::size_t i) const { return begin_[i]; }
-  const Integer &constant() const { return *constant_; }
-
-private:
-  Term single_;
-  Integer zero_{0};
-  const Term *begin_ = nullptr, *end_ = nullptr;
-  const Integer *constant_ = &zero_;
-};
 
 /// Every coefficient and the constant multiplied by a non-zero `k`: the terms stay sorted and
 /// non-zero, so no normalisation is needed.
@@ -1290,7 +1331,8 @@ Pred Pred::negation(const Pred &p) {
 
 std::string Pred::toString() const {
   std::string out;
-  printPred(node(), kOr, out);
+  Printer p(out, node()->treeSize);
+  printPred(node(), kOr, p);
   return out;
 }
 

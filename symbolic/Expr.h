@@ -255,6 +255,10 @@ struct Term {
   Monomial monomial;
 };
 
+/// The operands of a division (one), a choice (two) or a min/max (two or more): the first two
+/// in place, since a division is built for every `/`, `//` and `%` read.
+using ExprOperands = boost::container::small_vector<Expr, 2>;
+
 /// The read-only node behind an Expr. Fields used depend on `kind`.
 class ExprNode {
 public:
@@ -263,7 +267,7 @@ public:
   std::string name;                      // Param
   std::vector<Term> terms;               // Sum: non-constant terms, sorted, non-zero coefficients
   Integer constantTerm;                  // Sum
-  std::vector<Expr> operands;            // FloorDiv/Mod/ExactDiv: {e}; Min/Max: args; Select: {a, b}
+  ExprOperands operands;                 // FloorDiv/Mod/ExactDiv: {e}; Min/Max: args; Select: {a, b}
   Pred condition{nullptr};               // Select
   // Derived once at construction.
   std::size_t structuralHash = 0;
@@ -275,7 +279,7 @@ public:
   /// The partial atoms (non-sum nodes containing an exact division) below this node, reached
   /// without entering a Select, sorted by address; the node's handles keep them alive. Lets
   /// canonicalisation ask "is this division still in the result?" without walking the DAG.
-  std::vector<const ExprNode *> partialBelow;
+  boost::container::small_vector<const ExprNode *, 2> partialBelow;
   CachedPred definedness;  // definedness(this), computed on first use
   CachedExpr totalForm;    // totalized(this) of a partial node, computed on first use (a total
                            // node, so it never refers back to this one)

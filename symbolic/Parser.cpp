@@ -1,5 +1,6 @@
 #include "symbolic/Parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <unordered_map>
@@ -314,7 +315,7 @@ private:
       advance();
       std::size_t open = cur_.position;
       return group(t.position, open, [&] {
-        expect(Tok::LParen, "expected '(' after '" + t.text + "'");
+        expect(Tok::LParen, [&] { return "expected '(' after '" + t.text + "'"; });
         std::vector<Expr> args;
         while (true) {
           Value v = parseTernary();
@@ -324,7 +325,7 @@ private:
             advance();
             continue;
           }
-          expect(Tok::RParen, "expected ',' or ')' in the arguments of " + t.text + "()");
+          expect(Tok::RParen, [&] { return "expected ',' or ')' in the arguments of " + t.text + "()"; });
           break;
         }
         return exprValue(t.kind == Tok::Min ? min(args) : max(args), t.position);
@@ -334,7 +335,7 @@ private:
       return group(t.position, t.position, [&] {
         advance();
         Value v = parseTernary();
-        expect(Tok::RParen, "expected ')' to close the '(' at position " + std::to_string(t.position));
+        expect(Tok::RParen, [&] { return "expected ')' to close the '(' at position " + std::to_string(t.position); });
         v.position = t.position;
         return v;
       });
@@ -345,8 +346,9 @@ private:
     }
   }
 
-  void expect(Tok kind, const std::string &message) {
-    if (cur_.kind != kind) fail(message + (cur_.kind == Tok::End ? ", found the end of the text" : ", found '" + cur_.text + "'"), cur_.position);
+  /// `what` as in requireExpr: a message made only on failure (a group expects its ')').
+  template <class What> void expect(Tok kind, const What &what) {
+    if (cur_.kind != kind) fail(describe(what) + (cur_.kind == Tok::End ? ", found the end of the text" : ", found '" + cur_.text + "'"), cur_.position);
     advance();
   }
 
@@ -420,11 +422,17 @@ private:
   /// checked again, and a group that would pass the bound is read in full to report it.
   template <class F> Value group(std::size_t start, std::size_t open, F body) {
     if (!reuseGroups_ || open >= text_.size() || text_[open] != '(') return body();
-    if (prefix_.empty()) indexGroups();
-    uint32_t close = close_[open];
-    if (close == kUnmatched) return body();
+    if (!indexed_) indexGroups();
+    auto paren = std::lower_bound(parens_.begin(), parens_.end(), open,
+                                  [](const Paren &p, std::size_t at) { return p.open < at; });
+    if (paren == parens_.end() || paren->open != open || paren->close == kUnmatched) return body();
+    const uint32_t close = paren->close;
     std::size_t length = close + 1 - start;
-    uint64_t key = spanHash(start, length) ^ (uint64_t(length) * 0x9E3779B97F4A7C15ull);
+    // The hash of text[start, close]: the bytes before '(' (a function's name) are few.
+    uint64_t key = 0;
+    for (std::size_t i = start; i < open; ++i) key = key * kHashBase + (unsigned char)text_[i];
+    key = key * power(close + 1 - open) + paren->hash;
+    key ^= uint64_t(length) * 0x9E3779B97F4A7C15ull;
     auto [first, last] = groups_.equal_range(key);
     for (auto it = first; it != last; ++it) {
       const Group &g = it->second;
@@ -447,29 +455,46 @@ private:
     return v;
   }
 
-  /// The matching ')' of every '(' and the prefix hashes of the text (one pass each).
+  /// Every matched pair of parentheses and the hash of its bytes, in one pass that stores
+  /// nothing per byte: a printed form read back can be 64 KiB, and arrays per byte cost more to
+  /// allocate and fill (fresh pages) than reading the groups they index.
   void indexGroups() {
-    std::size_t n = text_.size();
-    close_.assign(n, kUnmatched);
-    std::vector<uint32_t> open;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (text_[i] == '(') open.push_back(uint32_t(i));
-      else if (text_[i] == ')' && !open.empty()) {
-        close_[open.back()] = uint32_t(i);
+    indexed_ = true;
+    // h is the polynomial hash of text[0, i); text[a, b) hashes to h(b) - h(a) * kHashBase^(b - a).
+    struct Open {
+      std::size_t index;
+      uint64_t hashBefore;
+    };
+    std::vector<Open> open;
+    uint64_t h = 0;
+    for (std::size_t i = 0; i < text_.size(); ++i) {
+      const unsigned char c = (unsigned char)text_[i];
+      if (c == '(') {
+        open.push_back({parens_.size(), h});
+        parens_.push_back({uint32_t(i), kUnmatched, 0});
+      }
+      h = h * kHashBase + c;
+      if (c == ')' && !open.empty()) {
+        Paren &p = parens_[open.back().index];
+        p.close = uint32_t(i);
+        p.hash = h - open.back().hashBefore * power(i + 1 - p.open);
         open.pop_back();
       }
     }
-    prefix_.assign(n + 1, 0);
-    powers_.assign(n + 1, 1);
-    for (std::size_t i = 0; i < n; ++i) {
-      prefix_[i + 1] = prefix_[i] * kHashBase + (unsigned char)text_[i];
-      powers_[i + 1] = powers_[i] * kHashBase;
-    }
   }
-  uint64_t spanHash(std::size_t start, std::size_t length) const {
-    return prefix_[start + length] - prefix_[start] * powers_[length];
+  static uint64_t power(std::size_t k) {
+    uint64_t r = 1, b = kHashBase;
+    for (; k; k >>= 1, b *= b)
+      if (k & 1) r *= b;
+    return r;
   }
 
+  /// A matched pair of parentheses (close is kUnmatched when the '(' is never closed) and the
+  /// hash of text[open, close].
+  struct Paren {
+    uint32_t open, close;
+    uint64_t hash;
+  };
   struct Group {
     std::size_t start, length;
     Value value;
@@ -487,8 +512,8 @@ private:
   Token cur_{Tok::End, 0, ""};
   int depth_ = 0;
   int deepest_ = 0;
-  std::vector<uint32_t> close_;
-  std::vector<uint64_t> prefix_, powers_;
+  bool indexed_ = false;
+  std::vector<Paren> parens_; // by `open`, ascending
   std::unordered_multimap<uint64_t, Group> groups_;
 };
 

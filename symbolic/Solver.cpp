@@ -1469,7 +1469,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       add(a->condition, a->operands[0]);
       add(!a->condition, a->operands[1]);
     } else {
-      const std::vector<Expr> &o = a->operands;
+      const ExprOperands &o = a->operands;
       // Operand i where it is the first extreme one: the cases are disjoint.
       for (std::size_t i = 0; i < o.size(); ++i) {
         std::vector<Pred> chosen;

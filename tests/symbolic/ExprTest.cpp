@@ -61,6 +61,36 @@ TEST(Expr, PrintsCanonically) {
   EXPECT_EQ(parsePred("not (n == 1 or m == 2) and k > 0").toString(), "not (n == 1 or m == 2) and k > 0");
 }
 
+// A large printed tree copies the text of a node it has written before instead of writing it
+// again. Each step below shares the previous expression twice; its text must be the previous
+// text, assembled here by string operations, written twice (the two atoms in either order).
+TEST(Expr, PrintsASharedNodeTheSameEachTimeItComes) {
+  oracle::GenOptions o;
+  o.products = true;
+  bool ok = rc::check("a shared node is written the same at each use", [o] {
+    Expr e = parseExpr(oracle::show(*oracle::genExpr(3, o))) + Expr::param("q");
+    RC_PRE(!e.isConstant() && e.kind() != ExprKind::Min && e.kind() != ExprKind::Max);
+    std::string text = e.toString();
+    while (e->treeSize < 600) {
+      Expr next = min(e, Expr(1)) + min(e, Expr(2));
+      std::string printed = next.toString();
+      // min's arguments and the sum's atoms stand in the structural order, which this test
+      // leaves open: any order of the texts is accepted, no other text.
+      std::set<std::string> expected;
+      for (const std::string &a : {"min(1, " + text + ")", "min(" + text + ", 1)"})
+        for (const std::string &b : {"min(2, " + text + ")", "min(" + text + ", 2)"})
+          expected.insert({a + " + " + b, b + " + " + a});
+      RC_ASSERT(expected.count(printed) == 1u);
+      Pred p = ge(next, Expr(0)) && le(next, Expr(5));
+      RC_ASSERT(p.toString() == printed + " >= 0 and " + printed + " <= 5");
+      RC_ASSERT(parseExpr(printed) == next);
+      e = next;
+      text = printed;
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
 TEST(Expr, FoldsComparisonsThatDoNotDependOnParameters) {
   EXPECT_TRUE(parsePred("n + 1 > n").isTrue());
   EXPECT_TRUE(parsePred("n == n").isTrue());

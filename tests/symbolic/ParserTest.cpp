@@ -228,7 +228,8 @@ TEST(Parser, ReusingRepeatedGroupsChangesNothing) {
     std::string b = oracle::show(*oracle::genExpr(2, o));
     std::string p = oracle::show(*oracle::genPred(1, o));
     std::string text = "(" + a + ") * (" + b + ") + min((" + a + "), " + b + ") - (" + a +
-                       ") // 2 + max(" + a + ", (" + b + ")) + ((" + a + ") if (" + p + ") else (" + b + "))";
+                       ") // 2 + max(" + a + ", (" + b + ")) + ((" + a + ") if (" + p + ") else (" + b + ")) - max  (" +
+                       a + ", (" + b + ")) * max  (" + a + ", (" + b + "))";
     while (text.size() < 300) text = "(" + text + ") - (" + a + ")";
     RC_ASSERT(outcome(text, true) == outcome(text, false));
     std::size_t at = *rc::gen::inRange<std::size_t>(0, text.size());
