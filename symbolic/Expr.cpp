@@ -4,6 +4,7 @@
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "symbolic/Errors.h"
@@ -387,11 +388,6 @@ Monomial multiplyMonomials(const Monomial &a, const Monomial &b) {
   return out;
 }
 
-Integer truncDiv(const Integer &a, const Integer &c) {
-  Integer q = Integer::floorDiv(Integer::abs(a), c);
-  return a.sign() < 0 ? -q : q;
-}
-
 /// An expression read as a polynomial without copying its terms (asPolynomial copies every
 /// term, and with it every atom's handle); `e` must outlive the view.
 class PolyRef {
@@ -432,11 +428,12 @@ void splitByDivisor(Expr e, const Integer &c, std::vector<Term> &q, Integer &q0,
                     std::vector<Term> &r, Integer &r0) {
   PolyRef terms(e);
   const Integer &constant = terms.constant();
-  q.reserve(terms.size());
-  r.reserve(terms.size());
+  if (terms.size() > 1) { // most divisions divide an atom: one of the lists takes it
+    q.reserve(terms.size());
+    r.reserve(terms.size());
+  }
   for (const Term &t : terms) {
-    Integer qt = truncDiv(t.coefficient, c);
-    Integer rt = t.coefficient - qt * c;
+    auto [qt, rt] = Integer::truncDivRem(t.coefficient, c);
     if (rt.isZero()) {
       if (!qt.isZero()) q.push_back({qt, t.monomial});
     } else {
@@ -444,8 +441,7 @@ void splitByDivisor(Expr e, const Integer &c, std::vector<Term> &q, Integer &q0,
       r.push_back({rt, t.monomial});
     }
   }
-  q0 = truncDiv(constant, c);
-  r0 = constant - q0 * c;
+  std::tie(q0, r0) = Integer::truncDivRem(constant, c);
 }
 
 Integer contentOf(const std::vector<Term> &terms, const Integer &constant) {
@@ -1188,6 +1184,14 @@ Expr pow(Expr e, uint32_t exponent) {
     throw InputTooLarge("exponent " + std::to_string(exponent) + " is above the limit of " +
                     std::to_string(kMaxDegree));
   if (exponent >= 2 && e.node()->kind == ExprKind::Sum) return keepDefinedness(powerOfSum(e, exponent), {e});
+  if (exponent >= 2 && !e.isConstant()) {
+    // An atom's power is one term: the product below would make every power up to it a node
+    // (the checks of each step are those of the last, which has the highest degree).
+    std::vector<Term> power(1);
+    power[0].coefficient = Integer(1);
+    power[0].monomial.push_back({e, exponent});
+    return keepDefinedness(fromNormalised(std::move(power), Integer(0)), {e});
+  }
   Expr r(1);
   for (uint32_t i = 0; i < exponent; ++i) r = r * e;
   return keepDefinedness(r, {e});
@@ -1203,7 +1207,8 @@ Expr divisionCanonical(ExprKind kind, Expr e, const Integer &c) {
   std::vector<Term> q, r;
   Integer q0, r0;
   splitByDivisor(e, c, q, q0, r, r0);
-  Expr quotient = kind == ExprKind::Mod ? Expr(0) : fromPolynomial(std::move(q), q0);
+  // q and r keep the order of e's terms, and their coefficients are not zero: no sorting.
+  Expr quotient = kind == ExprKind::Mod ? Expr(0) : fromNormalised(std::move(q), q0);
   if (r.empty()) {
     if (kind == ExprKind::FloorDiv) return quotient + Expr(Integer::floorDiv(r0, c));
     if (kind == ExprKind::Mod) return Expr(Integer::floorMod(r0, c));
@@ -1211,11 +1216,11 @@ Expr divisionCanonical(ExprKind kind, Expr e, const Integer &c) {
   }
   Integer g = Integer::gcd(contentOf(r, r0), c);
   for (Term &t : r) t.coefficient = Integer::floorDiv(t.coefficient, g);
-  Expr rest = fromPolynomial(std::move(r), Integer::floorDiv(r0, g));
+  Expr rest = fromNormalised(std::move(r), Integer::floorDiv(r0, g));
   Integer cg = Integer::floorDiv(c, g);
   if (kind == ExprKind::Mod) return cg.isOne() ? Expr(0) : Expr(g) * makeDivisionAtom(kind, rest, cg);
-  if (cg.isOne()) return quotient + rest;
-  return quotient + makeDivisionAtom(kind, rest, cg);
+  Expr atom = cg.isOne() ? rest : makeDivisionAtom(kind, rest, cg);
+  return quotient.isConstant() && quotient.node()->value.isZero() ? atom : quotient + atom; // 0 + x is x
 }
 
 } // namespace

@@ -187,6 +187,16 @@ Integer Integer::floorDiv(const Integer &a, const Integer &d) {
   return taken(out);
 }
 
+std::pair<Integer, Integer> Integer::truncDivRem(const Integer &a, const Integer &d) {
+  if (d.isZero()) throw UserError("integer division by zero");
+  if (!a.big_ && !d.big_ && !(a.small_ == INT64_MIN && d.small_ == -1))
+    return {Integer(a.small_ / d.small_), Integer(a.small_ % d.small_)};
+  MpzRead x(a), y(d);
+  Mpz q, r;
+  mpz_tdiv_qr(q.v, r.v, x.get(), y.get());
+  return {taken(q), taken(r)};
+}
+
 Integer Integer::floorMod(const Integer &a, const Integer &d) {
   if (d.isZero()) throw UserError("integer modulo by zero");
   if (!a.big_ && !d.big_) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace shapelab {
 
@@ -53,6 +54,9 @@ public:
 
   /// Floor division; `divisor` must be non-zero (throws UserError otherwise).
   static Integer floorDiv(const Integer &a, const Integer &divisor);
+  /// Truncating division: {q, r} with a = q*divisor + r, q rounded toward zero, r of a's sign
+  /// (or 0) and |r| < |divisor|; `divisor` must be non-zero (throws UserError otherwise).
+  static std::pair<Integer, Integer> truncDivRem(const Integer &a, const Integer &divisor);
   /// Remainder with the sign of the divisor (Python's %); divisor non-zero.
   static Integer floorMod(const Integer &a, const Integer &divisor);
   static Integer abs(const Integer &a) { return a.sign() < 0 ? -a : a; }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "symbolic/Errors.h"
+#include "symbolic/FlatIndex.h"
 
 namespace shapelab {
 
@@ -20,14 +21,14 @@ enum class Tok {
 struct Token {
   Tok kind;
   std::size_t position;
-  std::string text;
+  std::string_view text; // into the text being read, which outlives the parser
 };
 
 /// A parsed value: either an integer expression or a predicate, with where it started.
 struct Value {
   bool isPred = false;
-  Expr expr;
-  Pred pred;
+  Expr expr{nullptr}; // null when isPred (and pred null when not): no reference taken
+  Pred pred{nullptr};
   std::size_t position = 0;
 };
 
@@ -74,8 +75,8 @@ public:
   }
 
   void expectEnd() {
-    if (cur_.kind == Tok::Other) fail("unexpected character '" + cur_.text + "'", cur_.position);
-    if (cur_.kind != Tok::End) fail("unexpected '" + cur_.text + "' after the end of the expression", cur_.position);
+    if (cur_.kind == Tok::Other) fail("unexpected character '" + std::string(cur_.text) + "'", cur_.position);
+    if (cur_.kind != Tok::End) fail("unexpected '" + std::string(cur_.text) + "' after the end of the expression", cur_.position);
   }
   std::size_t tokenStart() const { return cur_.position; }
   [[noreturn]] void fail(const std::string &message, std::size_t position) const {
@@ -93,8 +94,8 @@ public:
   template <class F> static std::string describe(const F &what) { return what(); }
 
 private:
-  static Value exprValue(Expr e, std::size_t p) { return Value{false, e, Pred(), p}; }
-  static Value predValue(Pred q, std::size_t p) { return Value{true, Expr(), q, p}; }
+  static Value exprValue(Expr e, std::size_t p) { return Value{false, std::move(e), Pred(nullptr), p}; }
+  static Value predValue(Pred q, std::size_t p) { return Value{true, Expr(nullptr), std::move(q), p}; }
 
   Value parseDisjunction() {
     Value a = parseConjunction();
@@ -161,10 +162,10 @@ private:
     Value left = a;
     while (isComparison(cur_.kind)) {
       Token op = cur_;
-      requireExpr(left, [&] { return "the left side of '" + op.text + "'"; });
+      requireExpr(left, [&] { return "the left side of '" + std::string(op.text) + "'"; });
       advance();
       Value right = parseSum();
-      requireExpr(right, [&] { return "the right side of '" + op.text + "'"; });
+      requireExpr(right, [&] { return "the right side of '" + std::string(op.text) + "'"; });
       parts.push_back(Pred::compare(opOf(op.kind), left.expr, right.expr));
       left = right;
     }
@@ -177,14 +178,14 @@ private:
   Value parseSum() {
     Value first = parseProduct();
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return first;
-    requireExpr(first, [&] { return "the left operand of '" + cur_.text + "'"; });
+    requireExpr(first, [&] { return "the left operand of '" + std::string(cur_.text) + "'"; });
     std::vector<Token> ops;
     std::vector<Value> operands{first};
     while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
       ops.push_back(cur_);
       advance();
       operands.push_back(parseProduct());
-      requireExpr(operands.back(), [&] { return "the right operand of '" + ops.back().text + "'"; });
+      requireExpr(operands.back(), [&] { return "the right operand of '" + std::string(ops.back().text) + "'"; });
     }
     std::vector<Expr> exprs;
     std::vector<bool> negated{false};
@@ -222,7 +223,7 @@ private:
     while (cur_.kind == Tok::Star || cur_.kind == Tok::SlashSlash || cur_.kind == Tok::Slash ||
            cur_.kind == Tok::Percent) {
       Token op = cur_;
-      requireExpr(a, [&] { return "the left operand of '" + op.text + "'"; });
+      requireExpr(a, [&] { return "the left operand of '" + std::string(op.text) + "'"; });
       advance();
       Value b = parseUnary();
       if (op.kind == Tok::Star) {
@@ -230,7 +231,7 @@ private:
         a = exprValue(guard([&] { return a.expr * b.expr; }, op.position), a.position);
         continue;
       }
-      Integer c = positiveConstant(b, op.text);
+      Integer c = positiveConstant(b, std::string(op.text));
       Expr r = guard(
           [&] {
             return op.kind == Tok::SlashSlash ? floorDiv(a.expr, c)
@@ -249,7 +250,7 @@ private:
       Token op = cur_;
       advance();
       Value v = parseUnary();
-      requireExpr(v, [&] { return "the operand of unary '" + op.text + "'"; });
+      requireExpr(v, [&] { return "the operand of unary '" + std::string(op.text) + "'"; });
       return exprValue(op.kind == Tok::Minus ? -v.expr : v.expr, op.position);
     }
     return parsePower();
@@ -298,14 +299,14 @@ private:
     switch (t.kind) {
     case Tok::Integer: {
       advance();
-      return exprValue(Expr(Integer::parse(t.text)), t.position);
+      return exprValue(Expr(Integer::parse(std::string(t.text))), t.position);
     }
     case Tok::Name: {
       advance();
       if (t.text[0] == '_' && !options_.allowReservedNames)
-        fail("name '" + t.text + "' is reserved: names starting with '_' belong to shapelab",
+        fail("name '" + std::string(t.text) + "' is reserved: names starting with '_' belong to shapelab",
              t.position);
-      return exprValue(t.text[0] == '_' ? Expr::reservedParam(t.text) : Expr::param(t.text),
+      return exprValue(t.text[0] == '_' ? Expr::reservedParam(std::string(t.text)) : Expr::param(std::string(t.text)),
                        t.position);
     }
     case Tok::True: case Tok::False:
@@ -315,17 +316,17 @@ private:
       advance();
       std::size_t open = cur_.position;
       return group(t.position, open, [&] {
-        expect(Tok::LParen, [&] { return "expected '(' after '" + t.text + "'"; });
+        expect(Tok::LParen, [&] { return "expected '(' after '" + std::string(t.text) + "'"; });
         std::vector<Expr> args;
         while (true) {
           Value v = parseTernary();
-          requireExpr(v, [&] { return "an argument of " + t.text + "()"; });
+          requireExpr(v, [&] { return "an argument of " + std::string(t.text) + "()"; });
           args.push_back(v.expr);
           if (cur_.kind == Tok::Comma) {
             advance();
             continue;
           }
-          expect(Tok::RParen, [&] { return "expected ',' or ')' in the arguments of " + t.text + "()"; });
+          expect(Tok::RParen, [&] { return "expected ',' or ')' in the arguments of " + std::string(t.text) + "()"; });
           break;
         }
         return exprValue(t.kind == Tok::Min ? min(args) : max(args), t.position);
@@ -341,14 +342,14 @@ private:
       });
     }
     case Tok::End: fail("expected an expression, found the end of the text", t.position);
-    case Tok::Other: fail("unexpected character '" + t.text + "'", t.position);
-    default: fail("expected an expression, found '" + t.text + "'", t.position);
+    case Tok::Other: fail("unexpected character '" + std::string(t.text) + "'", t.position);
+    default: fail("expected an expression, found '" + std::string(t.text) + "'", t.position);
     }
   }
 
   /// `what` as in requireExpr: a message made only on failure (a group expects its ')').
   template <class What> void expect(Tok kind, const What &what) {
-    if (cur_.kind != kind) fail(describe(what) + (cur_.kind == Tok::End ? ", found the end of the text" : ", found '" + cur_.text + "'"), cur_.position);
+    if (cur_.kind != kind) fail(describe(what) + (cur_.kind == Tok::End ? ", found the end of the text" : ", found '" + std::string(cur_.text) + "'"), cur_.position);
     advance();
   }
 
@@ -365,13 +366,13 @@ private:
       while (pos_ < text_.size() && std::isdigit((unsigned char)text_[pos_])) ++pos_;
       if (pos_ < text_.size() && (std::isalpha((unsigned char)text_[pos_]) || text_[pos_] == '_'))
         fail("a name cannot start with a digit; write '*' for a product", s);
-      cur_ = Token{Tok::Integer, s, text_.substr(s, pos_ - s)};
+      cur_ = Token{Tok::Integer, s, std::string_view(text_).substr(s, pos_ - s)};
       return;
     }
     if (std::isalpha((unsigned char)c) || c == '_') {
       std::size_t s = pos_;
       while (pos_ < text_.size() && (std::isalnum((unsigned char)text_[pos_]) || text_[pos_] == '_')) ++pos_;
-      std::string w = text_.substr(s, pos_ - s);
+      std::string_view w = std::string_view(text_).substr(s, pos_ - s);
       Tok k = w == "and" ? Tok::And : w == "or" ? Tok::Or : w == "not" ? Tok::Not
             : w == "if" ? Tok::If : w == "else" ? Tok::Else : w == "True" ? Tok::True
             : w == "False" ? Tok::False : w == "min" ? Tok::Min : w == "max" ? Tok::Max : Tok::Name;
@@ -408,7 +409,7 @@ private:
     std::size_t len = 1;
     if ((unsigned char)c >= 0x80)
       while (pos_ + len < text_.size() && ((unsigned char)text_[pos_ + len] & 0xC0) == 0x80) ++len;
-    cur_ = Token{k, pos_, text_.substr(pos_, len)};
+    cur_ = Token{k, pos_, std::string_view(text_).substr(pos_, len)};
     pos_ += len;
   }
 
@@ -433,11 +434,12 @@ private:
     for (std::size_t i = start; i < open; ++i) key = key * kHashBase + (unsigned char)text_[i];
     key = key * power(close + 1 - open) + paren->hash;
     key ^= uint64_t(length) * 0x9E3779B97F4A7C15ull;
-    auto [first, last] = groups_.equal_range(key);
-    for (auto it = first; it != last; ++it) {
-      const Group &g = it->second;
-      if (g.length != length || std::memcmp(&text_[g.start], &text_[start], length) != 0) continue;
-      if (depth_ + g.depth > kMaxDepth) break;
+    std::size_t found = groupIndex_.find(key, [&](std::size_t i) {
+      const Group &g = groups_[i];
+      return g.length == length && std::memcmp(&text_[g.start], &text_[start], length) == 0;
+    });
+    if (found != FlatIndex::npos && depth_ + groups_[found].depth <= kMaxDepth) {
+      const Group &g = groups_[found];
       // An enclosing group being read counts this group's depth as if it had been read here.
       deepest_ = std::max(deepest_, depth_ + g.depth);
       pos_ = close + 1;
@@ -451,7 +453,12 @@ private:
     Value v = body();
     int inner = deepest_ - depth_;
     deepest_ = std::max(outer, deepest_);
-    groups_.emplace(key, Group{start, length, v, inner});
+    // A group read in full because its reuse would pass the nesting bound is the same bytes as
+    // the one recorded: it is not recorded twice.
+    if (found == FlatIndex::npos) {
+      groupIndex_.insert(key, groups_.size());
+      groups_.push_back(Group{start, length, v, inner});
+    }
     return v;
   }
 
@@ -514,7 +521,8 @@ private:
   int deepest_ = 0;
   bool indexed_ = false;
   std::vector<Paren> parens_; // by `open`, ascending
-  std::unordered_multimap<uint64_t, Group> groups_;
+  std::vector<Group> groups_;  // groups read in full, each with distinct bytes
+  FlatIndex groupIndex_;       // their positions in groups_ by the hash of their bytes
 };
 
 } // namespace

@@ -67,6 +67,10 @@ TEST(Integer, SmallArithmeticAndPythonDivision) {
   EXPECT_TRUE((Integer(INT64_MAX) + 1 - 1).fitsInt64());
   EXPECT_EQ(-Integer(INT64_MIN), Integer::parse("9223372036854775808"));
   EXPECT_EQ(Integer::floorDiv(INT64_MIN, -1), Integer::parse("9223372036854775808"));
+  EXPECT_EQ(Integer::truncDivRem(-7, 2), std::make_pair(Integer(-3), Integer(-1)));
+  EXPECT_EQ(Integer::truncDivRem(7, -2), std::make_pair(Integer(-3), Integer(1)));
+  EXPECT_EQ(Integer::truncDivRem(INT64_MIN, -1), std::make_pair(Integer::parse("9223372036854775808"), Integer(0)));
+  EXPECT_THROW(Integer::truncDivRem(1, 0), shapelab::UserError);
   EXPECT_EQ(Integer::pow(2, 100).toString(), "1267650600228229401496703205376");
 }
 
@@ -99,6 +103,11 @@ TEST(Integer, AgreesWithGmp) {
       RC_ASSERT(Integer::floorDiv(a, b).toString() == r.str());
       mpz_fdiv_r(r.v, za.v, zb.v);
       RC_ASSERT(Integer::floorMod(a, b).toString() == r.str());
+      Z rem;
+      mpz_tdiv_qr(r.v, rem.v, za.v, zb.v);
+      auto [q, m] = Integer::truncDivRem(a, b);
+      RC_ASSERT(q.toString() == r.str() && m.toString() == rem.str());
+      RC_ASSERT(q.fitsInt64() == (mpz_fits_slong_p(r.v) != 0) && m.fitsInt64() == (mpz_fits_slong_p(rem.v) != 0));
     }
     if (a == b) RC_ASSERT(a.hash() == b.hash());
     RC_ASSERT(Integer::parse(a.toString()) == a);
