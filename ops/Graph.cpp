@@ -1054,7 +1054,7 @@ const Node *Graph::concatenate(const std::vector<const Node *> &xs, std::optiona
                       std::to_string(i) + " has size " + dimText(b));
       }
     }
-    n.shape[axis] = signedSum(parts, std::vector<bool>(parts.size(), false));
+    n.shape[axis] = signedSum(parts);
     requireElementCountFits(n.validity, n.shape, "the result");
   });
 }

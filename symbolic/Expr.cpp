@@ -998,7 +998,7 @@ Expr Expr::operator-() const { return scaled(PolyRef(*this), Integer(-1)); }
 
 Expr operator-(Expr a, Expr b) { return addSigned(a, b, -1); }
 
-Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negated) {
+Expr signedSum(std::span<const Expr> operands, std::span<const bool> negated) {
   if (operands.empty()) return Expr(0);
   bool allTotal = true;
   for (const Expr &e : operands) allTotal = allTotal && e.isTotal();
@@ -1009,7 +1009,7 @@ Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negat
   Integer constant(0);
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const ExprNode *n = operands[i].node();
-    bool minus = i > 0 && negated[i];
+    bool minus = i > 0 && !negated.empty() && negated[i];
     auto add = [&](Term t) {
       if (minus) t.coefficient = -t.coefficient;
       terms.push_back(std::move(t));
@@ -1522,7 +1522,7 @@ private:
         for (auto &[atom, k] : t.monomial) m = m * pow(expr(atom.node()), k);
         parts.push_back(m);
       }
-      return signedSum(parts, std::vector<bool>(parts.size(), false));
+      return signedSum(parts);
     }
     case ExprKind::FloorDiv: return floorDiv(expr(n->operands[0].node()), n->value);
     case ExprKind::Mod: return mod(expr(n->operands[0].node()), n->value);

@@ -30,6 +30,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -152,11 +153,12 @@ private:
   Expr(const ExprNode *node, Adopt a) : Handle(node, a) {}
 };
 
-/// e0 ± e1 ± ... (`negated[i]` says the sign of operand i, operand 0 always added), built in one
+/// e0 ± e1 ± ... (`negated[i]` says the sign of operand i, operand 0 always added; no `negated`:
+/// every operand added), built in one
 /// normalisation (linear in the number of terms where folding with + and - is quadratic). The
 /// same node as the fold when every operand is total; with partial operands, the same value
 /// and the same domain of definition (the fold may guard a cancellation step by step).
-Expr signedSum(const std::vector<Expr> &operands, const std::vector<bool> &negated);
+Expr signedSum(std::span<const Expr> operands, std::span<const bool> negated = {});
 
 /// Floor division by a positive constant; throws UserError for divisor <= 0.
 Expr floorDiv(Expr e, const Integer &divisor);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "symbolic/Errors.h"
 #include "symbolic/FlatIndex.h"
@@ -158,7 +160,7 @@ private:
     Value a = parseSum();
     if (!isComparison(cur_.kind) || (stopAtComparison_ && (cur_.kind == Tok::Gt || cur_.kind == Tok::Lt)))
       return a;
-    std::vector<Pred> parts;
+    boost::container::small_vector<Pred, 2> parts; // most are one comparison, not a chain
     Value left = a;
     while (isComparison(cur_.kind)) {
       Token op = cur_;
@@ -169,7 +171,8 @@ private:
       parts.push_back(Pred::compare(opOf(op.kind), left.expr, right.expr));
       left = right;
     }
-    return predValue(Pred::conjunction(parts), a.position);
+    if (parts.size() == 1) return predValue(std::move(parts[0]), a.position);
+    return predValue(Pred::conjunction(std::vector<Pred>(parts.begin(), parts.end())), a.position);
   }
 
   /// A chain `a ± b ± ...` is built in one step (signedSum) rather than one sum per operator,
@@ -179,30 +182,27 @@ private:
     Value first = parseProduct();
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return first;
     requireExpr(first, [&] { return "the left operand of '" + std::string(cur_.text) + "'"; });
-    std::vector<Token> ops;
-    std::vector<Value> operands{first};
+    // Most chains are short: kept in place.
+    boost::container::small_vector<Expr, 8> exprs{first.expr};
+    boost::container::small_vector<bool, 8> negated{false};
+    boost::container::small_vector<std::size_t, 8> opPositions;
     while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
-      ops.push_back(cur_);
+      const Token op = cur_;
       advance();
-      operands.push_back(parseProduct());
-      requireExpr(operands.back(), [&] { return "the right operand of '" + std::string(ops.back().text) + "'"; });
+      Value b = parseProduct();
+      requireExpr(b, [&] { return "the right operand of '" + std::string(op.text) + "'"; });
+      exprs.push_back(std::move(b.expr));
+      negated.push_back(op.kind == Tok::Minus);
+      opPositions.push_back(op.position);
     }
-    std::vector<Expr> exprs;
-    std::vector<bool> negated{false};
-    for (const Value &v : operands) exprs.push_back(v.expr);
-    for (const Token &op : ops) negated.push_back(op.kind == Tok::Minus);
     try {
-      return exprValue(signedSum(exprs, negated), first.position);
+      return exprValue(signedSum({exprs.data(), exprs.size()}, {negated.data(), negated.size()}), first.position);
     } catch (const InputTooLarge &) {
     }
-    Value a = first;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const Value &b = operands[i + 1];
-      a = exprValue(guard([&] { return negated[i + 1] ? a.expr - b.expr : a.expr + b.expr; },
-                          ops[i].position),
-                    a.position);
-    }
-    return a;
+    Expr a = first.expr;
+    for (std::size_t i = 1; i < exprs.size(); ++i)
+      a = guard([&] { return negated[i] ? a - exprs[i] : a + exprs[i]; }, opPositions[i - 1]);
+    return exprValue(a, first.position);
   }
 
   Integer positiveConstant(const Value &v, const std::string &op) const {

@@ -1,4 +1,5 @@
 // Canonical forms: equal polynomials are one node, canonicalisation keeps the value.
+#include <array>
 #include <map>
 #include <tuple>
 #include <gtest/gtest.h>
@@ -323,14 +324,14 @@ TEST(Expr, SignedSumIsTheLeftFold) {
   bool ok = rc::check("signedSum == fold of + and -", [o] {
     std::size_t k = *rc::gen::inRange<std::size_t>(1, 7);
     std::vector<Expr> operands;
-    std::vector<bool> negated;
+    std::array<bool, 7> negated{};
     for (std::size_t i = 0; i < k; ++i) {
       operands.push_back(parseExpr(oracle::show(*oracle::genExpr(2, o))));
-      negated.push_back(*rc::gen::arbitrary<bool>());
+      negated[i] = *rc::gen::arbitrary<bool>();
     }
     Expr fold = operands[0];
     for (std::size_t i = 1; i < k; ++i) fold = negated[i] ? fold - operands[i] : fold + operands[i];
-    Expr sum = signedSum(operands, negated);
+    Expr sum = signedSum(operands, std::span<const bool>(negated.data(), k));
     if (fold.isTotal()) RC_ASSERT(sum == fold);
     for (long a = 0; a <= 4; ++a)
       for (long b = 0; b <= 4; ++b)
