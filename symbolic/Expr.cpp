@@ -310,7 +310,7 @@ int monomialCompare(const Monomial &a, const Monomial &b) {
 // Polynomials.
 
 /// Merges equal monomials of sorted terms and drops zero coefficients, in place.
-void mergeSorted(std::vector<Term> &terms) {
+void mergeSorted(Terms &terms) {
   std::size_t w = 0;
   for (std::size_t r = 0; r < terms.size(); ++r) {
     if (w > 0 && terms[w - 1].monomial == terms[r].monomial)
@@ -327,7 +327,7 @@ void mergeSorted(std::vector<Term> &terms) {
 /// Sorts terms into the canonical order (monomialCompare), merges equal monomials and drops zero
 /// coefficients. A long list (a product of sums) is sorted through small keys, each holding its
 /// term's degree computed once, and the terms are moved once into place.
-void normalise(std::vector<Term> &terms) {
+void normalise(Terms &terms) {
   if (terms.size() <= 16) {
     std::sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) {
       return monomialCompare(a.monomial, b.monomial) < 0;
@@ -343,7 +343,7 @@ void normalise(std::vector<Term> &terms) {
     if (a.degree != b.degree) return a.degree > b.degree;
     return sameDegreeCompare(terms[a.index].monomial, terms[b.index].monomial) < 0;
   });
-  std::vector<Term> sorted;
+  Terms sorted;
   sorted.reserve(terms.size());
   for (const Key &k : keys) sorted.push_back(std::move(terms[k.index]));
   terms = std::move(sorted);
@@ -355,7 +355,7 @@ void normalise(std::vector<Term> &terms) {
 using Runs = boost::container::small_vector<std::size_t, 8>;
 /// normalise() for terms that are already sorted runs (run k: [runs[k], runs[k + 1])): the
 /// runs are merged pairwise, then equal monomials merge.
-void mergeRuns(std::vector<Term> &terms, Runs &runs) {
+void mergeRuns(Terms &terms, Runs &runs) {
   auto before = [](const Term &a, const Term &b) { return monomialCompare(a.monomial, b.monomial) < 0; };
   while (runs.size() > 2) {
     Runs merged{runs[0]};
@@ -424,8 +424,8 @@ private:
 
 // Splits e = c*q + r where every coefficient of r has |coef| < c and the sign of the original
 // (truncating split), so "(n - 1) // 2" stays as written and "(2*n + 3) // 2" becomes n + 1.
-void splitByDivisor(Expr e, const Integer &c, std::vector<Term> &q, Integer &q0,
-                    std::vector<Term> &r, Integer &r0) {
+void splitByDivisor(Expr e, const Integer &c, Terms &q, Integer &q0,
+                    Terms &r, Integer &r0) {
   PolyRef terms(e);
   const Integer &constant = terms.constant();
   if (terms.size() > 1) { // most divisions divide an atom: one of the lists takes it
@@ -444,7 +444,7 @@ void splitByDivisor(Expr e, const Integer &c, std::vector<Term> &q, Integer &q0,
   std::tie(q0, r0) = Integer::truncDivRem(constant, c);
 }
 
-Integer contentOf(const std::vector<Term> &terms, const Integer &constant) {
+Integer contentOf(const Terms &terms, const Integer &constant) {
   Integer g = Integer::abs(constant);
   for (const Term &t : terms) g = Integer::gcd(g, t.coefficient);
   return g;
@@ -491,7 +491,7 @@ Expr makeParam(const std::string &name, bool reserved) {
 /// a - b when it is a constant (their non-constant parts are the same terms), read off the
 /// nodes without building the difference: min/max compare every pair of arguments.
 std::optional<Integer> constantDifference(const ExprNode *a, const ExprNode *b) {
-  auto split = [](const ExprNode *n, const std::vector<Term> *&terms, Integer &constant,
+  auto split = [](const ExprNode *n, const Terms *&terms, Integer &constant,
                   const ExprNode *&atom) {
     terms = nullptr;
     atom = nullptr;
@@ -499,12 +499,12 @@ std::optional<Integer> constantDifference(const ExprNode *a, const ExprNode *b) 
     else if (n->kind == ExprKind::Sum) terms = &n->terms, constant = n->constantTerm;
     else atom = n, constant = 0;
   };
-  const std::vector<Term> *ta, *tb;
+  const Terms *ta, *tb;
   const ExprNode *xa, *xb;
   Integer ca, cb;
   split(a, ta, ca, xa);
   split(b, tb, cb, xb);
-  auto singleAtom = [](const std::vector<Term> *t, const ExprNode *x) {
+  auto singleAtom = [](const Terms *t, const ExprNode *x) {
     return t && t->size() == 1 && (*t)[0].coefficient.isOne() && (*t)[0].monomial.size() == 1 &&
            (*t)[0].monomial[0].second == 1 && (*t)[0].monomial[0].first.node() == x;
   };
@@ -921,36 +921,44 @@ std::string Expr::toString() const {
 std::pair<std::vector<Term>, Integer> asPolynomial(Expr e) {
   const ExprNode *n = e.node();
   if (n->kind == ExprKind::Constant) return {{}, n->value};
-  if (n->kind == ExprKind::Sum) return {n->terms, n->constantTerm};
+  if (n->kind == ExprKind::Sum) return {std::vector<Term>(n->terms.begin(), n->terms.end()), n->constantTerm};
   return {{Term{Integer(1), Monomial{{e, 1}}}}, Integer(0)};
 }
 
 namespace {
-Expr fromNormalised(std::vector<Term> terms, Integer constant);
+Expr fromNormalised(Terms terms, Integer constant);
 
 /// Every coefficient and the constant multiplied by a non-zero `k`: the terms stay sorted and
 /// non-zero, so no normalisation is needed.
 Expr scaled(const PolyRef &p, const Integer &k) {
-  std::vector<Term> out;
+  Terms out;
   out.reserve(p.size());
   for (const Term &t : p) out.push_back({t.coefficient * k, t.monomial});
   return fromNormalised(std::move(out), p.constant() * k);
 }
 } // namespace
 
-Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
+namespace {
+/// fromPolynomial on the node's own term list.
+Expr fromTerms(Terms terms, Integer constant) {
   // A term without atoms (a quotient m / m, say) is a constant: it joins the constant term.
   auto atomless = [](const Term &t) { return t.monomial.empty(); };
   for (const Term &t : terms)
     if (atomless(t)) constant += t.coefficient;
-  std::erase_if(terms, atomless);
+  terms.erase(std::remove_if(terms.begin(), terms.end(), atomless), terms.end());
   normalise(terms);
   return fromNormalised(std::move(terms), std::move(constant));
+}
+} // namespace
+
+Expr fromPolynomial(std::vector<Term> terms, Integer constant) {
+  return fromTerms(Terms(std::make_move_iterator(terms.begin()), std::make_move_iterator(terms.end())),
+                   std::move(constant));
 }
 
 namespace {
 /// The node of a polynomial whose terms are sorted, distinct and non-zero.
-Expr fromNormalised(std::vector<Term> terms, Integer constant) {
+Expr fromNormalised(Terms terms, Integer constant) {
   checkTermCount(terms.size());
   if (terms.empty()) return Expr(constant);
   if (terms.size() == 1 && constant.isZero() && terms[0].coefficient.isOne() &&
@@ -971,7 +979,7 @@ Expr addSigned(const Expr &a, const Expr &b, int sign) {
   if (a.isConstant() && b.isConstant())
     return Expr(sign > 0 ? *a.constantValue() + *b.constantValue() : *a.constantValue() - *b.constantValue());
   PolyRef ta(a), tb(b);
-  std::vector<Term> out;
+  Terms out;
   out.reserve(ta.size() + tb.size());
   std::size_t i = 0, j = 0;
   while (i < ta.size() || j < tb.size()) {
@@ -1002,7 +1010,7 @@ Expr signedSum(std::span<const Expr> operands, std::span<const bool> negated) {
   if (operands.empty()) return Expr(0);
   bool allTotal = true;
   for (const Expr &e : operands) allTotal = allTotal && e.isTotal();
-  std::vector<Term> terms;
+  Terms terms;
   std::size_t count = 0;
   for (const Expr &e : operands) count += e.kind() == ExprKind::Sum ? e.node()->terms.size() : 1;
   terms.reserve(count);
@@ -1025,7 +1033,7 @@ Expr signedSum(std::span<const Expr> operands, std::span<const bool> negated) {
   }
   // Where operands are partial, the definedness of every one is kept (as the fold would keep
   // it step by step).
-  return keepDefinednessOf(fromPolynomial(std::move(terms), std::move(constant)), operands);
+  return keepDefinednessOf(fromTerms(std::move(terms), std::move(constant)), operands);
 }
 
 Expr operator*(Expr a, Expr b) {
@@ -1048,7 +1056,7 @@ Expr operator*(Expr a, Expr b) {
   const bool aLonger = ta.size() >= tb.size();
   const PolyRef &longer = aLonger ? ta : tb, &shorter = aLonger ? tb : ta;
   const Integer &cLonger = aLonger ? ca : cb, &cShorter = aLonger ? cb : ca;
-  std::vector<Term> out;
+  Terms out;
   out.reserve(ta.size() * tb.size() + ta.size() + tb.size());
   Runs runs{0};
   for (const Term &y : shorter) {
@@ -1169,7 +1177,7 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
     checkTreeSize(size);
     r = std::move(next);
   }
-  std::vector<Term> terms(r.size());
+  Terms terms(r.size());
   for (std::size_t i = 0; i < r.size(); ++i) {
     terms[i].coefficient = std::move(r.coefficients[i]);
     for (std::size_t k = 0; k < width; ++k)
@@ -1187,7 +1195,7 @@ Expr pow(Expr e, uint32_t exponent) {
   if (exponent >= 2 && !e.isConstant()) {
     // An atom's power is one term: the product below would make every power up to it a node
     // (the checks of each step are those of the last, which has the highest degree).
-    std::vector<Term> power(1);
+    Terms power(1);
     power[0].coefficient = Integer(1);
     power[0].monomial.push_back({e, exponent});
     return keepDefinedness(fromNormalised(std::move(power), Integer(0)), {e});
@@ -1204,7 +1212,10 @@ namespace {
 Expr divisionCanonical(ExprKind kind, Expr e, const Integer &c) {
   checkDivisor(c, kind == ExprKind::FloorDiv ? "//" : kind == ExprKind::Mod ? "%" : "/");
   if (c.isOne()) return kind == ExprKind::Mod ? Expr(0) : e;
-  std::vector<Term> q, r;
+  // An atom (coefficient 1, no constant) splits into no quotient and itself as the remainder,
+  // whose content 1 cancels nothing: the division is the atom's division.
+  if (!e.isConstant() && e.kind() != ExprKind::Sum) return makeDivisionAtom(kind, e, c);
+  Terms q, r;
   Integer q0, r0;
   splitByDivisor(e, c, q, q0, r, r0);
   // q and r keep the order of e's terms, and their coefficients are not zero: no sorting.

@@ -256,6 +256,9 @@ struct Term {
   Integer coefficient;
   Monomial monomial;
 };
+/// A sum's terms: the first in place (2*n, n + 1 and m*n - 1 have one), so that most sums made
+/// cost one allocation, the node.
+using Terms = boost::container::small_vector<Term, 1>;
 
 /// The operands of a division (one), a choice (two) or a min/max (two or more): the first two
 /// in place, since a division is built for every `/`, `//` and `%` read.
@@ -267,7 +270,7 @@ public:
   ExprKind kind;
   Integer value;                         // Constant: the value; FloorDiv/Mod/ExactDiv: divisor
   std::string name;                      // Param
-  std::vector<Term> terms;               // Sum: non-constant terms, sorted, non-zero coefficients
+  Terms terms;                           // Sum: non-constant terms, sorted, non-zero coefficients
   Integer constantTerm;                  // Sum
   ExprOperands operands;                 // FloorDiv/Mod/ExactDiv: {e}; Min/Max: args; Select: {a, b}
   Pred condition{nullptr};               // Select
