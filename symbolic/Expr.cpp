@@ -179,39 +179,39 @@ Expr internExpr(ExprNode &&n) {
 #endif
   checkCoefficient(n.value);
   checkCoefficient(n.constantTerm);
+  // One pass over the children: the written-out size, the nesting, and the derived flags. The
+  // checks keep their order: every coefficient, then the size, then the nesting.
   uint64_t size = 1;
+  uint32_t below = 0;
+  bool total = n.kind != ExprKind::ExactDiv, quasiAffine = true;
+  auto child = [&](const ExprNode *c) {
+    size = saturatingAdd(size, c->treeSize);
+    below = std::max(below, c->nesting);
+    total = total && c->total;
+    quasiAffine = quasiAffine && c->quasiAffine;
+  };
   for (const Term &t : n.terms) {
     checkCoefficient(t.coefficient);
     size = saturatingAdd(size, 1);
-    for (auto &[atom, e] : t.monomial) size = saturatingAdd(size, atom.node()->treeSize);
-  }
-  for (const Expr &o : n.operands) size = saturatingAdd(size, o.node()->treeSize);
-  if (n.condition) size = saturatingAdd(size, n.condition.node()->treeSize);
-  checkTreeSize(size);
-  n.treeSize = size;
-  uint32_t below = 0;
-  for (const Term &t : n.terms)
-    for (auto &[atom, e] : t.monomial) below = std::max(below, atom->nesting);
-  for (const Expr &o : n.operands) below = std::max(below, o->nesting);
-  if (n.condition) below = std::max(below, n.condition->nesting);
-  n.nesting = below + 1;
-  checkNesting(n.nesting);
-  n.total = n.kind != ExprKind::ExactDiv;
-  n.quasiAffine = true;
-  for (const Term &t : n.terms) {
     uint32_t degree = 0;
     for (auto &[atom, e] : t.monomial) {
       degree += e;
-      n.total = n.total && atom.node()->total;
-      n.quasiAffine = n.quasiAffine && atom.node()->quasiAffine;
+      child(atom.node());
     }
-    if (degree > 1) n.quasiAffine = false;
+    if (degree > 1) quasiAffine = false;
   }
-  for (const Expr &o : n.operands) {
-    n.total = n.total && o.node()->total;
-    n.quasiAffine = n.quasiAffine && o.node()->quasiAffine;
+  for (const Expr &o : n.operands) child(o.node());
+  if (n.condition) {
+    size = saturatingAdd(size, n.condition->treeSize);
+    below = std::max(below, n.condition->nesting);
+    total = total && n.condition->total;
   }
-  if (n.condition) n.total = n.total && n.condition.node()->total;
+  checkTreeSize(size);
+  n.treeSize = size;
+  n.nesting = below + 1;
+  checkNesting(n.nesting);
+  n.total = total;
+  n.quasiAffine = quasiAffine;
   if (!n.total && n.kind != ExprKind::Select) {
     // The partial children: atoms of the terms and operands (a choice's branches excepted).
     auto eachPartialChild = [&](auto use) {
@@ -428,7 +428,7 @@ void splitByDivisor(Expr e, const Integer &c, Terms &q, Integer &q0,
                     Terms &r, Integer &r0) {
   PolyRef terms(e);
   const Integer &constant = terms.constant();
-  if (terms.size() > 1) { // most divisions divide an atom: one of the lists takes it
+  if (terms.size() > 4) { // a short sum fits in place or grows once; its quotient is often empty
     q.reserve(terms.size());
     r.reserve(terms.size());
   }
