@@ -43,16 +43,21 @@ std::string Assignment::toString() const {
 }
 
 namespace {
-std::optional<Integer> eval(const ExprNode *n, const Assignment &at);
-std::optional<bool> eval(const PredNode *n, const Assignment &at);
-std::optional<Integer> eval(const Expr &e, const Assignment &at) { return eval(e.node(), at); }
-std::optional<bool> eval(const Pred &p, const Assignment &at) { return eval(p.node(), at); }
+// One evaluator for both kinds of point: `At` is an Assignment (parameters by name) or
+// NodeValues (by node).
+const Integer *valueOf(const ExprNode *param, const Assignment &at) { return at.find(param->name); }
+const Integer *valueOf(const ExprNode *param, const NodeValues &at) { return at.find(param); }
 
-std::optional<Integer> eval(const ExprNode *n, const Assignment &at) {
+template <class At> std::optional<Integer> eval(const ExprNode *n, const At &at);
+template <class At> std::optional<bool> eval(const PredNode *n, const At &at);
+template <class At> std::optional<Integer> eval(const Expr &e, const At &at) { return eval(e.node(), at); }
+template <class At> std::optional<bool> eval(const Pred &p, const At &at) { return eval(p.node(), at); }
+
+template <class At> std::optional<Integer> eval(const ExprNode *n, const At &at) {
   switch (n->kind) {
   case ExprKind::Constant: return n->value;
   case ExprKind::Param: {
-    if (const Integer *v = at.find(n->name)) return *v;
+    if (const Integer *v = valueOf(n, at)) return *v;
     throw NameError("no value given for parameter '" + n->name + "'");
   }
   case ExprKind::Sum: {
@@ -62,7 +67,7 @@ std::optional<Integer> eval(const ExprNode *n, const Assignment &at) {
       for (auto &[atom, k] : t.monomial) {
         auto v = eval(atom, at);
         if (!v) return std::nullopt;
-        m *= Integer::pow(*v, k);
+        m *= k == 1 ? *v : Integer::pow(*v, k);
       }
       total += m;
     }
@@ -94,7 +99,7 @@ std::optional<Integer> eval(const ExprNode *n, const Assignment &at) {
   return std::nullopt;
 }
 
-std::optional<bool> eval(const PredNode *n, const Assignment &at) {
+template <class At> std::optional<bool> eval(const PredNode *n, const At &at) {
   switch (n->kind) {
   case PredKind::True: return true;
   case PredKind::False: return false;
@@ -136,5 +141,7 @@ std::optional<bool> eval(const PredNode *n, const Assignment &at) {
 
 std::optional<Integer> evaluate(Expr e, const Assignment &at) { return eval(e.node(), at); }
 std::optional<bool> evaluate(const Pred &p, const Assignment &at) { return eval(p.node(), at); }
+std::optional<Integer> evaluate(Expr e, const NodeValues &at) { return eval(e.node(), at); }
+std::optional<bool> evaluate(const Pred &p, const NodeValues &at) { return eval(p.node(), at); }
 
 } // namespace shapelab

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <memory>
 #include <string>
 #include <utility>
@@ -41,11 +42,27 @@ private:
   std::shared_ptr<Values> values_;
 };
 
+/// Parameter values by the parameters' nodes (a parameter's node is the only one of its name),
+/// for a loop that evaluates at many points: a lookup compares pointers, not names. The spans
+/// are parallel and must outlive the value.
+struct NodeValues {
+  std::span<const ExprNode *const> params;
+  std::span<const Integer> values;
+  const Integer *find(const ExprNode *param) const {
+    for (std::size_t i = 0; i < params.size(); ++i)
+      if (params[i] == param) return &values[i];
+    return nullptr;
+  }
+};
+
 /// Value of `e`; nullopt where undefined. Throws NameError for an unassigned parameter.
 std::optional<Integer> evaluate(Expr e, const Assignment &at);
+std::optional<Integer> evaluate(Expr e, const NodeValues &at);
 /// Truth of `p`; nullopt where an expression in it is undefined.
 std::optional<bool> evaluate(const Pred &p, const Assignment &at);
+std::optional<bool> evaluate(const Pred &p, const NodeValues &at);
 /// True only where `p` is defined and true.
 inline bool holds(const Pred &p, const Assignment &at) { return evaluate(p, at) == true; }
+inline bool holds(const Pred &p, const NodeValues &at) { return evaluate(p, at) == true; }
 
 } // namespace shapelab

@@ -942,7 +942,7 @@ struct MemoHash {
     return (k.assumptions.hash() * 31 + std::size_t(k.domain)) * 31 + k.predicate.hash();
   }
 };
-bool wanted(const Pred &p, const Assignment &a, bool want) {
+template <class At> bool wanted(const Pred &p, const At &a, bool want) {
   auto v = evaluate(p, a);
   return want ? v == std::optional<bool>(true) : v != std::optional<bool>(true);
 }
@@ -1070,35 +1070,39 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       if (over) break;
       ++side;
     }
-    std::vector<std::string> names;
-    for (const Expr &x : params) names.push_back(x.node()->name);
+    std::vector<const ExprNode *> nodes;
+    for (const Expr &x : params) nodes.push_back(x.node());
     bool complete = false;
-    return firstInBox(names, std::vector<Integer>(names.size(), Integer(0)),
-                      std::vector<Integer>(names.size(), Integer(int64_t(side - 1))), c, p, want, complete);
+    return firstInBox(nodes, std::vector<Integer>(nodes.size(), Integer(0)),
+                      std::vector<Integer>(nodes.size(), Integer(int64_t(side - 1))), c, p, want, complete);
   }
 
-  /// The first point of the box (parameter names[i] from low[i] to high[i], the first fastest)
+  /// The first point of the box (parameter params[i] from low[i] to high[i], the first fastest)
   /// where the assumptions `c` hold and `p` is `want`. `complete` tells, when none is returned,
-  /// whether every point was tried: the clock may stop the search first.
-  std::optional<Assignment> firstInBox(const std::vector<std::string> &names, const std::vector<Integer> &low,
+  /// whether every point was tried: the clock may stop the search first. The points are
+  /// NodeValues (a box has up to thousands): no parameter is looked up by its name.
+  std::optional<Assignment> firstInBox(const std::vector<const ExprNode *> &params, const std::vector<Integer> &low,
                                        const std::vector<Integer> &high, const Pred &c, const Pred &p,
                                        bool want, bool &complete) const {
     complete = false;
-    Assignment a; // every parameter set once; each step overwrites the values that change
-    for (std::size_t i = 0; i < names.size(); ++i) a.set(names[i], low[i]);
+    std::vector<Integer> values = low;
+    const NodeValues at{params, values};
     for (uint64_t step = 0;; ++step) {
       if (step % 256 == 0 && outOfTime()) return std::nullopt;
-      if (holds(c, a) && wanted(p, a, want)) return a;
+      if (holds(c, at) && wanted(p, at, want)) {
+        Assignment a;
+        for (std::size_t i = 0; i < params.size(); ++i) a.set(params[i]->name, values[i]);
+        return a;
+      }
       std::size_t i = 0;
-      for (; i < names.size(); ++i) {
-        Integer next = *a.find(names[i]) + Integer(1);
-        if (next <= high[i]) {
-          a.set(names[i], next);
+      for (; i < params.size(); ++i) {
+        if (values[i] < high[i]) {
+          values[i] += Integer(1);
           break;
         }
-        a.set(names[i], low[i]);
+        values[i] = low[i];
       }
-      if (i == names.size()) {
+      if (i == params.size()) {
         complete = true;
         return std::nullopt;
       }
@@ -1218,7 +1222,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   std::optional<Assignment> realPointAmong(Translation &t, isl_set *relaxed, const Pred &c, const Pred &p,
                                            bool want, bool &decided) {
     decided = false;
-    std::vector<std::string> names;
+    std::vector<const ExprNode *> params;
     std::vector<Integer> low, high;
     const uint64_t perPoint = p.node()->treeSize + c.node()->treeSize;
     Integer points(1);
@@ -1234,11 +1238,11 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       if (points > Integer(int64_t(kMaxRelaxedBox)) ||
           points * Integer(int64_t(std::min<uint64_t>(perPoint, kMaxRelaxedEvaluation))) > Integer(int64_t(kMaxRelaxedEvaluation)))
         return std::nullopt;
-      names.push_back(node->name);
+      params.push_back(node.node());
       low.push_back(bound[0]);
       high.push_back(bound[1]);
     }
-    return firstInBox(names, low, high, c, p, want, decided);
+    return firstInBox(params, low, high, c, p, want, decided);
   }
 
   /// The context's set in the question's parameter space, cached per (context, space):
