@@ -42,9 +42,9 @@ private:
   std::shared_ptr<Values> values_;
 };
 
-/// Parameter values by the parameters' nodes (a parameter's node is the only one of its name),
-/// for a loop that evaluates at many points: a lookup compares pointers, not names. The spans
-/// are parallel and must outlive the value.
+/// Parameter values by the parameters' nodes (a parameter's node is the only one of its name
+/// while a handle keeps it: hold one for each), for a loop that evaluates at many points: a
+/// lookup compares pointers, not names. The spans are parallel and must outlive the value.
 struct NodeValues {
   std::span<const ExprNode *const> params;
   std::span<const Integer> values;

@@ -573,6 +573,33 @@ TEST(Expr, ConstantsAreOneNodePerValue) {
   EXPECT_EQ(Expr(), Expr(0));
 }
 
+// A point given by parameter nodes (NodeValues, the solver's box search) evaluates like the
+// same point given by names, defined and undefined alike, and a parameter left out is the same
+// NameError.
+TEST(Evaluate, AtNodeValuesAsAtNames) {
+  oracle::GenOptions o;
+  o.products = true;
+  bool ok = rc::check("NodeValues and Assignment give the same value", [o] {
+    Pred p = parsePred(oracle::show(*oracle::genPred(3, o)));
+    Expr e = parseExpr(oracle::show(*oracle::genExpr(4, o)));
+    const Expr a = Expr::param("a"), b = Expr::param("b"), c = Expr::param("c"); // keep the nodes
+    const std::vector<const ExprNode *> nodes{a.node(), b.node(), c.node()};
+    const auto values = *rc::gen::container<std::vector<int64_t>>(3, rc::gen::inRange<int64_t>(-3, 8));
+    const std::vector<Integer> big{Integer(values[0]), Integer(values[1]), Integer(values[2])};
+    const NodeValues at{nodes, big};
+    const Assignment named{{"a", values[0]}, {"b", values[1]}, {"c", values[2]}};
+    RC_ASSERT(evaluate(p, at) == evaluate(p, named));
+    RC_ASSERT(evaluate(e, at) == evaluate(e, named));
+    RC_ASSERT(holds(p, at) == holds(p, named));
+  });
+  EXPECT_TRUE(ok);
+  const Expr n = Expr::param("n");
+  const std::vector<const ExprNode *> onlyN{n.node()};
+  const std::vector<Integer> one{Integer(1)};
+  EXPECT_THROW(evaluate(parseExpr("n + m"), NodeValues{onlyN, one}), NameError);
+  EXPECT_EQ(evaluate(parseExpr("n**3 + 2*n"), NodeValues{onlyN, one}), std::optional<Integer>(3));
+}
+
 // A DAG whose tree is far larger than itself (each level reads the one below three times)
 // evaluates to what the same recurrence computes on integers, defined and undefined alike, at
 // every point of a small box (the recurrence is the oracle).
