@@ -424,8 +424,7 @@ private:
 
 // Splits e = c*q + r where every coefficient of r has |coef| < c and the sign of the original
 // (truncating split), so "(n - 1) // 2" stays as written and "(2*n + 3) // 2" becomes n + 1.
-void splitByDivisor(Expr e, const Integer &c, Terms &q, Integer &q0,
-                    Terms &r, Integer &r0) {
+void splitByDivisor(Expr e, const Integer &c, Terms &q, Integer &q0, Terms &r, Integer &r0) {
   PolyRef terms(e);
   const Integer &constant = terms.constant();
   if (terms.size() > 4) { // a short sum fits in place or grows once; its quotient is often empty
@@ -434,12 +433,8 @@ void splitByDivisor(Expr e, const Integer &c, Terms &q, Integer &q0,
   }
   for (const Term &t : terms) {
     auto [qt, rt] = Integer::truncDivRem(t.coefficient, c);
-    if (rt.isZero()) {
-      if (!qt.isZero()) q.push_back({qt, t.monomial});
-    } else {
-      if (!qt.isZero()) q.push_back({qt, t.monomial});
-      r.push_back({rt, t.monomial});
-    }
+    if (!qt.isZero()) q.push_back({qt, t.monomial});
+    if (!rt.isZero()) r.push_back({rt, t.monomial});
   }
   std::tie(q0, r0) = Integer::truncDivRem(constant, c);
 }
@@ -682,54 +677,54 @@ void printExpr(const ExprNode *n, int context, Printer &p) {
   bool parens = levelOf(n) < context;
   if (parens) out += "(";
   p.text(n, [&] {
-  switch (n->kind) {
-  case ExprKind::Constant: out += n->value.toString(); break;
-  case ExprKind::Param: out += n->name; break;
-  case ExprKind::Sum: {
-    bool first = true;
-    for (const Term &t : n->terms) {
-      Integer c = t.coefficient;
-      if (first) {
-        if (c.sign() < 0) out += "-";
-      } else {
-        out += c.sign() < 0 ? " - " : " + ";
+    switch (n->kind) {
+    case ExprKind::Constant: out += n->value.toString(); break;
+    case ExprKind::Param: out += n->name; break;
+    case ExprKind::Sum: {
+      bool first = true;
+      for (const Term &t : n->terms) {
+        Integer c = t.coefficient;
+        if (first) {
+          if (c.sign() < 0) out += "-";
+        } else {
+          out += c.sign() < 0 ? " - " : " + ";
+        }
+        Integer a = Integer::abs(c);
+        if (!a.isOne()) out += a.toString() + "*";
+        printMonomial(t.monomial, p);
+        first = false;
       }
-      Integer a = Integer::abs(c);
-      if (!a.isOne()) out += a.toString() + "*";
-      printMonomial(t.monomial, p);
-      first = false;
+      if (!n->constantTerm.isZero()) {
+        if (first)
+          out += n->constantTerm.toString();
+        else
+          out += (n->constantTerm.sign() < 0 ? " - " : " + ") + Integer::abs(n->constantTerm).toString();
+      }
+      break;
     }
-    if (!n->constantTerm.isZero()) {
-      if (first)
-        out += n->constantTerm.toString();
-      else
-        out += (n->constantTerm.sign() < 0 ? " - " : " + ") + Integer::abs(n->constantTerm).toString();
+    case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::ExactDiv: {
+      printExpr(n->operands[0].node(), kProduct, p);
+      out += n->kind == ExprKind::FloorDiv ? " // " : n->kind == ExprKind::Mod ? " % " : " / ";
+      out += n->value.toString();
+      break;
     }
-    break;
-  }
-  case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::ExactDiv: {
-    printExpr(n->operands[0].node(), kProduct, p);
-    out += n->kind == ExprKind::FloorDiv ? " // " : n->kind == ExprKind::Mod ? " % " : " / ";
-    out += n->value.toString();
-    break;
-  }
-  case ExprKind::Min: case ExprKind::Max: {
-    out += n->kind == ExprKind::Min ? "min(" : "max(";
-    for (std::size_t i = 0; i < n->operands.size(); ++i) {
-      if (i) out += ", ";
-      printExpr(n->operands[i].node(), kTernary, p);
+    case ExprKind::Min: case ExprKind::Max: {
+      out += n->kind == ExprKind::Min ? "min(" : "max(";
+      for (std::size_t i = 0; i < n->operands.size(); ++i) {
+        if (i) out += ", ";
+        printExpr(n->operands[i].node(), kTernary, p);
+      }
+      out += ")";
+      break;
     }
-    out += ")";
-    break;
-  }
-  case ExprKind::Select:
-    printExpr(n->operands[0].node(), kSum, p);
-    out += " if ";
-    printPred(n->condition.node(), kOr, p);
-    out += " else ";
-    printExpr(n->operands[1].node(), kTernary, p);
-    break;
-  }
+    case ExprKind::Select:
+      printExpr(n->operands[0].node(), kSum, p);
+      out += " if ";
+      printPred(n->condition.node(), kOr, p);
+      out += " else ";
+      printExpr(n->operands[1].node(), kTernary, p);
+      break;
+    }
   });
   if (parens) out += ")";
 }
@@ -748,26 +743,26 @@ void printPred(const PredNode *n, int context, Printer &p) {
   bool parens = levelOf(n) < context;
   if (parens) out += "(";
   p.text(n, [&] {
-  switch (n->kind) {
-  case PredKind::True: out += "True"; break;
-  case PredKind::False: out += "False"; break;
-  case PredKind::Compare:
-    printExpr(n->lhs.node(), kSum, p);
-    out += std::string(" ") + spelling(n->op) + " ";
-    printExpr(n->rhs.node(), kSum, p);
-    break;
-  case PredKind::And: case PredKind::Or:
-    for (std::size_t i = 0; i < n->children.size(); ++i) {
-      if (i) out += n->kind == PredKind::And ? " and " : " or ";
-      printPred(n->children[i].node(), n->kind == PredKind::And ? kNot : kAnd, p);
+    switch (n->kind) {
+    case PredKind::True: out += "True"; break;
+    case PredKind::False: out += "False"; break;
+    case PredKind::Compare:
+      printExpr(n->lhs.node(), kSum, p);
+      out += std::string(" ") + spelling(n->op) + " ";
+      printExpr(n->rhs.node(), kSum, p);
+      break;
+    case PredKind::And: case PredKind::Or:
+      for (std::size_t i = 0; i < n->children.size(); ++i) {
+        if (i) out += n->kind == PredKind::And ? " and " : " or ";
+        printPred(n->children[i].node(), n->kind == PredKind::And ? kNot : kAnd, p);
+      }
+      break;
+    case PredKind::Not:
+      out += "not ";
+      // A comparison under `not` is parenthesised for the reader; the parser accepts both.
+      printPred(n->children[0].node(), kCompare + 1, p);
+      break;
     }
-    break;
-  case PredKind::Not:
-    out += "not ";
-    // A comparison under `not` is parenthesised for the reader; the parser accepts both.
-    printPred(n->children[0].node(), kCompare + 1, p);
-    break;
-  }
   });
   if (parens) out += ")";
 }
