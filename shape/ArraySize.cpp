@@ -10,9 +10,24 @@ namespace shapelab {
 
 namespace {
 
-bool obviouslyArraySize(const Context &context, Expr d) {
+/// Whether `d` is an array size wherever the context holds, read off its form: a constant in
+/// range, a size parameter, or a choice, least or largest of such sizes (a broadcast result
+/// `m if n == 1 else n`, a clipped bound `min(n, m)`) that is defined everywhere. Looked into
+/// `depth` levels deep (a DAG of shared choices would be a tree exponentially larger); past
+/// that the answer is no, and the obligation is written out as for any other size.
+bool obviouslyArraySize(const Context &context, const Expr &d, int depth = 4) {
   if (auto v = d.constantValue()) return v->sign() >= 0 && *v <= maxArraySize();
-  return d.kind() == ExprKind::Param && context.domain() == SizeDomain::ArraySizes;
+  switch (d.kind()) {
+  case ExprKind::Param: return context.domain() == SizeDomain::ArraySizes;
+  case ExprKind::Select:
+  case ExprKind::Min:
+  case ExprKind::Max:
+    if (depth == 0 || !d.isTotal()) return false;
+    for (const Expr &e : d.node()->operands)
+      if (!obviouslyArraySize(context, e, depth - 1)) return false;
+    return true;
+  default: return false;
+  }
 }
 
 /// Decides `fits` (`count <= 2**63 - 1`) for a product of sizes without asking isl about opaque

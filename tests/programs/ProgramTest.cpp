@@ -229,6 +229,25 @@ TEST(Graph, AContextTheClockCutShortIsNotRemembered) {
 // clock cut short. Each of x and y has sizes somewhere, and only isl proves that no point gives
 // both (the joint question, asked for z). Asked past the clock, z's status is unknown; the same
 // array named again once there is time is an error, as a fresh session says at once.
+// An update repeated, as a loop body writes it: `x = x * y` reads the same shape and check every
+// time, as NumPy computes the same array shape every time (it nested one level deeper per
+// statement, and gained a check per statement).
+TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
+  Solver solver;
+  driver::Session session(solver, {});
+  session.execute("param n, m", 1);
+  session.execute("x = input((n, 1), float64)", 2);
+  session.execute("y = input((m, 1), float64)", 3);
+  session.execute("b = input((1, m), float64)", 4);
+  const std::string expected = "x: (m if n == 1 else n, m) float64, runtime-check: n == 1 or m == 1 or n == m; "
+                               "m*(m if n == 1 else n) <= 9223372036854775807";
+  for (int k = 0; k < 12; ++k) {
+    driver::Reply r = session.execute(k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
+    ASSERT_EQ(r.lines.size(), 1u);
+    EXPECT_EQ(r.lines[0], expected) << "statement " << k + 1;
+  }
+}
+
 TEST(Session, AStatusTheClockCutShortIsNotRemembered) {
   const std::vector<std::string> before = {"param n, m", "x = input(((n + m) % 2 - 1,))",
                                            "y = input((n % 2 - m % 2, m % 2 - n % 2))"};

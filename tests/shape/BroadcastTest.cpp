@@ -304,6 +304,74 @@ TEST(Broadcast, SymbolicAgreesWithConcreteAtPoints) {
   EXPECT_TRUE(ok);
 }
 
+// Found by fuzz_program (inputs of the form `x = (x * y)[x > 0]` repeated spent the solver's
+// time limit): broadcasting a result with an operand it came from, `x = x * y` again, nested the
+// size one level deeper each time (`m if (m if n == 1 else n) == 1 else m if n == 1 else n`, 2^k
+// nodes written out after k statements) and added a weaker copy of the first check. The result
+// is the same size and the same check.
+TEST(Broadcast, BroadcastingAResultWithItsOperandAgainChangesNothing) {
+  Solver solver(deterministic());
+  Context c = noAssumptions(solver);
+  BroadcastResult once = broadcast(solver, c, {parseShape("(n,)"), parseShape("(m,)")});
+  ASSERT_EQ(toString(once.shape), "(m if n == 1 else n,)");
+  BroadcastResult again = broadcast(solver, c, {once.shape, parseShape("(m,)")});
+  EXPECT_EQ(again.shape, once.shape);
+  EXPECT_EQ(again.validity.checksText(), "n == 1 or m == 1 or n == m");
+  BroadcastResult swapped = broadcast(solver, c, {parseShape("(m,)"), once.shape});
+  EXPECT_EQ(swapped.shape, once.shape);
+  EXPECT_EQ(swapped.validity.checksText(), "n == 1 or m == 1 or n == m");
+  // With a third operand: broadcasting (n, m, k) and then the result with m and k.
+  BroadcastResult three = broadcast(solver, c, {parseShape("(n,)"), parseShape("(m,)"), parseShape("(k,)")});
+  BroadcastResult threeAgain = broadcast(solver, c, {three.shape, parseShape("(m,)"), parseShape("(k,)")});
+  for (int n = 0; n <= 3; ++n)
+    for (int m = 0; m <= 3; ++m)
+      for (int k = 0; k <= 3; ++k) {
+        Assignment at{{"n", n}, {"m", m}, {"k", k}};
+        bool valid = holds(three.validity.domain(), at);
+        EXPECT_EQ(holds(threeAgain.validity.domain(), at), valid) << n << m << k;
+        if (valid) {
+          EXPECT_EQ(evaluate(threeAgain.shape[0], at), evaluate(three.shape[0], at)) << n << m << k;
+        }
+      }
+}
+
+// The class: results broadcast again, with their own operands or others, up to four levels, in
+// NumPy mode (where a result is a choice between its operands' sizes). At every point of a box
+// the domain and the result are NumPy's for the evaluated shapes, each level's own operands
+// taken as they evaluate there (a result is defined even where its broadcast fails).
+TEST(Broadcast, ResultsBroadcastAgainAgreeWithConcreteAtEveryPoint) {
+  Solver solver(deterministic());
+  Context c = noAssumptions(solver);
+  bool ok = rc::check("results broadcast again: symbolic == concrete pointwise", [&] {
+    auto texts = *symbolicShapes();
+    std::vector<Shape> pool;
+    for (auto &t : texts) pool.push_back(parseShape(t));
+    // Choices that look like broadcast results but are not (another condition, another size).
+    auto choice = rc::gen::element<std::string>("(m if n == 2 else n,)", "(m if n == 1 else n + 1,)",
+                                                "(n if m == 1 else m, 1)", "(m if n == 0 else n,)",
+                                                "(m if n >= 1 else n,)", "(1 if n == 1 else n,)");
+    if (*rc::gen::arbitrary<bool>()) pool.push_back(parseShape(*choice));
+    int levels = *rc::gen::inRange(1, 5);
+    for (int level = 0; level < levels; ++level) {
+      // Operands: the last result (when there is one) and one to three from the pool, which
+      // holds every shape and result so far.
+      std::vector<Shape> shapes;
+      if (level > 0) shapes.push_back(pool.back());
+      int more = *rc::gen::inRange(1, 4);
+      for (int j = 0; j < more; ++j) shapes.push_back(pool[*rc::gen::inRange<std::size_t>(0, pool.size())]);
+      if (*rc::gen::arbitrary<bool>()) std::reverse(shapes.begin(), shapes.end());
+      BroadcastResult numpy = broadcast(solver, c, shapes, BroadcastMode::Numpy);
+      BroadcastResult strict = broadcast(solver, c, shapes, BroadcastMode::Static);
+      RC_TAG(spelling(numpy.status()));
+      for (int n = 0; n <= 4; ++n)
+        for (int m = 0; m <= 4; ++m) agreesWithConcreteAt(shapes, numpy, strict, Assignment{{"n", n}, {"m", m}});
+      if (numpy.status() == Status::Error) break;
+      pool.push_back(numpy.shape);
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
 // Found by fuzz_einsum (each such input spent the 200 ms limit of one question): static mode
 // asked whether a lone size is provably 1, and made the position unknown where that was
 // undecided. A position with one distinct size other than the constant 1 is that size whatever
