@@ -44,10 +44,10 @@ inline shapelab::Solver &solver() {
   return *s;
 }
 
-/// `s` ready for one input, which is one command: its questions together may take 500 ms (as a
-/// shape command's are bounded by --time-limit), each one 200 ms.
-inline shapelab::Solver &forInput(shapelab::Solver &s) {
-  s.limitTotalTime(500);
+/// `s` ready for one input, which is one command: its questions together may take
+/// `totalMs` (as a shape command's are bounded by --time-limit), each one 200 ms.
+inline shapelab::Solver &forInput(shapelab::Solver &s, uint64_t totalMs = 500) {
+  s.limitTotalTime(totalMs);
   return s;
 }
 inline shapelab::Solver &solverForInput() { return forInput(solver()); }
