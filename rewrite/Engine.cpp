@@ -380,21 +380,22 @@ const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &resul
 }
 
 void Engine::countReaders(const std::vector<const Node *> &outputs) {
-  readers_.assign(graph_->nodes().size(), 0);
-  std::vector<char> seen(readers_.size(), 0);
-  std::vector<const Node *> stack;
+  // One sweep down the ids (a node's operands were made before it, so every reader of a node
+  // is reached before the node is): the nodes are read in the order they sit in memory, where a
+  // walk from the outputs jumps across the whole graph (a tenth of rewriting 10^5 nodes).
+  const std::deque<Node> &nodes = graph_->nodes();
+  readers_.assign(nodes.size(), 0);
+  std::vector<char> reached(nodes.size(), 0);
   for (const Node *o : outputs) {
     ++readers_[o->id];
-    stack.push_back(o);
+    reached[o->id] = 1;
   }
-  while (!stack.empty()) {
-    const Node *n = stack.back();
-    stack.pop_back();
-    if (seen[n->id]) continue;
-    seen[n->id] = 1;
-    for (const Node *i : n->inputs) {
+  for (std::size_t id = nodes.size(); id-- > 0;) {
+    if (!reached[id]) continue;
+    for (const Node *i : nodes[id].inputs) {
+      if (i->id >= id) throw InternalError("node " + std::to_string(id) + " reads a later node");
       ++readers_[i->id];
-      if (!seen[i->id]) stack.push_back(i);
+      reached[i->id] = 1;
     }
   }
 }
