@@ -1314,12 +1314,18 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
         break;
       }
       case IndexEntry::Slice: {
-        const Expr &L = x->shape[axis++];
+        const std::size_t at = axis++;
+        const Expr &L = x->shape[at];
         int64_t s = e.step;
         for (const auto &bound : {e.start, e.stop})
           if (bound && !bound->isTotal())
             n.validity.require(definedness(*bound), "the slice bound " + bound->toString() + " is defined (array split does not result in an equal division otherwise)");
-        n.shape.push_back(sliceLength(n.validity.context(), L, e.start, e.stop, s));
+        // A part of split(x, k) is [i*L//k, (i+1)*L//k) of an axis k divides: L//k long wherever
+        // the part exists (L is then a size, as a dimension of x, and a multiple of k). The
+        // slice's own length, exact at every L, would carry clipping that cannot happen there
+        // (`max(0, min(L, L // 3))`), and cost a few solver questions a part.
+        if (op == "split" && at == std::size_t(ints[1])) n.shape.push_back(floorDiv(L, Integer(ints[0])));
+        else n.shape.push_back(sliceLength(n.validity.context(), L, e.start, e.stop, s));
         break;
       }
       case IndexEntry::Array: {

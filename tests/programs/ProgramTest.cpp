@@ -1477,6 +1477,44 @@ TEST(Programs, ArangeAndEyeOverSizes) {
     EXPECT_TRUE(session.execute(bad, 9).failed) << bad;
 }
 
+// A part of split(x, k) is L // k long (the slice's own length carried clipping that cannot
+// happen, `max(0, min(L, L // 3))`, and cost several solver questions a part: 96 sections took
+// 0.22 s). At every point of a box the reference interpreter (its debug check compares each
+// result with the inferred shape) computes each part where the program is valid, with NumPy's
+// length L / k, and raises a shape error where it is not.
+TEST(Programs, SplitPartsAreTheAxisDividedBySections) {
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n, m", "x = input((n - m, 2, m), float64)", "a, b, c = split(x, 3)",
+                                    "p, q = split(x, 2, axis=2)"}));
+  EXPECT_EQ(toString(session.lookup("b")->shape), "((-m + n) // 3, 2, m)");
+  // (An axis split leaves alone is sliced as `:`, whose length is exact at every L.)
+  EXPECT_EQ(toString(session.lookup("q")->shape), "(max(0, -m + n), 2, m // 2)");
+  int valid = 0, invalid = 0;
+  for (int n = 0; n <= 9; ++n)
+    for (int m = 0; m <= 4; ++m) {
+      Assignment at{{"n", n}, {"m", m}};
+      for (const char *name : {"a", "b", "c", "p", "q"}) {
+        const ops::Node *part = session.lookup(name);
+        interp::Interpreter in(session.graph(), at, {});
+        auto r = in.attempt(part);
+        const bool splits3 = n >= m && (n - m) % 3 == 0, splits2 = n >= m && m % 2 == 0;
+        const bool expected = std::string("abc").find(name[0]) != std::string::npos ? splits3 : splits2;
+        ASSERT_EQ(std::holds_alternative<interp::Array>(r), expected) << name << " at n=" << n << ", m=" << m;
+        if (!expected) {
+          ++invalid;
+          continue;
+        }
+        ++valid;
+        const std::vector<int64_t> numpy = name[0] <= 'c' ? std::vector<int64_t>{(n - m) / 3, 2, m}
+                                                          : std::vector<int64_t>{n - m, 2, m / 2};
+        EXPECT_EQ(std::get<interp::Array>(r).shape(), numpy) << name << " at n=" << n << ", m=" << m;
+      }
+    }
+  EXPECT_GT(valid, 20);
+  EXPECT_GT(invalid, 20);
+}
+
 // :eval needs only the size parameters the value's computation reads; the others take values the
 // assumptions allow beside the given ones (nothing computed depends on them).
 TEST(Programs, EvalNeedsOnlyTheSizesItReads) {
