@@ -85,28 +85,32 @@ Expr commonNonOne(const std::vector<Expr> &sizes) {
   return select(eq(min(sizes), Expr(0)), Expr(0), max(largest));
 }
 
-/// NumPy mode: a size that is what broadcasting c with another candidate b gave (`b if c == 1
-/// else c`, the result below) stands for c. Broadcasting it with b again agrees with
-/// broadcasting c with b: where c is 1 the size is b, and otherwise it is c. So where every
-/// size is defined (the sizes obligation, kept on the sizes as given) the sizes other than 1
-/// agree exactly when they agree with c in its place, and the result is the same; with two
-/// candidates it is the very same expression. Without this, `x = x * y` repeated nests the
+/// NumPy mode: a size `a` that is what broadcasting c with b gave (`b if c == 1 else c`, the
+/// result below) beside c or b again. Where c is 1, a is b; elsewhere a is c. So
+///   - beside c, a alone says the same (c adds nothing: it is 1 or equal to a);
+///   - beside b, c says the same in a's place (where c is 1, a is b itself).
+/// Where every size is defined (the sizes obligation, kept on the sizes as given), the sizes
+/// other than 1 then agree exactly when they did, and the result is the same; with two
+/// candidates it is the very same expression, a. Without this, `x = x * y` repeated nests the
 /// size one level deeper each time (2^k nodes written out after k statements) and adds a
 /// weaker copy of the first statement's check.
 void absorbBroadcastSizes(std::vector<Expr> &candidates) {
+  auto position = [&](const Expr &e) { return std::size_t(std::find(candidates.begin(), candidates.end(), e) - candidates.begin()); };
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const ExprNode *a = candidates[i].node();
     if (a->kind != ExprKind::Select) continue;
     const Expr b = a->operands[0], c = a->operands[1];
-    auto at = std::find(candidates.begin(), candidates.end(), b);
-    if (at == candidates.end() || a->condition != eq(c, Expr(1))) continue;
-    const std::size_t j = std::size_t(at - candidates.begin());
-    candidates.erase(candidates.begin() + std::ptrdiff_t(i));
-    // c just before b (the order changes the result only where broadcasting fails): with two
-    // candidates the result is then `b if c == 1 else c` again, whichever operand came first.
-    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end())
-      candidates.insert(candidates.begin() + std::ptrdiff_t(j < i ? j : j - 1), c);
-    i = std::size_t(-1); // c may itself be such a size
+    const std::size_t atB = position(b), atC = position(c);
+    if ((atB == candidates.size() && atC == candidates.size()) || a->condition != eq(c, Expr(1))) continue;
+    if (atC != candidates.size()) {
+      candidates.erase(candidates.begin() + std::ptrdiff_t(atC));
+    } else {
+      candidates.erase(candidates.begin() + std::ptrdiff_t(i));
+      // c just before b (the order changes the result only where broadcasting fails): with two
+      // candidates the result is then `b if c == 1 else c` again, whichever operand came first.
+      candidates.insert(candidates.begin() + std::ptrdiff_t(atB < i ? atB : atB - 1), c);
+    }
+    i = std::size_t(-1); // what is left may hold another such size
   }
 }
 

@@ -239,10 +239,12 @@ TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
   session.execute("x = input((n, 1), float64)", 2);
   session.execute("y = input((m, 1), float64)", 3);
   session.execute("b = input((1, m), float64)", 4);
+  session.execute("x0 = x", 4);
   const std::string expected = "x: (m if n == 1 else n, m) float64, runtime-check: n == 1 or m == 1 or n == m; "
                                "m*(m if n == 1 else n) <= 9223372036854775807";
   for (int k = 0; k < 12; ++k) {
-    driver::Reply r = session.execute(k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
+    // Both operands again, in either order, and the result beside the operand it came from.
+    driver::Reply r = session.execute(k % 3 == 2 ? "x = (y * x + b) * x0" : k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
     ASSERT_EQ(r.lines.size(), 1u);
     EXPECT_EQ(r.lines[0], expected) << "statement " << k + 1;
   }

@@ -320,6 +320,10 @@ TEST(Broadcast, BroadcastingAResultWithItsOperandAgainChangesNothing) {
   BroadcastResult swapped = broadcast(solver, c, {parseShape("(m,)"), once.shape});
   EXPECT_EQ(swapped.shape, once.shape);
   EXPECT_EQ(swapped.validity.checksText(), "n == 1 or m == 1 or n == m");
+  // Beside the other operand, n, the result needs nothing: where n is 1 it is m, and otherwise n.
+  BroadcastResult withN = broadcast(solver, c, {parseShape("(n,)"), once.shape});
+  EXPECT_EQ(withN.shape, once.shape);
+  EXPECT_EQ(withN.status(), Status::Valid) << withN.validity.checksText();
   // With a third operand: broadcasting (n, m, k) and then the result with m and k.
   BroadcastResult three = broadcast(solver, c, {parseShape("(n,)"), parseShape("(m,)"), parseShape("(k,)")});
   BroadcastResult threeAgain = broadcast(solver, c, {three.shape, parseShape("(m,)"), parseShape("(k,)")});
