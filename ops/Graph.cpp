@@ -1324,7 +1324,9 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
         // the part exists (L is then a size, as a dimension of x, and a multiple of k). The
         // slice's own length, exact at every L, would carry clipping that cannot happen there
         // (`max(0, min(L, L // 3))`), and cost a few solver questions a part.
+        // The same for `:` over an affine size (`n - m`): L itself, not max(0, L).
         if (op == "split" && at == std::size_t(ints[1])) n.shape.push_back(floorDiv(L, Integer(ints[0])));
+        else if (!e.start && !e.stop && s == 1 && L.isTotal() && L.isQuasiAffine()) n.shape.push_back(L);
         else n.shape.push_back(sliceLength(n.validity.context(), L, e.start, e.stop, s));
         break;
       }
