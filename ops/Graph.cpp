@@ -657,10 +657,35 @@ void Graph::broadcastOperands(Node &n, BroadcastMode mode) {
     return true;
   };
   bool known = std::any_of(shapes.begin(), shapes.end(), dominates);
-  BroadcastResult r = broadcast(*solver_, n.validity.context(), shapes, mode, !known);
-  n.shape = r.shape;
-  n.validity.absorb(r.validity); // after anything the rule recorded before
+  const Context &cx = n.validity.context();
+  BroadcastKey key{cx.assumptions(), cx.domain(), mode, !known, std::move(shapes)};
+  const BroadcastResult *r = nullptr;
+  std::optional<BroadcastResult> unkept; // an answer the clock cut short: used, not kept
+  if (auto it = broadcasts_.find(key); it != broadcasts_.end()) {
+    ++stats_.broadcastsRemembered;
+    r = &it->second;
+  } else {
+    const uint64_t before = solver_->stats().unkept;
+    BroadcastResult fresh = broadcast(*solver_, cx, key.shapes, mode, !known);
+    if (solver_->stats().unkept != before) {
+      r = &unkept.emplace(std::move(fresh));
+    } else {
+      if (broadcasts_.size() >= (std::size_t(1) << 14)) broadcasts_.clear();
+      r = &broadcasts_.emplace(std::move(key), std::move(fresh)).first->second;
+    }
+  }
+  n.shape = r->shape;
+  n.validity.absorb(r->validity); // after anything the rule recorded before
   if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true);
+}
+
+std::size_t Graph::BroadcastKeyHash::operator()(const BroadcastKey &k) const {
+  std::size_t h = mix(k.assumptions.hash(), std::size_t(k.domain) * 4 + std::size_t(k.mode) * 2 + std::size_t(k.count));
+  for (const Shape &s : k.shapes) {
+    h = mix(h, s.size());
+    for (const Expr &d : s) h = mix(h, d.hash());
+  }
+  return h;
 }
 
 void Graph::markStaticBroadcastable(Node &n, bool positionWide, const std::vector<std::size_t> &core,

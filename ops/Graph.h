@@ -140,6 +140,8 @@ struct GraphStats {
   std::size_t nodes = 0, lookups = 0, hits = 0;
   /// Slice lengths found remembered (Graph::sliceLength), not computed again.
   std::size_t sliceLengthsRemembered = 0;
+  /// Broadcasts of operand shapes found remembered (elementwise ops), not computed again.
+  std::size_t broadcastsRemembered = 0;
 };
 
 class Graph {
@@ -331,6 +333,21 @@ private:
     std::size_t operator()(const SliceKey &k) const;
   };
   std::unordered_map<SliceKey, Expr, SliceKeyHash> sliceLengths_;
+  /// broadcastOperands' broadcasts, kept likewise: an elementwise op over shapes met before
+  /// (the 10^5-statement program combines a few dozen shapes 40,000 times) repeats the shape,
+  /// obligations and decisions of the first.
+  struct BroadcastKey {
+    Pred assumptions;
+    SizeDomain domain;
+    BroadcastMode mode;
+    bool count;
+    std::vector<Shape> shapes;
+    bool operator==(const BroadcastKey &) const = default;
+  };
+  struct BroadcastKeyHash {
+    std::size_t operator()(const BroadcastKey &k) const;
+  };
+  std::unordered_map<BroadcastKey, BroadcastResult, BroadcastKeyHash> broadcasts_;
   uint32_t dataSizes_ = 0, draws_ = 0;
   std::optional<Expr> reuseDataSize_; // rebuild(): the name freshDataSize gives
   std::optional<int64_t> reuseDraw_;  // rebuild(): the draw random() takes

@@ -203,6 +203,62 @@ TEST(Graph, SliceLengthsAreRememberedOnlyWhenNoAnswerWasCutShort) {
   solver.limitTotalTime(0);
 }
 
+// Broadcasts of operand shapes are remembered per graph (an elementwise op over shapes met
+// before repeats the first one's shape, obligations and decisions), but not one the clock cut
+// short. Property: over random pairs of shapes, an op whose broadcast was remembered has the
+// shape and obligations of the same op built in a fresh graph.
+TEST(Graph, BroadcastsAreRememberedOnlyWhenNoAnswerWasCutShort) {
+  auto declare = [](ops::Graph &g) {
+    for (const char *p : {"n", "a", "b"}) g.param(p);
+  };
+  const std::vector<std::string> dims = {"n", "1", "a", "a + 1", "(a + b) % 2 - (a % 2 + b % 2) % 2 + 1", "n - a", "2"};
+  Solver solver;
+  ops::Graph g(solver);
+  declare(g);
+  std::mt19937_64 rng(43);
+  int made = 0;
+  for (int k = 0; k < 200; ++k) {
+    Shape s1, s2;
+    for (int i = int(rng() % 3); i-- > 0;) s1.push_back(parseExpr(dims[rng() % dims.size()]));
+    for (int i = int(rng() % 3); i-- > 0;) s2.push_back(parseExpr(dims[rng() % dims.size()]));
+    const ops::Node *x = g.input("x" + std::to_string(made), ops::DType::Float64, s1);
+    const ops::Node *y = g.input("y" + std::to_string(made++), ops::DType::Float64, s2);
+    const std::size_t before = g.stats().broadcastsRemembered;
+    const ops::Node *z = g.binary("add", x, y, BroadcastMode::Numpy);
+    if (g.stats().broadcastsRemembered == before) continue; // computed here: nothing to compare
+    Solver other;
+    ops::Graph h(other);
+    declare(h);
+    const ops::Node *w = h.binary("add", h.input("x", ops::DType::Float64, s1),
+                                  h.input("y", ops::DType::Float64, s2), BroadcastMode::Numpy);
+    EXPECT_EQ(z->shape, w->shape) << toString(s1) << " + " << toString(s2);
+    std::vector<std::pair<Pred, Answer>> zo, wo;
+    for (const Obligation &o : z->validity.obligations()) zo.push_back({o.predicate, o.decision.answer});
+    for (const Obligation &o : w->validity.obligations()) wo.push_back({o.predicate, o.decision.answer});
+    EXPECT_EQ(zo, wo) << toString(s1) << " + " << toString(s2);
+  }
+  EXPECT_GE(g.stats().broadcastsRemembered, 40u);
+
+  // Past the clock, the 0-at-every-size dim is left undecided and the broadcast is not kept:
+  // once there is time, the same shapes get the decided answer.
+  const Shape hard = {parseExpr("(a + b) % 2 - (a % 2 + b % 2) % 2 + 1")}, byN = {Expr::param("n")};
+  Solver clocked;
+  ops::Graph c(clocked);
+  declare(c);
+  clocked.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const ops::Node *cut = c.binary("add", c.input("p", ops::DType::Float64, hard),
+                                  c.input("q", ops::DType::Float64, byN), BroadcastMode::Numpy);
+  EXPECT_GE(clocked.stats().unkept, 1u) << "the clock cut nothing short: the test shows nothing";
+  clocked.limitTotalTime(0);
+  const std::size_t remembered = c.stats().broadcastsRemembered;
+  const ops::Node *later = c.binary("add", c.input("r", ops::DType::Float64, hard),
+                                    c.input("s", ops::DType::Float64, byN), BroadcastMode::Numpy);
+  EXPECT_EQ(c.stats().broadcastsRemembered, remembered) << "a broadcast the clock cut short was kept";
+  EXPECT_EQ(toString(later->shape), "(n,)");
+  EXPECT_NE(cut->shape, later->shape) << toString(cut->shape);
+}
+
 // The context of a data-dependent size (its bound joins the assumptions) is remembered per
 // set of sizes, but not one whose point the clock kept from being found: asked again once
 // there is time, it has one.
