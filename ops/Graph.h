@@ -334,8 +334,8 @@ private:
   };
   std::unordered_map<SliceKey, Expr, SliceKeyHash> sliceLengths_;
   /// broadcastOperands' broadcasts, kept likewise: an elementwise op over shapes met before
-  /// (the 10^5-statement program combines a few dozen shapes 40,000 times) repeats the shape,
-  /// obligations and decisions of the first.
+  /// repeats the shape, obligations and decisions of the first (in the benchmark's random
+  /// 10^5-statement program, 34,020 of about 38,800 broadcasts).
   struct BroadcastKey {
     Pred assumptions;
     SizeDomain domain;
