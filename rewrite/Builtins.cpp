@@ -125,13 +125,12 @@ const Node *sumOfAlloc(ops::Graph &g, const Node *n) {
   return g.binary("multiply", v, g.size(count), n->mode);
 }
 
-using Builtin = std::function<const Node *(ops::Graph &, const Node *, const Readers &)>;
 /// A builtin that does not ask how many readers a node has.
 template <const Node *(*f)(ops::Graph &, const Node *)> const Node *alone(ops::Graph &g, const Node *n, const Readers &) {
   return f(g, n);
 }
-const std::unordered_map<std::string, Builtin> &builtins() {
-  static const auto *table = new std::unordered_map<std::string, Builtin>{
+const std::unordered_map<std::string, BuiltinRewrite> &builtins() {
+  static const auto *table = new std::unordered_map<std::string, BuiltinRewrite>{
       {"constant_fold", alone<constantFold>},     {"transpose_merge", alone<transposeMerge>},
       {"transpose_identity", alone<transposeIdentity>}, {"reshape_merge", alone<reshapeMerge>},
       {"subtensor_lift", subtensorLift},          {"sum_of_alloc", alone<sumOfAlloc>}};
@@ -142,10 +141,14 @@ const std::unordered_map<std::string, Builtin> &builtins() {
 
 bool isBuiltin(const std::string &name) { return builtins().count(name) != 0; }
 
-const Node *applyBuiltin(const std::string &name, ops::Graph &graph, const Node *n, const Readers &readers) {
+const BuiltinRewrite *findBuiltin(const std::string &name) {
   auto it = builtins().find(name);
-  if (it == builtins().end()) return nullptr;
-  return it->second(graph, n, readers);
+  return it == builtins().end() ? nullptr : &it->second;
+}
+
+const Node *applyBuiltin(const std::string &name, ops::Graph &graph, const Node *n, const Readers &readers) {
+  const BuiltinRewrite *b = findBuiltin(name);
+  return b ? (*b)(graph, n, readers) : nullptr;
 }
 
 } // namespace shapelab::rewrite

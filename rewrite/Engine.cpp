@@ -260,7 +260,23 @@ ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, cons
 }
 
 Engine::Engine(ops::Graph &graph, std::vector<Rule> rules, EngineOptions options)
-    : graph_(&graph), rules_(std::move(rules)), options_(std::move(options)) {}
+    : graph_(&graph), rules_(std::move(rules)), options_(std::move(options)) {
+  for (std::size_t i = 0; i < rules_.size(); ++i) {
+    const Rule &rule = rules_[i];
+    if (options_.exactOnly && !rule.exact) continue;
+    if (std::find(options_.disabled.begin(), options_.disabled.end(), rule.name) != options_.disabled.end()) continue;
+    Candidate c;
+    c.rule = i;
+    if (rule.builtin) c.builtin = findBuiltin(rule.name);
+    if (!rule.builtin && rule.pattern && rule.pattern->kind == Term::Call) {
+      // What kindMatches asks of the root, asked once.
+      const NameMatch how = nameMatch(rule.pattern->name);
+      c.kind = how.kind;
+      if (how.sameOp) c.op = rule.pattern->name;
+    }
+    candidates_[std::size_t(rule.phase)].push_back(std::move(c));
+  }
+}
 
 bool Engine::conditionHolds(const Rule &rule, const Node *self, const Bindings &b) {
   auto node = [&](const std::string &v) { return v == "self" ? self : b.at(v); };
@@ -293,8 +309,12 @@ bool Engine::conditionHolds(const Rule &rule, const Node *self, const Bindings &
 }
 
 const Node *Engine::tryRule(const Rule &rule, const Node *n) {
+  return apply(rule, rule.builtin ? findBuiltin(rule.name) : nullptr, n);
+}
+
+const Node *Engine::apply(const Rule &rule, const BuiltinRewrite *builtin, const Node *n) {
   try {
-    if (rule.builtin) return applyBuiltin(rule.name, *graph_, n, [this](const Node *x) { return readersOf(x); });
+    if (rule.builtin) return builtin ? (*builtin)(*graph_, n, [this](const Node *x) { return readersOf(x); }) : nullptr;
     Bindings b;
     if (!match(*rule.pattern, n, b) || !conditionHolds(rule, n, b)) return nullptr;
     std::function<const Node *(const Term &)> build = [&](const Term &t) -> const Node * {
@@ -318,15 +338,16 @@ const Node *Engine::tryRule(const Rule &rule, const Node *n) {
 const Node *Engine::simplify(const Node *m, Phase phase, OptimizeResult &result) {
   for (int k = 0; k < options_.maxApplicationsPerNode; ++k) {
     bool fired = false;
-    for (const Rule &rule : rules_) {
-      if (rule.phase != phase || (options_.exactOnly && !rule.exact)) continue;
-      if (std::find(options_.disabled.begin(), options_.disabled.end(), rule.name) != options_.disabled.end()) continue;
-      if (refusedAt_.count({m, rule.name})) continue;
-      const Node *rep = tryRule(rule, m);
+    for (const Candidate &c : candidates_[std::size_t(phase)]) {
+      // A root of another kind does not match (match would say so after a lookup by name).
+      if (c.kind && (m->kind != *c.kind || (!c.op.empty() && m->op != c.op))) continue;
+      if (!refusedAt_.empty() && refusedAt_.count({m, c.rule})) continue;
+      const Rule &rule = rules_[c.rule];
+      const Node *rep = apply(rule, c.builtin, m);
       if (!rep || rep == m) continue;
       ApplicationCheck check = checkApplication(*graph_, m, rep);
       if (int(check.soundness) > int(options_.allow)) {
-        refusedAt_[{m, rule.name}] = true;
+        refusedAt_.insert({m, c.rule});
         result.refused.push_back({rule.name, m, std::move(check)});
         continue;
       }
@@ -343,6 +364,7 @@ const Node *Engine::simplify(const Node *m, Phase phase, OptimizeResult &result)
 
 const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &result) {
   std::vector<std::pair<const Node *, bool>> stack{{root, false}};
+  std::vector<const Node *> ins; // the operands rewritten, one buffer for the walk
   while (!stack.empty()) {
     auto [n, expanded] = stack.back();
     if (doneOf(n)) {
@@ -356,7 +378,7 @@ const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &resul
       continue;
     }
     stack.pop_back();
-    std::vector<const Node *> ins;
+    ins.clear();
     for (const Node *i : n->inputs) ins.push_back(doneOf(i));
     const Node *m;
     try {

@@ -8,18 +8,22 @@
 // rank and — wherever the old node is valid — its shape, and its validity domain must equal the
 // old one (strict) or contain it (valid-graph: it may mask an error, never add one). An
 // application that fails the allowed level is refused and reported with a witness point.
-// Cost: one hash lookup per node and rule that does not match; an application costs its
+// Cost: a comparison of kinds per node and rule whose pattern's root is of another kind (the
+// rules a phase runs, and the kind each one's root matches, are found when the engine is made),
+// a match per rule whose root kind agrees; an application costs its
 // replacement's shape rules plus the checker's solver questions (none when the replacement
 // keeps the same shape expressions and the same pending obligations).
 #pragma once
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "ops/Graph.h"
+#include "rewrite/Builtins.h"
 #include "rewrite/Rules.h"
 
 namespace shapelab::rewrite {
@@ -88,7 +92,21 @@ private:
     if (n->id >= done_.size()) done_.resize(std::max<std::size_t>(n->id + 1, done_.size() * 2), nullptr);
     done_[n->id] = m;
   }
-  std::map<std::pair<const ops::Node *, std::string>, bool> refusedAt_;
+  /// A rule as a phase tries it: its index in rules_, and the node kind (and op name, when the
+  /// kind has several) its pattern's root matches; a builtin, or a pattern whose root is not a
+  /// call, is tried at every node.
+  struct Candidate {
+    std::size_t rule = 0;
+    std::optional<ops::OpKind> kind;
+    std::string op; // empty: any op of the kind
+    const BuiltinRewrite *builtin = nullptr; // a builtin's rewrite, found by name once
+  };
+  const ops::Node *apply(const Rule &rule, const BuiltinRewrite *builtin, const ops::Node *n);
+  /// Per phase (Phase's order), the rules this engine runs in it, in rule order: the options'
+  /// exactOnly and disabled are applied once, when the engine is made.
+  std::vector<Candidate> candidates_[std::size_t(Phase::Fuse) + 1];
+  /// (node, rule index) pairs whose application was refused: not tried there again.
+  std::set<std::pair<const ops::Node *, std::size_t>> refusedAt_;
   /// Per phase, by node id: how many readers each node has in the program (operand slots of
   /// the nodes the outputs reach, and the outputs), counted when the phase starts; a node
   /// rewritten to another passes its readers on (redirect). Builtins ask it (Readers).
