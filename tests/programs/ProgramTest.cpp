@@ -2094,3 +2094,59 @@ RC_GTEST_PROP(Json, AppendedPiecesAgreeWithTheLibrary, ()) {
   driver::appendJsonInteger(n, i);
   RC_ASSERT(n == referenceJson(driver::integerJson(i)));
 }
+
+// The engine passes over a rule at a node whose kind its pattern's root cannot match (found
+// once, when the engine is made), and tries the rest. Wherever a rule applies in one of its
+// example instances (tryRule, which matches every node), the engine running that rule alone
+// must fire it or refuse it: the first node of the walk where it applies is met unchanged (no
+// application before it), so a root filter that wrongly passed a rule over fails here. Each
+// example is instantiated with x, y, z of rank 0 to 2 (n-sized dims) in both modes.
+TEST(Rewrite, EveryRuleThatAppliesInAnExampleFiresThroughTheEngine) {
+  Solver solver;
+  std::size_t checked = 0;
+  for (const rewrite::Rule &rule : rewrite::defaultRules()) {
+    std::vector<std::string> examples = rule.examples;
+    if (examples.empty() && rule.pattern) examples.push_back(rule.pattern->toString());
+    for (const std::string &example : examples)
+      for (const char *mode : {"numpy", "static"})
+        for (int rank = 0; rank <= 2; ++rank) {
+          std::vector<std::string> lines{std::string("mode ") + mode, "param n"};
+          std::string shape = rank == 0 ? "()" : rank == 1 ? "(n,)" : "(n, n)";
+          for (const char *v : {"x", "y", "z"}) lines.push_back(std::string(v) + " = input(" + shape + ", float64)");
+          lines.push_back("self = " + example);
+          driver::Session session(solver, {});
+          bool built = true;
+          for (std::size_t i = 0; i < lines.size() && built; ++i) built = !session.execute(lines[i], int(i + 1)).failed;
+          if (!built) continue;
+          const ops::Node *self = session.lookup("self");
+          ASSERT_NE(self, nullptr);
+          rewrite::EngineOptions options;
+          options.allow = rewrite::Soundness::ValidGraph;
+          for (const rewrite::Rule &other : rewrite::defaultRules())
+            if (other.name != rule.name) options.disabled.push_back(other.name);
+          rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules(), options);
+          std::vector<const ops::Node *> stack{self}, nodes;
+          while (!stack.empty()) {
+            const ops::Node *n = stack.back();
+            stack.pop_back();
+            nodes.push_back(n);
+            for (const ops::Node *i : n->inputs) stack.push_back(i);
+          }
+          bool applies = false;
+          for (const ops::Node *n : nodes) {
+            const ops::Node *rep = engine.tryRule(rule, n);
+            applies = applies || (rep && rep != n);
+          }
+          if (!applies) continue;
+          ++checked;
+          rewrite::OptimizeResult r = engine.run({self});
+          bool refused = std::any_of(r.refused.begin(), r.refused.end(),
+                                     [&](const rewrite::Refusal &f) { return f.rule == rule.name; });
+          EXPECT_TRUE(r.fired.count(rule.name) || refused)
+              << rule.name << " applies in `" << example << "` (rank " << rank << ", " << mode
+              << ") but the engine neither fired nor refused it";
+        }
+  }
+  // Every rule of the file has an example that applies (the checker requires one).
+  EXPECT_GE(checked, rewrite::defaultRules().size());
+}
