@@ -139,16 +139,11 @@ const std::unordered_map<std::string, BuiltinRewrite> &builtins() {
 
 } // namespace
 
-bool isBuiltin(const std::string &name) { return builtins().count(name) != 0; }
-
 const BuiltinRewrite *findBuiltin(const std::string &name) {
   auto it = builtins().find(name);
   return it == builtins().end() ? nullptr : &it->second;
 }
 
-const Node *applyBuiltin(const std::string &name, ops::Graph &graph, const Node *n, const Readers &readers) {
-  const BuiltinRewrite *b = findBuiltin(name);
-  return b ? (*b)(graph, n, readers) : nullptr;
-}
+bool isBuiltin(const std::string &name) { return findBuiltin(name) != nullptr; }
 
 } // namespace shapelab::rewrite

@@ -20,10 +20,7 @@ using Readers = std::function<std::size_t(const ops::Node *)>;
 /// A builtin's rewrite: the replacement of a node, or nullptr when it does not apply.
 using BuiltinRewrite = std::function<const ops::Node *(ops::Graph &, const ops::Node *, const Readers &)>;
 /// The builtin named `name`, or nullptr when there is none (found once, applied many times).
+/// Unchecked: the engine checks every application.
 const BuiltinRewrite *findBuiltin(const std::string &name);
-/// The replacement of `n` by builtin `name`, or nullptr when it does not apply. Unchecked: the
-/// engine checks every application.
-const ops::Node *applyBuiltin(const std::string &name, ops::Graph &graph, const ops::Node *n,
-                              const Readers &readers = {});
 
 } // namespace shapelab::rewrite
