@@ -378,27 +378,31 @@ const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &resul
       continue;
     }
     stack.pop_back();
-    ins.clear();
-    for (const Node *i : n->inputs) ins.push_back(doneOf(i));
-    const Node *m;
-    try {
-      m = graph_->rebuild(n, ins);
-    } catch (const UserError &) {
-      // The node over its rewritten operands does not build (its shape, written out, past the
-      // expression limits): it stays as it was, over its old operands, which still compute.
-      setDone(n, n);
-      continue;
-    }
-    if (const Node *earlier = doneOf(m)) { // an equal node was rewritten before
-      redirect(n, earlier);
-      continue;
-    }
-    setDone(m, m); // while it is simplified: a replacement that contains it stops here
-    m = simplify(m, phase, result);
-    redirect(n, m);
-    setDone(m, m);
+    rewriteOne(n, phase, result, ins);
   }
   return doneOf(root);
+}
+
+void Engine::rewriteOne(const Node *n, Phase phase, OptimizeResult &result, std::vector<const Node *> &ins) {
+  ins.clear();
+  for (const Node *i : n->inputs) ins.push_back(doneOf(i));
+  const Node *m;
+  try {
+    m = graph_->rebuild(n, ins);
+  } catch (const UserError &) {
+    // The node over its rewritten operands does not build (its shape, written out, past the
+    // expression limits): it stays as it was, over its old operands, which still compute.
+    setDone(n, n);
+    return;
+  }
+  if (const Node *earlier = doneOf(m)) { // an equal node was rewritten before
+    redirect(n, earlier);
+    return;
+  }
+  setDone(m, m); // while it is simplified: a replacement that contains it stops here
+  m = simplify(m, phase, result);
+  redirect(n, m);
+  setDone(m, m);
 }
 
 void Engine::countReaders(const std::vector<const Node *> &outputs) {
@@ -407,17 +411,17 @@ void Engine::countReaders(const std::vector<const Node *> &outputs) {
   // walk from the outputs jumps across the whole graph (a tenth of rewriting 10^5 nodes).
   const std::deque<Node> &nodes = graph_->nodes();
   readers_.assign(nodes.size(), 0);
-  std::vector<char> reached(nodes.size(), 0);
+  reached_.assign(nodes.size(), 0);
   for (const Node *o : outputs) {
     ++readers_[o->id];
-    reached[o->id] = 1;
+    reached_[o->id] = 1;
   }
   for (std::size_t id = nodes.size(); id-- > 0;) {
-    if (!reached[id]) continue;
+    if (!reached_[id]) continue;
     for (const Node *i : nodes[id].inputs) {
       if (i->id >= id) throw InternalError("node " + std::to_string(id) + " reads a later node");
       ++readers_[i->id];
-      reached[i->id] = 1;
+      reached_[i->id] = 1;
     }
   }
 }
@@ -433,9 +437,24 @@ OptimizeResult Engine::run(const std::vector<const Node *> &outputs) {
   OptimizeResult result;
   result.outputs = outputs;
   for (Phase phase : {Phase::Canonicalize, Phase::Specialize, Phase::Canonicalize, Phase::Fuse}) {
+    // A phase with no rules rebuilds every node over operands that are themselves (Graph::rebuild
+    // returns such a node as it is): it changes nothing, and is not walked.
+    if (candidates_[std::size_t(phase)].empty()) continue;
     done_.assign(graph_->nodes().size(), nullptr);
     countReaders(result.outputs);
-    for (const Node *&o : result.outputs) o = rewrite(o, phase, result);
+    // The nodes the outputs reach, in id order: a node's operands come before it, so each is
+    // rewritten before its readers, as a walk from the outputs would; and the nodes are read in
+    // the order they sit in memory (a walk from the outputs jumps across a large graph, a cache
+    // miss per node: rewriting 10^5 nodes cost twice the time per node of 10^3).
+    const std::deque<Node> &nodes = graph_->nodes();
+    std::vector<const Node *> ins;
+    constexpr std::size_t kAhead = 8; // nodes whose operands are fetched ahead of their turn
+    for (std::size_t id = 0, end = reached_.size(); id < end; ++id) {
+      if (id + kAhead < end && reached_[id + kAhead])
+        for (const Node *i : nodes[id + kAhead].inputs) __builtin_prefetch(i);
+      if (reached_[id] && !doneOf(&nodes[id])) rewriteOne(&nodes[id], phase, result, ins);
+    }
+    for (const Node *&o : result.outputs) o = doneOf(o);
   }
   return result;
 }

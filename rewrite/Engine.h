@@ -1,8 +1,9 @@
 // Engine — applies rewrite rules to a fixed point and checks every application (DESIGN §3.6).
 //
-// Model: a bottom-up pass per phase (canonicalize, then specialize, then fuse): each node is
-// rebuilt on its rewritten operands (Graph::rebuild; hash-consing merges equal subterms, which
-// is common-subexpression elimination), then the phase's rules are tried at it until none fires;
+// Model: a bottom-up pass per phase (canonicalize, then specialize, then fuse) over the nodes
+// the outputs reach, in id order (operands first, and in memory order): each node is rebuilt
+// on its rewritten operands (Graph::rebuild; hash-consing merges equal subterms, which is
+// common-subexpression elimination), then the phase's rules are tried at it until none fires;
 // a replacement's new nodes are simplified the same way. Every application is checked by the
 // solver before it is taken (checkApplication): the replacement must have the old node's dtype,
 // rank and — wherever the old node is valid — its shape, and its validity domain must equal the
@@ -78,6 +79,9 @@ public:
 private:
   const ops::Node *rewrite(const ops::Node *n, Phase phase, OptimizeResult &result);
   const ops::Node *simplify(const ops::Node *n, Phase phase, OptimizeResult &result);
+  /// Rebuilds `n` over its operands' rewritten nodes (each one done) and simplifies the result;
+  /// `ins` is a buffer.
+  void rewriteOne(const ops::Node *n, Phase phase, OptimizeResult &result, std::vector<const ops::Node *> &ins);
   bool conditionHolds(const Rule &rule, const ops::Node *self, const std::map<std::string, const ops::Node *> &b);
 
   ops::Graph *graph_;
@@ -111,6 +115,8 @@ private:
   /// the nodes the outputs reach, and the outputs), counted when the phase starts; a node
   /// rewritten to another passes its readers on (redirect). Builtins ask it (Readers).
   std::vector<uint32_t> readers_;
+  /// Per phase, by node id: whether the outputs reach the node (counted with readers_).
+  std::vector<char> reached_;
   void countReaders(const std::vector<const ops::Node *> &outputs);
   std::size_t readersOf(const ops::Node *n) const { return n->id < readers_.size() ? readers_[n->id] : 0; }
   /// setDone(from, to), and to's readers gain from's.
