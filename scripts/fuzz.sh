@@ -2,7 +2,9 @@
 # Builds the libFuzzer targets (clang-14, ASan + UBSan) into build-fuzz/ and runs each one.
 #   bash scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # CI runs a short budget; a long campaign is e.g.  bash scripts/fuzz.sh 3600 fuzz_expr
-# (or pass -runs=N through FUZZ_ARGS="-runs=10000000"). The committed seeds in
+# (or pass -runs=N through FUZZ_ARGS="-runs=10000000"). FUZZ_WORKERS=N runs N fuzzing processes
+# per target that share one corpus (libFuzzer's -fork=N; one per core), for long campaigns;
+# executions are then counted over all of them. The committed seeds in
 # tests/fuzz/corpus/<name>/ are copied to $FUZZ_CORPUS/<name>/ (default build-fuzz/corpus) so
 # runs never change them; a fresh FUZZ_CORPUS starts a campaign from the seeds alone.
 # Prints one line per target: executions, seconds, executions per second. Exit 1 on a finding.
@@ -28,18 +30,28 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$corpus" "build-fuzz/findings/$name"
   cp -n tests/fuzz/corpus/"$name"/* "$corpus/" 2>/dev/null || true
   log="build-fuzz/$t.log"
+  workers=()
+  [ "${FUZZ_WORKERS:-1}" -gt 1 ] && workers=(-fork="$FUZZ_WORKERS")
   if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "build-fuzz/tests/fuzz/$t" "$corpus" \
       -dict="tests/fuzz/$name.dict" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
       -rss_limit_mb=4096 -artifact_prefix="build-fuzz/findings/$name/" -print_final_stats=1 \
-      ${FUZZ_ARGS:-} > "$log" 2>&1; then
+      "${workers[@]}" ${FUZZ_ARGS:-} > "$log" 2>&1; then
     echo "$t: FINDING (see $log and build-fuzz/findings/$name/)"
     tail -30 "$log"
     status=1
     continue
   fi
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo 0)
+  if [ ${#workers[@]} -gt 0 ]; then
+    # The parent's last status line counts the workers' executions: "#N: cov: ... time: Ss ...".
+    runs=$(grep -o '^#[0-9]*:' "$log" | tail -1 | tr -dc '0-9')
+    secs=$(grep -o 'INFO: exiting: [0-9]* time: [0-9]*s' "$log" | tail -1 | grep -o '[0-9]*s$' | tr -dc '0-9')
+    runs=${runs:-0}
+    secs=${secs:-0}
+  else
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+    secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo 0)
+  fi
   rate=$(( secs > 0 ? runs / secs : runs ))
-  echo "$t: $runs executions in ${secs}s, $rate exec/s, nothing found"
+  echo "$t: $runs executions in ${secs}s, $rate exec/s${workers:+ over ${FUZZ_WORKERS} workers}, nothing found"
 done
 exit $status
