@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
+#include <string_view>
 #include <set>
 #include <unordered_map>
 
@@ -30,6 +32,12 @@ using ops::IndexEntry;
 using ops::Node;
 
 namespace {
+
+/// Whether `s` is the literal `lit`: its length first (known when compiled), so that most
+/// comparisons of a name or an operator against the language's words end at one test.
+template <std::size_t N> inline bool is(std::string_view s, const char (&lit)[N]) {
+  return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+}
 
 /// An error at a byte position of the line.
 struct LangError {
@@ -318,14 +326,14 @@ struct Session::Impl {
 
   // ---- token helpers ----
   const Token &peek(std::size_t k = 0) const { return toks[std::min(at + k, toks.size() - 1)]; }
-  // The first characters first: most tests fail there, without measuring `o`.
-  bool isOp(const char *o, std::size_t k = 0) const {
+  // Against literals: the length first (known when compiled), then the bytes.
+  template <std::size_t N> bool isOp(const char (&o)[N], std::size_t k = 0) const {
     const Token &t = peek(k);
-    return t.kind == Token::Op && t.text[0] == o[0] && t.text == o;
+    return t.kind == Token::Op && is(t.text, o);
   }
-  bool isName(const char *n, std::size_t k = 0) const {
+  template <std::size_t N> bool isName(const char (&n)[N], std::size_t k = 0) const {
     const Token &t = peek(k);
-    return t.kind == Token::Name && t.text[0] == n[0] && t.text == n;
+    return t.kind == Token::Name && is(t.text, n);
   }
   /// Takes a command flag such as `--opt` out of the rest of the line (it would read as
   /// arithmetic otherwise); true when it was there.
@@ -341,12 +349,12 @@ struct Session::Impl {
     }
     return false;
   }
-  bool acceptOp(const char *o) {
+  template <std::size_t N> bool acceptOp(const char (&o)[N]) {
     if (!isOp(o)) return false;
     ++at;
     return true;
   }
-  void expectOp(const char *o) {
+  template <std::size_t N> void expectOp(const char (&o)[N]) {
     if (!acceptOp(o)) fail(std::string("expected '") + o + "'" + found());
   }
   std::string found() const {
@@ -417,7 +425,7 @@ struct Session::Impl {
   Value orTest(bool conj = false) {
     auto operand = [&] { return conj ? notTest() : orTest(true); };
     Value a = operand();
-    while (isName(conj ? "and" : "or")) {
+    while (conj ? isName("and") : isName("or")) {
       std::size_t p = peek().pos;
       ++at;
       Value b = operand();
@@ -448,10 +456,12 @@ struct Session::Impl {
     Value a = binaryLevel();
     std::optional<Value> result;
     while (true) {
-      static const char *cmp[] = {"==", "!=", "<=", ">=", "<", ">"};
+      static const char *const cmp[] = {"==", "!=", "<=", ">=", "<", ">"};
+      const Token &t = peek();
       const char *op = nullptr;
-      for (const char *c : cmp)
-        if (isOp(c)) op = c;
+      if (t.kind == Token::Op)
+        for (const char *c : cmp)
+          if (t.text[0] == c[0] && t.text == c) op = c;
       if (!op) break;
       std::size_t p = peek().pos;
       ++at;
@@ -462,21 +472,30 @@ struct Session::Impl {
           failAt("chained comparisons are only for sizes", p);
         result->pred = result->pred && r.pred;
       } else {
-        result = r;
+        result = std::move(r);
       }
-      a = b;
+      a = std::move(b);
     }
-    return result ? *result : a;
+    if (result) return std::move(*result);
+    return a;
   }
   /// The binary operators by precedence, loosest first (Python's: | then & then + - then * / // % @).
+  static constexpr std::size_t kBinaryLevels = 5;
   Value binaryLevel(std::size_t level = 0) {
-    static const std::vector<std::vector<const char *>> levels = {{"|"}, {"^"}, {"&"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
-    if (level == levels.size()) return factor();
+    if (level == kBinaryLevels) return factor();
+    return binaryOperands(level);
+  }
+  /// One level's operands and operators (its only return is `a`: returned in place).
+  Value binaryOperands(std::size_t level) {
+    static const std::vector<const char *> levels[kBinaryLevels] = {{"|"}, {"^"}, {"&"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
     Value a = binaryLevel(level + 1);
     while (true) {
+      // Most operands end at a token that is no operator (`,`, `)`, the end): one test.
+      const Token &t = peek();
       const char *op = nullptr;
-      for (const char *o : levels[level])
-        if (isOp(o)) op = o;
+      if (t.kind == Token::Op)
+        for (const char *o : levels[level])
+          if (t.text[0] == o[0] && t.text == o) op = o;
       if (!op) return a;
       std::size_t p = peek().pos;
       ++at;
@@ -506,8 +525,8 @@ struct Session::Impl {
 
   Value unaryOp(const std::string &op, Value a, std::size_t p) {
     try {
-      if (op == "+") return a;
-      if (op == "-") {
+      if (is(op, "+")) return a;
+      if (is(op, "-")) {
         if (a.kind == Value::Size) {
           Value r = Value::ofSize(-a.size, p);
           r.numpyScalar = a.numpyScalar;
@@ -554,12 +573,12 @@ struct Session::Impl {
         if (c && *c > Integer(0)) return c;
         return std::nullopt;
       };
-      if (op == "+") return Value::ofSize(x + y, p);
-      if (op == "-") return Value::ofSize(x - y, p);
-      if (op == "*") return Value::ofSize(x * y, p);
-      if (op == "//" && positive(y)) return Value::ofSize(floorDiv(x, *positive(y)), p);
-      if (op == "%" && positive(y)) return Value::ofSize(mod(x, *positive(y)), p);
-      if (op == "**") {
+      if (is(op, "+")) return Value::ofSize(x + y, p);
+      if (is(op, "-")) return Value::ofSize(x - y, p);
+      if (is(op, "*")) return Value::ofSize(x * y, p);
+      if (is(op, "//") && positive(y)) return Value::ofSize(floorDiv(x, *positive(y)), p);
+      if (is(op, "%") && positive(y)) return Value::ofSize(mod(x, *positive(y)), p);
+      if (is(op, "**")) {
         auto c = y.constantValue();
         if (c && *c >= Integer(0) && *c <= Integer(64)) return Value::ofSize(pow(x, uint32_t(c->toInt64Checked())), p);
       }
@@ -567,26 +586,26 @@ struct Session::Impl {
                                                            {"<=", CompareOp::LE}, {">", CompareOp::GT}, {">=", CompareOp::GE}};
       if (auto it = cmp.find(op); it != cmp.end()) return Value::ofPred(Pred::compare(it->second, x, y), a.pos);
     }
-    if (a.kind == Value::Predicate && b.kind == Value::Predicate && (op == "&" || op == "|" || op == "^")) {
+    if (a.kind == Value::Predicate && b.kind == Value::Predicate && (is(op, "&") || is(op, "|") || is(op, "^"))) {
       Value v = a;
-      v.pred = op == "&" ? (a.pred && b.pred) : op == "|" ? (a.pred || b.pred) : ((a.pred && !b.pred) || (!a.pred && b.pred));
+      v.pred = is(op, "&") ? (a.pred && b.pred) : is(op, "|") ? (a.pred || b.pred) : ((a.pred && !b.pred) || (!a.pred && b.pred));
       return v;
     }
     // Python numbers fold (2.0 * 3 is 6.0).
     if (numberLike(a) && numberLike(b) && !sizes && (a.kind == Value::Float || b.kind == Value::Float)) {
       double x = asDouble(a), y = asDouble(b), r;
-      if (op == "+") r = x + y;
-      else if (op == "-") r = x - y;
-      else if (op == "*") r = x * y;
-      else if (op == "/") {
+      if (is(op, "+")) r = x + y;
+      else if (is(op, "-")) r = x - y;
+      else if (is(op, "*")) r = x * y;
+      else if (is(op, "/")) {
         if (y == 0) failAt("float division by zero", p);
         r = x / y;
-      } else if (op == "**") r = std::pow(x, y);
+      } else if (is(op, "**")) r = std::pow(x, y);
       else goto nodes;
       return Value::ofFloat(r, a.pos);
     }
   nodes:
-    if (op == "@") return Value::ofNode(graph->blockwise("matmul", {array(a), array(b)}, mode), p);
+    if (is(op, "@")) return Value::ofNode(graph->blockwise("matmul", {array(a), array(b)}, mode), p);
     std::optional<std::string> name = ops::binaryOpFor(op);
     if (!name) failAt("unsupported operator '" + op + "'", p);
     Value r = Value::ofNode(graph->binary(*name, array(a), array(b), mode), p);
@@ -598,12 +617,12 @@ struct Session::Impl {
   /// than a size expression, and what to write instead.
   static std::string whyNotASize(const std::string &op, const Expr &x, const Expr &y) {
     const std::string written = "'" + x.toString() + " " + op + " " + y.toString() + "'";
-    if (op == "//" || op == "%")
+    if (is(op, "//") || is(op, "%"))
       return written + " is an int64 array computed at run time: size expressions divide only by positive "
              "integer constants; name the quotient as a parameter instead (param q, assume " +
              x.toString() + " == q*" + (y->kind == ExprKind::Sum ? "(" + y.toString() + ")" : y.toString()) + ")";
-    if (op == "**") return written + " is an array computed at run time: a size's exponent is a constant from 0 to 64";
-    if (op == "/") return written + " is a float array ('/' is true division); '//' divides sizes";
+    if (is(op, "**")) return written + " is an array computed at run time: a size's exponent is a constant from 0 to 64";
+    if (is(op, "/")) return written + " is a float array ('/' is true division); '//' divides sizes";
     return "";
   }
   /// `message`, with why the value is not a size when it was computed from sizes.
@@ -670,7 +689,7 @@ struct Session::Impl {
       return name(t);
     }
     case Token::Op:
-      if (t.text == "(") {
+      if (is(t.text, "(")) {
         ++at;
         if (acceptOp(")")) {
           Value v;
@@ -694,7 +713,7 @@ struct Session::Impl {
         expectOp(")");
         return v;
       }
-      if (t.text == "[") {
+      if (is(t.text, "[")) {
         ++at;
         Value v;
         v.kind = Value::Tuple;
@@ -709,7 +728,7 @@ struct Session::Impl {
         }
         return v;
       }
-      if (t.text == "...") {
+      if (is(t.text, "...")) {
         ++at;
         Value v;
         v.kind = Value::Ellipsis;
@@ -724,14 +743,14 @@ struct Session::Impl {
 
   Value name(const Token &t) {
     const std::string &n = t.text;
-    if (n == "True" || n == "False") {
+    if (is(n, "True") || is(n, "False")) {
       Value v;
       v.kind = Value::Bool;
-      v.flag = n == "True";
+      v.flag = is(n, "True");
       v.pos = t.pos;
       return v;
     }
-    if (n == "None") {
+    if (is(n, "None")) {
       Value v;
       v.pos = t.pos;
       return v;
@@ -743,10 +762,10 @@ struct Session::Impl {
       return v;
     }
     if (auto d = ops::dtypeNamed(n)) return Value::ofDType(*d, t.pos);
-    if (n == "np" || n == "numpy" || n == "random" || n == "linalg" || isFunction(n)) {
+    if (is(n, "np") || is(n, "numpy") || is(n, "random") || is(n, "linalg") || isFunction(n)) {
       Value v;
       v.kind = Value::Callable;
-      v.text = (n == "np" || n == "numpy") ? "" : n;
+      v.text = (is(n, "np") || is(n, "numpy")) ? "" : n;
       v.pos = t.pos;
       return v;
     }
@@ -770,44 +789,44 @@ struct Session::Impl {
     if (v.kind == Value::Callable && !v.node) {
       // Only the namespaces have attributes: np.random.normal is a function, and
       // random.normal.normal names nothing.
-      if (!v.text.empty() && v.text != "random" && v.text != "linalg")
+      if (!v.text.empty() && !is(v.text, "random") && !is(v.text, "linalg"))
         failAt("function '" + v.text + "' has no attribute '" + a + "'", t.pos);
-      if (v.text.empty() && a == "newaxis") { // None, as NumPy defines it
+      if (v.text.empty() && is(a, "newaxis")) { // None, as NumPy defines it
         Value none;
         none.pos = t.pos;
         return none;
       }
       // np.float32 and the other dtype names NumPy spells as attributes (np.int and np.float
       // are gone from NumPy).
-      if (v.text.empty() && a != "int" && a != "float")
+      if (v.text.empty() && !is(a, "int") && !is(a, "float"))
         if (auto d = ops::dtypeNamed(a)) return Value::ofDType(*d, t.pos);
       Value f = v;
       f.text = v.text.empty() ? a : v.text + "." + a;
       f.flag = v.text.empty(); // spelled np.NAME
-      if (v.text.empty() && !(a == "random" || a == "linalg" || isFunction(a))) failAt("no function '" + a + "'", t.pos);
-      if (v.text == "random" && !findRandomVariable(a)) failAt("unknown random variable '" + a + "' (see :ops)", t.pos);
-      if (v.text == "linalg" && a != "det" && a != "inv" && a != "solve" && a != "norm")
+      if (v.text.empty() && !(is(a, "random") || is(a, "linalg") || isFunction(a))) failAt("no function '" + a + "'", t.pos);
+      if (is(v.text, "random") && !findRandomVariable(a)) failAt("unknown random variable '" + a + "' (see :ops)", t.pos);
+      if (is(v.text, "linalg") && !is(a, "det") && !is(a, "inv") && !is(a, "solve") && !is(a, "norm"))
         failAt("linalg has det, inv, solve and norm", t.pos);
       return f;
     }
     if (v.kind != Value::Array) failAt(std::string(kindName(v.kind)) + " has no attribute '" + a + "'", t.pos);
     const Node *n = v.node;
-    if (a == "shape" || a == "ndim" || a == "size" || a == "dtype") noteRead(n);
-    if (a == "shape") {
+    if (is(a, "shape") || is(a, "ndim") || is(a, "size") || is(a, "dtype")) noteRead(n);
+    if (is(a, "shape")) {
       Value s;
       s.kind = Value::Tuple;
       s.pos = t.pos;
       for (const Expr &d : n->shape) s.items.push_back(Value::ofSize(d, t.pos));
       return s;
     }
-    if (a == "ndim") return Value::ofSize(Expr(int64_t(n->rank())), t.pos);
-    if (a == "size") {
+    if (is(a, "ndim")) return Value::ofSize(Expr(int64_t(n->rank())), t.pos);
+    if (is(a, "size")) {
       Expr p = 1;
       for (const Expr &d : n->shape) p = p * d;
       return Value::ofSize(p, t.pos);
     }
-    if (a == "T") return Value::ofNode(graph->transpose(n, std::nullopt), t.pos);
-    if (a == "dtype") return Value::ofDType(n->dtype, t.pos);
+    if (is(a, "T")) return Value::ofNode(graph->transpose(n, std::nullopt), t.pos);
+    if (is(a, "dtype")) return Value::ofDType(n->dtype, t.pos);
     static const std::set<std::string> methods = {"sum", "prod", "max", "min", "all", "any", "mean", "reshape", "astype",
                                                   "transpose", "squeeze", "cumsum", "cumprod", "ravel", "flatten", "clip",
                                                   "swapaxes", "copy", "var", "std", "ptp", "argmax", "argmin", "dot",
@@ -934,7 +953,7 @@ struct Session::Impl {
       // np.exp(2.0) * f32 is float64, where 2.0 * f32 is float32. Python's own abs keeps a
       // number a Python number.
       Value r = call(f, args);
-      if (r.kind == Value::Array && r.node->weak && !(f.text == "abs" && !f.flag && !f.node))
+      if (r.kind == Value::Array && r.node->weak && !(is(f.text, "abs") && !f.flag && !f.node))
         r.node = graph->astype(r.node, r.node->dtype);
       return r;
     } catch (const LangError &) {
@@ -975,11 +994,11 @@ struct Session::Impl {
     auto node = [&](const Node *n) { return Value::ofNode(n, p); };
     // Methods: x.sum(axis=...) is sum(x, axis=...).
     if (f.node) a.positional.insert(a.positional.begin(), Value::ofNode(f.node, p));
-    if (fn == "amax") fn = "max";
-    if (fn == "amin") fn = "min";
-    if (fn == "divide") fn = "true_divide";
-    if (fn == "mod") fn = "remainder";
-    if (fn == "input") {
+    if (is(fn, "amax")) fn = "max";
+    if (is(fn, "amin")) fn = "min";
+    if (is(fn, "divide")) fn = "true_divide";
+    if (is(fn, "mod")) fn = "remainder";
+    if (is(fn, "input")) {
       checkArguments(a, 2, {"shape", "dtype"});
       if (pendingInputName.empty() || p != rhsStart) failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", p);
       Shape s = shapeOf(required(a, 0, "shape"));
@@ -997,15 +1016,15 @@ struct Session::Impl {
       checkArguments(a, 2, {"x1", "x2"});
       return node(graph->binary(fn, array(required(a, 0, "x1")), array(required(a, 1, "x2")), mode));
     }
-    if (fn == "where") {
+    if (is(fn, "where")) {
       checkArguments(a, 3, {"condition", "x", "y"});
       return node(graph->where(array(required(a, 0, "condition")), array(required(a, 1, "x")), array(required(a, 2, "y")), mode));
     }
-    if (fn == "astype") {
+    if (is(fn, "astype")) {
       checkArguments(a, 2, {"x", "dtype"});
       return node(graph->astype(array(required(a, 0, "x")), dtypeOf(required(a, 1, "dtype"))));
     }
-    if (fn == "transpose") {
+    if (is(fn, "transpose")) {
       const Node *x = array(required(a, 0, "a"));
       if (f.node && a.positional.size() > 2) {
         Value t;
@@ -1016,15 +1035,15 @@ struct Session::Impl {
       checkArguments(a, 2, {"a", "axes"});
       return node(graph->transpose(x, axesOf(optional(a, 1, "axes"))));
     }
-    if (fn == "expand_dims") {
+    if (is(fn, "expand_dims")) {
       checkArguments(a, 2, {"a", "axis"});
       return node(graph->expandDims(array(required(a, 0, "a")), *axesOf(required(a, 1, "axis"))));
     }
-    if (fn == "squeeze") {
+    if (is(fn, "squeeze")) {
       checkArguments(a, 2, {"a", "axis"});
       return node(graph->squeeze(array(required(a, 0, "a")), axesOf(optional(a, 1, "axis"))));
     }
-    if (fn == "reshape") {
+    if (is(fn, "reshape")) {
       const Node *x = array(required(a, 0, "a"));
       Value s = required(a, 1, "newshape");
       if (f.node && a.positional.size() > 2) {
@@ -1036,15 +1055,15 @@ struct Session::Impl {
       }
       return node(graph->reshape(x, shapeOf(s)));
     }
-    if (fn == "broadcast_to") {
+    if (is(fn, "broadcast_to")) {
       checkArguments(a, 2, {"array", "shape"});
       return node(graph->broadcastTo(array(required(a, 0, "array")), shapeOf(required(a, 1, "shape"))));
     }
-    if (fn == "ravel" || fn == "flatten") { // flatten is a method only
+    if (is(fn, "ravel") || is(fn, "flatten")) { // flatten is a method only
       checkArguments(a, 1, {"a"});
       return node(graph->reshape(array(required(a, 0, "a")), {Expr(-1)}));
     }
-    if (fn == "clip") {
+    if (is(fn, "clip")) {
       // NumPy's clip is minimum(maximum(a, a_min), a_max), None skipping a side.
       checkArguments(a, 3, {"a", "a_min", "a_max"});
       const Node *x = array(required(a, 0, "a"));
@@ -1053,42 +1072,42 @@ struct Session::Impl {
       if (hi.kind != Value::None) x = graph->binary("minimum", x, array(hi), mode);
       return node(x);
     }
-    if (fn == "zeros_like" || fn == "ones_like" || fn == "empty_like" || fn == "full_like") {
+    if (is(fn, "zeros_like") || is(fn, "ones_like") || is(fn, "empty_like") || is(fn, "full_like")) {
       // The shape and dtype of `a` (an array read for them: computed first, as in NumPy), the
       // values given; `empty_like` gives zeros (NumPy leaves them unspecified).
-      bool isFull = fn == "full_like";
+      bool isFull = is(fn, "full_like");
       if (isFull) checkArguments(a, 3, {"a", "fill_value", "dtype"});
       else checkArguments(a, 2, {"a", "dtype"});
       const Node *x = array(required(a, 0, "a"));
       noteRead(x);
       Value d = optional(a, isFull ? 2 : 1, "dtype");
-      Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(fn == "ones_like" ? 1.0 : 0.0, p);
+      Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(is(fn, "ones_like") ? 1.0 : 0.0, p);
       return node(graph->full(x->shape, array(fill), d.kind != Value::None ? dtypeOf(d) : x->dtype));
     }
-    if (fn == "empty") fn = "zeros"; // NumPy leaves the values unspecified: zeros
-    if (fn == "full" || fn == "zeros" || fn == "ones") {
-      bool isFull = fn == "full";
+    if (is(fn, "empty")) fn = "zeros"; // NumPy leaves the values unspecified: zeros
+    if (is(fn, "full") || is(fn, "zeros") || is(fn, "ones")) {
+      bool isFull = is(fn, "full");
       checkArguments(a, isFull ? 3 : 2, {"shape", "fill_value", "dtype"});
       Shape s = shapeOf(required(a, 0, "shape"));
       Value d = optional(a, isFull ? 2 : 1, "dtype");
       std::optional<DType> t;
       if (d.kind != Value::None) t = dtypeOf(d);
       else if (!isFull) t = DType::Float64;
-      Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(fn == "ones" ? 1.0 : 0.0, p);
+      Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(is(fn, "ones") ? 1.0 : 0.0, p);
       const Node *value = array(fill);
       if (!t && value->weak) t = value->dtype == DType::Bool ? DType::Bool : value->dtype;
       return node(graph->full(s, value, t));
     }
-    if (fn == "concatenate" || fn == "stack") {
+    if (is(fn, "concatenate") || is(fn, "stack")) {
       checkArguments(a, 2, {"arrays", "axis"});
       std::vector<const Node *> xs = arrays(required(a, 0, "arrays"));
       Value ax = optional(a, 1, "axis");
-      if (fn == "stack") return node(graph->stack(xs, ax.kind == Value::None && !a.get(1, "axis") ? 0 : constant(ax, "axis")));
+      if (is(fn, "stack")) return node(graph->stack(xs, ax.kind == Value::None && !a.get(1, "axis") ? 0 : constant(ax, "axis")));
       std::optional<int64_t> axis = 0;
       if (a.get(1, "axis")) axis = ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"));
       return node(graph->concatenate(xs, axis));
     }
-    if (fn == "split") {
+    if (is(fn, "split")) {
       checkArguments(a, 3, {"ary", "indices_or_sections", "axis"});
       const Node *x = array(required(a, 0, "ary"));
       Value how = required(a, 1, "indices_or_sections");
@@ -1109,11 +1128,11 @@ struct Session::Impl {
       for (const Node *n : parts) t.items.push_back(Value::ofNode(n, p));
       return t;
     }
-    if (fn == "set_subtensor" || fn == "inc_subtensor") {
+    if (is(fn, "set_subtensor") || is(fn, "inc_subtensor")) {
       checkArguments(a, 2, {"x", "y"});
-      return node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), fn == "inc_subtensor", mode));
+      return node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), is(fn, "inc_subtensor"), mode));
     }
-    if (fn == "argmax" || fn == "argmin") { // one axis, or the flat index (NumPy's out is not taken)
+    if (is(fn, "argmax") || is(fn, "argmin")) { // one axis, or the flat index (NumPy's out is not taken)
       checkArguments(a, 3, {"a", "axis", "out", "keepdims"});
       Value ax = optional(a, 1, "axis"), keep = optional(a, 3, "keepdims");
       if (optional(a, 2, "out").kind != Value::None) failAt(fn + "(): out is not supported", p);
@@ -1121,14 +1140,14 @@ struct Session::Impl {
       bool keepdims = keepdimsOf(keep);
       return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(ax), keepdims));
     }
-    if (fn == "sum" || fn == "prod" || fn == "max" || fn == "min" || fn == "all" || fn == "any" || fn == "mean") {
+    if (is(fn, "sum") || is(fn, "prod") || is(fn, "max") || is(fn, "min") || is(fn, "all") || is(fn, "any") || is(fn, "mean")) {
       checkArguments(a, 3, {"a", "axis", "keepdims"});
       if (const Value &x = required(a, 0, "a"); x.kind == Value::Tuple) return tupleReduction(fn, x, a, p);
       Value keep = optional(a, 2, "keepdims");
       bool keepdims = keepdimsOf(keep);
       return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(optional(a, 1, "axis")), keepdims));
     }
-    if (fn == "matmul" || fn == "outer" || fn == "convolve" || fn == "linalg.solve") {
+    if (is(fn, "matmul") || is(fn, "outer") || is(fn, "convolve") || is(fn, "linalg.solve")) {
       checkArguments(a, 2, {"a", "b", "v", "x1", "x2"});
       const Node *x = array(*(a.get(0, "a") ? a.get(0, "a") : &required(a, 0, "x1")));
       const Value *second = a.get(1, "b");
@@ -1136,13 +1155,13 @@ struct Session::Impl {
       if (!second) second = a.get(1, "x2");
       if (!second) failAt(fn + "() takes two arrays", p);
       const Node *y = array(*second);
-      if (fn == "outer") {
+      if (is(fn, "outer")) {
         x = graph->reshape(x, {Expr(-1)});
         y = graph->reshape(y, {Expr(-1)});
       }
-      return node(graph->blockwise(fn == "linalg.solve" ? "solve" : fn, {x, y}, mode));
+      return node(graph->blockwise(is(fn, "linalg.solve") ? "solve" : fn, {x, y}, mode));
     }
-    if (fn == "dot") {
+    if (is(fn, "dot")) {
       // NumPy's dot is matmul where both have at most two dimensions or b has one (and for a
       // 1-d a); a 0-d operand multiplies. A stack times a stack is a tensor product NumPy
       // computes differently: refused.
@@ -1155,7 +1174,7 @@ struct Session::Impl {
                p);
       return node(graph->blockwise("matmul", {x, y}, mode));
     }
-    if (fn == "linalg.norm") {
+    if (is(fn, "linalg.norm")) {
       // ord=None: the 2-norm of the flattened array (axis None), of vectors (one axis) or the
       // Frobenius norm (two axes): sqrt(sum(x * x)); integers and bools as float64 first.
       checkArguments(a, 4, {"x", "ord", "axis", "keepdims"});
@@ -1169,25 +1188,25 @@ struct Session::Impl {
       const Node *squares = graph->binary("multiply", x, x, mode);
       return node(graph->unary("sqrt", graph->reduce("sum", squares, axes, keepdims)));
     }
-    if (fn == "repeat" || fn == "tile") return node(repeated(fn, a, p));
-    if (fn == "einsum") return node(einsum(a, p));
-    if (fn == "pad") return node(padded(a, p));
-    if (fn == "linalg.det" || fn == "linalg.inv") {
+    if (is(fn, "repeat") || is(fn, "tile")) return node(repeated(fn, a, p));
+    if (is(fn, "einsum")) return node(einsum(a, p));
+    if (is(fn, "pad")) return node(padded(a, p));
+    if (is(fn, "linalg.det") || is(fn, "linalg.inv")) {
       checkArguments(a, 1, {"a"});
       return node(graph->blockwise(fn.substr(7), {array(required(a, 0, "a"))}, mode));
     }
-    if (fn == "diff") {
+    if (is(fn, "diff")) {
       checkArguments(a, 3, {"a", "n", "axis"});
       Value n = optional(a, 1, "n"), ax = optional(a, 2, "axis");
       return node(graph->diff(array(required(a, 0, "a")), n.kind == Value::None ? 1 : constant(n, "n"),
                               ax.kind == Value::None ? -1 : constant(ax, "axis")));
     }
-    if (fn == "cumsum" || fn == "cumprod") {
+    if (is(fn, "cumsum") || is(fn, "cumprod")) {
       checkArguments(a, 2, {"a", "axis"});
       Value ax = optional(a, 1, "axis");
       return node(graph->cumulative(fn, array(required(a, 0, "a")), ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"))));
     }
-    if (fn == "specify_shape") {
+    if (is(fn, "specify_shape")) {
       checkArguments(a, 2, {"x", "shape"});
       Value s = required(a, 1, "shape");
       std::vector<std::optional<Expr>> dims;
@@ -1198,7 +1217,7 @@ struct Session::Impl {
       }
       return node(graph->specifyShape(array(required(a, 0, "x")), dims));
     }
-    if (fn == "ifelse") {
+    if (is(fn, "ifelse")) {
       checkArguments(a, 3, {"cond", "a", "b"});
       const Value &c = required(a, 0, "cond");
       const Node *x = array(required(a, 1, "a")), *y = array(required(a, 2, "b"));
@@ -1206,19 +1225,19 @@ struct Session::Impl {
       if (c.kind == Value::Bool) return node(graph->ifelse(Pred::truth(c.flag), x, y));
       return node(graph->ifelse(array(c), x, y));
     }
-    if (fn == "flip" || fn == "swapaxes" || fn == "moveaxis" || fn == "copy" || fn.rfind("atleast_", 0) == 0)
+    if (is(fn, "flip") || is(fn, "swapaxes") || is(fn, "moveaxis") || is(fn, "copy") || fn.rfind("atleast_", 0) == 0)
       return node(layout(fn, a, p));
-    if (fn == "vstack" || fn == "hstack") {
+    if (is(fn, "vstack") || is(fn, "hstack")) {
       // NumPy: vstack joins the arrays made at least 2-d along axis 0; hstack joins those made
       // at least 1-d along axis 1, or 0 when the first is 1-d.
       checkArguments(a, 1, {"tup"});
       std::vector<const Node *> xs = arrays(required(a, 0, "tup"));
       if (xs.empty()) failAt("need at least one array to concatenate", p);
-      for (const Node *&x : xs) x = atLeast(x, fn == "vstack" ? 2 : 1);
-      return node(graph->concatenate(xs, fn == "vstack" || xs[0]->rank() == 1 ? 0 : 1));
+      for (const Node *&x : xs) x = atLeast(x, is(fn, "vstack") ? 2 : 1);
+      return node(graph->concatenate(xs, is(fn, "vstack") || xs[0]->rank() == 1 ? 0 : 1));
     }
-    if (fn == "var" || fn == "std" || fn == "ptp") return node(spread(fn, a, p));
-    if (fn == "arange") { // arange([start,] stop[, step], dtype=None), over sizes
+    if (is(fn, "var") || is(fn, "std") || is(fn, "ptp")) return node(spread(fn, a, p));
+    if (is(fn, "arange")) { // arange([start,] stop[, step], dtype=None), over sizes
       checkArguments(a, 4, {"start", "stop", "step", "dtype"});
       const Value *first = a.get(0, "start"), *second = a.get(1, "stop"), *third = a.get(2, "step");
       if (!first && !second) failAt("arange() requires stop to be specified", p);
@@ -1232,8 +1251,8 @@ struct Session::Impl {
       Value d = optional(a, 3, "dtype");
       return node(graph->arange(start, stop, step, d.kind == Value::None ? DType::Int64 : dtypeOf(d)));
     }
-    if (fn == "eye" || fn == "identity") { // eye(N, M=None, k=0, dtype=float64); identity(n, dtype=float64)
-      const bool eye = fn == "eye";
+    if (is(fn, "eye") || is(fn, "identity")) { // eye(N, M=None, k=0, dtype=float64); identity(n, dtype=float64)
+      const bool eye = is(fn, "eye");
       if (eye) checkArguments(a, 4, {"N", "M", "k", "dtype"});
       else checkArguments(a, 2, {"n", "dtype"});
       Expr rows = sizeOf(required(a, 0, eye ? "N" : "n"), "the number of rows");
@@ -1250,7 +1269,7 @@ struct Session::Impl {
       const Node *ones = graph->astype(graph->binary("equal", shifted, j, mode), d.kind == Value::None ? DType::Float64 : dtypeOf(d));
       return node(graph->broadcastTo(ones, {rows, cols}));
     }
-    if (fn == "len") { // Python's len of an array: its first dimension
+    if (is(fn, "len")) { // Python's len of an array: its first dimension
       checkArguments(a, 1, {"obj"});
       if (const Value &t = required(a, 0, "obj"); t.kind == Value::Tuple) return Value::ofSize(Expr(int64_t(t.items.size())), p);
       const Node *x = array(required(a, 0, "obj"));
@@ -1258,7 +1277,7 @@ struct Session::Impl {
       noteRead(x);
       return Value::ofSize(x->shape[0], p);
     }
-    if (fn == "shape" || fn == "ndim" || fn == "size") {
+    if (is(fn, "shape") || is(fn, "ndim") || is(fn, "size")) {
       checkArguments(a, 1, {"a"});
       Token t{Token::Name, fn, p};
       return attribute(Value::ofNode(array(required(a, 0, "a")), p), t);
@@ -1286,7 +1305,7 @@ struct Session::Impl {
   /// flip, swapaxes, moveaxis, copy and atleast_Nd: views NumPy makes of x, built from
   /// indexing, transposes and reshapes.
   const Node *layout(const std::string &fn, Args &a, std::size_t p) {
-    if (fn == "copy") {
+    if (is(fn, "copy")) {
       checkArguments(a, 1, {"a"});
       return array(required(a, 0, "a")); // the same values: nodes are immutable
     }
@@ -1294,7 +1313,7 @@ struct Session::Impl {
       checkArguments(a, 1, {"arys"});
       return atLeast(array(required(a, 0, "arys")), std::size_t(fn[8] - '0'));
     }
-    if (fn == "flip") { // x[::-1] along the axes (every axis when axis is None)
+    if (is(fn, "flip")) { // x[::-1] along the axes (every axis when axis is None)
       checkArguments(a, 2, {"m", "axis"});
       const Node *x = array(required(a, 0, "m"));
       Value ax = optional(a, 1, "axis");
@@ -1311,15 +1330,15 @@ struct Session::Impl {
       return graph->index(x, entries);
     }
     // swapaxes(a, axis1, axis2) and moveaxis(a, source, destination): permutations.
-    if (fn == "swapaxes") checkArguments(a, 3, {"a", "axis1", "axis2"});
+    if (is(fn, "swapaxes")) checkArguments(a, 3, {"a", "axis1", "axis2"});
     else checkArguments(a, 3, {"a", "source", "destination"});
     const Node *x = array(required(a, 0, "a"));
-    const Value &from = required(a, 1, fn == "swapaxes" ? "axis1" : "source");
-    const Value &to = required(a, 2, fn == "swapaxes" ? "axis2" : "destination");
+    const Value &from = required(a, 1, is(fn, "swapaxes") ? "axis1" : "source");
+    const Value &to = required(a, 2, is(fn, "swapaxes") ? "axis2" : "destination");
     int64_t i = axisOf(from, x->rank()), j = axisOf(to, x->rank());
     std::vector<int64_t> perm;
     for (int64_t k = 0; k < int64_t(x->rank()); ++k) perm.push_back(k);
-    if (fn == "swapaxes") {
+    if (is(fn, "swapaxes")) {
       std::swap(perm[std::size_t(i)], perm[std::size_t(j)]);
     } else {
       perm.erase(perm.begin() + i);
@@ -1404,8 +1423,8 @@ struct Session::Impl {
                                                      "minimum", "reflect", "symmetric", "wrap"};
       if (copying.count(mode.text))
         failAt("pad(): mode '" + mode.text + "' is not supported (constant and empty are)", mode.pos);
-      if (mode.text != "constant" && mode.text != "empty") failAt("mode '" + mode.text + "' is not supported", mode.pos);
-      empty = mode.text == "empty";
+      if (!is(mode.text, "constant") && !is(mode.text, "empty")) failAt("mode '" + mode.text + "' is not supported", mode.pos);
+      empty = is(mode.text, "empty");
     }
     const Value given = optional(a, 3, "constant_values");
     if (empty && given.kind != Value::None)
@@ -1445,7 +1464,7 @@ struct Session::Impl {
     if (a.positional.empty() || a.positional[0].kind != Value::String)
       failAt("einsum(): the subscripts come first, as a string (the form einsum(a, [0, 1], b, [1, 2]) is not supported)", p);
     for (const auto &[k, v] : a.keywords) {
-      if (k != "optimize") failAt("einsum() got an unexpected keyword argument '" + k + "'", v.pos);
+      if (!is(k, "optimize")) failAt("einsum() got an unexpected keyword argument '" + k + "'", v.pos);
       if (!(v.kind == Value::Bool && !v.flag))
         failAt("einsum(): only optimize=False (NumPy's default) is supported: an optimized contraction is another computation", v.pos);
     }
@@ -1467,7 +1486,7 @@ struct Session::Impl {
   /// reps): each axis of length d becomes r*d, built by broadcasting a new axis of r next to it
   /// (after it for repeat, before it for tile) and merging the two.
   const Node *repeated(const std::string &fn, Args &a, std::size_t p) {
-    const bool tile = fn == "tile";
+    const bool tile = is(fn, "tile");
     if (tile) checkArguments(a, 2, {"A", "reps"});
     else checkArguments(a, 3, {"a", "repeats", "axis"});
     const Node *x = array(required(a, 0, tile ? "A" : "a"));
@@ -1507,17 +1526,17 @@ struct Session::Impl {
   /// var and std (NumPy's: the mean of the squared deviations from the mean, divided by
   /// max(count - ddof, 0); std its square root) and ptp (max - min).
   const Node *spread(const std::string &fn, Args &a, std::size_t p) {
-    if (fn == "ptp") checkArguments(a, 3, {"a", "axis", "keepdims"});
+    if (is(fn, "ptp")) checkArguments(a, 3, {"a", "axis", "keepdims"});
     else checkArguments(a, 5, {"a", "axis", "dtype", "out", "ddof", "keepdims"});
     const Node *x = array(required(a, 0, "a"));
     std::optional<std::vector<int64_t>> axes = axesOf(optional(a, 1, "axis"));
-    Value keep = optional(a, fn == "ptp" ? 2 : 5, "keepdims");
+    Value keep = optional(a, is(fn, "ptp") ? 2 : 5, "keepdims");
     bool keepdims = keepdimsOf(keep);
-    if (fn != "ptp") {
+    if (!is(fn, "ptp")) {
       if (optional(a, 2, "dtype").kind != Value::None || optional(a, 3, "out").kind != Value::None)
         failAt(fn + "(): dtype and out are not supported", p);
     }
-    if (fn == "ptp") return graph->binary("subtract", graph->reduce("max", x, axes, keepdims), graph->reduce("min", x, axes, keepdims), mode);
+    if (is(fn, "ptp")) return graph->binary("subtract", graph->reduce("max", x, axes, keepdims), graph->reduce("min", x, axes, keepdims), mode);
     Value dd = optional(a, 4, "ddof");
     Expr ddof = dd.kind == Value::None ? Expr(0) : sizeOf(dd, "ddof");
     const Node *mean = graph->reduce("mean", x, axes, true);
@@ -1529,7 +1548,7 @@ struct Session::Impl {
     for (int64_t k : mean->ints) count = count * x->shape[std::size_t(k)];
     const Node *divisor = graph->size(ddof.constantValue() == Integer(0) ? count : max({count - ddof, Expr(0)}));
     const Node *v = graph->binary("true_divide", graph->reduce("sum", squares, axes, keepdims), divisor, mode);
-    return fn == "std" ? graph->unary("sqrt", v) : v;
+    return is(fn, "std") ? graph->unary("sqrt", v) : v;
   }
 
   /// sum, prod, max, min, all or any of a tuple of sizes (np.prod(x.shape)). NumPy makes the
@@ -1541,13 +1560,13 @@ struct Session::Impl {
         failAt("axis " + std::to_string(k) + " is out of bounds for array of dimension 1", axis.pos);
     if (Value keep = optional(a, 2, "keepdims"); keep.kind != Value::None && !(keep.kind == Value::Bool && !keep.flag))
       failAt(fn + "() of a tuple of sizes is a number here: keepdims is not supported", keep.pos);
-    if (fn == "mean") failAt("mean() of a tuple of sizes is not a size (it is a float): take it of an array", p);
+    if (is(fn, "mean")) failAt("mean() of a tuple of sizes is not a size (it is a float): take it of an array", p);
     std::vector<Expr> items;
     for (const Value &i : x.items) items.push_back(sizeOf(i, "each item of the tuple"));
-    if (fn == "all" || fn == "any") {
+    if (is(fn, "all") || is(fn, "any")) {
       std::vector<Pred> parts;
       for (const Expr &e : items) parts.push_back(Pred::compare(CompareOp::NE, e, Expr(0)));
-      return Value::ofPred(fn == "all" ? Pred::conjunction(parts) : Pred::disjunction(parts), p);
+      return Value::ofPred(is(fn, "all") ? Pred::conjunction(parts) : Pred::disjunction(parts), p);
     }
     // NumPy's answer is a NumPy scalar: np.int64, or np.float64 for an empty tuple.
     auto numpy = [](Value v) {
@@ -1555,14 +1574,14 @@ struct Session::Impl {
       return v;
     };
     if (items.empty()) {
-      if (fn == "sum") return numpy(Value::ofFloat(0.0, p));
-      if (fn == "prod") return numpy(Value::ofFloat(1.0, p));
-      failAt("zero-size array to reduction operation " + std::string(fn == "max" ? "maximum" : "minimum") + " which has no identity", p);
+      if (is(fn, "sum")) return numpy(Value::ofFloat(0.0, p));
+      if (is(fn, "prod")) return numpy(Value::ofFloat(1.0, p));
+      failAt("zero-size array to reduction operation " + std::string(is(fn, "max") ? "maximum" : "minimum") + " which has no identity", p);
     }
-    if (fn == "max") return numpy(Value::ofSize(max(items), p));
-    if (fn == "min") return numpy(Value::ofSize(min(items), p));
+    if (is(fn, "max")) return numpy(Value::ofSize(max(items), p));
+    if (is(fn, "min")) return numpy(Value::ofSize(min(items), p));
     Expr r = items[0];
-    for (std::size_t i = 1; i < items.size(); ++i) r = fn == "sum" ? r + items[i] : r * items[i];
+    for (std::size_t i = 1; i < items.size(); ++i) r = is(fn, "sum") ? r + items[i] : r * items[i];
     return numpy(Value::ofSize(r, p));
   }
 
@@ -1578,7 +1597,7 @@ struct Session::Impl {
     std::vector<std::optional<Value>> given(a.positional.begin(), a.positional.end());
     given.resize(count);
     for (const auto &[k, v] : a.keywords) {
-      if (k == "size") {
+      if (is(k, "size")) {
         if (v.kind != Value::None) size = shapeOf(v, "size");
         continue;
       }
@@ -1593,28 +1612,28 @@ struct Session::Impl {
     for (std::size_t i = 0; i < count; ++i) {
       if (given[i]) continue;
       const std::optional<std::optional<double>> d = info->defaultValue(i);
-      if (d && !*d && name == "integers" && given[0]) {
+      if (d && !*d && is(name, "integers") && given[0]) {
         given[1] = given[0];
         given[0] = Value::ofSize(Expr(0), p);
       } else if (d && *d) {
         given[i] = Value::ofFloat(**d, p);
-      } else if (name == "choice_without_replacement" && i == 1) {
+      } else if (is(name, "choice_without_replacement") && i == 1) {
         given[i] = Value(); // p=None
       } else {
         failAt("random." + name + "() is missing parameter '" + info->parameters[i] + "' (" + info->parameterList() + ")", p);
       }
     }
-    bool byValue = name == "permutation" || name == "choice_without_replacement";
+    bool byValue = is(name, "permutation") || is(name, "choice_without_replacement");
     for (std::size_t i = 0; i < count; ++i) {
       const Value &v = *given[i];
       // Value-shaped parameters: permutation's integer x, choice's core_shape.
-      bool valueShaped = byValue && ((name == "permutation" && v.kind == Value::Size) ||
-                                     (name == "choice_without_replacement" && i == info->parameters.size() - 1));
+      bool valueShaped = byValue && ((is(name, "permutation") && v.kind == Value::Size) ||
+                                     (is(name, "choice_without_replacement") && i == info->parameters.size() - 1));
       if (valueShaped) {
         Shape s = v.kind == Value::Tuple ? shapeOf(v) : Shape{sizeOf(v, "the value")};
         shapeOnly.push_back(s);
         params.push_back(graph->size(0));
-      } else if (name == "choice_without_replacement" && i == 1 && v.kind == Value::None) {
+      } else if (is(name, "choice_without_replacement") && i == 1 && v.kind == Value::None) {
         continue; // p=None
       } else {
         shapeOnly.push_back(std::nullopt);
@@ -1770,7 +1789,7 @@ struct Session::Impl {
     for (std::size_t i = 0; i < targets.size(); ++i) {
       const std::string &t = targets[i];
       if (t.empty() || t[0] == '_') failAt("names starting with '_' are reserved", 0);
-      if (t == "param" || t == "assume" || t == "mode") failAt("'" + t + "' is a statement keyword", 0);
+      if (is(t, "param") || is(t, "assume") || is(t, "mode")) failAt("'" + t + "' is a statement keyword", 0);
       Value val = targets.size() == 1 ? v : v.items[i];
       if (val.kind == Value::Array) val.node = guarded(val.node);
       else val.reads = computedArrays();
@@ -1896,7 +1915,7 @@ struct Session::Impl {
       }
       if (isName("mode") && peek(1).kind == Token::Name && peek(2).kind == Token::End) {
         const Token &t = peek(1);
-        if (t.text != "numpy" && t.text != "static") failAt("mode is numpy or static, not '" + t.text + "'", t.pos);
+        if (!is(t.text, "numpy") && !is(t.text, "static")) failAt("mode is numpy or static, not '" + t.text + "'", t.pos);
         mode = parseBroadcastMode(t.text);
         Json j = lineJson(lineNumber);
         j["mode"] = t.text;
@@ -2056,7 +2075,7 @@ struct Session::Impl {
     auto done = [&]() {
       if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
     };
-    if (cmd == "shape" || cmd == "explain") {
+    if (is(cmd, "shape") || is(cmd, "explain")) {
       std::string name;
       const Node *n = target(name);
       done();
@@ -2074,7 +2093,7 @@ struct Session::Impl {
       j["violating"] = assignmentOrNull(bad);
       j["condition"] = condition.toString();
       j["dtype"] = ops::spelling(n->dtype);
-      if (cmd == "explain") {
+      if (is(cmd, "explain")) {
         Json obs = Json::array();
         for (const Obligation &o : v.obligations()) {
           Json x;
@@ -2097,7 +2116,7 @@ struct Session::Impl {
         auto c = n->shape[i].constantValue();
         r.lines.push_back("  dim " + std::to_string(i) + ": " + n->shape[i].toString() + (c ? "" : n->shape[i].kind() == ExprKind::Select ? "  (piecewise)" : "  (symbolic)"));
       }
-      if (cmd == "explain") {
+      if (is(cmd, "explain")) {
         for (const std::string &f : v.failures()) r.lines.push_back("  error: " + f);
         for (const Obligation &o : v.obligations())
           if (o.decision.answer != Answer::Proven)
@@ -2110,7 +2129,7 @@ struct Session::Impl {
       }
       return r;
     }
-    if (cmd == "errors") {
+    if (is(cmd, "errors")) {
       done();
       Validity v = ops::validityOf(*graph, statements);
       Status st = v.status();
@@ -2136,12 +2155,12 @@ struct Session::Impl {
       }
       return r;
     }
-    if (cmd == "eval" || cmd == "save" || cmd == "time") {
-      bool opt = cmd != "time" && takeFlag("--opt");
+    if (is(cmd, "eval") || is(cmd, "save") || is(cmd, "time")) {
+      bool opt = !is(cmd, "time") && takeFlag("--opt");
       std::string name;
       const Node *n = target(name, true);
       std::string path;
-      if (cmd == "save") {
+      if (is(cmd, "save")) {
         if (peek().kind != Token::String) fail("expected the file name as a string" + found());
         path = peek().text; // written where Python would write it: the working directory
         ++at;
@@ -2164,7 +2183,7 @@ struct Session::Impl {
           const std::string *name = nameOf(x);
           return name ? *name + " (" + x->op + ")" : x->describe();
         };
-        if (cmd == "time") {
+        if (is(cmd, "time")) {
           // Medians of repeated runs, each interpreter fresh (no value reused between runs).
           const Node *fast = optimizedFor(n);
           io.debugChecks = false;
@@ -2204,18 +2223,18 @@ struct Session::Impl {
           interp::Interpreter in(*graph, point, inputs, io);
           value = in.evaluate(n);
         }
-        if (cmd == "save") {
+        if (is(cmd, "save")) {
           interp::saveNpy(value, path);
           j["path"] = path;
         }
         j["dtype"] = ops::spelling(value.dtype());
         j["shape"] = value.shape();
-        if (cmd == "eval") {
+        if (is(cmd, "eval")) {
           if (value.size() > 1000000) throw interp::EvalError(interp::EvalError::Input, "the value has " + std::to_string(value.size()) + " elements; use :save");
           j["value"] = valueJson(value);
         }
         if (options.json) r.lines.push_back(dumpJson(j));
-        else if (cmd == "eval")
+        else if (is(cmd, "eval"))
           r.lines.push_back(name + " = " + value.toString() + "  (" + ops::spelling(value.dtype()) + ", shape " + interp::shapeText(value.shape()) + ")");
         else
           r.lines.push_back("saved " + name + " " + interp::shapeText(value.shape()) + " " + ops::spelling(value.dtype()) + " to " + path);
@@ -2230,7 +2249,7 @@ struct Session::Impl {
       }
       return r;
     }
-    if (cmd == "graph") {
+    if (is(cmd, "graph")) {
       std::string name;
       const Node *n = target(name);
       done();
@@ -2242,7 +2261,7 @@ struct Session::Impl {
       if (options.json) r.lines = {dumpJson(j)};
       return r;
     }
-    if (cmd == "rules") {
+    if (is(cmd, "rules")) {
       done();
       Json list = Json::array();
       for (const rewrite::Rule &rule : rewrite::defaultRules()) {
@@ -2259,7 +2278,7 @@ struct Session::Impl {
       if (options.json) r.lines = {dumpJson(j)};
       return r;
     }
-    if (cmd == "optimize") {
+    if (is(cmd, "optimize")) {
       rewrite::EngineOptions eo;
       if (takeFlag("--valid-graph")) eo.allow = rewrite::Soundness::ValidGraph;
       eo.exactOnly = !takeFlag("--inexact");
@@ -2305,7 +2324,7 @@ struct Session::Impl {
                           (f.check.witness ? " at " + f.check.witness->toString() : ""));
       return r;
     }
-    if (cmd == "ops") {
+    if (is(cmd, "ops")) {
       done();
       Json list = Json::array();
       for (const ops::OpInfo &o : ops::opCatalogue()) {
@@ -2321,7 +2340,7 @@ struct Session::Impl {
       if (options.json) r.lines = {dumpJson(j)};
       return r;
     }
-    if (cmd == "help") {
+    if (is(cmd, "help")) {
       done();
       j["command"] = "help";
       j["text"] = kHelp;
@@ -2329,14 +2348,14 @@ struct Session::Impl {
       else r.lines.push_back(kHelp);
       return r;
     }
-    if (cmd == "reset") {
+    if (is(cmd, "reset")) {
       done();
       reset();
       j["command"] = "reset";
       if (options.json) r.lines.push_back(dumpJson(j));
       return r;
     }
-    if (cmd == "quit" || cmd == "q" || cmd == "exit") {
+    if (is(cmd, "quit") || is(cmd, "q") || is(cmd, "exit")) {
       done();
       r.quit = true;
       j["command"] = "quit";
@@ -2413,7 +2432,7 @@ struct Session::Impl {
     ++at;
     if (t.kind == Token::Name) {
       Array a(DType::Bool, {});
-      a.base<bool>()[0] = t.text == "True";
+      a.base<bool>()[0] = is(t.text, "True");
       return a;
     }
     if (t.kind == Token::Int) {
@@ -2503,9 +2522,9 @@ struct Session::Impl {
       if (it.token.kind != Token::Int && it.token.kind != Token::Float && !isName("True") && !isName("False") &&
           !isName("nan") && !isName("inf"))
         fail("expected a number" + found());
-      if (it.token.kind == Token::Name && it.negative && (it.token.text == "True" || it.token.text == "False"))
+      if (it.token.kind == Token::Name && it.negative && (is(it.token.text, "True") || is(it.token.text, "False")))
         failAt("expected a number, found '-" + it.token.text + "'", it.token.pos);
-      if (it.token.kind == Token::Name && (it.token.text == "nan" || it.token.text == "inf")) it.token.kind = Token::Float;
+      if (it.token.kind == Token::Name && (is(it.token.text, "nan") || is(it.token.text, "inf"))) it.token.kind = Token::Float;
       ++at;
       return it;
     };
@@ -2537,16 +2556,16 @@ struct Session::Impl {
     for (std::size_t i = 0; i < leaves.size(); ++i) {
       const Item &l = *leaves[i];
       if (t == DType::Bool) {
-        a.base<bool>()[i] = l.token.text == "True";
+        a.base<bool>()[i] = is(l.token.text, "True");
       } else if (l.token.kind == Token::Int && t == DType::Int64) {
         // The sign is part of the number: -9223372036854775808 is in range.
         auto x = parseExpr((l.negative ? "-" : "") + l.token.text).constantValue()->tryToInt64();
         if (!x) failAt("integer out of range", l.token.pos);
         a.base<int64_t>()[i] = *x;
       } else {
-        double v = l.token.kind == Token::Name               ? (l.token.text == "True")
-                   : l.token.text == "nan"                  ? std::numeric_limits<double>::quiet_NaN()
-                   : l.token.text == "inf"                  ? std::numeric_limits<double>::infinity()
+        double v = l.token.kind == Token::Name               ? (is(l.token.text, "True"))
+                   : is(l.token.text, "nan")                  ? std::numeric_limits<double>::quiet_NaN()
+                   : is(l.token.text, "inf")                  ? std::numeric_limits<double>::infinity()
                                                             : std::strtod(l.token.text.c_str(), nullptr);
         a.base<double>()[i] = l.negative ? -v : v;
       }
