@@ -1121,44 +1121,96 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
       if (x[k] != y[k]) return x[k] > y[k];
     return false;
   };
+  // With at most 8 atoms a row's place in that order is one integer: the degree in the top
+  // byte, then each atom's exponent in 7 bits, the first atom highest (a degree and so every
+  // exponent is at most kMaxDegree = 64 < 128 once checkDegree has passed), so that a larger key
+  // comes first, and the key of a product of rows is the sum of their keys. Then a step sorts
+  // the products' keys, not rows, and sums each monomial's coefficient in place (ProductSum)
+  // instead of making every product an Integer of its own.
+  static_assert(kMaxDegree < 128);
+  const bool packed = width <= 8;
+  auto keyOf = [&](const Rows &p, std::size_t i) {
+    uint64_t key = uint64_t(p.degrees[i]) << 56;
+    const uint32_t *x = &p.exponents[i * width];
+    for (std::size_t k = 0; k < width; ++k) key |= uint64_t(x[k]) << (49 - 7 * k);
+    return key;
+  };
+  struct Product {
+    uint64_t key;
+    uint32_t i, j; // rows of r and b; r.size() or b.size() for the constant
+  };
+  std::vector<Product> products;
+  std::vector<uint64_t> keysOfB;
+  if (packed)
+    for (std::size_t j = 0; j < b.size(); ++j) keysOfB.push_back(keyOf(b, j));
+  ProductSum sum;
   Rows r = b;
   for (uint32_t step = 2; step <= exponent; ++step) {
     // operator*'s checks, in its order: the size of the product, the degree of each product of
     // terms, then (fromNormalised, internExpr) the number of terms, each coefficient, the size.
     checkProductSize(r.size(), b.size());
     checkDegree(*std::max_element(r.degrees.begin(), r.degrees.end()) + baseDegree);
-    Rows all;
-    auto add = [&](const uint32_t *x, const uint32_t *y, uint32_t degree, Integer coefficient) {
-      for (std::size_t k = 0; k < width; ++k) all.exponents.push_back(x[k] + (y ? y[k] : 0));
-      all.degrees.push_back(degree);
-      all.coefficients.push_back(std::move(coefficient));
-    };
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      for (std::size_t j = 0; j < b.size(); ++j)
-        add(&r.exponents[i * width], &b.exponents[j * width], r.degrees[i] + b.degrees[j], r.coefficients[i] * b.coefficients[j]);
-      if (!b.constant.isZero()) add(&r.exponents[i * width], nullptr, r.degrees[i], r.coefficients[i] * b.constant);
-    }
-    if (!r.constant.isZero())
-      for (std::size_t j = 0; j < b.size(); ++j) add(&b.exponents[j * width], nullptr, b.degrees[j], r.constant * b.coefficients[j]);
-    std::vector<std::size_t> order(all.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return before(all, i, j); });
     Rows next;
     next.constant = r.constant * b.constant;
-    for (std::size_t i : order) {
-      const uint32_t *x = &all.exponents[i * width];
-      if (next.size() > 0 && std::equal(x, x + width, &next.exponents[(next.size() - 1) * width])) {
-        next.coefficients.back() += all.coefficients[i];
-        if (next.coefficients.back().isZero()) {
-          next.coefficients.pop_back();
-          next.degrees.pop_back();
-          next.exponents.resize(next.exponents.size() - width);
-        }
-        continue;
+    if (packed) {
+      const uint32_t nr = uint32_t(r.size()), nb = uint32_t(b.size());
+      products.clear();
+      products.reserve((r.size() + 1) * (b.size() + 1));
+      for (uint32_t i = 0; i < nr; ++i) {
+        const uint64_t key = keyOf(r, i);
+        for (uint32_t j = 0; j < nb; ++j) products.push_back({key + keysOfB[j], i, j});
+        if (!b.constant.isZero()) products.push_back({key, i, nb});
       }
-      next.exponents.insert(next.exponents.end(), x, x + width);
-      next.degrees.push_back(all.degrees[i]);
-      next.coefficients.push_back(all.coefficients[i]);
+      if (!r.constant.isZero())
+        for (uint32_t j = 0; j < nb; ++j) products.push_back({keysOfB[j], nr, j});
+      std::sort(products.begin(), products.end(), [](const Product &x, const Product &y) { return x.key > y.key; });
+      next.exponents.reserve(products.size() * width);
+      next.degrees.reserve(products.size());
+      next.coefficients.reserve(products.size());
+      for (std::size_t s = 0; s < products.size();) {
+        const uint64_t key = products[s].key;
+        for (; s < products.size() && products[s].key == key; ++s) {
+          const Product &p = products[s];
+          sum.add(p.i == nr ? r.constant : r.coefficients[p.i], p.j == nb ? b.constant : b.coefficients[p.j]);
+        }
+        Integer c = sum.take();
+        if (c.isZero()) continue; // the monomial cancels
+        for (std::size_t k = 0; k < width; ++k) next.exponents.push_back(uint32_t(key >> (49 - 7 * k)) & 127);
+        next.degrees.push_back(uint32_t(key >> 56));
+        next.coefficients.push_back(std::move(c));
+      }
+    } else {
+      Rows all;
+      auto add = [&](const uint32_t *x, const uint32_t *y, uint32_t degree, Integer coefficient) {
+        for (std::size_t k = 0; k < width; ++k) all.exponents.push_back(x[k] + (y ? y[k] : 0));
+        all.degrees.push_back(degree);
+        all.coefficients.push_back(std::move(coefficient));
+      };
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        for (std::size_t j = 0; j < b.size(); ++j)
+          add(&r.exponents[i * width], &b.exponents[j * width], r.degrees[i] + b.degrees[j], r.coefficients[i] * b.coefficients[j]);
+        if (!b.constant.isZero()) add(&r.exponents[i * width], nullptr, r.degrees[i], r.coefficients[i] * b.constant);
+      }
+      if (!r.constant.isZero())
+        for (std::size_t j = 0; j < b.size(); ++j) add(&b.exponents[j * width], nullptr, b.degrees[j], r.constant * b.coefficients[j]);
+      std::vector<std::size_t> order(all.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return before(all, i, j); });
+      for (std::size_t i : order) {
+        const uint32_t *x = &all.exponents[i * width];
+        if (next.size() > 0 && std::equal(x, x + width, &next.exponents[(next.size() - 1) * width])) {
+          next.coefficients.back() += all.coefficients[i];
+          if (next.coefficients.back().isZero()) {
+            next.coefficients.pop_back();
+            next.degrees.pop_back();
+            next.exponents.resize(next.exponents.size() - width);
+          }
+          continue;
+        }
+        next.exponents.insert(next.exponents.end(), x, x + width);
+        next.degrees.push_back(all.degrees[i]);
+        next.coefficients.push_back(std::move(all.coefficients[i]));
+      }
     }
     checkTermCount(next.size());
     checkCoefficient(next.constant);

@@ -174,6 +174,62 @@ Integer operator*(const Integer &a, const Integer &b) {
   return taken(out);
 }
 
+struct ProductSum::Big {
+  Mpz sum;
+};
+ProductSum::ProductSum() = default;
+ProductSum::~ProductSum() = default;
+
+namespace {
+/// `v` into `out` (GMP has no 128-bit setter): its magnitude in two limbs.
+void setFrom128(mpz_t out, __int128 v) {
+  const bool negative = v < 0;
+  const unsigned __int128 m = negative ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+  mpz_set_ui(out, static_cast<unsigned long>(m >> 64));
+  mpz_mul_2exp(out, out, 64);
+  mpz_add_ui(out, out, static_cast<unsigned long>(m & UINT64_MAX));
+  if (negative) mpz_neg(out, out);
+}
+} // namespace
+
+void ProductSum::add(const Integer &a, const Integer &b) {
+  if (!isBig_ && !a.big_ && !b.big_) {
+    // A product of two int64_t values fits in 127 bits; the sum may not.
+    const __int128 p = (__int128)a.small_ * (__int128)b.small_;
+    __int128 r;
+    if (!__builtin_add_overflow(small_, p, &r)) {
+      small_ = r;
+      return;
+    }
+  }
+  if (!isBig_) {
+    if (!big_) big_ = std::make_unique<Big>();
+    setFrom128(big_->sum.v, small_);
+    isBig_ = true;
+  }
+  MpzRead x(a), y(b);
+  mpz_addmul(big_->sum.v, x.get(), y.get());
+}
+
+Integer ProductSum::take() {
+  if (!isBig_) {
+    const __int128 v = small_;
+    small_ = 0;
+    if (v >= INT64_MIN && v <= INT64_MAX) return Integer(static_cast<int64_t>(v));
+    Mpz out;
+    setFrom128(out.v, v);
+    return taken(out);
+  }
+  isBig_ = false;
+  small_ = 0;
+  // Copied out at its size (one allocation); the sum keeps its limbs for the next one, so that
+  // it does not grow again by reallocation.
+  Mpz out;
+  mpz_set(out.v, big_->sum.v);
+  mpz_set_ui(big_->sum.v, 0);
+  return taken(out);
+}
+
 Integer Integer::floorDiv(const Integer &a, const Integer &d) {
   if (d.isZero()) throw UserError("integer division by zero");
   if (!a.big_ && !d.big_ && !(a.small_ == INT64_MIN && d.small_ == -1)) {

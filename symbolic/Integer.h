@@ -80,8 +80,31 @@ public:
   static Integer fromBig(std::shared_ptr<const Big> big);
 
 private:
+  friend class ProductSum;
   int64_t small_ = 0;
   std::shared_ptr<const Big> big_;
+};
+
+/// A sum of products a*b built in place: small terms add in a 128-bit word, and once the sum
+/// leaves it, GMP multiplies and adds into one number of its own (mpz_addmul), so that the
+/// products are never made as Integers of their own (each a big value would be an allocation,
+/// as would each partial sum).
+/// Example: `ProductSum s; s.add(a, b); s.add(c, d); Integer v = s.take();` gives a*b + c*d.
+class ProductSum {
+public:
+  ProductSum();
+  ~ProductSum();
+  ProductSum(const ProductSum &) = delete;
+  ProductSum &operator=(const ProductSum &) = delete;
+  void add(const Integer &a, const Integer &b);
+  /// The sum, which then starts again from 0.
+  Integer take();
+
+private:
+  struct Big;
+  __int128 small_ = 0;
+  bool isBig_ = false;
+  std::unique_ptr<Big> big_; // made the first time the sum leaves 128 bits, then kept
 };
 
 } // namespace shapelab

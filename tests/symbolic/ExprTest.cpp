@@ -277,17 +277,28 @@ TEST(Expr, LongProductsAreTheDistributedSum) {
 // pow(e, k) of a sum is computed on exponent rows, not by k - 1 products: it must be the node
 // the products give, or fail with the same error (a limit on terms, degree, coefficient size or
 // written size reached at the same step). Atoms include an exact division (definedness kept),
-// a floor division and a product of parameters; exponents reach past every limit.
+// a floor division and a product of parameters; exponents reach past every limit. Sums of up to
+// 8 atoms take the packed rows (one integer key per monomial), larger ones the plain rows (a
+// quarter of the sums have all 11 atoms).
 TEST(Expr, PowerOfASumIsTheRepeatedProduct) {
   bool ok = rc::check("pow(e, k) == e * e * ... * e", [] {
-    const Expr a = Expr::param("a"), b = Expr::param("b"), c = Expr::param("c");
-    const Expr atoms[] = {a, b, c, exactDiv(a + Expr(1), Integer(2)), floorDiv(b * Expr(3) + Expr(1), Integer(5)), a * c};
+    const Expr a = Expr::param("a"), b = Expr::param("b"), c = Expr::param("c"), d = Expr::param("d"),
+               f = Expr::param("f"), g = Expr::param("g"), h = Expr::param("h");
+    const Expr atoms[] = {a, b, c, exactDiv(a + Expr(1), Integer(2)), floorDiv(b * Expr(3) + Expr(1), Integer(5)), a * c,
+                          d, f, g, h, min(d, Expr(3))};
     Expr e(int64_t(*rc::gen::inRange(-2, 3)));
-    for (int t = *rc::gen::inRange(1, 5); t > 0; --t) {
+    for (int t = *rc::gen::inRange(1, 8); t > 0; --t) {
       Expr term(*rc::gen::element<int64_t>(-7, -2, -1, 1, 1, 2, 3, 1000003, int64_t(1) << 40));
-      for (int f = *rc::gen::inRange(1, 3); f > 0; --f) term = term * atoms[*rc::gen::inRange(0, 6)];
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) term = term * atoms[*rc::gen::inRange(0, 11)];
       e = e + term;
     }
+    if (*rc::gen::inRange(0, 4) == 0) // every atom: more than 8 of them
+      for (const Expr &x : atoms) e = e + Expr(int64_t(*rc::gen::inRange(1, 4))) * x;
+    std::set<const ExprNode *> width; // the atoms of e's monomials
+    if (e.kind() == ExprKind::Sum)
+      for (const Term &t : e.node()->terms)
+        for (const auto &factor : t.monomial) width.insert(factor.first.node());
+    RC_TAG(width.size() <= 8 ? "packed rows" : "plain rows");
     const uint32_t k = *rc::gen::inRange<uint32_t>(1, 40); // (0: 1, defined where e is)
     struct Outcome {
       std::optional<Expr> value;

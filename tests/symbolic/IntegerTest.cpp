@@ -179,3 +179,28 @@ RC_GTEST_PROP(Integer, PowMatchesRepeatedMultiplication, ()) {
   for (uint32_t i = 0; i < exponent; ++i) want = want * Integer(base);
   RC_ASSERT(Integer::pow(Integer(base), exponent) == want);
 }
+
+// ProductSum (a sum of products built in place: 128-bit while it fits, then GMP) is the sum of
+// the products made one by one, across both overflows (a product past int64, the sum past
+// 128 bits) and for big operands; take() starts the sum again from 0.
+RC_GTEST_PROP(Integer, ProductSumIsTheSumOfTheProducts, ()) {
+  const auto operand = rc::gen::oneOf(
+      rc::gen::map(rc::gen::inRange<int64_t>(-20, 21), [](int64_t v) { return Integer(v); }),
+      rc::gen::map(rc::gen::arbitrary<int64_t>(), [](int64_t v) { return Integer(v); }),
+      rc::gen::map(rc::gen::element<int64_t>(INT64_MIN, INT64_MAX, -INT64_MAX, 3037000500),
+                   [](int64_t v) { return Integer(v); }),
+      rc::gen::map(rc::gen::inRange<uint32_t>(63, 200), [](uint32_t k) { return Integer::pow(Integer(-3), k); }));
+  shapelab::ProductSum sum;
+  for (int round = 0; round < 2; ++round) {
+    const int n = *rc::gen::inRange(0, 12);
+    Integer want(0);
+    for (int i = 0; i < n; ++i) {
+      const Integer a = *operand, b = *operand;
+      want = want + a * b;
+      sum.add(a, b);
+    }
+    const Integer got = sum.take();
+    RC_ASSERT(got == want);
+    RC_ASSERT(got.fitsInt64() == want.fitsInt64()); // the one form of each value
+  }
+}
