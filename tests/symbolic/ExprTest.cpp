@@ -240,19 +240,21 @@ TEST(Expr, RememberedParametersAreTheParametersBelow) {
   EXPECT_TRUE(ok);
 }
 
-// A product of two long sums has more terms than the short-list sort handles, so it is
-// normalised through sort keys; it must be the node that distributing one term at a time gives
-// (sums of short products, merged pairwise), in either order of the operands, and must have the
-// product's value.
+// A product of two long sums has more terms than the short-list sort handles, so its sorted
+// runs are merged; it must be the node that distributing one term at a time gives (sums of
+// short products, merged pairwise), and the node the products of single terms give, in either
+// order of the operands, and must have the product's value. Coefficients reach past int64; some
+// sums range over 10 parameters.
 TEST(Expr, LongProductsAreTheDistributedSum) {
   bool ok = rc::check("a*b == sum of (term of a)*b", [] {
-    const char *names[] = {"a", "b", "c", "d"};
+    const char *names[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"};
+    const int width = *rc::gen::inRange(0, 4) == 0 ? 10 : 4;
     auto sum = [&](std::size_t k) {
       std::vector<Expr> terms;
       for (std::size_t i = 0; i < k; ++i) {
-        Expr t = Expr(int64_t(*rc::gen::inRange(-3, 4)));
+        Expr t = Expr(*rc::gen::element<int64_t>(-3, -2, -1, 1, 2, 3, int64_t(1) << 40, -(int64_t(1) << 62)));
         for (int j = *rc::gen::inRange(0, 3); j > 0; --j)
-          t = t * Expr::param(names[*rc::gen::inRange(0, 4)]);
+          t = t * Expr::param(names[*rc::gen::inRange(0, width)]);
         terms.push_back(t);
       }
       return terms;
@@ -262,12 +264,17 @@ TEST(Expr, LongProductsAreTheDistributedSum) {
     Expr a(0), b(0);
     for (const Expr &t : x) a = a + t;
     for (const Expr &t : y) b = b + t;
-    Expr distributed(0);
-    for (const Expr &t : x) distributed = distributed + t * b;
+    Expr distributed(0), termByTerm(0);
+    for (const Expr &t : x) {
+      distributed = distributed + t * b;
+      for (const Expr &u : y) termByTerm = termByTerm + t * u;
+    }
     RC_ASSERT(a * b == distributed);
     RC_ASSERT(b * a == distributed);
+    RC_ASSERT(a * b == termByTerm);
     for (long v = 0; v < 3; ++v) {
-      Assignment at{{"a", v}, {"b", v + 2}, {"c", 3 - v}, {"d", -v}};
+      Assignment at;
+      for (int i = 0; i < 10; ++i) at.set(names[i], Integer(int64_t((v + 2 * i) % 7 - 3)));
       RC_ASSERT(*evaluate(a * b, at) == *evaluate(a, at) * *evaluate(b, at));
     }
   });
