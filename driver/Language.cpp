@@ -1790,10 +1790,10 @@ struct Session::Impl {
       const std::string &t = targets[i];
       if (t.empty() || t[0] == '_') failAt("names starting with '_' are reserved", 0);
       if (is(t, "param") || is(t, "assume") || is(t, "mode")) failAt("'" + t + "' is a statement keyword", 0);
-      Value val = targets.size() == 1 ? v : v.items[i];
-      if (val.kind == Value::Array) val.node = guarded(val.node);
-      else val.reads = computedArrays();
-      variables[t] = val;
+      Value bound = targets.size() == 1 ? v : v.items[i];
+      if (bound.kind == Value::Array) bound.node = guarded(bound.node);
+      else bound.reads = computedArrays();
+      const Value &val = variables[t] = std::move(bound); // moved in, then read from there
       if (val.kind == Value::Array) {
         if (val.node->id >= names.size()) names.resize(std::max<std::size_t>(val.node->id + 1, names.size() * 2));
         names[val.node->id] = t;
@@ -1819,7 +1819,11 @@ struct Session::Impl {
         // Written straight out (one reply per statement; a Json built and dumped cost more
         // than most statements): what dumpJson writes for {line, assign, shape, status, dtype}.
         const Status status = arrayStatus(val.node).status;
-        std::string out = "{\"line\": " + std::to_string(lineNumber) + ", \"assign\": ";
+        std::string out;
+        out.reserve(96);
+        out += "{\"line\": ";
+        out += std::to_string(lineNumber);
+        out += ", \"assign\": ";
         appendJsonString(out, t);
         out += ", \"shape\": ";
         // Like the shape commands: no shape where no size makes the op valid.
