@@ -90,6 +90,39 @@ bool match(const Term &t, const Node *n, Bindings &b) {
   return false;
 }
 
+/// The monomials of degree 2 or more (products of sizes, opaque to isl) in `p`, each once.
+std::vector<Monomial> productsIn(const Pred &p) {
+  std::vector<Monomial> out;
+  std::unordered_set<const ExprNode *> seenExprs;
+  std::unordered_set<const PredNode *> seenPreds;
+  std::vector<const ExprNode *> exprs;
+  std::vector<const PredNode *> preds{p.node()};
+  while (!preds.empty() || !exprs.empty()) {
+    if (!preds.empty()) {
+      const PredNode *n = preds.back();
+      preds.pop_back();
+      if (!seenPreds.insert(n).second) continue;
+      if (n->lhs) exprs.insert(exprs.end(), {n->lhs.node(), n->rhs.node()});
+      for (const Pred &ch : n->children) preds.push_back(ch.node());
+      continue;
+    }
+    const ExprNode *e = exprs.back();
+    exprs.pop_back();
+    if (e->quasiAffine || !seenExprs.insert(e).second) continue; // no product below
+    for (const shapelab::Term &t : e->terms) {
+      uint32_t degree = 0;
+      for (const auto &factor : t.monomial) {
+        degree += factor.second;
+        exprs.push_back(factor.first.node());
+      }
+      if (degree > 1 && std::find(out.begin(), out.end(), t.monomial) == out.end()) out.push_back(t.monomial);
+    }
+    for (const Expr &o : e->operands) exprs.push_back(o.node());
+    if (e->condition) preds.push_back(e->condition.node());
+  }
+  return out;
+}
+
 /// The data-dependent sizes in `p` and in the shapes of `nodes`.
 std::vector<Expr> reservedIn(const std::vector<Pred> &preds, const std::vector<const Node *> &nodes) {
   std::vector<Expr> out;
@@ -203,6 +236,22 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   const Decision proven = Decision::proven();
   auto implied = [&](const std::vector<Pred> &have, const Pred &all, const Pred &p) -> Decision {
     if (solver.provesQuickly(c, p)) return proven;
+    // Those that hold one of p's products of sizes (m*n in an element-count limit): a limit is
+    // mostly implied by the one on the same product further up the program, while every
+    // requirement shares a parameter with it.
+    if (std::vector<Monomial> products = productsIn(p); !products.empty()) {
+      std::vector<Pred> holding;
+      for (const Pred &h : have) {
+        std::vector<Monomial> hp = productsIn(h);
+        if (std::any_of(hp.begin(), hp.end(), [&](const Monomial &m) {
+              return std::find(products.begin(), products.end(), m) != products.end();
+            }))
+          holding.push_back(h);
+      }
+      if (!holding.empty() && holding.size() < have.size() &&
+          solver.provesQuickly(c, !whereHolds(Pred::conjunction(holding)) || whereHolds(p)))
+        return proven;
+    }
     std::vector<Expr> params = parametersOf(p);
     std::vector<Pred> relevant;
     for (const Pred &h : have)
