@@ -230,15 +230,16 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   };
   bool failsOld = !vo.failures().empty(), failsNew = !vn.failures().empty();
   // `p` follows from the requirements `have` (whose conjunction is `all`): first under the
-  // context alone, then from those sharing a parameter with p, then from all of them (each
-  // step costs more; the last one's answer decides). Each side is read as where it holds
+  // context alone, then from those holding one of p's products of sizes, then from those
+  // sharing a parameter with p, then from all of them (each step costs more, and `all` grows
+  // with the program above the node; a proof from some requirements is one from all, and only
+  // the last step's answer decides a failure). Each side is read as where it holds
   // (whereHolds): a requirement undefined at a point fails there, and the implication must not.
   const Decision proven = Decision::proven();
   auto implied = [&](const std::vector<Pred> &have, const Pred &all, const Pred &p) -> Decision {
     if (solver.provesQuickly(c, p)) return proven;
-    // Those that hold one of p's products of sizes (m*n in an element-count limit): a limit is
-    // mostly implied by the one on the same product further up the program, while every
-    // requirement shares a parameter with it.
+    // A limit on a product (m*n in an element count) mostly follows from the one on the same
+    // product further up the program, while every requirement shares a parameter with it.
     if (std::vector<Monomial> products = productsIn(p); !products.empty()) {
       std::vector<Pred> holding;
       for (const Pred &h : have) {
