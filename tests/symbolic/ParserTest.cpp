@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <rapidcheck.h>
 
@@ -280,4 +281,67 @@ TEST(Parser, APrintedDagReadsBackAsItself) {
   std::string printed = e.toString();
   EXPECT_GT(printed.size(), 10000u) << printed.size();
   EXPECT_EQ(parseExpr(printed), e);
+}
+
+// A run of `*` reads as the left fold with operator* over its factors read one by one: the
+// fold's node, or the fold's error at the `*` where the fold raises it (a guard for any faster
+// way of reading products). Factors: 0 and 1, constants past int64 (and 2**16000, whose fifth
+// power is past the coefficient limit), atoms (a partial one among them), powers up to the
+// degree limit, single terms, sums, and large atoms (a few of them are past the written-size
+// limit).
+TEST(Parser, AProductIsTheFoldOfItsFactors) {
+  auto wide = [](int v) { // an atom of thousands of nodes written out
+    std::string w = "max(n + " + std::to_string(v);
+    for (int i = 1; i < 400; ++i) w += ", (n + " + std::to_string(i) + "*m) // " + std::to_string(i + 1);
+    return w + ")";
+  };
+  const std::vector<std::string> factors = {
+      "0", "1", "-1", "2", "3", "1000003", "2**40", "2**62", "-(2**63)", "2**16000", "n", "m", "k",
+      "n // 2", "n / 3", "min(n, 3)", "(m if n > 1 else 2)", "n**20", "m**33", "k**40", "3*n**2",
+      "(-5*m*k)", "(n + 1)", "(n - m)", wide(0)};
+  // Each limit needs several factors of a kind: a case draws from all of them, or from those
+  // that reach one limit (the coefficient's, the written size's, the degree's).
+  const std::vector<std::vector<std::string>> pools = {
+      factors, {"2**16000", "2**16000", "n", "3*n**2"}, {wide(1), wide(2), wide(3), wide(4), "n"}, {"k**40", "n**20", "m**33", "n"}};
+  bool ok = rc::check("f1*f2*...*fk reads as ((f1*f2)*...)*fk", [&] {
+    const std::vector<std::string> &pool = pools[*rc::gen::inRange<std::size_t>(0, pools.size())];
+    const std::size_t k = *rc::gen::inRange<std::size_t>(1, 8);
+    std::string text;
+    std::vector<std::size_t> stars; // where each `*` is
+    std::vector<Expr> read;
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::string &f = pool[*rc::gen::inRange<std::size_t>(0, pool.size())];
+      if (i) {
+        stars.push_back(text.size() + 1);
+        text += " * ";
+      }
+      text += "(" + f + ")";
+      read.push_back(parseExpr(f));
+    }
+    std::optional<Expr> want;
+    std::string wantError;
+    std::size_t wantPosition = 0;
+    try {
+      Expr r = read[0];
+      for (std::size_t i = 1; i < k; ++i) {
+        wantPosition = stars[i - 1];
+        r = r * read[i];
+      }
+      want = r;
+    } catch (const UserError &e) {
+      wantError = e.what();
+    }
+    RC_TAG(want ? "a product" : wantError.substr(0, 40));
+    try {
+      Expr got = parseExpr(text);
+      RC_ASSERT(want.has_value());
+      RC_ASSERT(got == *want);
+    } catch (const SyntaxError &e) {
+      RC_LOG() << text.substr(0, 200) << ": " << e.what() << " | fold: " << wantError << "\n";
+      RC_ASSERT(!want.has_value());
+      RC_ASSERT(e.message() == wantError);
+      RC_ASSERT(e.position() == wantPosition);
+    }
+  });
+  EXPECT_TRUE(ok);
 }
