@@ -331,6 +331,15 @@ struct Session::Impl {
     const Token &t = peek(k);
     return t.kind == Token::Op && is(t.text, o);
   }
+  /// The operator of `ops` the next token is, or null. Most operands end at a token that is
+  /// no operator (the end of the line) or none of them (`,`, `)`): a test or two.
+  template <class Ops> const char *opAmong(const Ops &ops) const {
+    const Token &t = peek();
+    if (t.kind != Token::Op) return nullptr;
+    for (const char *o : ops)
+      if (t.text[0] == o[0] && t.text == o) return o;
+    return nullptr;
+  }
   template <std::size_t N> bool isName(const char (&n)[N], std::size_t k = 0) const {
     const Token &t = peek(k);
     return t.kind == Token::Name && is(t.text, n);
@@ -457,11 +466,7 @@ struct Session::Impl {
     std::optional<Value> result;
     while (true) {
       static const char *const cmp[] = {"==", "!=", "<=", ">=", "<", ">"};
-      const Token &t = peek();
-      const char *op = nullptr;
-      if (t.kind == Token::Op)
-        for (const char *c : cmp)
-          if (t.text[0] == c[0] && t.text == c) op = c;
+      const char *op = opAmong(cmp);
       if (!op) break;
       std::size_t p = peek().pos;
       ++at;
@@ -490,12 +495,7 @@ struct Session::Impl {
     static const std::vector<const char *> levels[kBinaryLevels] = {{"|"}, {"^"}, {"&"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
     Value a = binaryLevel(level + 1);
     while (true) {
-      // Most operands end at a token that is no operator (`,`, `)`, the end): one test.
-      const Token &t = peek();
-      const char *op = nullptr;
-      if (t.kind == Token::Op)
-        for (const char *o : levels[level])
-          if (t.text[0] == o[0] && t.text == o) op = o;
+      const char *op = opAmong(levels[level]);
       if (!op) return a;
       std::size_t p = peek().pos;
       ++at;
