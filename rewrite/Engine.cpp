@@ -238,6 +238,11 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   const Decision proven = Decision::proven();
   auto implied = [&](const std::vector<Pred> &have, const Pred &all, const Pred &p) -> Decision {
     if (solver.provesQuickly(c, p)) return proven;
+    // From `some` of the requirements, when they are fewer than all of them.
+    auto fromSome = [&](const std::vector<Pred> &some) {
+      return !some.empty() && some.size() < have.size() &&
+             solver.provesQuickly(c, !whereHolds(Pred::conjunction(some)) || whereHolds(p));
+    };
     // A limit on a product (m*n in an element count) mostly follows from the one on the same
     // product further up the program, while every requirement shares a parameter with it.
     if (std::vector<Monomial> products = productsIn(p); !products.empty()) {
@@ -249,9 +254,7 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
             }))
           holding.push_back(h);
       }
-      if (!holding.empty() && holding.size() < have.size() &&
-          solver.provesQuickly(c, !whereHolds(Pred::conjunction(holding)) || whereHolds(p)))
-        return proven;
+      if (fromSome(holding)) return proven;
     }
     std::vector<Expr> params = parametersOf(p);
     std::vector<Pred> relevant;
@@ -261,9 +264,7 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
           relevant.push_back(h);
           break;
         }
-    if (!relevant.empty() && relevant.size() < have.size() &&
-        solver.provesQuickly(c, !whereHolds(Pred::conjunction(relevant)) || whereHolds(p)))
-      return proven;
+    if (fromSome(relevant)) return proven;
     return solver.decide(c, !all || whereHolds(p));
   };
   // New errors: the new node must be valid wherever the old one is.
