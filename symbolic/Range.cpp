@@ -239,11 +239,19 @@ public:
   /// condition bounds one parameter, and returns true; returns false without calling it
   /// otherwise. `never` is set when no point of the box gives `cond` that truth. A narrowed box
   /// is a fresh walk (its memo does not carry over): each one spends the budget, so nested
-  /// narrowing cannot multiply the work without bound.
+  /// narrowing cannot multiply the work without bound. Where every point of the box gives
+  /// `cond` that truth (n - 1 < 0 false where n >= 1), the box would not shrink: nothing is
+  /// spent and false is returned, so that callers go on in this walk — a choice's side is its
+  /// value here, and a cut that leaves the box whole splits nothing.
   template <class Use> bool narrowedTo(const Pred &cond, bool truth, bool &never, Use use) {
     Refinement r = refine(cond, truth);
     never = r.never;
     if (r.never || r.known.empty() || budget_ == 0) return false;
+    if (std::all_of(r.known.begin(), r.known.end(), [&](const auto &known) {
+          const Context::Interval now = interval(known.first);
+          return known.second.low == now.low && known.second.high == now.high;
+        }))
+      return false;
     --budget_;
     Overrides narrower = overrides_;
     for (const auto &known : r.known) narrowInto(narrower, known);
@@ -673,6 +681,10 @@ bool provenByRanges(const Context &context, const Pred &p) {
 
 bool provenByRangesCut(const Context &context, const Pred &p) {
   if (definedness(p).constantValue() != std::optional<bool>(true)) return false;
+  // Uncut first, in a walk of its own (a choice it meets narrows the box, spending that walk's
+  // budget): a cut that leaves the box whole is not followed (Walk::narrowedTo), so what the
+  // uncut box proves is proven here.
+  if (Walk whole(context); proven(whole, p.node(), false)) return true;
   Walk walk(context);
   return provenBySplit(walk, p, breakpoints(p, kBreakpoints));
 }

@@ -44,8 +44,9 @@ struct RangeMemo {
 /// True only when intervals show that `p` is defined and holds at every point of the context.
 bool provenByRanges(const Context &context, const Pred &p);
 
-/// provenByRanges on each side of a breakpoint of `p` (a choice's condition, where a min's or
-/// max's operands cross) that bounds one parameter, up to two cuts deep. The intervals of
+/// provenByRanges, or provenByRanges on each side of a breakpoint of `p` (a choice's condition,
+/// where a min's or max's operands cross) that bounds one parameter, up to two cuts deep: what
+/// provenByRanges proves, this proves too. The intervals of
 /// m*max(0, 1 - n) and (0 if n - 1 < 0 else n) lose that on each side of n = 1 one of them is
 /// 0; cut there, their product is bounded by 0. Costs a few walks more than provenByRanges;
 /// the solver asks it where it would otherwise ask isl about a product of sizes.

@@ -1760,7 +1760,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   bool refutedByCuts(const Context &c, const Pred &p, const SmallWitnesses &small) {
     if (!small.no || small.yes || !piecewiseFactor(p)) return false;
     const Pred fails = !p;
-    if (!provenByRanges(c, fails) && !provenByRangesCut(c, fails)) return false;
+    if (!provenByRangesCut(c, fails)) return false;
     ++stats.ranges;
     return true;
   }

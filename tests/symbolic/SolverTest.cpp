@@ -580,6 +580,19 @@ TEST(Range, CutsAtBreakpointsProveOnlyWhatHolds) {
   // it is 1 at n = 1, m = 4: no cut may prove it.
   EXPECT_TRUE(provenByRangesCut(sizes, parsePred("n*max(0, 2 - n)*max(0, m - 3)*min(1, 3 - m) <= 0")));
   EXPECT_FALSE(provenByRangesCut(sizes, parsePred("n*max(0, 2 - n)*max(0, m - 3) <= 0")));
+  // A slice's element count from the 10^4-statement program: 0 at n = 0 and from n = 2 on, m at
+  // n = 1. It takes a cut at n - 1 < 0 and, on its side n >= 1, one after n = 1. In every box
+  // below the first cut the choice's condition is decided already; that side of the choice
+  // once narrowed the box to itself, spending the walk's budget on a copy, and the second cut
+  // found none left (the answer was unknown, after isl).
+  const Pred sliced = parsePred("m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)) <= 2**63 - 1");
+  EXPECT_FALSE(provenByRanges(sizes, sliced));
+  EXPECT_TRUE(provenByRangesCut(sizes, sliced));
+  isl = solver.stats().islQuestions;
+  EXPECT_EQ(solver.decide(sizes, sliced).answer, Answer::Proven);
+  EXPECT_EQ(solver.stats().islQuestions, isl);
+  // Past 2**63 - 1 it fails at n = 1 (m = 2**63 - 1 and the bound one less): not proven.
+  EXPECT_FALSE(provenByRangesCut(sizes, parsePred("m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)) <= 2**63 - 2")));
   // Factors that change form at a size: x, k - x, max(0, k - x), max(0, x - k), min(k, x),
   // min(1, k - x), a constant, or a choice on x - k < 0 (or == 0) between two of those. Their
   // products are where intervals lose the correlation and a cut may win it back.
