@@ -591,15 +591,15 @@ bool proven(Walk &walk, const PredNode *n, bool negate);
 
 /// `p`, which the intervals of `walk` do not prove, proven on each side of one of its
 /// breakpoints `cuts` (a side no point of the box takes needs nothing), each side as a walk of
-/// its own that may split again.
-bool provenBySplit(Walk &walk, const Pred &p, const std::vector<Pred> &cuts) {
-  if (walk.depth() >= kSplitDepth) return false;
+/// its own that may split again while its depth is below `depthLimit`.
+bool provenBySplit(Walk &walk, const Pred &p, const std::vector<Pred> &cuts, int depthLimit) {
+  if (walk.depth() >= depthLimit) return false;
   for (const Pred &cond : cuts) {
     bool sides = true;
     for (bool truth : {true, false}) {
       bool never = false, ok = false;
       bool narrowed = walk.narrowedTo(cond, truth, never, [&](Walk &inner) {
-        ok = proven(inner, p.node(), false) || provenBySplit(inner, p, cuts);
+        ok = proven(inner, p.node(), false) || provenBySplit(inner, p, cuts, depthLimit);
       });
       // Not narrowed (no budget left), or this side not proven.
       if ((!narrowed && !never) || (!never && !ok)) {
@@ -685,8 +685,15 @@ bool provenByRangesCut(const Context &context, const Pred &p) {
   // budget): a cut that leaves the box whole is not followed (Walk::narrowedTo), so what the
   // uncut box proves is proven here.
   if (Walk whole(context); proven(whole, p.node(), false)) return true;
+  // Each cut alone first, each with a budget of its own, then cuts inside cuts with one budget
+  // for them all: a search that went two deep under the first cut, or only walked both sides
+  // of the first few (each side spends some of the budget on the choices it meets), spent the
+  // budget before a later cut that proves it alone was tried.
+  const std::vector<Pred> cuts = breakpoints(p, kBreakpoints);
+  for (const Pred &cut : cuts)
+    if (Walk walk(context); provenBySplit(walk, p, {cut}, 1)) return true;
   Walk walk(context);
-  return provenBySplit(walk, p, breakpoints(p, kBreakpoints));
+  return provenBySplit(walk, p, cuts, kSplitDepth);
 }
 
 std::optional<std::pair<std::string, Integer>> pinnedParameter(const Context &context, const Pred &cond, bool truth) {

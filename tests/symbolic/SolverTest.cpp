@@ -591,6 +591,14 @@ TEST(Range, CutsAtBreakpointsProveOnlyWhatHolds) {
   isl = solver.stats().islQuestions;
   EXPECT_EQ(solver.decide(sizes, sliced).answer, Answer::Proven);
   EXPECT_EQ(solver.stats().islQuestions, isl);
+  // The same count as a factor beside max(1, 1 - m): one cut after n = 1 proves it, but it
+  // comes after five others, and walking both sides of those spent a budget shared by all the
+  // cuts; each cut alone now has a budget of its own.
+  const Pred beside = parsePred("max(1, m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)))*max(1, -m + 1)"
+                                " <= 2**63 - 1");
+  EXPECT_TRUE(provenByRangesCut(sizes, beside));
+  EXPECT_FALSE(provenByRangesCut(
+      sizes, parsePred("max(1, m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)))*max(1, -m + 1) <= 2**63 - 2")));
   // Past 2**63 - 1 it fails at n = 1 (m = 2**63 - 1 and the bound one less): not proven.
   EXPECT_FALSE(provenByRangesCut(sizes, parsePred("m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)) <= 2**63 - 2")));
   // Factors that change form at a size: x, k - x, max(0, k - x), max(0, x - k), min(k, x),
