@@ -1754,11 +1754,12 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     return true;
   }
 
-  /// Its mirror: a product with a piecewise factor that fails at a point found and holds at none,
-  /// whose negation intervals prove (plainly or cut): `p` fails everywhere, and that point is
-  /// the witness. Jointly impossible obligations (n >= 1 and m*max(0, 1 - n) >= 1) are such.
+  /// Its mirror: a predicate that fails at a point found and holds at none, whose negation
+  /// intervals prove (plainly or cut): `p` fails everywhere, and that point is the witness.
+  /// Jointly impossible obligations (n >= 1 and m*max(0, 1 - n) >= 1, or m >= 1 and
+  /// -m + min(1, n) >= 1) are such.
   bool refutedByCuts(const Context &c, const Pred &p, const SmallWitnesses &small) {
-    if (!small.no || small.yes || !piecewiseFactor(p)) return false;
+    if (!small.no || small.yes) return false;
     const Pred fails = !p;
     if (!provenByRangesCut(c, fails)) return false;
     ++stats.ranges;

@@ -515,6 +515,19 @@ TEST(Solver, RangesAndSmallPointsAnswerWithoutIsl) {
   Decision d = s.decide(bounded, parsePred("4*n*(n // 2)*m <= 800"));
   EXPECT_EQ(d.answer, Answer::Proven);
   EXPECT_EQ(s.stats().ranges, 6u);
+  // And the refutation of what no small point satisfies and intervals prove false everywhere:
+  // obligations of a program that cannot hold together (where m >= 1, -m + min(1, ...) is at
+  // most 0), which went to isl when they held no product.
+  const uint64_t isl = s.stats().islQuestions;
+  for (const char *never : {"-m + min(1, max(0, n - 1)) >= 1 and m >= 1", "n >= 1 and -n + 1 >= 1",
+                            "(a + b + c + d + 1)**8 == 0"}) {
+    Decision r = s.decide(none, parsePred(never));
+    EXPECT_EQ(r.answer, Answer::Refuted) << never;
+    ASSERT_TRUE(r.violating) << never;
+    EXPECT_FALSE(holds(parsePred(never), *r.violating)) << never;
+  }
+  EXPECT_EQ(s.stats().ranges, 9u);
+  EXPECT_EQ(s.stats().islQuestions, isl);
 }
 
 // Interval bounds never exclude a value: on small boxes, every defined value of a random
