@@ -92,16 +92,9 @@ void Validity::settle() const {
   for (const Obligation &o : obligations_) depending += o.decision.answer == Answer::Depends;
   if (depending < 2) return;
   std::vector<Pred> conditions;
-  std::vector<Assignment> satisfying, violating;
   conditions.reserve(depending);
-  satisfying.reserve(depending + 2);
-  violating.reserve(depending);
   for (const Obligation &o : obligations_)
-    if (o.decision.answer == Answer::Depends) {
-      conditions.push_back(o.predicate);
-      if (o.decision.satisfying) satisfying.push_back(*o.decision.satisfying);
-      if (o.decision.violating) violating.push_back(*o.decision.violating);
-    }
+    if (o.decision.answer == Answer::Depends) conditions.push_back(o.predicate);
   // Conditions that each fit may not fit together (their conjunction written out is past
   // kMaxTreeSize): the joint question is then not asked, as when the solver cannot answer it,
   // and each obligation stays a runtime check of its own.
@@ -111,6 +104,24 @@ void Validity::settle() const {
   } catch (const InputTooLarge &) {
     return;
   }
+  // Many nodes of a program hold the same obligations that depend (every elementwise op on the
+  // same operands): their conjunction is decided once per context. An answer the clock cut
+  // short is not kept.
+  if ((joint_ = solver_->settledJointly(context_, all))) return;
+  const uint64_t unkept = solver_->stats().unkept;
+  joint_ = decideJointly(conditions, all);
+  if (solver_->stats().unkept == unkept) solver_->keepSettledJointly(context_, all, joint_);
+}
+
+std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> &conditions, const Pred &all) const {
+  std::vector<Assignment> satisfying, violating;
+  satisfying.reserve(conditions.size() + 2);
+  violating.reserve(conditions.size());
+  for (const Obligation &o : obligations_)
+    if (o.decision.answer == Answer::Depends) {
+      if (o.decision.satisfying) satisfying.push_back(*o.decision.satisfying);
+      if (o.decision.violating) violating.push_back(*o.decision.violating);
+    }
   // Usually one obligation's satisfying point satisfies them all, or their largest values do
   // (most obligations ask for sizes large enough): then evaluation settles it.
   Assignment largest;
@@ -123,34 +134,28 @@ void Validity::settle() const {
   // obligation's own point often fails another one, so trying them first costs k evaluations
   // of k obligations where the largest point settles it with one.
   satisfying.insert(satisfying.begin(), {largest, context_.samplePoint()});
-  if (auto d = dependsFromPoints(context_, all, satisfying, violating)) {
-    joint_ = std::make_shared<const Decision>(std::move(*d));
-    return;
-  }
+  if (auto d = dependsFromPoints(context_, all, satisfying, violating)) return std::make_shared<const Decision>(std::move(*d));
   // Where obligations pin different parameters (n == 3 on one axis, m + 3 == n on another), no
   // one obligation's point satisfies them all, but a point that takes each parameter's value
   // from some obligation's point may; isl would split every product's piecewise factors to
   // find it (tens of milliseconds for a dozen obligations).
-  if (auto d = dependsFromPoints(context_, all, combinedPoints(satisfying), violating)) {
-    joint_ = std::make_shared<const Decision>(std::move(*d));
-    return;
-  }
+  if (auto d = dependsFromPoints(context_, all, combinedPoints(satisfying), violating))
+    return std::make_shared<const Decision>(std::move(*d));
   // A node's obligations hold those of the operands it reads: one that can never be computed
   // makes every node built on it impossible too, known without asking again. (The violating
   // point is then the context's own, which is a real point only where its consistency is
   // proven; elsewhere decide() gives the witness.)
-  if (context_.consistencyProven() && solver_->knownJointlyImpossible(context_, conditions)) {
-    joint_ = std::make_shared<const Decision>(Decision::refuted(completed(context_.samplePoint(), context_, all)));
-    return;
-  }
+  if (context_.consistencyProven() && solver_->knownJointlyImpossible(context_, conditions))
+    return std::make_shared<const Decision>(Decision::refuted(completed(context_.samplePoint(), context_, all)));
   // Decided, not only tested for emptiness: the status is a runtime check only where a real
   // point satisfies them all (a Depends with its witnesses); an emptiness test that fails over
   // opaque products (m*n relaxed to a free variable) shows no such point. The conjunction is
   // asked where it holds: an obligation undefined at a point (an exact division that does not
   // divide) fails there, and in the strict reading "never together" could not be proven there.
   // The exact condition is not read.
-  joint_ = std::make_shared<const Decision>(solver_->decide(context_, whereHolds(all)));
-  if (joint_->answer == Answer::Refuted) solver_->noteJointlyImpossible(context_, conditions);
+  auto joint = std::make_shared<const Decision>(solver_->decide(context_, whereHolds(all)));
+  if (joint->answer == Answer::Refuted) solver_->noteJointlyImpossible(context_, conditions);
+  return joint;
 }
 
 Status Validity::status() const {

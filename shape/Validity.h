@@ -73,6 +73,8 @@ public:
 
 private:
   void settle() const;
+  /// The joint decision of `conditions` (the obligations that depend), whose conjunction is `all`.
+  std::shared_ptr<const Decision> decideJointly(const std::vector<Pred> &conditions, const Pred &all) const;
   Solver *solver_;
   Context context_;
   std::vector<Obligation> obligations_;

@@ -957,6 +957,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   SolverStats stats;
   EntryTable<MemoKey, Decision, MemoHash> memo;
   EntryTable<MemoKey, bool, MemoHash> proofMemo; // provesQuickly's answers
+  EntryTable<MemoKey, std::shared_ptr<const Decision>, MemoHash> jointMemo; // keepSettledJointly's
   std::unique_ptr<Watchdog> watchdog;
   uint64_t totalLimitMs = 0; // limitTotalTime's bound, for messages
 
@@ -1945,7 +1946,21 @@ bool Solver::knownJointlyImpossible(const Context &context, const std::vector<Pr
   return false;
 }
 
+std::shared_ptr<const Decision> Solver::settledJointly(const Context &context, const Pred &conjunction) const {
+  const std::shared_ptr<const Decision> *kept =
+      impl_->jointMemo.find(MemoKey{context.assumptions(), context.domain(), conjunction});
+  if (!kept) return nullptr;
+  ++impl_->stats.settledByMemo;
+  return *kept;
+}
+
+void Solver::keepSettledJointly(const Context &context, const Pred &conjunction, std::shared_ptr<const Decision> decision) {
+  if (impl_->jointMemo.size() > (std::size_t(1) << 16)) impl_->jointMemo.clear();
+  impl_->jointMemo.emplace(MemoKey{context.assumptions(), context.domain(), conjunction}, std::move(decision));
+}
+
 void Solver::clearMemo() {
+  impl_->jointMemo.clear();
   impl_->impossible.clear();
   impl_->memo.clear();
   impl_->proofMemo.clear();

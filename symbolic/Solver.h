@@ -128,6 +128,8 @@ struct SolverStats {
   /// Lists of predicates found jointly impossible by a remembered list they hold
   /// (knownJointlyImpossible), with no question asked.
   uint64_t impossibleByMemo = 0;
+  /// Conjunctions of obligations that each depend whose decision was kept (settledJointly).
+  uint64_t settledByMemo = 0;
   /// Answers that the clock or the memory limit cut short, and so were not remembered (they
   /// depend on the machine and the moment), and contexts whose point the clock kept from being
   /// found. A memo built on the solver's answers keeps nothing computed while this grew
@@ -169,6 +171,12 @@ public:
   /// operand that can never be computed include the operand's. Forgotten by clearMemo().
   void noteJointlyImpossible(const Context &context, std::vector<Pred> predicates);
   bool knownJointlyImpossible(const Context &context, const std::vector<Pred> &predicates) const;
+  /// The decision kept (keepSettledJointly) for a conjunction of obligations that each depend
+  /// under `context`, or null: Validity decides such a conjunction once per context, and many
+  /// nodes of a program hold the same one (every elementwise op on the same operands).
+  /// Forgotten by clearMemo().
+  std::shared_ptr<const Decision> settledJointly(const Context &context, const Pred &conjunction) const;
+  void keepSettledJointly(const Context &context, const Pred &conjunction, std::shared_ptr<const Decision> decision);
   /// Bounds the time of every question asked from now on, together (a command's questions):
   /// past `totalMs` from now, a running question stops and later ones stop at once, answering
   /// Unknown as past the per-question limit ("... ms for all the questions together"). 0 removes

@@ -1122,17 +1122,19 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
 // check: the joint question was asked in the strict reading, where the reshape's n / 2 is
 // undefined at odd n, so "never together" could not be proven there. Every node built on c
 // holds c's obligations, and the solver remembers the impossible list (knownJointlyImpossible):
-// those nodes are errors without another question, as a fresh solver finds them.
+// those nodes are errors without another question, as a fresh solver finds them: d and e hold
+// exactly c's obligations (their conjunction's decision is kept, settledJointly), f one more
+// (the remembered impossible list is part of its own).
 TEST(Programs, ObligationsImpossibleTogetherAreAnError) {
   const std::vector<std::string> lines{"param n",         "x = input((n,), float64)", "a = squeeze(x, 0)",
                                        "b = reshape(x, (2, -1))", "c = a + b[0]", "d = exp(c)",
-                                       "e = d * 2.0 + c"};
+                                       "e = d * 2.0 + c", "f = reshape(e, (3, -1))"};
   Solver solver;
   driver::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("a")).status(), Status::RuntimeCheck);
   EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("b")).status(), Status::RuntimeCheck);
-  for (const char *name : {"c", "d", "e"}) {
+  for (const char *name : {"c", "d", "e", "f"}) {
     Solver fresh;
     driver::Session again(fresh, {});
     ASSERT_TRUE(executesAll(again, lines));
@@ -1142,6 +1144,7 @@ TEST(Programs, ObligationsImpossibleTogetherAreAnError) {
     for (int64_t n = 0; n <= 8; ++n) EXPECT_EQ(outcomeOf(lines, name, {{"n", n}}), "shape error") << name << " at n = " << n;
   }
   EXPECT_GT(solver.stats().impossibleByMemo, 0u);
+  EXPECT_GT(solver.stats().settledByMemo, 0u);
 }
 
 // The status of every node of random programs whose sizes the assumptions bound to a box: an
