@@ -134,7 +134,8 @@ std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> 
   // obligation's own point often fails another one, so trying them first costs k evaluations
   // of k obligations where the largest point settles it with one.
   satisfying.insert(satisfying.begin(), {largest, context_.samplePoint()});
-  if (auto d = dependsFromPoints(context_, all, satisfying, violating)) return std::make_shared<const Decision>(std::move(*d));
+  if (auto d = dependsFromPoints(context_, all, satisfying, violating))
+    return std::make_shared<const Decision>(std::move(*d));
   // Where obligations pin different parameters (n == 3 on one axis, m + 3 == n on another), no
   // one obligation's point satisfies them all, but a point that takes each parameter's value
   // from some obligation's point may; isl would split every product's piecewise factors to
