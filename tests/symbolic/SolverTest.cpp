@@ -1413,7 +1413,17 @@ TEST(Solver, KeptTranslationsGiveTheFreshAnswers) {
     Decision w = warm.decide(warm.makeContext(assumptions), parsePred(text));
     Decision f = fresh.decide(fresh.makeContext(assumptions), parsePred(text));
     RC_LOG() << text << ": warm " << spelling(w.answer) << ", fresh " << spelling(f.answer) << "\n";
-    RC_ASSERT(w.answer == f.answer);
+    // The same quota goes further with kept translations: where one solver runs out of it (an
+    // Unknown at the work bound), the other may still answer. Any other difference is a fault.
+    if (w.answer != f.answer) {
+      auto outOfQuota = [](const Decision &d) {
+        return d.answer == Answer::Unknown && d.reason.find("work bound") != std::string::npos;
+      };
+      RC_LOG() << "warm: " << w.reason << "\nfresh: " << f.reason << "\n";
+      RC_ASSERT(outOfQuota(w) || outOfQuota(f));
+      RC_TAG("one solver out of its quota");
+      return;
+    }
     if (w.answer == Answer::Depends && w.condition() != f.condition()) {
       // The same quota goes further with kept translations: the warm solver may read the exact
       // condition where the fresh one stops and gives the predicate itself (exact too, only not
