@@ -292,8 +292,13 @@ Pred nonEmpty(const Expr &d) {
 }
 } // namespace
 
-/// Dims with more nodes than this (written out as a tree) are offered to Solver::compact.
-constexpr uint64_t kCompactDimsAbove = 40;
+/// Dims with more nodes than this (written out as a tree) are offered to Solver::compact. Each
+/// compaction is an isl question of about 3 ms (8.5M instructions); at 40 nodes the benchmark's
+/// random programs paid more for them than their smaller dims saved later (the 10^5-statement
+/// build: 37 compactions, 4,024M instructions; at 80 none was needed, 3,776M, with the same
+/// status at every statement), while a chain of slices of slices still stays short
+/// (Shapes.TwentyFiveNestedSlicesBuild).
+constexpr uint64_t kCompactDimsAbove = 80;
 
 Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, const Expr &b) {
   if (a == b) return a;
