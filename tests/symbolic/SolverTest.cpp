@@ -604,16 +604,16 @@ TEST(Range, CutsAtBreakpointsProveOnlyWhatHolds) {
   isl = solver.stats().islQuestions;
   EXPECT_EQ(solver.decide(sizes, sliced).answer, Answer::Proven);
   EXPECT_EQ(solver.stats().islQuestions, isl);
+  // Past 2**63 - 1 it fails at n = 1 (m = 2**63 - 1 and the bound one less): not proven.
+  EXPECT_FALSE(provenByRangesCut(sizes, parsePred("m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)) <= 2**63 - 2")));
   // The same count as a factor beside max(1, 1 - m): one cut after n = 1 proves it, but it
   // comes after five others, and walking both sides of those spent a budget shared by all the
-  // cuts; each cut alone now has a budget of its own.
+  // cuts; each cut alone now has a budget of its own. Against 2**63 - 2 it fails as above.
   const Pred beside = parsePred("max(1, m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)))*max(1, -m + 1)"
                                 " <= 2**63 - 1");
   EXPECT_TRUE(provenByRangesCut(sizes, beside));
   EXPECT_FALSE(provenByRangesCut(
       sizes, parsePred("max(1, m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)))*max(1, -m + 1) <= 2**63 - 2")));
-  // Past 2**63 - 1 it fails at n = 1 (m = 2**63 - 1 and the bound one less): not proven.
-  EXPECT_FALSE(provenByRangesCut(sizes, parsePred("m*n*max(0, min(1, n) - (0 if n - 1 < 0 else n - 1)) <= 2**63 - 2")));
   // Factors that change form at a size: x, k - x, max(0, k - x), max(0, x - k), min(k, x),
   // min(1, k - x), a constant, or a choice on x - k < 0 (or == 0) between two of those. Their
   // products are where intervals lose the correlation and a cut may win it back.
@@ -1413,8 +1413,8 @@ TEST(Solver, KeptTranslationsGiveTheFreshAnswers) {
     Decision w = warm.decide(warm.makeContext(assumptions), parsePred(text));
     Decision f = fresh.decide(fresh.makeContext(assumptions), parsePred(text));
     RC_LOG() << text << ": warm " << spelling(w.answer) << ", fresh " << spelling(f.answer) << "\n";
-    // The same quota goes further with kept translations: where one solver runs out of it (an
-    // Unknown at the work bound), the other may still answer. Any other difference is a fault.
+    // Where one solver runs out of the isl quota (an Unknown at the work bound), the other may
+    // still answer (see below). Any other difference in the answer is a fault.
     if (w.answer != f.answer) {
       auto outOfQuota = [](const Decision &d) {
         return d.answer == Answer::Unknown && d.reason.find("work bound") != std::string::npos;
