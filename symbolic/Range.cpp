@@ -573,11 +573,13 @@ std::vector<Pred> breakpoints(const Pred &p, std::size_t limit) {
   }
   // Then small sizes, where a slice's length changes form without a condition that says so:
   // max(0, min(1, n) - (n - 1)) is 1 at n = 1 and 0 from n = 2 on, a breakpoint that is written
-  // nowhere. The first few parameters, each cut after 1 and after 2.
+  // nowhere. The first few parameters, each cut after 0, after 1 and after 2: n*max(0, 1 - n)
+  // is 0 at n = 0 and at n = 1, but on n <= 1 (its written breakpoint) intervals give it
+  // [0, 1]*[0, 1]; n = 0 alone is the cut that proves it 0.
   std::size_t params = 0;
   for (const ExprNode *x : parameterNodes(p)) {
     if (++params > 3) break;
-    for (int k : {1, 2}) add(le(Expr(x), Expr(k)));
+    for (int k : {0, 1, 2}) add(le(Expr(x), Expr(k)));
   }
   return out;
 }
