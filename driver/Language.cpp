@@ -54,11 +54,36 @@ struct Token {
   std::size_t pos = 0;
 };
 
-std::vector<Token> tokenize(const std::string &line) {
-  static const std::vector<std::string> ops = {"...", "**", "//", "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":",
-                                               "=", ".", "+", "-", "*", "/", "%", "@", "<", ">", "&", "|", "^", "~"};
-  std::vector<Token> out;
-  out.reserve(line.size() / 2 + 2); // one allocation, not one per doubling
+// Character classes of names and numbers, in ASCII whatever the C locale says.
+constexpr bool isDigit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+constexpr bool isNameChar(char c) { return isNameStart(c) || isDigit(c); }
+
+/// The operator that starts at line[i] (the longest one), or 0 characters.
+std::size_t operatorLength(const std::string &line, std::size_t i) {
+  auto next = [&](std::size_t k) { return i + k < line.size() ? line[i + k] : '\0'; };
+  switch (line[i]) {
+  case '.': return next(1) == '.' && next(2) == '.' ? 3 : 1;
+  case '*': return next(1) == '*' ? 2 : 1;
+  case '/': return next(1) == '/' ? 2 : 1;
+  case '=': case '<': case '>': return next(1) == '=' ? 2 : 1;
+  case '!': return next(1) == '=' ? 2 : 0;
+  case '(': case ')': case '[': case ']': case ',': case ':': case '+': case '-': case '%': case '@': case '&':
+  case '|': case '^': case '~': return 1;
+  default: return 0;
+  }
+}
+
+/// The tokens of `line` into `out` (emptied first; its storage is reused from line to line).
+void tokenize(const std::string &line, std::vector<Token> &out) {
+  out.clear();
+  // Each token is made in place (its text assigned, short texts staying in the string itself).
+  auto add = [&](Token::Kind kind, std::size_t from, std::size_t length) {
+    Token &t = out.emplace_back();
+    t.kind = kind;
+    t.text.assign(line, from, length);
+    t.pos = from;
+  };
   std::size_t i = 0;
   while (i < line.size()) {
     char c = line[i];
@@ -67,33 +92,32 @@ std::vector<Token> tokenize(const std::string &line) {
       continue;
     }
     if (c == '#') break;
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+    if (isNameStart(c)) {
       std::size_t s = i;
-      while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_')) ++i;
-      out.push_back({Token::Name, line.substr(s, i - s), s});
+      while (i < line.size() && isNameChar(line[i])) ++i;
+      add(Token::Name, s, i - s);
       continue;
     }
-    if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1])))) {
+    if (isDigit(c) || (c == '.' && i + 1 < line.size() && isDigit(line[i + 1]))) {
       std::size_t s = i;
       bool isFloat = false;
-      while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+      while (i < line.size() && isDigit(line[i])) ++i;
       if (i < line.size() && line[i] == '.' && line.compare(i, 3, "...") != 0) {
         isFloat = true;
         ++i;
-        while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+        while (i < line.size() && isDigit(line[i])) ++i;
       }
       if (i < line.size() && (line[i] == 'e' || line[i] == 'E')) {
         std::size_t e = i + 1;
         if (e < line.size() && (line[e] == '+' || line[e] == '-')) ++e;
-        if (e < line.size() && std::isdigit(static_cast<unsigned char>(line[e]))) {
+        if (e < line.size() && isDigit(line[e])) {
           isFloat = true;
           i = e;
-          while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+          while (i < line.size() && isDigit(line[i])) ++i;
         }
       }
-      if (i < line.size() && (std::isalpha(static_cast<unsigned char>(line[i])) || line[i] == '_'))
-        throw LangError{"invalid number literal", s};
-      out.push_back({isFloat ? Token::Float : Token::Int, line.substr(s, i - s), s});
+      if (i < line.size() && isNameStart(line[i])) throw LangError{"invalid number literal", s};
+      add(isFloat ? Token::Float : Token::Int, s, i - s);
       continue;
     }
     if (c == '"' || c == '\'') {
@@ -105,21 +129,15 @@ std::vector<Token> tokenize(const std::string &line) {
       }
       if (i >= line.size()) throw LangError{"unterminated string", s};
       ++i;
-      out.push_back({Token::String, text, s});
+      out.push_back({Token::String, std::move(text), s});
       continue;
     }
-    bool matched = false;
-    for (const std::string &o : ops)
-      if (o[0] == c && line.compare(i, o.size(), o) == 0) {
-        out.push_back({Token::Op, o, i});
-        i += o.size();
-        matched = true;
-        break;
-      }
-    if (!matched) throw LangError{"unexpected character '" + printable(std::string(1, c)) + "'", i};
+    const std::size_t n = operatorLength(line, i);
+    if (n == 0) throw LangError{"unexpected character '" + printable(std::string(1, c)) + "'", i};
+    add(Token::Op, i, n);
+    i += n;
   }
-  out.push_back({Token::End, "", line.size()});
-  return out;
+  add(Token::End, line.size(), 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1873,7 +1891,7 @@ struct Session::Impl {
       }
     } logMade(graph, made);
     try {
-      toks = tokenize(text);
+      tokenize(text, toks);
       if (peek().kind == Token::End) return r;
       if (isOp(":")) return command(lineNumber);
       if (isName("param") && peek(1).kind == Token::Name) {
