@@ -469,38 +469,36 @@ struct Session::Impl {
     return Value::ofPred(conj ? (a.pred && b.pred) : (a.pred || b.pred), a.pos);
   }
   Value notTest() {
-    if (isName("not")) {
-      std::size_t p = peek().pos;
-      ++at;
-      Value a = notTest();
-      if (a.kind != Value::Predicate) failAt("'not' applies to a predicate over sizes; for arrays use ~", p);
-      a.pred = !a.pred;
-      return a;
-    }
-    return comparison();
+    if (!isName("not")) return comparison();
+    std::size_t p = peek().pos;
+    ++at;
+    Value a = notTest();
+    if (a.kind != Value::Predicate) failAt("'not' applies to a predicate over sizes; for arrays use ~", p);
+    a.pred = !a.pred;
+    return a;
   }
   Value comparison() {
-    Value a = binaryLevel();
-    std::optional<Value> result;
-    while (true) {
-      static const char *const cmp[] = {"==", "!=", "<=", ">=", "<", ">"};
-      const char *op = opAmong(cmp);
-      if (!op) break;
+    static const char *const cmp[] = {"==", "!=", "<=", ">=", "<", ">"};
+    Value result = binaryLevel();
+    const char *op = opAmong(cmp);
+    if (!op) return result;
+    // a < b < c: (a < b) and (b < c), each operand read once.
+    Value a = std::move(result);
+    for (bool first = true; op; op = opAmong(cmp), first = false) {
       std::size_t p = peek().pos;
       ++at;
       Value b = binaryLevel();
       Value r = binary(op, a, b, p);
-      if (result) {
-        if (result->kind != Value::Predicate || r.kind != Value::Predicate)
-          failAt("chained comparisons are only for sizes", p);
-        result->pred = result->pred && r.pred;
-      } else {
+      if (first) {
         result = std::move(r);
+      } else {
+        if (result.kind != Value::Predicate || r.kind != Value::Predicate)
+          failAt("chained comparisons are only for sizes", p);
+        result.pred = result.pred && r.pred;
       }
       a = std::move(b);
     }
-    if (result) return std::move(*result);
-    return a;
+    return result;
   }
   /// The binary operators by precedence, loosest first (Python's: | then & then + - then * / // % @).
   static constexpr std::size_t kBinaryLevels = 5;
@@ -530,13 +528,16 @@ struct Session::Impl {
     }
     return power();
   }
+  // The parsing functions return one named Value from every return (or a call's result), so
+  // that it is built in the caller's place: a Value is large, and each statement passes through
+  // every level.
   Value power() {
     Value a = primary();
     if (isOp("**")) {
       std::size_t p = peek().pos;
       ++at;
       Value b = factor();
-      return binary("**", a, b, p);
+      a = binary("**", a, b, p);
     }
     return a;
   }
@@ -761,33 +762,34 @@ struct Session::Impl {
 
   Value name(const Token &t) {
     const std::string &n = t.text;
-    if (is(n, "True") || is(n, "False")) {
-      Value v;
-      v.kind = Value::Bool;
-      v.flag = is(n, "True");
-      v.pos = t.pos;
-      return v;
-    }
-    if (is(n, "None")) {
-      Value v;
-      v.pos = t.pos;
-      return v;
-    }
+    if (is(n, "True") || is(n, "False") || is(n, "None")) return unheldName(t);
     if (const Value *held = variables.find(n)) {
       Value v = *held;
       v.pos = t.pos;
       for (const Node *r : v.reads) noteRead(r);
       return v;
     }
-    if (auto d = ops::dtypeNamed(n)) return Value::ofDType(*d, t.pos);
-    if (is(n, "np") || is(n, "numpy") || is(n, "random") || is(n, "linalg") || isFunction(n)) {
-      Value v;
+    return unheldName(t);
+  }
+  /// True, False, None, or a name no statement assigned: a dtype, a module or a function.
+  Value unheldName(const Token &t) {
+    const std::string &n = t.text;
+    Value v;
+    v.pos = t.pos;
+    if (is(n, "True") || is(n, "False")) {
+      v.kind = Value::Bool;
+      v.flag = is(n, "True");
+    } else if (is(n, "None")) {
+    } else if (auto d = ops::dtypeNamed(n)) {
+      v.kind = Value::DTypeName;
+      v.dtype = *d;
+    } else if (is(n, "np") || is(n, "numpy") || is(n, "random") || is(n, "linalg") || isFunction(n)) {
       v.kind = Value::Callable;
       v.text = (is(n, "np") || is(n, "numpy")) ? "" : n;
-      v.pos = t.pos;
-      return v;
+    } else {
+      failAt("name '" + n + "' is not defined", t.pos);
     }
-    failAt("name '" + n + "' is not defined", t.pos);
+    return v;
   }
 
   static bool isFunction(const std::string &n) {
