@@ -760,9 +760,12 @@ struct Session::Impl {
     fail(t.kind == Token::End ? "expected an expression at the end of the line" : "expected an expression, found '" + t.text + "'");
   }
 
+  /// True, False and None, which always read as themselves (as in Python, no statement binds them).
+  static bool isConstantName(const std::string &n) { return is(n, "True") || is(n, "False") || is(n, "None"); }
+
   Value name(const Token &t) {
     const std::string &n = t.text;
-    if (is(n, "True") || is(n, "False") || is(n, "None")) return unheldName(t);
+    if (isConstantName(n)) return unheldName(t);
     if (const Value *held = variables.find(n)) {
       Value v = *held;
       v.pos = t.pos;
@@ -1810,6 +1813,7 @@ struct Session::Impl {
       const std::string &t = targets[i];
       if (t.empty() || t[0] == '_') failAt("names starting with '_' are reserved", 0);
       if (is(t, "param") || is(t, "assume") || is(t, "mode")) failAt("'" + t + "' is a statement keyword", 0);
+      if (isConstantName(t)) failAt("cannot assign to " + t, 0);
       Value bound = targets.size() == 1 ? v : v.items[i];
       if (bound.kind == Value::Array) bound.node = guarded(bound.node);
       else bound.reads = computedArrays();
@@ -1903,6 +1907,7 @@ struct Session::Impl {
           if (peek().kind != Token::Name) fail("expected a parameter name" + found());
           Token t = peek();
           ++at;
+          if (isConstantName(t.text)) failAt("cannot declare " + t.text + " as a parameter", t.pos);
           try {
             Expr e = graph->param(t.text);
             variables[t.text] = Value::ofSize(e, t.pos);
