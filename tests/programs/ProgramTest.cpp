@@ -306,6 +306,31 @@ TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
   }
 }
 
+// Every name the language gives a meaning (constants, modules, functions, dtypes, keywords, the
+// reserved '_' names) and a plain one: `NAME = 7` is either refused, or `y = NAME` then reads 7.
+// A binding that is accepted and never read ('True = 1', where True reads as the constant) is
+// a silently wrong program.
+TEST(Session, AnAcceptedAssignmentReadsBack) {
+  driver::SessionOptions so;
+  so.json = true;
+  int refused = 0;
+  for (const char *name : {"True", "False", "None", "np", "numpy", "random", "linalg", "sum", "input", "where",
+                           "float32", "int64", "bool", "param", "assume", "mode", "_k1", "_", "plain"}) {
+    Solver solver;
+    driver::Session session(solver, so);
+    if (session.execute(std::string(name) + " = 7", 1).failed) {
+      ++refused;
+      continue;
+    }
+    driver::Reply r = session.execute(std::string("y = ") + name, 2);
+    ASSERT_FALSE(r.failed) << name;
+    const nlohmann::json j = nlohmann::json::parse(r.lines.at(0));
+    EXPECT_EQ(j.value("value", nlohmann::json()), "7") << name << " = 7 was accepted, and then y = " << name << " read " << r.lines.at(0);
+  }
+  // True, False, None, the three keywords and the two '_' names.
+  EXPECT_EQ(refused, 8);
+}
+
 TEST(Session, AStatusTheClockCutShortIsNotRemembered) {
   const std::vector<std::string> before = {"param n, m", "x = input(((n + m) % 2 - 1,))",
                                            "y = input((n % 2 - m % 2, m % 2 - n % 2))"};
