@@ -784,8 +784,7 @@ struct Session::Impl {
       v.flag = is(n, "True");
     } else if (is(n, "None")) {
     } else if (auto d = ops::dtypeNamed(n)) {
-      v.kind = Value::DTypeName;
-      v.dtype = *d;
+      v = Value::ofDType(*d, t.pos);
     } else if (is(n, "np") || is(n, "numpy") || is(n, "random") || is(n, "linalg") || isFunction(n)) {
       v.kind = Value::Callable;
       v.text = (is(n, "np") || is(n, "numpy")) ? "" : n;
