@@ -760,12 +760,12 @@ struct Session::Impl {
     fail(t.kind == Token::End ? "expected an expression at the end of the line" : "expected an expression, found '" + t.text + "'");
   }
 
-  /// True, False and None, which always read as themselves (as in Python, no statement binds them).
+  /// True, False and None, which always read as themselves: as in Python, no statement binds
+  /// them (assign and param refuse them), so `variables` never holds them.
   static bool isConstantName(const std::string &n) { return is(n, "True") || is(n, "False") || is(n, "None"); }
 
   Value name(const Token &t) {
     const std::string &n = t.text;
-    if (isConstantName(n)) return unheldName(t);
     if (const Value *held = variables.find(n)) {
       Value v = *held;
       v.pos = t.pos;
@@ -774,7 +774,7 @@ struct Session::Impl {
     }
     return unheldName(t);
   }
-  /// True, False, None, or a name no statement assigned: a dtype, a module or a function.
+  /// A name no statement assigned: True, False, None, a dtype, a module or a function.
   Value unheldName(const Token &t) {
     const std::string &n = t.text;
     Value v;
