@@ -133,7 +133,11 @@ void tokenize(const std::string &line, std::vector<Token> &out) {
       continue;
     }
     const std::size_t n = operatorLength(line, i);
-    if (n == 0) throw LangError{"unexpected character '" + printable(std::string(1, c)) + "'", i};
+    if (n == 0) {
+      // A character outside ASCII is named whole (`é`), a byte that begins none as an escape.
+      const std::size_t length = std::max<std::size_t>(1, utf8SequenceLength(line, i));
+      throw LangError{"unexpected character '" + printable(line.substr(i, length)) + "'", i};
+    }
     add(Token::Op, i, n);
     i += n;
   }

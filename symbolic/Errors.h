@@ -10,12 +10,19 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace shapelab {
 
-/// `text` with control bytes and DEL spelled as escapes (\n, \t, \x01), so that a message
-/// never echoes raw control bytes to a terminal.
+/// `text` with control bytes and DEL spelled as escapes (\n, \t, \x01), and every byte that
+/// begins no well-formed UTF-8 character as well (\xe9): a message never echoes raw control
+/// bytes to a terminal, and is always well-formed UTF-8. Whole characters (`é`) stay as they are.
 std::string printable(const std::string &text);
+
+/// The length of the well-formed UTF-8 character that starts at byte `i` of `text` (1 for
+/// ASCII, 2 to 4 for others), or 0 when no character starts there (a stray continuation byte,
+/// an overlong form, a surrogate, a sequence cut short).
+std::size_t utf8SequenceLength(std::string_view text, std::size_t i);
 
 /// Anything the caller did wrong. Catch this to report to a person.
 class UserError : public std::runtime_error {

@@ -77,7 +77,7 @@ public:
   }
 
   void expectEnd() {
-    if (cur_.kind == Tok::Other) fail("unexpected character '" + std::string(cur_.text) + "'", cur_.position);
+    if (cur_.kind == Tok::Other) fail("unexpected character '" + printable(std::string(cur_.text)) + "'", cur_.position);
     if (cur_.kind != Tok::End) fail("unexpected '" + std::string(cur_.text) + "' after the end of the expression", cur_.position);
   }
   std::size_t tokenStart() const { return cur_.position; }
@@ -342,7 +342,7 @@ private:
       });
     }
     case Tok::End: fail("expected an expression, found the end of the text", t.position);
-    case Tok::Other: fail("unexpected character '" + std::string(t.text) + "'", t.position);
+    case Tok::Other: fail("unexpected character '" + printable(std::string(t.text)) + "'", t.position);
     default: fail("expected an expression, found '" + std::string(t.text) + "'", t.position);
     }
   }
@@ -405,10 +405,9 @@ private:
       fail("'=' is not a comparison; write '==' for equality", pos_);
     default: break;
     }
-    // A stray byte of a multi-byte character is reported whole, not as a broken byte.
-    std::size_t len = 1;
-    if ((unsigned char)c >= 0x80)
-      while (pos_ + len < text_.size() && ((unsigned char)text_[pos_ + len] & 0xC0) == 0x80) ++len;
+    // A character outside ASCII is reported whole, not as a broken byte (and a byte that
+    // begins no character alone, escaped by the message).
+    const std::size_t len = std::max<std::size_t>(1, utf8SequenceLength(text_, pos_));
     cur_ = Token{k, pos_, std::string_view(text_).substr(pos_, len)};
     pos_ += len;
   }

@@ -17,6 +17,7 @@
 #include "shape/ArraySize.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Solver.h"
+#include "tests/symbolic/WellFormedUtf8.h"
 
 namespace fuzz {
 
@@ -114,6 +115,14 @@ template <class Result> bool symbolicHolds(const Result &r, const shapelab::Assi
 [[noreturn]] inline void finding(const std::string &what) {
   std::fprintf(stderr, "FINDING: %s\n", what.c_str());
   std::abort();
+}
+
+/// A syntax error as a person sees it: its message and its rendering (the text and a caret) are
+/// well-formed UTF-8, whatever bytes the text held, and the caret lies inside the text.
+inline void checkReported(const shapelab::SyntaxError &e, const std::string &text) {
+  if (e.position() > text.size()) finding("caret beyond the text: " + shapelab::printable(text));
+  if (!shapelab::testutil::wellFormedUtf8(e.what()) || !shapelab::testutil::wellFormedUtf8(e.render()))
+    finding("an error message that is not well-formed UTF-8, for the text " + shapelab::printable(text));
 }
 
 /// A printed form longer than the parsers read (a small DAG can print as a large tree) cannot

@@ -50,6 +50,7 @@ Outcome outcome(const std::string &text, bool reuseGroups) {
   try {
     return {parseExprOrPred(text, options), ""};
   } catch (const SyntaxError &e) {
+    fuzz::checkReported(e, text);
     return {std::nullopt, std::to_string(e.position()) + ": " + e.message()};
   }
 }

@@ -1,9 +1,9 @@
 // Programs in the shapelab language: up to 16 lines run in one session (statements, :shape,
 // :explain, :errors, :eval with small sizes and with --opt, :optimize, :graph). Every failure must come back as a reply;
 // an exception escaping Session::execute (an InternalError from the interpreter's debug check,
-// a crash, a sanitizer report) is a finding. :save and load() are filtered out (no file I/O),
-// and numbers are kept to three digits, and powers out of programs that evaluate, so evaluations
-// stay small.
+// a crash, a sanitizer report) is a finding, and so is a reply that is not well-formed UTF-8.
+// :save and load() are filtered out (no file I/O), and numbers are kept to three digits, and
+// powers out of programs that evaluate, so evaluations stay small.
 #include "tests/fuzz/FuzzCommon.h"
 #include "driver/Language.h"
 
@@ -57,6 +57,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     int number = 0;
     while (std::getline(in, line) && number < 16) {
       driver::Reply r = session.execute(line, ++number);
+      // Whatever bytes the line held, a reply is well-formed UTF-8 (an error echoes the line).
+      for (const std::string &l : r.lines)
+        if (!testutil::wellFormedUtf8(l)) fuzz::finding("a reply that is not well-formed UTF-8: " + printable(l));
       if (r.quit) break;
     }
   }

@@ -1,5 +1,5 @@
 // Signature parser: any text either parses or raises a SyntaxError whose position lies inside
-// the text (a caret can point at it).
+// the text (a caret can point at it) and whose report is well-formed UTF-8.
 #include "tests/fuzz/FuzzCommon.h"
 #include "shape/Signature.h"
 
@@ -12,8 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     Signature s = parseSignature(text);
     if (s.outputs.empty()) fuzz::finding("a signature without outputs parsed: " + text);
   } catch (const SyntaxError &e) {
-    if (e.position() > text.size()) fuzz::finding("caret beyond the text: " + printable(text));
-    (void)e.render();
+    fuzz::checkReported(e, text);
   } catch (const UserError &) {
   }
   return 0;

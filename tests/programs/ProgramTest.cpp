@@ -24,6 +24,7 @@
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
 #include "tests/shape/OracleData.h"
+#include "tests/symbolic/WellFormedUtf8.h"
 
 using namespace shapelab;
 
@@ -329,6 +330,63 @@ TEST(Session, AnAcceptedAssignmentReadsBack) {
   }
   // True, False, None, the three keywords and the two '_' names.
   EXPECT_EQ(refused, 8);
+}
+
+// An error at a character outside ASCII named its first byte alone (`unexpected character
+// '\xc3'`, half of `é`, raw), and the caret was placed by bytes, so it stood one column right of
+// its place for every `é` before it. Whole characters are now named, stray bytes escaped, and
+// the caret counts columns.
+TEST(Session, ErrorsNameWholeCharactersAndTheCaretCountsColumns) {
+  Solver solver;
+  driver::Session session(solver, {});
+  auto reply = [&](const std::string &line) {
+    driver::Reply r = session.execute(line, 1);
+    EXPECT_TRUE(r.failed) << line;
+    return r.lines.at(0);
+  };
+  EXPECT_EQ(reply("v = \xc3\xa9"), "error: unexpected character '\xc3\xa9' at position 4\n  v = \xc3\xa9\n      ^");
+  EXPECT_EQ(reply("w = 1 +\xe9"), "error: unexpected character '\\xe9' at position 7\n  w = 1 +\\xe9\n         ^");
+  EXPECT_EQ(reply("x = \"\xc3\xa9\" + $"), "error: unexpected character '$' at position 11\n  x = \"\xc3\xa9\" + $\n            ^");
+  // Wide characters take two columns.
+  EXPECT_EQ(reply("y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1"),
+            "error: unexpected character ';' at position 13\n  y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1\n             ^");
+  driver::SessionOptions so;
+  so.json = true;
+  driver::Session json(solver, so);
+  EXPECT_EQ(json.execute("w = 1 +\xe9", 1).lines.at(0), "{\"line\": 1, \"error\": \"unexpected character '\\\\xe9'\", \"column\": 8}");
+}
+
+// The class: whatever bytes a line holds, every reply is well-formed UTF-8 (valid JSON with
+// --json), and a failure ends with its text and caret lines.
+TEST(Session, EveryReplyIsWellFormedUtf8) {
+  Solver solver;
+  const std::vector<std::string> pieces = {"x", " = ", "input((n,), float64)", "\"", "\xc3\xa9", "\xe6\x97\xa5",
+                                           "\xe9",  "\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf", "\x01",
+                                           "\t", "+", "(", "$", ":shape ", "\xf0\x9f\x98\x80", "1"};
+  const bool ok = rc::check("replies are well-formed UTF-8", [&] {
+    const auto parts = *rc::gen::container<std::vector<std::size_t>>(rc::gen::inRange<std::size_t>(0, pieces.size()));
+    std::string line;
+    for (std::size_t p : parts) line += pieces[p];
+    for (bool asJson : {false, true}) {
+      driver::SessionOptions so;
+      so.json = asJson;
+      driver::Session session(solver, so);
+      session.execute("param n", 1);
+      session.execute("x = input((n,), float64)", 2);
+      driver::Reply r = session.execute(line, 3);
+      for (const std::string &l : r.lines) {
+        RC_ASSERT(shapelab::testutil::wellFormedUtf8(l));
+        if (asJson) RC_ASSERT(nlohmann::json::parse(l).is_object());
+      }
+      if (r.failed && !asJson) {
+        const std::string &l = r.lines.at(0);
+        const std::size_t caretLine = l.rfind('\n');
+        RC_ASSERT(caretLine != std::string::npos && caretLine > 0 && l.rfind('\n', caretLine - 1) != std::string::npos);
+        RC_ASSERT(l.find_first_not_of(' ', caretLine + 1) == l.size() - 1 && l.back() == '^');
+      }
+    }
+  });
+  EXPECT_TRUE(ok);
 }
 
 TEST(Session, AStatusTheClockCutShortIsNotRemembered) {

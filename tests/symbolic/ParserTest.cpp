@@ -10,6 +10,7 @@
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
 #include "tests/symbolic/RandomAst.h"
+#include "tests/symbolic/WellFormedUtf8.h"
 
 using namespace shapelab;
 
@@ -90,6 +91,46 @@ TEST(Parser, CaretRendering) {
     EXPECT_EQ(shown.substr(shown.size() - 3), "...");
     EXPECT_EQ(shown[caret.size() - 1], '*');
     EXPECT_LT(r.size(), 400u);
+  }
+}
+
+// Messages echoed bytes from 0x80 up as they were: a stray byte made the message (and a
+// terminal's or JSON reader's input) malformed UTF-8, and the caret counted bytes, not columns.
+TEST(Errors, PrintableKeepsCharactersAndEscapesStrayBytes) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\xc3\xa9", "\xc3\xa9"},                      // é
+      {"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"},      // an emoji, four bytes
+      {"\xe9", "\\xe9"},                             // Latin-1 é: no UTF-8 character
+      {"\x80", "\\x80"},                             // a continuation byte alone
+      {"\xc0\xaf", "\\xc0\\xaf"},                    // overlong '/'
+      {"\xed\xa0\x80", "\\xed\\xa0\\x80"},           // a UTF-16 surrogate
+      {"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"},  // past U+10FFFF
+      {"\xe6\x97", "\\xe6\\x97"},                    // cut short
+      {"a\nb\x01\x7f", "a\\nb\\x01\\x7f"}};
+  for (const auto &[text, shown] : cases) {
+    EXPECT_EQ(printable(text), shown);
+    EXPECT_TRUE(testutil::wellFormedUtf8(printable(text)));
+  }
+  rc::check("printable() is always well-formed UTF-8 and keeps well-formed text", [](const std::vector<uint8_t> &raw) {
+    const std::string bytes(raw.begin(), raw.end());
+    RC_ASSERT(testutil::wellFormedUtf8(printable(bytes)));
+    bool plain = testutil::wellFormedUtf8(bytes);
+    for (unsigned char c : bytes) plain = plain && c >= 0x20 && c != 0x7f;
+    if (plain) RC_ASSERT(printable(bytes) == bytes);
+  });
+}
+
+TEST(Errors, TheCaretCountsColumns) {
+  EXPECT_EQ(SyntaxError("m", "\xc3\xa9 + $", 5).render(), "m at position 5\n  \xc3\xa9 + $\n      ^");
+  // A wide character takes two columns; an escaped byte its four.
+  EXPECT_EQ(SyntaxError("m", "\xe6\x97\xa5$", 3).render(), "m at position 3\n  \xe6\x97\xa5$\n    ^");
+  EXPECT_EQ(SyntaxError("m", "\xe9$", 1).render(), "m at position 1\n  \\xe9$\n      ^");
+  // The window around the caret in a long text does not cut a character in two.
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += "\xc3\xa9";
+  for (std::size_t at : {std::size_t(101), std::size_t(100), std::size_t(63), std::size_t(137)}) {
+    const std::string r = SyntaxError("m", text, at).render();
+    EXPECT_TRUE(testutil::wellFormedUtf8(r)) << at;
   }
 }
 
