@@ -289,6 +289,7 @@ const std::string kHelp =
     "  x = input((n, 1), float64)     a named input\n"
     "  z = exp(x + y) * 2.0           NumPy expressions (see :ops)\n"
     "  a, b = split(x, 2, axis=0)     several names at once\n"
+    "  x + 1                          an expression alone: shown as _, bound to no name\n"
     "commands:\n"
     "  :shape EXPR                    shape, dtype, status\n"
     "  :explain EXPR                  + runtime checks, validity condition, a violating point\n"
@@ -1806,7 +1807,10 @@ struct Session::Impl {
     return out;
   }
 
-  void assign(const std::vector<std::string> &targets, const Value &v, int lineNumber, Reply &r) {
+  /// Binds `v` to `targets` and replies with each name's value. `bare`: a statement that is an
+  /// expression alone, shown as `_` as if it were assigned (its arrays are the program's), but
+  /// bound to no name: `_` names are reserved, and the nodes keep the names they have.
+  void assign(const std::vector<std::string> &targets, const Value &v, int lineNumber, Reply &r, bool bare = false) {
     if (targets.size() != 1) {
       if (v.kind != Value::Tuple) failAt("cannot unpack " + std::string(kindName(v.kind)) + " into " + std::to_string(targets.size()) + " names", 0);
       if (v.items.size() != targets.size())
@@ -1814,16 +1818,22 @@ struct Session::Impl {
     }
     for (std::size_t i = 0; i < targets.size(); ++i) {
       const std::string &t = targets[i];
-      if (t.empty() || t[0] == '_') failAt("names starting with '_' are reserved", 0);
-      if (is(t, "param") || is(t, "assume") || is(t, "mode")) failAt("'" + t + "' is a statement keyword", 0);
-      if (isConstantName(t)) failAt("cannot assign to " + t, 0);
+      if (!bare) {
+        if (t.empty() || t[0] == '_') failAt("names starting with '_' are reserved", 0);
+        if (is(t, "param") || is(t, "assume") || is(t, "mode")) failAt("'" + t + "' is a statement keyword", 0);
+        if (isConstantName(t)) failAt("cannot assign to " + t, 0);
+      }
       Value bound = targets.size() == 1 ? v : v.items[i];
       if (bound.kind == Value::Array) bound.node = guarded(bound.node);
       else bound.reads = computedArrays();
-      const Value &val = variables[t] = std::move(bound); // moved in, then read from there
+      Value shown;
+      // Moved in, then read from there.
+      const Value &val = bare ? (shown = std::move(bound)) : (variables[t] = std::move(bound));
       if (val.kind == Value::Array) {
-        if (val.node->id >= names.size()) names.resize(std::max<std::size_t>(val.node->id + 1, names.size() * 2));
-        names[val.node->id] = t;
+        if (!bare) {
+          if (val.node->id >= names.size()) names.resize(std::max<std::size_t>(val.node->id + 1, names.size() * 2));
+          names[val.node->id] = t;
+        }
         statements.push_back(val.node);
       } else {
         // The arrays it was computed from are the program's too (its error domain has them;
@@ -1977,7 +1987,7 @@ struct Session::Impl {
       Value v = expression();
       if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
       // A bare expression shows what an assignment would.
-      assign({"_"}, v, lineNumber, r);
+      assign({"_"}, v, lineNumber, r, true);
       return r;
     } catch (const LangError &e) {
       return error(e.message, e.position, lineNumber);

@@ -332,6 +332,48 @@ TEST(Session, AnAcceptedAssignmentReadsBack) {
   EXPECT_EQ(refused, 8);
 }
 
+// A statement that is an expression alone replied "names starting with '_' are reserved" for
+// every value (it was assigned to the reserved name `_`). It now shows its value as `_`, binds
+// no name, and its arrays belong to the program (an error among them is in the error domain).
+TEST(Session, ABareExpressionShowsItsValue) {
+  Solver solver;
+  driver::Session session(solver, {});
+  for (const char *line : {"param n", "x = input((n,), float64)", "w = input((3,), float64)", "s = \"abc\""})
+    ASSERT_FALSE(session.execute(line, 1).failed) << line;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"x", "_: (n,) float64, valid"}, {"x + 1", "_: (n,) float64, valid"}, {"1 + 2", "_: 3"},
+      {"n", "_: n"},                    {"(1, 2)", "_: (1, 2)"},           {"s", "_: a string"},
+      {"float32", "_: a dtype"}};
+  int k = 2;
+  for (const auto &[line, expected] : cases) {
+    driver::Reply r = session.execute(line, ++k);
+    ASSERT_FALSE(r.failed) << line << ": " << (r.lines.empty() ? "" : r.lines[0]);
+    ASSERT_EQ(r.lines.size(), 1u) << line;
+    EXPECT_EQ(r.lines[0], expected) << line;
+  }
+  // Nothing is bound to `_`, and `x` keeps its name in the graph.
+  EXPECT_TRUE(session.execute("y = _", ++k).failed);
+  EXPECT_EQ(session.lookup("_"), nullptr);
+  const ops::Node *x = session.lookup("x");
+  ASSERT_NE(x, nullptr);
+  driver::Reply graph = session.execute(":graph x", ++k);
+  ASSERT_FALSE(graph.failed);
+  std::string shown;
+  for (const std::string &l : graph.lines) shown += l + "\n";
+  EXPECT_NE(shown.find("x"), std::string::npos) << shown;
+  // A bare expression that cannot always be computed is part of the program: its sizes are in
+  // the error domain.
+  const std::string none = session.execute(":errors", ++k).lines.at(0);
+  EXPECT_NE(none.find("empty"), std::string::npos) << none;
+  driver::Reply bad = session.execute("x + w", ++k);
+  ASSERT_FALSE(bad.failed);
+  EXPECT_EQ(bad.lines.at(0).rfind("_: ", 0), 0u) << bad.lines.at(0);
+  EXPECT_NE(bad.lines.at(0).find("runtime-check: n == 3 or n == 1"), std::string::npos) << bad.lines.at(0);
+  const std::string some = session.execute(":errors", ++k).lines.at(0);
+  EXPECT_EQ(some.find("empty"), std::string::npos) << some;
+}
+
+
 // An error at a character outside ASCII named its first byte alone (`unexpected character
 // '\xc3'`, half of `é`, raw), and the caret was placed by bytes, so it stood one column right of
 // its place for every `é` before it. Whole characters are now named, stray bytes escaped, and
