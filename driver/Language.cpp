@@ -452,6 +452,21 @@ struct Session::Impl {
 
   // ---- expressions (Python's precedence) ----
   Value expression() { return orTest(); }
+  /// A statement's value: an expression, or several separated by commas, which are a tuple as in
+  /// Python (`x, y = 1, 2`; `t = n, m`; a trailing comma makes one: `t = n,`).
+  Value expressionList() {
+    Value first = expression();
+    if (!isOp(",")) return first;
+    Value v;
+    v.kind = Value::Tuple;
+    v.pos = first.pos;
+    v.items.push_back(std::move(first));
+    while (acceptOp(",")) {
+      if (peek().kind == Token::End) break;
+      v.items.push_back(expression());
+    }
+    return v;
+  }
 
   /// `or` (loosest), then `and`, both over predicates.
   Value orTest(bool conj = false) {
@@ -1977,14 +1992,14 @@ struct Session::Impl {
         if (targets.size() == 1) pendingInputName = targets[0];
         rhsStart = peek().pos;
         inputMade = nullptr;
-        Value v = expression();
+        Value v = expressionList();
         if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
         if (inputMade && v.node != inputMade)
           failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", rhsStart);
         assign(targets, v, lineNumber, r);
         return r;
       }
-      Value v = expression();
+      Value v = expressionList();
       if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
       // A bare expression shows what an assignment would.
       assign({"_"}, v, lineNumber, r, true);

@@ -374,6 +374,33 @@ TEST(Session, ABareExpressionShowsItsValue) {
 }
 
 
+// `x, y = 1, 2` was a syntax error (unexpected ','): a tuple needed its parentheses. Values
+// separated by commas are a tuple, as in Python, on the right of an assignment and alone.
+TEST(Session, ATupleNeedsNoParentheses) {
+  Solver solver;
+  driver::Session session(solver, {});
+  int k = 0;
+  auto says = [&](const std::string &line) {
+    driver::Reply r = session.execute(line, ++k);
+    std::string out;
+    for (const std::string &l : r.lines) out += (out.empty() ? "" : "\n") + l;
+    return (r.failed ? "failed: " : "") + out;
+  };
+  ASSERT_EQ(says("param n, m"), "");
+  EXPECT_EQ(says("x, y = 1, 2"), "x: 1\ny: 2");
+  EXPECT_EQ(says("t = n, m"), "t: (n, m)");
+  EXPECT_EQ(says("t2 = (n, m)"), "t2: (n, m)");
+  EXPECT_EQ(says("u = n,"), "u: (n,)");
+  EXPECT_EQ(says("n, m"), "_: (n, m)");
+  ASSERT_EQ(says("q = input((n,), float64)"), "q: (n,) float64, valid");
+  EXPECT_EQ(says("q2, q3 = q, q + 1"), "q2: (n,) float64, valid\nq3: (n,) float64, valid");
+  EXPECT_EQ(session.lookup("q2"), session.lookup("q"));
+  EXPECT_EQ(says("c, d = 1, 2, 3").rfind("failed: error: expected 2 values to unpack, got 3", 0), 0u);
+  EXPECT_EQ(says("e = 1,,").rfind("failed: error: expected an expression, found ','", 0), 0u);
+  // input(...) must still be the whole right-hand side.
+  EXPECT_EQ(says("z = input((n,), float64), 1").rfind("failed: error: input(...) must be the whole right-hand side", 0), 0u);
+}
+
 // An error at a character outside ASCII named its first byte alone (`unexpected character
 // '\xc3'`, half of `é`, raw), and the caret was placed by bytes, so it stood one column right of
 // its place for every `é` before it. Whole characters are now named, stray bytes escaped, and
