@@ -2019,7 +2019,7 @@ struct Session::Impl {
     position = std::min(position, line.size());
     if (options.json) {
       Json j = lineJson(lineNumber);
-      j["error"] = message;
+      j["error"] = wellFormed(message); // a message may quote bytes of the line
       j["column"] = position + 1;
       r.lines.push_back(dumpJson(j));
     } else {

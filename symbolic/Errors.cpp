@@ -12,11 +12,11 @@ std::string withPosition(const std::string &message, std::size_t position) {
 } // namespace
 
 SyntaxError::SyntaxError(std::string message, std::string text, std::size_t position)
-    : UserError(withPosition(message, position)), message_(std::move(message)),
+    : UserError(withPosition(message, position)), message_(wellFormed(message)),
       text_(std::move(text)), position_(position) {}
 
 SyntaxError::SyntaxError(Verbatim, std::string message, std::string text, std::size_t position)
-    : UserError(message), message_(std::move(message)), text_(std::move(text)), position_(position) {}
+    : UserError(message), message_(wellFormed(message)), text_(std::move(text)), position_(position) {}
 
 SyntaxError SyntaxError::verbatim(std::string message, std::string text, std::size_t position) {
   return SyntaxError(Verbatim{}, std::move(message), std::move(text), position);
@@ -45,35 +45,47 @@ std::size_t utf8SequenceLength(std::string_view text, std::size_t i) {
   return n;
 }
 
-std::string printable(const std::string &text) {
+namespace {
+/// `text` with each byte that begins no well-formed UTF-8 character as \xNN, and each other byte
+/// from 0x80 up kept with its character; ASCII bytes go to `ascii(out, c)`.
+template <class Ascii> std::string escapeBytes(const std::string &text, Ascii ascii) {
   static const char *hex = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const unsigned char c = (unsigned char)text[i];
-    if (c >= 0x80) {
-      // A whole character is kept; a byte that begins none is escaped, so the result is always
-      // well-formed UTF-8 (a terminal or a JSON reader gets no broken character).
-      if (std::size_t n = utf8SequenceLength(text, i)) {
-        out.append(text, i, n);
-        i += n;
-        continue;
-      }
-      out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c == 0x7f) {
-      out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    if (c < 0x80) {
+      ascii(out, c);
+      ++i;
+    } else if (std::size_t n = utf8SequenceLength(text, i)) {
+      out.append(text, i, n);
+      i += n;
     } else {
-      out += char(c);
+      out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+      ++i;
     }
-    ++i;
   }
   return out;
+}
+} // namespace
+
+std::string wellFormed(const std::string &text) {
+  // Most messages are ASCII: returned as they are.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return (unsigned char)c < 0x80; })) return text;
+  return escapeBytes(text, [](std::string &out, unsigned char c) { out += char(c); });
+}
+
+std::string printable(const std::string &text) {
+  // A whole character is kept; a byte that begins none is escaped, so the result is always
+  // well-formed UTF-8 (a terminal or a JSON reader gets no broken character).
+  return escapeBytes(text, [](std::string &out, unsigned char c) {
+    static const char *hex = "0123456789abcdef";
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    else out += char(c);
+  });
 }
 
 namespace {

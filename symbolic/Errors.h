@@ -24,10 +24,17 @@ std::string printable(const std::string &text);
 /// an overlong form, a surrogate, a sequence cut short).
 std::size_t utf8SequenceLength(std::string_view text, std::size_t i);
 
-/// Anything the caller did wrong. Catch this to report to a person.
+/// `text` with every byte that begins no well-formed UTF-8 character escaped (\xe9), and
+/// nothing else changed: the part of printable() that every message needs.
+std::string wellFormed(const std::string &text);
+
+/// Anything the caller did wrong. Catch this to report to a person. The message is well-formed
+/// UTF-8 whatever bytes it quotes (see wellFormed()): a JSON reply or a Python exception carries
+/// it as it is.
 class UserError : public std::runtime_error {
 public:
-  using std::runtime_error::runtime_error;
+  explicit UserError(const std::string &message) : std::runtime_error(wellFormed(message)) {}
+  explicit UserError(const char *message) : UserError(std::string(message)) {}
 };
 
 /// Malformed text. `what()` is the one-line message; `render()` adds the text and a caret.

@@ -4,6 +4,7 @@
 #include "shape/Signature.h"
 #include "symbolic/Errors.h"
 #include "tests/shape/OracleData.h"
+#include "tests/symbolic/WellFormedUtf8.h"
 
 using namespace shapelab;
 
@@ -75,5 +76,21 @@ TEST(Signature, ExtensionErrors) {
       EXPECT_NE(std::string(e.what()).find(b[1]), std::string::npos) << b[0] << ": " << e.what();
       EXPECT_NE(std::string(e.what()).find("in \""), std::string::npos) << b[0];
     }
+  }
+}
+
+// Found by fuzz_signature once it checked messages: NumPy's message quotes the signature, and a
+// byte of it that begins no UTF-8 character came out raw (a JSON reply or a Python exception
+// could not carry it). Every message is now well-formed; the stray byte reads \xe8.
+TEST(Signature, AMessageQuotingStrayBytesIsWellFormedUtf8) {
+  const std::string text = "(i)->(i\x8e" "1\xe8)";
+  try {
+    parseSignature(text);
+    FAIL() << "parsed";
+  } catch (const SyntaxError &e) {
+    EXPECT_TRUE(shapelab::testutil::wellFormedUtf8(e.what())) << e.what();
+    EXPECT_TRUE(shapelab::testutil::wellFormedUtf8(e.message()));
+    EXPECT_TRUE(shapelab::testutil::wellFormedUtf8(e.render()));
+    EXPECT_NE(std::string(e.what()).find("\\x8e"), std::string::npos) << e.what();
   }
 }

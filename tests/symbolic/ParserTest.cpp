@@ -120,6 +120,33 @@ TEST(Errors, PrintableKeepsCharactersAndEscapesStrayBytes) {
   });
 }
 
+// Found by fuzz_expr once it checked messages: "found '\xd6'" quoted the token raw in the
+// message (the rendering escaped it; what() and message(), which JSON replies and Python
+// exceptions carry, did not). Every UserError's message is now well-formed UTF-8.
+TEST(Errors, EveryMessageIsWellFormedUtf8) {
+  try {
+    parseExprOrPred("(n*(n-1\xd6!/2 == k");
+    FAIL() << "parsed";
+  } catch (const SyntaxError &e) {
+    EXPECT_EQ(e.message(), "expected ')' to close the '(' at position 3, found '\\xd6'");
+    EXPECT_TRUE(testutil::wellFormedUtf8(e.what()));
+  }
+  EXPECT_EQ(std::string(UserError("a \xff b \xc3\xa9").what()), "a \\xff b \xc3\xa9");
+  rc::check("a parse error's message, what() and rendering are well-formed UTF-8", [](const std::vector<uint8_t> &raw) {
+    std::string text(raw.begin(), raw.end());
+    text = "(n + " + text + ") * 2";
+    try {
+      (void)parseExprOrPred(text);
+    } catch (const SyntaxError &e) {
+      RC_ASSERT(testutil::wellFormedUtf8(e.message()));
+      RC_ASSERT(testutil::wellFormedUtf8(e.what()));
+      RC_ASSERT(testutil::wellFormedUtf8(e.render()));
+    } catch (const UserError &e) {
+      RC_ASSERT(testutil::wellFormedUtf8(e.what()));
+    }
+  });
+}
+
 TEST(Errors, TheCaretCountsColumns) {
   EXPECT_EQ(SyntaxError("m", "\xc3\xa9 + $", 5).render(), "m at position 5\n  \xc3\xa9 + $\n      ^");
   // A wide character takes two columns; an escaped byte its four.
