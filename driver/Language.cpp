@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <set>
@@ -1841,9 +1842,9 @@ struct Session::Impl {
       Value bound = targets.size() == 1 ? v : v.items[i];
       if (bound.kind == Value::Array) bound.node = guarded(bound.node);
       else bound.reads = computedArrays();
-      Value shown;
+      std::optional<Value> shown; // a bare expression's value: made only for one
       // Moved in, then read from there.
-      const Value &val = bare ? (shown = std::move(bound)) : (variables[t] = std::move(bound));
+      const Value &val = bare ? shown.emplace(std::move(bound)) : (variables[t] = std::move(bound));
       if (val.kind == Value::Array) {
         if (!bare) {
           if (val.node->id >= names.size()) names.resize(std::max<std::size_t>(val.node->id + 1, names.size() * 2));

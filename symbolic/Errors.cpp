@@ -46,10 +46,17 @@ std::size_t utf8SequenceLength(std::string_view text, std::size_t i) {
 }
 
 namespace {
+/// Appends the byte `c` spelled as \xNN.
+void appendByteEscape(std::string &out, unsigned char c) {
+  static const char *hex = "0123456789abcdef";
+  out += "\\x";
+  out += hex[c >> 4];
+  out += hex[c & 15];
+}
+
 /// `text` with each byte that begins no well-formed UTF-8 character as \xNN, and each other byte
 /// from 0x80 up kept with its character; ASCII bytes go to `ascii(out, c)`.
 template <class Ascii> std::string escapeBytes(const std::string &text, Ascii ascii) {
-  static const char *hex = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
@@ -61,7 +68,7 @@ template <class Ascii> std::string escapeBytes(const std::string &text, Ascii as
       out.append(text, i, n);
       i += n;
     } else {
-      out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+      appendByteEscape(out, c);
       ++i;
     }
   }
@@ -79,11 +86,10 @@ std::string printable(const std::string &text) {
   // A whole character is kept; a byte that begins none is escaped, so the result is always
   // well-formed UTF-8 (a terminal or a JSON reader gets no broken character).
   return escapeBytes(text, [](std::string &out, unsigned char c) {
-    static const char *hex = "0123456789abcdef";
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
-    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    else if (c < 0x20 || c == 0x7f) appendByteEscape(out, c);
     else out += char(c);
   });
 }
