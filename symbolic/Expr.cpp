@@ -1082,6 +1082,75 @@ namespace {
 /// highest exponent, raised to the power, is a vertex of the power's Newton polytope, so its
 /// coefficient cannot cancel): no partial atom is lost on the way, and the nesting of every
 /// power is e's.
+/// C(n, k), or `cap` when it is larger (exact below it: each step's partial product is itself
+/// a binomial, so the division is exact).
+uint64_t binomialUpTo(uint64_t n, uint64_t k, uint64_t cap) {
+  if (k > n) return 0;
+  k = std::min(k, n - k);
+  unsigned __int128 c = 1;
+  for (uint64_t i = 1; i <= k; ++i) {
+    c = c * (n - k + i) / i;
+    if (c > cap) return cap;
+  }
+  return uint64_t(c);
+}
+
+/// For a linear base (every term one atom to the first power: `n + m/2 - 3`), throws at once what
+/// powerOfSum's step-by-step expansion below would throw for `base**exponent` after expanding
+/// every power before the failing one (a fuzzed `(a + b + c - 8)**62` took 9 ms to fail at the
+/// 20th). The sizes each step checks are known without expanding: base**k has one term per
+/// exponent vector of the atoms of total degree at most k (exactly k without a constant), and no
+/// term cancels (each coefficient is a multinomial times powers of non-zero coefficients). So
+/// the steps' checks run here on binomials, in the loop's order: product size, term count, tree
+/// size (the degree check cannot fail: k <= exponent <= kMaxDegree). A coefficient check could
+/// fail first only when (sum of |coefficients|)**exponent passes the coefficient limit; the loop
+/// is then left to find out, in its order. True when the base is linear and no step fails (the
+/// power can then be written term by term, linearPower below).
+bool failEarlyIfLinearPowerTooLarge(const PolyRef &base, const std::vector<Expr> &atoms, uint32_t exponent) {
+  Integer sumOfMagnitudes = Integer::abs(base.constant());
+  uint64_t atomSizes = 0; // the tree sizes of the atoms, summed
+  for (const Term &t : base) {
+    if (t.monomial.size() != 1 || t.monomial[0].second != 1) return false;
+    sumOfMagnitudes = sumOfMagnitudes + Integer::abs(t.coefficient);
+    atomSizes = saturatingAdd(atomSizes, t.monomial[0].first.node()->treeSize);
+  }
+  if (uint64_t(sumOfMagnitudes.bitLength()) * exponent > kMaxCoefficientBits) return false;
+  const uint64_t w = atoms.size();
+  const bool constant = !base.constant().isZero();
+  constexpr uint64_t cap = uint64_t(1) << 40; // far past every limit, and no product overflows
+  // Non-constant terms of (a linear form in `atomCount` atoms, with this constant)**k.
+  auto terms = [&](uint64_t k, uint64_t atomCount) -> uint64_t {
+    if (atomCount == 0) return 0;
+    if (constant) return binomialUpTo(k + atomCount, atomCount, cap) - 1;
+    return binomialUpTo(k + atomCount - 1, atomCount - 1, cap);
+  };
+  for (uint64_t k = 2; k <= exponent; ++k) {
+    const uint64_t before = terms(k - 1, w), now = terms(k, w);
+    checkProductSize(std::min<uint64_t>(before, kMaxPolynomialTerms + 1), w);
+    checkTermCount(std::min<uint64_t>(now, kMaxPolynomialTerms + 1));
+    // Written out: 1, then per term 1 and the size of each atom in it; an atom is in all terms
+    // but those of the form without it.
+    const unsigned __int128 size =
+        1 + (unsigned __int128)now + (unsigned __int128)atomSizes * (now - terms(k, w - 1));
+    checkTreeSize(uint64_t(std::min<unsigned __int128>(size, kMaxTreeSize + 1)));
+  }
+  return true;
+}
+
+/// C(n, k) for n <= kMaxDegree, as Integers (C(64, 32) < 2^61).
+const Integer &binomial(uint32_t n, uint32_t k) {
+  static const std::vector<std::vector<Integer>> table = [] {
+    std::vector<std::vector<Integer>> t(kMaxDegree + 1);
+    for (uint32_t i = 0; i <= kMaxDegree; ++i) {
+      t[i].resize(i + 1);
+      t[i][0] = t[i][i] = Integer(1);
+      for (uint32_t j = 1; j < i; ++j) t[i][j] = t[i - 1][j - 1] + t[i - 1][j];
+    }
+    return t;
+  }();
+  return table[n][k];
+}
+
 Expr powerOfSum(const Expr &e, uint32_t exponent) {
   PolyRef base(e);
   std::vector<Expr> atoms;
@@ -1112,6 +1181,7 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
   }
   b.constant = base.constant();
   const uint32_t baseDegree = *std::max_element(b.degrees.begin(), b.degrees.end());
+  const bool linear = failEarlyIfLinearPowerTooLarge(base, atoms, exponent);
   // The canonical order on rows is monomialCompare's: higher degree first, then at the first
   // atom where the exponents differ, the higher exponent first.
   auto before = [&](const Rows &p, std::size_t i, std::size_t j) {
@@ -1144,8 +1214,50 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
   if (packed)
     for (std::size_t j = 0; j < b.size(); ++j) keysOfB.push_back(keyOf(b, j));
   ProductSum sum;
-  Rows r = b;
-  for (uint32_t step = 2; step <= exponent; ++step) {
+  Rows r;
+  if (linear) {
+    // The multinomial expansion, written in the canonical order (degree down, then each atom's
+    // exponent down in atom order): base = c0 + Σ c_i x_i, and x^k (|k| = d) has the coefficient
+    // C(e, d) c0^(e-d) Π_i C(k_i + ... + k_w, k_i) c_i^k_i. No step's check can fail (the dry
+    // run above), so this is the node the steps would reach, with a few products a term instead
+    // of a sort of every step's products.
+    std::vector<Integer> coefficient(width); // c_i, by atom
+    for (std::size_t i = 0; i < b.size(); ++i)
+      for (std::size_t k = 0; k < width; ++k)
+        if (b.exponents[i * width + k]) coefficient[k] = b.coefficients[i];
+    auto powers = [&](const Integer &c) { // c^0 .. c^exponent
+      std::vector<Integer> p(exponent + 1);
+      p[0] = Integer(1);
+      for (uint32_t t = 1; t <= exponent; ++t) p[t] = p[t - 1] * c;
+      return p;
+    };
+    std::vector<std::vector<Integer>> atomPowers;
+    for (const Integer &c : coefficient) atomPowers.push_back(powers(c));
+    const std::vector<Integer> constantPowers = powers(b.constant);
+    std::vector<uint32_t> k(width);
+    // Atoms j.. share `left` of the degree; `partial` is the coefficient so far.
+    auto place = [&](auto &&self, std::size_t j, uint32_t left, const Integer &partial) -> void {
+      if (j + 1 == width) {
+        k[j] = left;
+        r.exponents.insert(r.exponents.end(), k.begin(), k.end());
+        r.coefficients.push_back(partial * atomPowers[j][left]);
+        return;
+      }
+      for (uint32_t x = left + 1; x-- > 0;) {
+        k[j] = x;
+        self(self, j + 1, left - x, partial * binomial(left, x) * atomPowers[j][x]);
+      }
+    };
+    const uint32_t lowest = b.constant.isZero() ? exponent : 1;
+    for (uint32_t d = exponent; d >= lowest; --d) {
+      place(place, 0, d, binomial(exponent, d) * constantPowers[exponent - d]);
+      r.degrees.resize(r.size(), d);
+    }
+    r.constant = constantPowers[exponent];
+  } else {
+    r = b;
+  }
+  for (uint32_t step = 2; step <= exponent && !linear; ++step) {
     // operator*'s checks, in its order: the size of the product, the degree of each product of
     // terms, then (fromNormalised, internExpr) the number of terms, each coefficient, the size.
     checkProductSize(r.size(), b.size());

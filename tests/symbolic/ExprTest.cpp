@@ -1,5 +1,6 @@
 // Canonical forms: equal polynomials are one node, canonicalisation keeps the value.
 #include <array>
+#include <iostream>
 #include <map>
 #include <tuple>
 #include <gtest/gtest.h>
@@ -329,6 +330,82 @@ TEST(Expr, PowerOfASumIsTheRepeatedProduct) {
     RC_ASSERT(got.error == want.error);
     RC_ASSERT(got.value.has_value() == want.value.has_value());
     if (want.value) RC_ASSERT(*got.value == *want.value); // both alive: one node when equal
+  });
+  EXPECT_TRUE(ok);
+}
+
+// The power of a linear sum (every term one atom to the first power) fails before expanding
+// when a step would fail (its sizes are binomials): it must throw what the step-by-step
+// expansion throws, at the same step, and otherwise give the same node. An atom with a large
+// written size makes the size limit the first to fail; many atoms, the product limit; huge
+// coefficients leave it to the expansion (their powers may pass the coefficient limit).
+namespace linearpower {
+struct Outcome {
+  std::optional<Expr> value;
+  std::string error;
+};
+template <class F> Outcome outcome(F &&compute) {
+  try {
+    return {compute(), ""};
+  } catch (const InputTooLarge &err) {
+    return {std::nullopt, err.what()};
+  }
+}
+/// What the fold e * e * ... * e (k factors) gives, and what pow(e, k) gives: the same.
+std::pair<Outcome, Outcome> foldAndPow(const Expr &e, uint32_t k) {
+  Outcome fold = outcome([&] {
+    Expr r = e;
+    for (uint32_t i = 1; i < k; ++i) r = r * e;
+    return r;
+  });
+  return {fold, outcome([&] { return pow(e, k); })};
+}
+bool same(const Outcome &x, const Outcome &y) { return x.error == y.error && x.value == y.value; }
+/// (x0 + 2*x1 + ... + 60*x59) // 7: an atom written in 120 nodes and more.
+Expr wideAtom() {
+  Expr wide;
+  for (int i = 0; i < 60; ++i) wide = wide + Expr(i + 1) * Expr::param("x" + std::to_string(i));
+  return floorDiv(wide, Integer(7));
+}
+} // namespace linearpower
+
+TEST(Expr, PowerOfALinearSumFailsAsTheRepeatedProduct) {
+  using namespace linearpower;
+  const Expr a = Expr::param("a"), b = Expr::param("b"), c = Expr::param("c");
+  // Each way out, once for sure (the property below meets them by chance).
+  auto error = [](const Expr &e, uint32_t k) {
+    auto [fold, power] = foldAndPow(e, k);
+    EXPECT_TRUE(same(fold, power)) << "(" << e.toString() << ")**" << k << ": " << fold.error << " | " << power.error;
+    return fold.error;
+  };
+  EXPECT_EQ(error(a + b + Expr(1), 5), "");
+  EXPECT_EQ(error(exactDiv(a, Integer(4)) + b + c - Expr(8), 62), // a fuzzed input: 9 ms before
+            "expression too large: product has more than 4096 terms");
+  EXPECT_EQ(error(wideAtom() + a + Expr(1), 20), "expression too large: written out it has more than 8192 nodes");
+  EXPECT_EQ(error(Expr(Integer::pow(Integer(3), 2000)) * a + Expr(1), 40),
+            "expression too large: a coefficient has more than 65536 bits");
+  EXPECT_EQ(error(a + b + c, 64), "expression too large: product has more than 4096 terms"); // no constant
+
+  bool ok = rc::check("pow(linear, k) == e * e * ... * e", [] {
+    std::vector<Expr> atoms;
+    for (const char *name : {"a", "b", "c", "d", "f", "g", "h", "p", "q", "r", "s", "t"})
+      atoms.push_back(Expr::param(name));
+    atoms.push_back(exactDiv(Expr::param("a") + Expr(1), Integer(2)));
+    atoms.push_back(wideAtom());
+    Expr e(int64_t(*rc::gen::element<int64_t>(0, 0, 1, -3, 7)));
+    const int width = *rc::gen::inRange(1, 9);
+    for (int i = 0; i < width; ++i) {
+      Integer coefficient(*rc::gen::element<int64_t>(-2, -1, 1, 1, 2, 5, 1000003));
+      if (*rc::gen::inRange(0, 10) == 0) coefficient = Integer::pow(Integer(3), 2000); // 3170 bits
+      e = e + Expr(coefficient) * atoms[std::size_t(*rc::gen::inRange(0, int(atoms.size())))];
+    }
+    RC_PRE(e.kind() == ExprKind::Sum);
+    const uint32_t k = *rc::gen::inRange<uint32_t>(2, 65);
+    auto [fold, power] = foldAndPow(e, k);
+    RC_LOG() << "(" << e.toString() << ")**" << k << ": " << (fold.value ? "a value" : fold.error) << " | "
+             << (power.value ? "a value" : power.error) << "\n";
+    RC_TAG(fold.value ? "a value" : fold.error.substr(0, 40));
+    RC_ASSERT(same(fold, power));
   });
   EXPECT_TRUE(ok);
 }
