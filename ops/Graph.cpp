@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <set>
+#include <span>
 #include <unordered_set>
 #include <utility>
 
@@ -480,7 +481,13 @@ void Graph::finish(Node &n) {
   if (n.dataSize) dataOwners_.emplace((*n.dataSize)->name, &n);
   // What computing n gathers: its own obligations (unless valid) and those of what it reads
   // before it runs (a lazy ifelse folds its branches' into its own obligations instead).
-  std::vector<const Node *> from = readsBefore(&n);
+  // (readsBefore's list is the operands themselves for most nodes: read in place, not copied.)
+  std::vector<const Node *> reads;
+  std::span<const Node *const> from(n.inputs);
+  if (!dataOwners_.empty() || n.kind == OpKind::IfElse || n.kind == OpKind::SetSubtensor) {
+    reads = readsBefore(&n);
+    from = reads;
+  }
   bool own = n.validity.status() != Status::Valid;
   std::shared_ptr<const std::vector<const Node *>> single;
   bool several = false;
@@ -493,21 +500,19 @@ void Graph::finish(Node &n) {
     n.pending = single;
     return;
   }
-  auto merged = std::make_shared<std::vector<const Node *>>();
-  std::size_t total = 0;
-  for (const Node *i : from)
-    if (i->pending) total += i->pending->size();
-  merged->reserve(total + 1);
+  // Merged in a buffer the graph keeps: a list equal to one already made is only looked up.
+  std::vector<const Node *> &merged = mergeScratch_;
+  merged.clear();
   std::unordered_set<const Node *> seen;
   for (const Node *i : from)
     if (i->pending)
-      for (const Node *p : *i->pending) appendIfNew(*merged, p, seen);
-  if (own) merged->push_back(&n);
-  const std::size_t h = PendingHash()(*merged);
-  std::size_t at = pendingIndex_.find(h, [&](std::size_t i) { return *pendingLists_[i] == *merged; });
+      for (const Node *p : *i->pending) appendIfNew(merged, p, seen);
+  if (own) merged.push_back(&n);
+  const std::size_t h = PendingHash()(merged);
+  std::size_t at = pendingIndex_.find(h, [&](std::size_t i) { return *pendingLists_[i] == merged; });
   if (at == FlatIndex::npos) {
     at = pendingLists_.size();
-    pendingLists_.push_back(std::move(merged));
+    pendingLists_.push_back(std::make_shared<const std::vector<const Node *>>(merged));
     pendingIndex_.insert(h, at);
   }
   n.pending = pendingLists_[at];

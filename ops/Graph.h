@@ -316,6 +316,7 @@ private:
   };
   std::vector<std::shared_ptr<const std::vector<const Node *>>> pendingLists_;
   FlatIndex pendingIndex_; // pendingLists_ by content
+  std::vector<const Node *> mergeScratch_; // finish()'s merged list, before it is looked up
   std::unordered_map<std::string, const Node *> inputsByName_;
   /// sliceLength's answers. One program slices the same axis the same way again and again (the
   /// benchmark's random 10^5-statement program: 18,000 slices, 3,600 distinct), and each length
