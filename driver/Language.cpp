@@ -233,6 +233,14 @@ const char *kindName(Value::Kind k) {
   return "?";
 }
 
+/// What a value is, in a message: kindName, except that np, np.random and np.linalg (which the
+/// language holds as functions without a name of their own) are modules, as Python says.
+const char *kindName(const Value &v) {
+  if (v.kind == Value::Callable && !v.node && (v.text.empty() || v.text == "random" || v.text == "linalg"))
+    return "a module";
+  return kindName(v.kind);
+}
+
 std::string valueText(const Value &v) {
   switch (v.kind) {
   case Value::Size: return v.size.toString();
@@ -242,13 +250,13 @@ std::string valueText(const Value &v) {
   case Value::Tuple: {
     for (const Value &i : v.items)
       if (i.kind != Value::Size && i.kind != Value::Float && i.kind != Value::Bool && i.kind != Value::Predicate)
-        return kindName(v.kind); // arrays have no short text
+        return kindName(v); // arrays have no short text
     std::string out = v.flag ? "[" : "(";
     for (std::size_t i = 0; i < v.items.size(); ++i) out += (i ? ", " : "") + valueText(v.items[i]);
     if (!v.flag && v.items.size() == 1) out += ",";
     return out + (v.flag ? "]" : ")");
   }
-  default: return kindName(v.kind);
+  default: return kindName(v);
   }
 }
 
@@ -407,13 +415,13 @@ struct Session::Impl {
       return v.numpyScalar ? graph->astype(graph->literal(v.number, DType::Float64), DType::Float64)
                            : graph->literal(v.number, DType::Float64);
     case Value::Bool: return graph->literal(v.flag ? 1 : 0, DType::Bool);
-    default: failAt(std::string("expected an array, found ") + kindName(v.kind), v.pos);
+    default: failAt(std::string("expected an array, found ") + kindName(v), v.pos);
     }
   }
   Expr sizeOf(const Value &v, const char *what) {
     if (v.kind == Value::Size) return v.size;
     if (v.kind == Value::Bool) return Expr(v.flag ? 1 : 0);
-    failAt(withWhyNotASize(std::string(what) + " must be an integer (a size expression), not " + kindName(v.kind), v), v.pos);
+    failAt(withWhyNotASize(std::string(what) + " must be an integer (a size expression), not " + kindName(v), v), v.pos);
   }
   int64_t constant(const Value &v, const char *what) {
     Expr e = sizeOf(v, what);
@@ -425,7 +433,7 @@ struct Session::Impl {
   }
   Shape shapeOf(const Value &v, const char *what = "a shape") {
     if (v.kind == Value::Size) return {v.size};
-    if (v.kind != Value::Tuple) failAt(std::string(what) + " must be a tuple of sizes, not " + kindName(v.kind), v.pos);
+    if (v.kind != Value::Tuple) failAt(std::string(what) + " must be a tuple of sizes, not " + kindName(v), v.pos);
     Shape s;
     for (const Value &i : v.items) s.push_back(sizeOf(i, "a dimension"));
     return s;
@@ -852,7 +860,7 @@ struct Session::Impl {
         failAt("linalg has det, inv, solve and norm", t.pos);
       return f;
     }
-    if (v.kind != Value::Array) failAt(std::string(kindName(v.kind)) + " has no attribute '" + a + "'", t.pos);
+    if (v.kind != Value::Array) failAt(std::string(kindName(v)) + " has no attribute '" + a + "'", t.pos);
     const Node *n = v.node;
     if (is(a, "shape") || is(a, "ndim") || is(a, "size") || is(a, "dtype")) noteRead(n);
     if (is(a, "shape")) {
@@ -914,7 +922,7 @@ struct Session::Impl {
       if (i < -n || i >= n) failAt("tuple index out of range", entries[0].pos);
       return v.items[std::size_t(i < 0 ? i + n : i)];
     }
-    if (v.kind != Value::Array) failAt(std::string(kindName(v.kind)) + " is not subscriptable", p);
+    if (v.kind != Value::Array) failAt(std::string(kindName(v)) + " is not subscriptable", p);
     std::vector<IndexEntry> index;
     const Node *arrayIndex = nullptr;
     for (const Value &e : entries) {
@@ -948,7 +956,7 @@ struct Session::Impl {
       case Value::Tuple:
         // NumPy reads x[[0, 2]] as an integer-array index; here an index array is an array value.
         failAt("a list or tuple cannot be an index: index with an integer array (an input, or one the program computes)", e.pos);
-      default: failAt(std::string("an index cannot be ") + kindName(e.kind), e.pos);
+      default: failAt(std::string("an index cannot be ") + kindName(e), e.pos);
       }
       index.push_back(x);
     }
@@ -973,7 +981,7 @@ struct Session::Impl {
   };
 
   Value callArguments(const Value &f, std::size_t p) {
-    if (f.kind != Value::Callable) failAt(std::string(kindName(f.kind)) + " is not callable", p);
+    if (f.kind != Value::Callable) failAt(std::string(kindName(f)) + " is not callable", p);
     Args args;
     args.pos = f.pos;
     args.fn = f.text;
@@ -1400,7 +1408,7 @@ struct Session::Impl {
       if (widths && (i.kind == Value::Float || (i.kind == Value::Tuple && i.items.empty())))
         failAt("`pad_width` must be of integral type.", i.pos);
       if (i.kind != Value::Size && i.kind != Value::Bool && (widths || i.kind != Value::Float))
-        failAt(std::string(widths ? "pad_width" : "constant_values") + " holds " + kindName(i.kind) +
+        failAt(std::string(widths ? "pad_width" : "constant_values") + " holds " + kindName(i) +
                    (widths ? ", not a size" : ", not a number"),
                i.pos);
       flat.push_back(i);
@@ -1830,7 +1838,7 @@ struct Session::Impl {
   /// bound to no name: `_` names are reserved, and the nodes keep the names they have.
   void assign(const std::vector<std::string> &targets, const Value &v, int lineNumber, Reply &r, bool bare = false) {
     if (targets.size() != 1) {
-      if (v.kind != Value::Tuple) failAt("cannot unpack " + std::string(kindName(v.kind)) + " into " + std::to_string(targets.size()) + " names", 0);
+      if (v.kind != Value::Tuple) failAt("cannot unpack " + std::string(kindName(v)) + " into " + std::to_string(targets.size()) + " names", 0);
       if (v.items.size() != targets.size())
         failAt("expected " + std::to_string(targets.size()) + " values to unpack, got " + std::to_string(v.items.size()), 0);
     }
@@ -1906,7 +1914,7 @@ struct Session::Impl {
       j["assign"] = t;
       j["shape"] = Json::array();
       j["status"] = computed ? spelling(computed->status()) : "valid";
-      j["kind"] = kindName(val.kind);
+      j["kind"] = kindName(val);
       if (val.kind == Value::Size || val.kind == Value::Predicate) j["value"] = valueText(val);
       r.lines.push_back(dumpJson(j));
     }
@@ -2047,7 +2055,7 @@ struct Session::Impl {
     std::size_t p = peek().pos;
     Value v = expression();
     if (sizesToo && v.kind == Value::Size) return guarded(graph->size(v.size));
-    if (v.kind != Value::Array) failAt("expected an array, found " + std::string(kindName(v.kind)), p);
+    if (v.kind != Value::Array) failAt("expected an array, found " + std::string(kindName(v)), p);
     return guarded(v.node);
   }
 

@@ -343,7 +343,8 @@ TEST(Session, ABareExpressionShowsItsValue) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"x", "_: (n,) float64, valid"}, {"x + 1", "_: (n,) float64, valid"}, {"1 + 2", "_: 3"},
       {"n", "_: n"},                    {"(1, 2)", "_: (1, 2)"},           {"s", "_: a string"},
-      {"float32", "_: a dtype"}};
+      {"float32", "_: a dtype"},        {"np", "_: a module"},             {"np.linalg", "_: a module"},
+      {"np.random", "_: a module"},     {"np.sum", "_: a function"},       {"np.random.normal", "_: a function"}};
   int k = 2;
   for (const auto &[line, expected] : cases) {
     driver::Reply r = session.execute(line, ++k);
@@ -365,6 +366,10 @@ TEST(Session, ABareExpressionShowsItsValue) {
   // the error domain.
   const std::string none = session.execute(":errors", ++k).lines.at(0);
   EXPECT_NE(none.find("empty"), std::string::npos) << none;
+  // A module is named as one in messages too.
+  driver::Reply subscript = session.execute("z = np[0]", ++k);
+  ASSERT_TRUE(subscript.failed);
+  EXPECT_NE(subscript.lines.at(0).find("a module is not subscriptable"), std::string::npos) << subscript.lines.at(0);
   driver::Reply bad = session.execute("x + w", ++k);
   ASSERT_FALSE(bad.failed);
   EXPECT_EQ(bad.lines.at(0).rfind("_: ", 0), 0u) << bad.lines.at(0);
