@@ -175,6 +175,36 @@ Status Validity::status() const {
   return depends ? Status::RuntimeCheck : Status::Valid;
 }
 
+namespace {
+/// `expr <= limit` (upper) or `expr >= limit`, the integer bound a comparison with a constant
+/// says, with `expr` written with a positive first coefficient (`1 >= m` is `m <= 1`, `n < 3`
+/// is `n <= 2`). None for `==`, `!=` and a comparison without a constant side.
+struct Bound {
+  Expr expr;
+  bool upper = true;
+  Integer limit;
+};
+std::optional<Bound> boundIn(const Pred &p) {
+  if (p->op == CompareOp::EQ || p->op == CompareOp::NE) return std::nullopt;
+  if (!p->lhs.isConstant() && !p->rhs.isConstant()) return std::nullopt;
+  // lhs - rhs compared with 0: e + k op 0, that is e op -k.
+  Expr d = p->lhs - p->rhs;
+  Integer k = d.kind() == ExprKind::Sum ? d.node()->constantTerm : Integer(0);
+  if (d.isConstant()) return std::nullopt;
+  Expr e = d - Expr(k);
+  bool upper = p->op == CompareOp::LE || p->op == CompareOp::LT;
+  Integer limit = -k;
+  if (p->op == CompareOp::LT) limit = limit - Integer(1);
+  if (p->op == CompareOp::GT) limit = limit + Integer(1);
+  if (e.kind() == ExprKind::Sum && e.node()->terms.front().coefficient.sign() < 0) { // -e op' k
+    e = -e;
+    upper = !upper;
+    limit = -limit;
+  }
+  return Bound{e, upper, limit};
+}
+} // namespace
+
 std::vector<Pred> Validity::checks() const {
   std::vector<Pred> out;
   auto add = [&](const Pred &p) {
@@ -201,6 +231,23 @@ std::vector<Pred> Validity::checks() const {
     const std::span<const Pred> other = parts(j);
     return std::find(other.begin(), other.end(), q) != other.end();
   };
+  // And a bound implied by a stronger bound of the same expression among another check's
+  // conjuncts: `m <= 4611686018427387902` beside `m <= 1 and m >= 0` (a size limit and a
+  // broadcast's condition on one dimension). Equal bounds: the earlier check keeps its own.
+  auto boundOf = [](const Pred &p) { return p.kind() == PredKind::Compare ? boundIn(p) : std::nullopt; };
+  std::vector<std::optional<Bound>> bounds(out.size());
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (parts(i).size() == 1) bounds[i] = boundOf(out[i]);
+  auto impliedBound = [&](std::size_t i, std::size_t j) {
+    for (const Pred &q : parts(j))
+      if (std::optional<Bound> b = boundOf(q); b && b->expr == bounds[i]->expr) {
+        const int stronger = b->upper == bounds[i]->upper ? (b->upper ? compare(bounds[i]->limit, b->limit)
+                                                                       : compare(b->limit, bounds[i]->limit))
+                                                          : -1;
+        if (stronger > 0 || (stronger == 0 && j < i)) return true;
+      }
+    return false;
+  };
   std::vector<Pred> kept;
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::span<const Pred> own = parts(i);
@@ -209,6 +256,7 @@ std::vector<Pred> Validity::checks() const {
       const std::span<const Pred> other = parts(j);
       implied = j != i && other.size() > own.size() &&
                 std::all_of(own.begin(), own.end(), [&](const Pred &q) { return isPartOf(q, j); });
+      implied = implied || (j != i && bounds[i] && impliedBound(i, j));
     }
     if (!implied && out[i].kind() == PredKind::Or && out[i]->total)
       for (std::size_t j = 0; j < out.size() && !implied; ++j)

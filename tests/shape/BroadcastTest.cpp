@@ -461,7 +461,10 @@ TEST(Validity, DisjunctionsImpliedByAnotherCheckAreLeftOut) {
   EXPECT_EQ(v.checksText(), "b == 0; c == 0");
   const std::vector<std::string> pool = {"a == 0", "b == 0", "a == 0 or b == 0", "a == 0 or b >= 1 and a >= 2",
                                          "a >= 1", "b <= 2 or a == 0", "a == 0 and b == 0", "a % 2 == 0 or b == 1",
-                                         "a % 2 == 0", "a == b or a == 0", "a == b", "b >= 1 or a == 3"};
+                                         "a % 2 == 0", "a == b or a == 0", "a == b", "b >= 1 or a == 3",
+                                         // bounds of one expression, some implied by others
+                                         "a <= 2", "a < 3", "3 > a", "a <= 3", "2 - a >= 0", "a - b <= 1",
+                                         "b - a >= -1", "a >= 1 and b <= 2", "b < 2", "b >= 1", "a + b > 3"};
   bool ok = rc::check("the kept checks' domain is every obligation's", [&] {
     auto picked = *rc::gen::container<std::vector<std::size_t>>(*rc::gen::inRange<std::size_t>(1, 5),
                                                                  rc::gen::inRange<std::size_t>(0, pool.size()));
@@ -481,6 +484,43 @@ TEST(Validity, DisjunctionsImpliedByAnotherCheckAreLeftOut) {
       }
   });
   EXPECT_TRUE(ok);
+}
+
+// A bound implied by a stronger bound of the same expression, alone or in another check, is not
+// a check of its own: an einsum over (n, m), (m + 1, 2) printed `m <= 9223372036854775806` and
+// `m <= 4611686018427387902` beside `m <= 1 and m >= 0`. Bounds the same in other spellings
+// (`a - b <= 1`, `b - a >= -1`) are one check; bounds of other expressions all stay.
+TEST(Validity, BoundsImpliedByStrongerBoundsAreLeftOut) {
+  Solver solver(deterministic());
+  Context c = noAssumptions(solver);
+  Validity v(solver, c);
+  for (const char *p : {"m <= 9223372036854775806", "m <= 4611686018427387902", "m <= 1 and n >= 3", "n >= 2",
+                        "n > 2", "m - n <= 7", "n - m >= -7", "m + n < 9", "m < n"})
+    v.require(parsePred(p), p);
+  std::vector<std::string> kept;
+  for (const Pred &p : v.checks()) kept.push_back(p.toString());
+  EXPECT_EQ(kept.size(), 4u) << v.checksText();
+  for (const char *gone : {"m <= 9223372036854775806", "m <= 4611686018427387902", "n >= 2", "n >= 3"})
+    EXPECT_EQ(std::find(kept.begin(), kept.end(), gone), kept.end()) << gone << " in " << v.checksText();
+  // The same bound in two spellings (residuals of unknown answers are kept as written): one
+  // check, the first; a weaker one and a bound of another expression stay apart.
+  auto unknown = [](const char *text) {
+    Decision d;
+    d.answer = Answer::Unknown;
+    d.residual = parsePred(text);
+    return d;
+  };
+  Validity same(solver, c);
+  for (const char *p : {"3 > a", "a < 3", "a <= 7", "2*a >= 1"}) same.record(parsePred(p), p, unknown(p));
+  EXPECT_EQ(same.checksText(), "3 > a; 2*a >= 1");
+  // Nothing changes where the checks hold (the property above, over bounds too).
+  Validity all(solver, c);
+  for (const char *p : {"m <= 1 and n >= 3", "m - n <= 7", "m + n < 9", "m < n"}) all.require(parsePred(p), p);
+  for (int m = 0; m <= 12; ++m)
+    for (int n = 0; n <= 12; ++n) {
+      Assignment at{{"m", m}, {"n", n}};
+      EXPECT_EQ(evaluate(v.domain(), at), evaluate(all.domain(), at)) << at.toString();
+    }
 }
 
 // Obligations that pin different parameters, each satisfied at a point that fails the other
