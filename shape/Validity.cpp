@@ -176,32 +176,48 @@ Status Validity::status() const {
 }
 
 namespace {
-/// `expr <= limit` (upper) or `expr >= limit`, the integer bound a comparison with a constant
-/// says, with `expr` written with a positive first coefficient (`1 >= m` is `m <= 1`, `n < 3`
-/// is `n <= 2`). None for `==`, `!=` and a comparison without a constant side.
+/// `side <= limit` (upper) or `side >= limit`: the integer bound a comparison with a constant
+/// says of its other side, without that side's constant term (`1 >= m` is `m <= 1`, `n + 2 < 5`
+/// is `n <= 2`). Read off the nodes, nothing built: checks() runs for every reply. None for `==`,
+/// `!=` and a comparison without a constant side.
 struct Bound {
-  Expr expr;
+  const ExprNode *side = nullptr;
   bool upper = true;
   Integer limit;
 };
 std::optional<Bound> boundIn(const Pred &p) {
   if (p->op == CompareOp::EQ || p->op == CompareOp::NE) return std::nullopt;
-  if (!p->lhs.isConstant() && !p->rhs.isConstant()) return std::nullopt;
-  // lhs - rhs compared with 0: e + k op 0, that is e op -k.
-  Expr d = p->lhs - p->rhs;
-  Integer k = d.kind() == ExprKind::Sum ? d.node()->constantTerm : Integer(0);
-  if (d.isConstant()) return std::nullopt;
-  Expr e = d - Expr(k);
-  bool upper = p->op == CompareOp::LE || p->op == CompareOp::LT;
-  Integer limit = -k;
-  if (p->op == CompareOp::LT) limit = limit - Integer(1);
-  if (p->op == CompareOp::GT) limit = limit + Integer(1);
-  if (e.kind() == ExprKind::Sum && e.node()->terms.front().coefficient.sign() < 0) { // -e op' k
-    e = -e;
-    upper = !upper;
-    limit = -limit;
-  }
-  return Bound{e, upper, limit};
+  const bool lhsConstant = p->lhs.isConstant(), rhsConstant = p->rhs.isConstant();
+  if (lhsConstant == rhsConstant) return std::nullopt;
+  // side op c, with op turned around when the constant is on the left.
+  const ExprNode *side = lhsConstant ? p->rhs.node() : p->lhs.node();
+  const Integer &c = lhsConstant ? p->lhs.node()->value : p->rhs.node()->value;
+  CompareOp op = p->op;
+  if (lhsConstant) op = op == CompareOp::LT ? CompareOp::GT : op == CompareOp::GT ? CompareOp::LT
+                      : op == CompareOp::LE ? CompareOp::GE : CompareOp::LE;
+  Bound b{side, op == CompareOp::LE || op == CompareOp::LT, c};
+  if (side->kind == ExprKind::Sum) b.limit = b.limit - side->constantTerm;
+  if (op == CompareOp::LT) b.limit = b.limit - Integer(1);
+  if (op == CompareOp::GT) b.limit = b.limit + Integer(1);
+  return b;
+}
+/// Whether two bounds' sides are the same expression apart from their constant terms.
+bool sameSide(const ExprNode *a, const ExprNode *b) {
+  if (a == b) return true;
+  auto terms = [](const ExprNode *n) {
+    return n->kind == ExprKind::Sum ? std::span<const Term>(n->terms.data(), n->terms.size()) : std::span<const Term>();
+  };
+  // A sum's terms against another sum's, or a sum of one term 1*x against the atom x.
+  std::span<const Term> x = terms(a), y = terms(b);
+  if (a->kind == ExprKind::Sum && b->kind == ExprKind::Sum)
+    return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const Term &s, const Term &t) {
+      return s.coefficient == t.coefficient && s.monomial == t.monomial;
+    });
+  const ExprNode *sum = a->kind == ExprKind::Sum ? a : b, *atom = sum == a ? b : a;
+  if (sum->kind != ExprKind::Sum || sum->terms.size() != 1) return false;
+  const Term &t = sum->terms.front();
+  return t.coefficient.isOne() && t.monomial.size() == 1 && t.monomial[0].second == 1 &&
+         t.monomial[0].first.node() == atom;
 }
 } // namespace
 
@@ -240,7 +256,7 @@ std::vector<Pred> Validity::checks() const {
     if (parts(i).size() == 1) bounds[i] = boundOf(out[i]);
   auto impliedBound = [&](std::size_t i, std::size_t j) {
     for (const Pred &q : parts(j))
-      if (std::optional<Bound> b = boundOf(q); b && b->expr == bounds[i]->expr) {
+      if (std::optional<Bound> b = boundOf(q); b && sameSide(b->side, bounds[i]->side)) {
         const int stronger = b->upper == bounds[i]->upper ? (b->upper ? compare(bounds[i]->limit, b->limit)
                                                                        : compare(b->limit, bounds[i]->limit))
                                                           : -1;
