@@ -233,13 +233,14 @@ const char *kindName(Value::Kind k) {
   return "?";
 }
 
-/// What a value is, in a message: kindName, except that np, np.random and np.linalg (which the
-/// language holds as functions without a name of their own) are modules, as Python says.
-const char *kindName(const Value &v) {
-  if (v.kind == Value::Callable && !v.node && (v.text.empty() || v.text == "random" || v.text == "linalg"))
-    return "a module";
-  return kindName(v.kind);
+/// np, np.random or np.linalg: the language holds them as functions without a name of their
+/// own ("", "random", "linalg"); only they have attributes.
+bool isModule(const Value &v) {
+  return v.kind == Value::Callable && !v.node && (v.text.empty() || v.text == "random" || v.text == "linalg");
 }
+
+/// What a value is, in a message: kindName, except that a module is one, as Python says.
+const char *kindName(const Value &v) { return isModule(v) ? "a module" : kindName(v.kind); }
 
 std::string valueText(const Value &v) {
   switch (v.kind) {
@@ -840,8 +841,7 @@ struct Session::Impl {
     if (v.kind == Value::Callable && !v.node) {
       // Only the namespaces have attributes: np.random.normal is a function, and
       // random.normal.normal names nothing.
-      if (!v.text.empty() && !is(v.text, "random") && !is(v.text, "linalg"))
-        failAt("function '" + v.text + "' has no attribute '" + a + "'", t.pos);
+      if (!isModule(v)) failAt("function '" + v.text + "' has no attribute '" + a + "'", t.pos);
       if (v.text.empty() && is(a, "newaxis")) { // None, as NumPy defines it
         Value none;
         none.pos = t.pos;

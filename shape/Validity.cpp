@@ -186,7 +186,7 @@ struct Bound {
   Integer limit;
 };
 std::optional<Bound> boundIn(const Pred &p) {
-  if (p->op == CompareOp::EQ || p->op == CompareOp::NE) return std::nullopt;
+  if (p.kind() != PredKind::Compare || p->op == CompareOp::EQ || p->op == CompareOp::NE) return std::nullopt;
   const bool lhsConstant = p->lhs.isConstant(), rhsConstant = p->rhs.isConstant();
   if (lhsConstant == rhsConstant) return std::nullopt;
   // side op c, with op turned around when the constant is on the left.
@@ -219,6 +219,11 @@ bool sameSide(const ExprNode *a, const ExprNode *b) {
   return t.coefficient.isOne() && t.monomial.size() == 1 && t.monomial[0].second == 1 &&
          t.monomial[0].first.node() == atom;
 }
+/// Whether bound `q` implies bound `p` strictly (> 0), is the same bound (0), or neither (< 0).
+int strength(const Bound &q, const Bound &p) {
+  if (q.upper != p.upper || !sameSide(q.side, p.side)) return -1;
+  return q.upper ? compare(p.limit, q.limit) : compare(q.limit, p.limit);
+}
 } // namespace
 
 std::vector<Pred> Validity::checks() const {
@@ -250,18 +255,13 @@ std::vector<Pred> Validity::checks() const {
   // And a bound implied by a stronger bound of the same expression among another check's
   // conjuncts: `m <= 4611686018427387902` beside `m <= 1 and m >= 0` (a size limit and a
   // broadcast's condition on one dimension). Equal bounds: the earlier check keeps its own.
-  auto boundOf = [](const Pred &p) { return p.kind() == PredKind::Compare ? boundIn(p) : std::nullopt; };
   std::vector<std::optional<Bound>> bounds(out.size());
   for (std::size_t i = 0; i < out.size(); ++i)
-    if (parts(i).size() == 1) bounds[i] = boundOf(out[i]);
+    if (parts(i).size() == 1) bounds[i] = boundIn(out[i]);
   auto impliedBound = [&](std::size_t i, std::size_t j) {
     for (const Pred &q : parts(j))
-      if (std::optional<Bound> b = boundOf(q); b && sameSide(b->side, bounds[i]->side)) {
-        const int stronger = b->upper == bounds[i]->upper ? (b->upper ? compare(bounds[i]->limit, b->limit)
-                                                                       : compare(b->limit, bounds[i]->limit))
-                                                          : -1;
-        if (stronger > 0 || (stronger == 0 && j < i)) return true;
-      }
+      if (std::optional<Bound> b = boundIn(q))
+        if (const int s = strength(*b, *bounds[i]); s > 0 || (s == 0 && j < i)) return true;
     return false;
   };
   std::vector<Pred> kept;

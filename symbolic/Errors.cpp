@@ -16,7 +16,7 @@ SyntaxError::SyntaxError(std::string message, std::string text, std::size_t posi
       text_(std::move(text)), position_(position) {}
 
 SyntaxError::SyntaxError(Verbatim, std::string message, std::string text, std::size_t position)
-    : UserError(message), message_(wellFormed(message)), text_(std::move(text)), position_(position) {}
+    : UserError(message), message_(what()), text_(std::move(text)), position_(position) {} // (made well-formed once)
 
 SyntaxError SyntaxError::verbatim(std::string message, std::string text, std::size_t position) {
   return SyntaxError(Verbatim{}, std::move(message), std::move(text), position);
