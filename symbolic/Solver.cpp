@@ -864,6 +864,32 @@ struct Translation {
     return Pred::compare(equality ? CompareOp::EQ : CompareOp::GE, lhs, rhs);
   }
 
+  /// True when `c` holds wherever every size is >= 0: an inequality whose constant is >= 0 and
+  /// whose terms are sizes, or products of sizes, with positive coefficients (m >= 0,
+  /// 2*n + m*k >= 0). Coalescing brings such constraints back after gist has dropped them:
+  /// n == 0 or n == 1 becomes 0 <= n <= 1, printed `n <= 1 and n >= 0`.
+  bool heldBySizes(isl_constraint *c) const {
+    if (isl_constraint_is_equality(c) == isl_bool_true) return false;
+    ValPtr constant(check(isl_constraint_get_constant_val(c)));
+    if (fromVal(constant.get()).sign() < 0) return false;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      ValPtr v(check(isl_constraint_get_coefficient_val(c, isl_dim_param, int(i))));
+      const int sign = fromVal(v.get()).sign();
+      if (sign == 0) continue;
+      if (sign < 0 || !isProductOfSizes(readback[i])) return false;
+    }
+    return true;
+  }
+  static bool isProductOfSizes(const Expr &e) {
+    if (e.kind() == ExprKind::Param) return true;
+    const ExprNode *n = e.node();
+    if (n->kind != ExprKind::Sum || !n->constantTerm.isZero() || n->terms.size() != 1 ||
+        n->terms[0].coefficient.sign() <= 0)
+      return false;
+    return std::all_of(n->terms[0].monomial.begin(), n->terms[0].monomial.end(),
+                       [](const auto &factor) { return factor.first.kind() == ExprKind::Param; });
+  }
+
   /// The set as a predicate, simplified under `context` (gist).
   Pred toPred(isl_set *s, isl_set *context) {
     SetPtr sCopy(check(isl_set_copy(s))), contextCopy(check(isl_set_copy(context)));
@@ -903,7 +929,7 @@ struct Translation {
         auto *in = static_cast<Inner *>(u);
         isl_stat status = isl_stat_ok;
         try {
-          in->conj->push_back(in->self->constraintToPred(c));
+          if (!in->self->heldBySizes(c)) in->conj->push_back(in->self->constraintToPred(c));
         } catch (...) {
           *in->error = std::current_exception();
           status = isl_stat_error;

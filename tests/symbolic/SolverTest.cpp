@@ -983,6 +983,84 @@ TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
   EXPECT_TRUE(ok);
 }
 
+// A condition read back from isl says nothing that every size satisfies: coalescing n == 0 or
+// n == 1 gives 0 <= n <= 1, and its n >= 0 was printed (`n <= 1 and n >= 0`). The property: no
+// part of a condition (a conjunct, or a disjunct that is one comparison) is proven where the
+// only assumption is that sizes are >= 0, for random predicates under a box, and the condition
+// stays exact on the box.
+TEST(Solver, ConditionsLeaveOutWhatEverySizeSatisfies) {
+  Solver solver;
+  const Context sizesOnly = solver.makeContext({});
+  {
+    Decision d = solver.decide(sizesOnly, parsePred("n == 0 or n == 1"));
+    ASSERT_EQ(d.answer, Answer::Depends);
+    EXPECT_EQ(d.condition().toString(), "n <= 1");
+    Context c = solver.makeContext({parsePred("m <= 5")});
+    d = solver.decide(c, parsePred("m == 2 or m == 3 or n == 7"));
+    ASSERT_EQ(d.answer, Answer::Depends);
+    EXPECT_EQ(d.condition().toString().find(">= 0"), std::string::npos) << d.condition().toString();
+  }
+  bool ok = rc::check("conditions hold no part every size satisfies", [&] {
+    oracle::GenOptions o;
+    o.exactDivision = *rc::gen::inRange(0, 3) == 0;
+    std::vector<long> bound = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(1, 6));
+    // Half the time a union of small pieces (a == 1 or a == 2 or b <= 1): the shape of the
+    // sets that coalescing merges into one interval, bringing back its end at 0.
+    oracle::PP pred;
+    if (*rc::gen::arbitrary<bool>()) {
+      auto piece = [] {
+        auto cmp = std::make_shared<oracle::P>();
+        cmp->kind = oracle::P::Cmp;
+        cmp->op = *rc::gen::element(0, 0, 3, 2);
+        cmp->l = oracleVariable(*rc::gen::inRange(0, 3));
+        cmp->r = oracleConstant(*rc::gen::inRange<long>(0, 4));
+        return oracle::PP(cmp);
+      };
+      pred = piece();
+      for (int k = *rc::gen::inRange(1, 4); k > 0; --k) {
+        auto either = std::make_shared<oracle::P>();
+        either->kind = oracle::P::Or;
+        either->x = pred;
+        either->y = piece();
+        pred = either;
+      }
+    } else {
+      pred = *oracle::genPred(2, o);
+    }
+    std::vector<Pred> assumptions;
+    for (int i = 0; i < 3; ++i)
+      assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+    Pred p = parsedOrDiscarded(pred);
+    Context c = solver.makeContext(assumptions);
+    Decision d = solver.decide(c, p);
+    RC_TAG(spelling(d.answer));
+    if (d.answer != Answer::Depends) return; // no condition to read
+    const Pred condition = d.condition();
+    RC_LOG() << "condition: " << condition.toString() << "\n";
+    std::vector<Pred> parts;
+    std::vector<Pred> stack{condition};
+    while (!stack.empty()) {
+      Pred q = stack.back();
+      stack.pop_back();
+      if (q.kind() == PredKind::And || q.kind() == PredKind::Or)
+        for (const Pred &child : q->children) stack.push_back(child);
+      else if (q.kind() == PredKind::Compare)
+        parts.push_back(q);
+    }
+    for (const Pred &part : parts) {
+      RC_LOG() << "part: " << part.toString() << "\n";
+      RC_ASSERT(solver.decide(sizesOnly, part).answer != Answer::Proven);
+    }
+    for (long a = 0; a <= bound[0]; ++a)
+      for (long b = 0; b <= bound[1]; ++b)
+        for (long cc = 0; cc <= bound[2]; ++cc) {
+          Assignment asg{{"a", a}, {"b", b}, {"c", cc}};
+          RC_ASSERT(holds(condition, asg) == (oracle::eval(pred, {a, b, cc}) == std::optional<bool>(true)));
+        }
+  });
+  EXPECT_TRUE(ok);
+}
+
 // Products of parameters (opaque to isl) together with exact division: the class of issue 9's
 // first wrong answer. The answer may be Unknown, but whatever is claimed must hold at every point
 // of the box, the witnesses must be complete points, and the printed condition, parsed back from
