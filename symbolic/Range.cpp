@@ -674,6 +674,62 @@ Range rangeOf(const Expr &e, const Context &context) {
   });
 }
 
+namespace {
+
+/// True when `e` takes two different values at small points of the context: every parameter
+/// alike at 0, 1, 2, 3, 5 or 8, then each in turn at 0 or 3 among 1s (m - n is 0 wherever
+/// the two are alike). Points where the assumptions fail or `e` is undefined are skipped.
+bool takesTwoValues(const Expr &e, const Context &context) {
+  const std::vector<const ExprNode *> &own = parameterNodes(e);
+  if (own.empty()) return false;
+  const Pred &assumptions = context.assumptions();
+  const bool unconstrained = assumptions.constantValue() == std::optional<bool>(true);
+  std::vector<const ExprNode *> params(own.begin(), own.end());
+  if (!unconstrained)
+    for (const ExprNode *x : parameterNodes(assumptions))
+      if (std::find(own.begin(), own.end(), x) == own.end()) params.push_back(x);
+  if (params.size() > 8) return false;
+  std::vector<Integer> values(params.size());
+  const NodeValues at{params, values};
+  std::optional<Integer> seen;
+  auto differs = [&] {
+    try {
+      if (!unconstrained && !holds(assumptions, at)) return false;
+      std::optional<Integer> v = evaluate(e, at);
+      if (!v) return false;
+      if (!seen) {
+        seen = std::move(v);
+        return false;
+      }
+      return *v != *seen;
+    } catch (const UserError &) {
+      return false; // a value past the expression limits: this point says nothing
+    }
+  };
+  for (int64_t v : {0, 1, 2, 3, 5, 8}) {
+    std::fill(values.begin(), values.end(), Integer(v));
+    if (differs()) return true;
+  }
+  if (own.size() > 1)
+    for (std::size_t i = 0; i < own.size(); ++i)
+      for (int64_t v : {0, 3}) {
+        std::fill(values.begin(), values.end(), Integer(1));
+        values[i] = Integer(v);
+        if (differs()) return true;
+      }
+  return false;
+}
+
+} // namespace
+
+std::optional<Integer> fixedValue(const Expr &e, const Context &context) {
+  if (auto c = e.constantValue()) return *c;
+  if (takesTwoValues(e, context)) return std::nullopt;
+  Range r = rangeOf(e, context);
+  if (r.low && r.high && *r.low == *r.high) return *r.low;
+  return std::nullopt;
+}
+
 bool provenByRanges(const Context &context, const Pred &p) {
   // Where some part of `p` is undefined, `p` does not hold; intervals say nothing about that.
   if (definedness(p).constantValue() != std::optional<bool>(true)) return false;
