@@ -484,7 +484,9 @@ Expr makeParam(const std::string &name, bool reserved) {
 }
 
 /// a - b when it is a constant (their non-constant parts are the same terms), read off the
-/// nodes without building the difference: min/max compare every pair of arguments.
+/// nodes without building the difference: min/max compare every pair of arguments, and every
+/// comparison made asks it (building lhs - rhs to look at it was a tenth of the cost of the
+/// comparisons that shape rules and range walks make by the thousand).
 std::optional<Integer> constantDifference(const ExprNode *a, const ExprNode *b) {
   auto split = [](const ExprNode *n, const Terms *&terms, Integer &constant,
                   const ExprNode *&atom) {
@@ -997,6 +999,36 @@ Expr addSigned(const Expr &a, const Expr &b, int sign) {
 
 Expr operator+(Expr a, Expr b) { return addSigned(a, b, 1); }
 
+std::optional<OneParameterForm> differenceInOneParameter(const Expr &lhs, const Expr &rhs) {
+  if (!lhs.isTotal() || !rhs.isTotal()) return std::nullopt;
+  // addSigned's merge, keeping only what survives: one term, a parameter to the first power.
+  PolyRef ta(lhs), tb(rhs);
+  std::optional<OneParameterForm> out;
+  auto keep = [&](const Term &t, Integer coefficient) {
+    if (out || t.monomial.size() != 1 || t.monomial[0].second != 1 || t.monomial[0].first.kind() != ExprKind::Param)
+      return false;
+    out = OneParameterForm{t.monomial[0].first.node(), std::move(coefficient), Integer(0)};
+    return true;
+  };
+  std::size_t i = 0, j = 0;
+  while (i < ta.size() || j < tb.size()) {
+    int c = i == ta.size() ? 1 : j == tb.size() ? -1 : monomialCompare(ta[i].monomial, tb[j].monomial);
+    if (c < 0) {
+      if (!keep(ta[i], ta[i].coefficient)) return std::nullopt;
+      ++i;
+    } else if (c > 0) {
+      if (!keep(tb[j], -tb[j].coefficient)) return std::nullopt;
+      ++j;
+    } else {
+      Integer k = ta[i].coefficient - tb[j].coefficient;
+      if (!k.isZero() && !keep(ta[i], std::move(k))) return std::nullopt;
+      ++i, ++j;
+    }
+  }
+  if (out) out->k = ta.constant() - tb.constant();
+  return out;
+}
+
 Expr Expr::operator-() const { return scaled(PolyRef(*this), Integer(-1)); }
 
 Expr operator-(Expr a, Expr b) { return addSigned(a, b, -1); }
@@ -1443,7 +1475,7 @@ Pred Pred::compare(CompareOp op, Expr lhs, Expr rhs) {
   // Fold a comparison whose two sides differ by a constant (n + 1 > n), unless an exact
   // division makes it undefined somewhere: then its truth still depends on the parameters.
   if (lhs.isTotal() && rhs.isTotal()) {
-    if (auto d = (lhs - rhs).constantValue()) {
+    if (auto d = constantDifference(lhs.node(), rhs.node())) {
       int s = d->sign();
       bool v = false;
       switch (op) {

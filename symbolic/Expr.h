@@ -153,6 +153,16 @@ private:
   Expr(const ExprNode *node, Adopt a) : Handle(node, a) {}
 };
 
+/// lhs - rhs read as a*x + k for one parameter x (a != 0), as the node `lhs - rhs` would read,
+/// without building it: nullopt when the difference is not of that form (or when a side is
+/// partial, where the difference would carry the definedness of what cancelled). A range walk
+/// asks this of every condition it narrows a box by.
+struct OneParameterForm {
+  const ExprNode *x; // kept alive by lhs or rhs
+  Integer a, k;
+};
+std::optional<OneParameterForm> differenceInOneParameter(const Expr &lhs, const Expr &rhs);
+
 /// e0 ± e1 ± ... (`negated[i]` says the sign of operand i, operand 0 always added; no `negated`:
 /// every operand added), built in one
 /// normalisation (linear in the number of terms where folding with + and - is quadratic). The

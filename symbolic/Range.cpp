@@ -118,18 +118,9 @@ struct OneParameter {
 };
 OneParameter oneParameter(const PredNode *p) {
   if (p->kind != PredKind::Compare) return {};
-  Expr diff;
-  try {
-    diff = p->lhs - p->rhs;
-  } catch (const InputTooLarge &) {
-    return {};
-  }
-  const ExprNode *d = diff.node();
-  if (d->kind == ExprKind::Param) return {d, Integer(1), Integer(0)};
-  if (d->kind == ExprKind::Sum && d->terms.size() == 1 && d->terms[0].monomial.size() == 1 &&
-      d->terms[0].monomial[0].second == 1 && d->terms[0].monomial[0].first.kind() == ExprKind::Param)
-    return {d->terms[0].monomial[0].first.node(), d->terms[0].coefficient, d->constantTerm};
-  return {};
+  std::optional<OneParameterForm> form = differenceInOneParameter(p->lhs, p->rhs);
+  if (!form) return {};
+  return {form->x, std::move(form->a), std::move(form->k)};
 }
 
 using IntervalOf = std::function<Context::Interval(const std::string &)>;

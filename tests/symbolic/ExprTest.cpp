@@ -369,6 +369,54 @@ Expr wideAtom() {
 }
 } // namespace linearpower
 
+// differenceInOneParameter reads lhs - rhs as a*x + k without building it: it must say what the
+// built node says (a parameter, or a sum of one term a*x and a constant k), for random sides
+// that often differ by such a term, partial sides (exact division) included.
+TEST(Expr, DifferenceInOneParameterReadsAsTheBuiltDifference) {
+  auto formOfBuilt = [](const Expr &lhs, const Expr &rhs) -> std::optional<OneParameterForm> {
+    const Expr diff = lhs - rhs;
+    const ExprNode *d = diff.node();
+    if (d->kind == ExprKind::Param) return OneParameterForm{d, Integer(1), Integer(0)};
+    if (d->kind == ExprKind::Sum && d->terms.size() == 1 && d->terms[0].monomial.size() == 1 &&
+        d->terms[0].monomial[0].second == 1 && d->terms[0].monomial[0].first.kind() == ExprKind::Param)
+      return OneParameterForm{d->terms[0].monomial[0].first.node(), d->terms[0].coefficient, d->constantTerm};
+    return std::nullopt;
+  };
+  EXPECT_FALSE(differenceInOneParameter(parseExpr("n + m"), parseExpr("m")) == std::nullopt);
+  EXPECT_EQ(differenceInOneParameter(parseExpr("3*n - 2"), parseExpr("n + 5"))->a, Integer(2));
+  EXPECT_EQ(differenceInOneParameter(parseExpr("3*n - 2"), parseExpr("n + 5"))->k, Integer(-7));
+  EXPECT_EQ(differenceInOneParameter(parseExpr("n*m + n"), parseExpr("n*m")) ->x, parseExpr("n").node());
+  EXPECT_FALSE(differenceInOneParameter(parseExpr("n/2 + n"), parseExpr("n/2")).has_value()); // keeps n/2's definedness
+  EXPECT_FALSE(differenceInOneParameter(parseExpr("n**2"), parseExpr("0")).has_value());
+  EXPECT_FALSE(differenceInOneParameter(parseExpr("n + m"), parseExpr("0")).has_value());
+  EXPECT_FALSE(differenceInOneParameter(parseExpr("min(n, 2)"), parseExpr("0")).has_value());
+  oracle::GenOptions o;
+  bool ok = rc::check("differenceInOneParameter == the built difference's form", [&] {
+    Expr lhs = parseExpr(oracle::show(*oracle::genExpr(2, o)));
+    Expr rhs;
+    switch (*rc::gen::inRange(0, 3)) {
+    case 0: rhs = parseExpr(oracle::show(*oracle::genExpr(2, o))); break;
+    default: {
+      // lhs less a*x + k, sometimes with a term of lhs left out too
+      const char *x = oracle::kNames[*rc::gen::inRange(0, 3)];
+      rhs = lhs - Expr(*rc::gen::inRange<int64_t>(-3, 4)) * Expr::param(x) - Expr(*rc::gen::inRange<int64_t>(-5, 6));
+      if (*rc::gen::inRange(0, 4) == 0) rhs = rhs + parseExpr(oracle::show(*oracle::genExpr(0, o)));
+      break;
+    }
+    }
+    RC_LOG() << lhs.toString() << " - (" << rhs.toString() << ")\n";
+    std::optional<OneParameterForm> read = differenceInOneParameter(lhs, rhs), built = formOfBuilt(lhs, rhs);
+    RC_TAG(built ? "one parameter" : "other");
+    RC_ASSERT(read.has_value() == built.has_value());
+    if (read) {
+      RC_ASSERT(read->x == built->x);
+      RC_ASSERT(read->a == built->a);
+      RC_ASSERT(read->k == built->k);
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
 TEST(Expr, PowerOfALinearSumFailsAsTheRepeatedProduct) {
   using namespace linearpower;
   const Expr a = Expr::param("a"), b = Expr::param("b"), c = Expr::param("c");
