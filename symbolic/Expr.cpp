@@ -999,6 +999,40 @@ Expr addSigned(const Expr &a, const Expr &b, int sign) {
 
 Expr operator+(Expr a, Expr b) { return addSigned(a, b, 1); }
 
+Expr withTermReplaced(const Expr &sum, const Expr &atom, const Integer &c, const Expr &by) {
+  if (!sum.isTotal() || !by.isTotal()) return (sum - Expr(c) * atom) + Expr(c) * by;
+  PolyRef ts(sum), tb(by);
+  // c*by's terms and constant, checked as its node would be (internExpr).
+  const Integer byConstant = tb.constant() * c;
+  checkCoefficient(byConstant);
+  Terms out;
+  out.reserve(ts.size() + tb.size());
+  std::size_t i = 0, j = 0;
+  auto skipReplaced = [&] {
+    if (i < ts.size() && ts[i].monomial.size() == 1 && ts[i].monomial[0].second == 1 &&
+        ts[i].monomial[0].first == atom && ts[i].coefficient == c)
+      ++i;
+  };
+  skipReplaced();
+  while (i < ts.size() || j < tb.size()) {
+    int order = i == ts.size() ? 1 : j == tb.size() ? -1 : monomialCompare(ts[i].monomial, tb[j].monomial);
+    if (order < 0) {
+      out.push_back(ts[i++]);
+    } else {
+      Integer k = tb[j].coefficient * c;
+      checkCoefficient(k);
+      if (order == 0) {
+        k = ts[i].coefficient + k;
+        ++i;
+      }
+      if (!k.isZero()) out.push_back({std::move(k), tb[j].monomial});
+      ++j;
+    }
+    skipReplaced();
+  }
+  return fromNormalised(std::move(out), ts.constant() + byConstant);
+}
+
 std::optional<OneParameterForm> differenceInOneParameter(const Expr &lhs, const Expr &rhs) {
   if (!lhs.isTotal() || !rhs.isTotal()) return std::nullopt;
   // addSigned's merge, keeping only what survives: one term, a parameter to the first power.

@@ -153,6 +153,13 @@ private:
   Expr(const ExprNode *node, Adopt a) : Handle(node, a) {}
 };
 
+/// sum - c*atom + c*by, where c*atom is one of the terms of `sum` (atom to the first power): the
+/// sum with that term's atom replaced by `by`, written in one merge of two term lists. The node
+/// the three steps (sum - c*atom, c*by, their sum) build, limits included, when `sum` and `by`
+/// are total; otherwise it is those steps (they keep the definedness of what cancels). A range
+/// walk moves the rest of a sum into each operand of a min, max or choice this way.
+Expr withTermReplaced(const Expr &sum, const Expr &atom, const Integer &c, const Expr &by);
+
 /// lhs - rhs read as a*x + k for one parameter x (a != 0), as the node `lhs - rhs` would read,
 /// without building it: nullopt when the difference is not of that form (or when a side is
 /// partial, where the difference would carry the definedness of what cancelled). A range walk

@@ -449,10 +449,9 @@ private:
   Bounds distributedOver(const ExprNode *n, const Term &t) {
     const Expr &atom = t.monomial[0].first;
     const ExprKind k = atom.kind();
-    const Expr c(t.coefficient);
-    const Expr rest = Expr(n) - c * atom;
     const auto &operands = atom.node()->operands;
     if (k == ExprKind::FloorDiv || k == ExprKind::ExactDiv) {
+      const Expr rest = Expr(n) - Expr(t.coefficient) * atom;
       // rest + x // d is (x + d*rest) // d, and rest - x // d is (d*rest - x + d - 1) // d
       // (rest is an integer); an exact quotient is a floor quotient where it is defined. The
       // numerator is bounded as one sum, so rest and x are compared term by term.
@@ -464,11 +463,12 @@ private:
       Bounds x = ofKept(numerator);
       return Bounds{floorDivEnd(x.low, d), floorDivEnd(x.high, d)};
     }
-    if (k == ExprKind::Select) return choice(atom.node()->condition, rest + c * operands[0], rest + c * operands[1]);
+    auto moved = [&](const Expr &operand) { return withTermReplaced(Expr(n), atom, t.coefficient, operand); };
+    if (k == ExprKind::Select) return choice(atom.node()->condition, moved(operands[0]), moved(operands[1]));
     // c * min(x, y) is min(c*x, c*y) for c > 0 and max(c*x, c*y) for c < 0; likewise max.
     const bool least = (k == ExprKind::Min) == (t.coefficient.sign() > 0);
-    Bounds r = ofKept(rest + c * operands[0]);
-    for (std::size_t i = 1; i < operands.size(); ++i) r = extreme(r, ofKept(rest + c * operands[i]), least);
+    Bounds r = ofKept(moved(operands[0]));
+    for (std::size_t i = 1; i < operands.size(); ++i) r = extreme(r, ofKept(moved(operands[i])), least);
     return r;
   }
 

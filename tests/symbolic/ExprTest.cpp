@@ -369,6 +369,51 @@ Expr wideAtom() {
 }
 } // namespace linearpower
 
+// withTermReplaced(sum, atom, c, by) writes sum - c*atom + c*by in one merge: it must be the
+// node the three steps build (or their error), for random sums holding c*atom (a min, max or
+// choice, as a range walk moves them), partial ones included.
+TEST(Expr, WithTermReplacedIsTheThreeSteps) {
+  oracle::GenOptions o;
+  bool ok = rc::check("withTermReplaced == (sum - c*atom) + c*by", [&] {
+    Expr base = parseExpr(oracle::show(*oracle::genExpr(2, o)));
+    Expr a = parseExpr(oracle::show(*oracle::genExpr(1, o))), b = parseExpr(oracle::show(*oracle::genExpr(1, o)));
+    Expr atom;
+    switch (*rc::gen::inRange(0, 3)) {
+    case 0: atom = min(a, b); break;
+    case 1: atom = max(a, b); break;
+    default: atom = select(lt(a, b), a, b); break;
+    }
+    RC_PRE(atom.kind() == ExprKind::Min || atom.kind() == ExprKind::Max || atom.kind() == ExprKind::Select);
+    Expr sum = base + Expr(*rc::gen::element<int64_t>(-3, -1, 1, 2, 5)) * atom;
+    // The coefficient the sum holds the atom with (base may hold it too).
+    std::optional<Integer> c;
+    if (sum.kind() == ExprKind::Sum)
+      for (const Term &t : sum.node()->terms)
+        if (t.monomial.size() == 1 && t.monomial[0].first == atom && t.monomial[0].second == 1) c = t.coefficient;
+    if (sum == atom) c = Integer(1);
+    RC_PRE(c.has_value());
+    Expr by = *rc::gen::inRange(0, 2) ? atom.node()->operands[*rc::gen::inRange(0, 2)]
+                                      : parseExpr(oracle::show(*oracle::genExpr(2, o)));
+    RC_LOG() << sum.toString() << " with " << c->toString() << "*(" << atom.toString() << ") -> " << by.toString() << "\n";
+    RC_TAG(sum.isTotal() && by.isTotal() ? "total" : "partial");
+    std::optional<Expr> steps, merged;
+    std::string stepsError, mergedError;
+    try {
+      steps = (sum - Expr(*c) * atom) + Expr(*c) * by;
+    } catch (const InputTooLarge &e) {
+      stepsError = e.what();
+    }
+    try {
+      merged = withTermReplaced(sum, atom, *c, by);
+    } catch (const InputTooLarge &e) {
+      mergedError = e.what();
+    }
+    RC_ASSERT(stepsError == mergedError);
+    RC_ASSERT(steps == merged);
+  });
+  EXPECT_TRUE(ok);
+}
+
 // differenceInOneParameter reads lhs - rhs as a*x + k without building it: it must say what the
 // built node says (a parameter, or a sum of one term a*x and a constant k), for random sides
 // that often differ by such a term, partial sides (exact division) included.
