@@ -103,6 +103,14 @@ std::optional<Pred> checkedWitnesses(const Decision &d, const Pred &context, con
   return parsePred(d.condition().toString());
 }
 /// The oracle's predicate parsed (and logged); a case past the stated size limits is discarded.
+/// a <= bound[0], b <= bound[1], c <= bound[2]: the box the brute-force properties enumerate.
+std::vector<Pred> boxBounds(const std::vector<long> &bound) {
+  std::vector<Pred> out;
+  for (std::size_t i = 0; i < bound.size(); ++i)
+    out.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+  return out;
+}
+
 Pred parsedOrDiscarded(const oracle::PP &pred) {
   RC_LOG() << "predicate: " << oracle::show(pred) << "\n";
   try {
@@ -922,9 +930,7 @@ TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
     oracle::PP assumption = *oracle::genPred(0, o);
     oracle::PP pred = *oracle::genPred(2, o);
 
-    std::vector<Pred> assumptions;
-    for (int i = 0; i < 3; ++i)
-      assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+    std::vector<Pred> assumptions = boxBounds(bound);
     if (withExtra) assumptions.push_back(parsePred(oracle::show(assumption)));
     Pred p = parsePred(oracle::show(pred));
     RC_LOG() << "bounds " << bound[0] << "," << bound[1] << "," << bound[2]
@@ -1027,9 +1033,7 @@ TEST(Solver, ConditionsLeaveOutWhatEverySizeSatisfies) {
     } else {
       pred = *oracle::genPred(2, o);
     }
-    std::vector<Pred> assumptions;
-    for (int i = 0; i < 3; ++i)
-      assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+    std::vector<Pred> assumptions = boxBounds(bound);
     Pred p = parsedOrDiscarded(pred);
     Context c = solver.makeContext(assumptions);
     Decision d = solver.decide(c, p);
@@ -1072,9 +1076,7 @@ TEST(Solver, ProductsWithDivisionAgreeWithBruteForce) {
     o.products = true;
     std::vector<long> bound = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 5));
     oracle::PP pred = *oracle::genPred(2, o);
-    std::vector<Pred> assumptions;
-    for (int i = 0; i < 3; ++i)
-      assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+    std::vector<Pred> assumptions = boxBounds(bound);
     Pred p = parsedOrDiscarded(pred);
     Context c = solver.makeContext(assumptions);
     Decision d = solver.decide(c, p);
@@ -1173,9 +1175,7 @@ TEST(Solver, ProductsAndTheirRaisedFormsAgreeWithBruteForce) {
     // the solver's sets decide it), else over a box; either way checked on the box.
     std::vector<long> bound = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 4));
     std::vector<Pred> assumptions;
-    if (*rc::gen::arbitrary<bool>())
-      for (int i = 0; i < 3; ++i)
-        assumptions.push_back(parsePred(std::string(oracle::kNames[i]) + " <= " + std::to_string(bound[i])));
+    if (*rc::gen::arbitrary<bool>()) assumptions = boxBounds(bound);
     Pred p = parsePred(oracle::show(pred));
     RC_LOG() << "predicate: " << oracle::show(pred) << "\n";
     Decision d = solver.decide(solver.makeContext(assumptions), p);
