@@ -369,6 +369,17 @@ Expr wideAtom() {
 }
 } // namespace linearpower
 
+// A comparison whose sides differ by a constant folds, read off the two sides: even where the
+// difference (2**65536 here) would pass the coefficient limit that both sides are within.
+TEST(Expr, ComparisonOfSidesDifferingByAConstantFolds) {
+  const std::string a = "2**10000*2**10000*2**10000*2**10000*2**10000*2**10000*2**5535"; // 2**65535
+  EXPECT_EQ(parsePred("n + " + a + " > n - " + a), Pred::truth(true));
+  EXPECT_EQ(parsePred("n + " + a + " == n - " + a), Pred::truth(false));
+  EXPECT_EQ(parsePred("m*n + 3 <= m*n + 2"), Pred::truth(false));
+  EXPECT_EQ(parsePred("n/2 + 1 > n/2").kind(), PredKind::Compare); // undefined at odd n: not folded
+  EXPECT_THROW(parseExpr("n + " + a) - parseExpr("n - " + a), InputTooLarge); // the difference itself
+}
+
 // withTermReplaced(sum, atom, c, by) writes sum - c*atom + c*by in one merge: it must be the
 // node the three steps build (or their error), for random sums holding c*atom (a min, max or
 // choice, as a range walk moves them), partial ones included.
