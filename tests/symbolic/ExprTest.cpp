@@ -438,10 +438,11 @@ TEST(Expr, DifferenceInOneParameterReadsAsTheBuiltDifference) {
       return OneParameterForm{d->terms[0].monomial[0].first.node(), d->terms[0].coefficient, d->constantTerm};
     return std::nullopt;
   };
-  EXPECT_FALSE(differenceInOneParameter(parseExpr("n + m"), parseExpr("m")) == std::nullopt);
+  ASSERT_TRUE(differenceInOneParameter(parseExpr("n + m"), parseExpr("m")).has_value());
+  EXPECT_EQ(differenceInOneParameter(parseExpr("n + m"), parseExpr("m"))->x, parseExpr("n").node());
   EXPECT_EQ(differenceInOneParameter(parseExpr("3*n - 2"), parseExpr("n + 5"))->a, Integer(2));
   EXPECT_EQ(differenceInOneParameter(parseExpr("3*n - 2"), parseExpr("n + 5"))->k, Integer(-7));
-  EXPECT_EQ(differenceInOneParameter(parseExpr("n*m + n"), parseExpr("n*m")) ->x, parseExpr("n").node());
+  EXPECT_EQ(differenceInOneParameter(parseExpr("n*m + n"), parseExpr("n*m"))->x, parseExpr("n").node());
   EXPECT_FALSE(differenceInOneParameter(parseExpr("n/2 + n"), parseExpr("n/2")).has_value()); // keeps n/2's definedness
   EXPECT_FALSE(differenceInOneParameter(parseExpr("n**2"), parseExpr("0")).has_value());
   EXPECT_FALSE(differenceInOneParameter(parseExpr("n + m"), parseExpr("0")).has_value());
