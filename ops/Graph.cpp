@@ -337,8 +337,8 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, cons
 
 Expr Graph::constantIfFixed(const Context &context, const Expr &e) {
   if (e.isConstant() || !e.isTotal()) return e;
-  std::optional<Integer> v = fixedValue(e, context);
-  return v ? Expr(*v) : e;
+  Range r = rangeOf(e, context);
+  return r.low && r.high && *r.low == *r.high ? Expr(*r.low) : e;
 }
 
 // Simplifications only: a question isl answers directly (quasi-affine) is asked; one over

@@ -970,28 +970,39 @@ Expr fromNormalised(Terms terms, Integer constant) {
 } // namespace
 
 namespace {
-/// a + sign*b, merging the two sorted term lists (a sum's terms are kept sorted) instead of
-/// concatenating and sorting.
+/// Walks two sorted term lists (a sum's terms are kept sorted) in monomial order, calling
+/// `each(a, b)` with the term each list has at a monomial (null where it has none); stops with
+/// false as soon as `each` does. Sums, differences and replaced terms are written by one merge
+/// instead of concatenating and sorting.
+template <class Each> bool forEachMonomial(const PolyRef &ta, const PolyRef &tb, Each each) {
+  std::size_t i = 0, j = 0;
+  while (i < ta.size() || j < tb.size()) {
+    const int c = i == ta.size() ? 1 : j == tb.size() ? -1 : monomialCompare(ta[i].monomial, tb[j].monomial);
+    const Term *a = c <= 0 ? &ta[i++] : nullptr;
+    const Term *b = c >= 0 ? &tb[j++] : nullptr;
+    if (!each(a, b)) return false;
+  }
+  return true;
+}
+
+/// a + sign*b.
 Expr addSigned(const Expr &a, const Expr &b, int sign) {
   if (a.isConstant() && b.isConstant())
     return Expr(sign > 0 ? *a.constantValue() + *b.constantValue() : *a.constantValue() - *b.constantValue());
   PolyRef ta(a), tb(b);
   Terms out;
   out.reserve(ta.size() + tb.size());
-  std::size_t i = 0, j = 0;
-  while (i < ta.size() || j < tb.size()) {
-    int c = i == ta.size() ? 1 : j == tb.size() ? -1 : monomialCompare(ta[i].monomial, tb[j].monomial);
-    if (c < 0) {
-      out.push_back(ta[i++]);
-    } else if (c > 0) {
-      const Term &t = tb[j++];
-      out.push_back({sign < 0 ? -t.coefficient : t.coefficient, t.monomial});
+  forEachMonomial(ta, tb, [&](const Term *x, const Term *y) {
+    if (!y) {
+      out.push_back(*x);
+    } else if (!x) {
+      out.push_back({sign < 0 ? -y->coefficient : y->coefficient, y->monomial});
     } else {
-      Integer k = sign > 0 ? ta[i].coefficient + tb[j].coefficient : ta[i].coefficient - tb[j].coefficient;
-      if (!k.isZero()) out.push_back({std::move(k), ta[i].monomial});
-      ++i, ++j;
+      Integer k = sign > 0 ? x->coefficient + y->coefficient : x->coefficient - y->coefficient;
+      if (!k.isZero()) out.push_back({std::move(k), x->monomial});
     }
-  }
+    return true;
+  });
   const Integer &ca = ta.constant(), &cb = tb.constant();
   return keepDefinedness(fromNormalised(std::move(out), sign > 0 ? ca + cb : ca - cb), {a, b});
 }
@@ -1007,29 +1018,23 @@ Expr withTermReplaced(const Expr &sum, const Expr &atom, const Integer &c, const
   checkCoefficient(byConstant);
   Terms out;
   out.reserve(ts.size() + tb.size());
-  std::size_t i = 0, j = 0;
-  auto skipReplaced = [&] {
-    if (i < ts.size() && ts[i].monomial.size() == 1 && ts[i].monomial[0].second == 1 &&
-        ts[i].monomial[0].first == atom && ts[i].coefficient == c)
-      ++i;
+  // The term c*atom of the sum: subtracted, it leaves nothing.
+  auto replaced = [&](const Term *t) {
+    return t && t->monomial.size() == 1 && t->monomial[0].second == 1 && t->monomial[0].first == atom &&
+           t->coefficient == c;
   };
-  skipReplaced();
-  while (i < ts.size() || j < tb.size()) {
-    int order = i == ts.size() ? 1 : j == tb.size() ? -1 : monomialCompare(ts[i].monomial, tb[j].monomial);
-    if (order < 0) {
-      out.push_back(ts[i++]);
-    } else {
-      Integer k = tb[j].coefficient * c;
-      checkCoefficient(k);
-      if (order == 0) {
-        k = ts[i].coefficient + k;
-        ++i;
-      }
-      if (!k.isZero()) out.push_back({std::move(k), tb[j].monomial});
-      ++j;
+  forEachMonomial(ts, tb, [&](const Term *x, const Term *y) {
+    if (replaced(x)) x = nullptr;
+    if (!y) {
+      if (x) out.push_back(*x);
+      return true;
     }
-    skipReplaced();
-  }
+    Integer k = y->coefficient * c;
+    checkCoefficient(k);
+    if (x) k = x->coefficient + k;
+    if (!k.isZero()) out.push_back({std::move(k), y->monomial});
+    return true;
+  });
   return fromNormalised(std::move(out), ts.constant() + byConstant);
 }
 
@@ -1038,27 +1043,15 @@ std::optional<OneParameterForm> differenceInOneParameter(const Expr &lhs, const 
   // addSigned's merge, keeping only what survives: one term, a parameter to the first power.
   PolyRef ta(lhs), tb(rhs);
   std::optional<OneParameterForm> out;
-  auto keep = [&](const Term &t, Integer coefficient) {
-    if (out || t.monomial.size() != 1 || t.monomial[0].second != 1 || t.monomial[0].first.kind() != ExprKind::Param)
-      return false;
-    out = OneParameterForm{t.monomial[0].first.node(), std::move(coefficient), Integer(0)};
+  const bool form = forEachMonomial(ta, tb, [&](const Term *x, const Term *y) {
+    Integer k = !y ? x->coefficient : !x ? -y->coefficient : x->coefficient - y->coefficient;
+    if (k.isZero()) return true;
+    const Monomial &m = (x ? x : y)->monomial;
+    if (out || m.size() != 1 || m[0].second != 1 || m[0].first.kind() != ExprKind::Param) return false;
+    out = OneParameterForm{m[0].first.node(), std::move(k), Integer(0)};
     return true;
-  };
-  std::size_t i = 0, j = 0;
-  while (i < ta.size() || j < tb.size()) {
-    int c = i == ta.size() ? 1 : j == tb.size() ? -1 : monomialCompare(ta[i].monomial, tb[j].monomial);
-    if (c < 0) {
-      if (!keep(ta[i], ta[i].coefficient)) return std::nullopt;
-      ++i;
-    } else if (c > 0) {
-      if (!keep(tb[j], -tb[j].coefficient)) return std::nullopt;
-      ++j;
-    } else {
-      Integer k = ta[i].coefficient - tb[j].coefficient;
-      if (!k.isZero() && !keep(ta[i], std::move(k))) return std::nullopt;
-      ++i, ++j;
-    }
-  }
+  });
+  if (!form) return std::nullopt;
   if (out) out->k = ta.constant() - tb.constant();
   return out;
 }

@@ -111,16 +111,11 @@ struct Refinement {
   Overrides known;
 };
 
-/// A comparison read as a*x + k OP 0 over one parameter x (x is null when it does not read so).
-struct OneParameter {
-  const ExprNode *x = nullptr; // kept alive by the comparison, which holds it
-  Integer a{1}, k{0};
-};
-OneParameter oneParameter(const PredNode *p) {
-  if (p->kind != PredKind::Compare) return {};
-  std::optional<OneParameterForm> form = differenceInOneParameter(p->lhs, p->rhs);
-  if (!form) return {};
-  return {form->x, std::move(form->a), std::move(form->k)};
+/// A comparison read as a*x + k OP 0 over one parameter x (x is kept alive by the comparison);
+/// nullopt when it does not read so.
+std::optional<OneParameterForm> oneParameter(const PredNode *p) {
+  if (p->kind != PredKind::Compare) return std::nullopt;
+  return differenceInOneParameter(p->lhs, p->rhs);
 }
 
 using IntervalOf = std::function<Context::Interval(const std::string &)>;
@@ -149,10 +144,10 @@ Refinement refineParameter(const Pred &cond, bool truth, const IntervalOf &inter
     }
     return all;
   }
-  const OneParameter one = oneParameter(p);
-  if (!one.x) return {};
-  const ExprNode *x = one.x;
-  const Integer &a = one.a, &k = one.k;
+  const std::optional<OneParameterForm> one = oneParameter(p);
+  if (!one) return {};
+  const ExprNode *x = one->x;
+  const Integer &a = one->a, &k = one->k;
   // a*x OP t, with t = -k; over the integers, > and < are >= and <= moved by one.
   Integer t = -k;
   auto ceilDiv = [](const Integer &u, const Integer &v) { return -Integer::floorDiv(-u, v); };
@@ -531,7 +526,7 @@ std::vector<Pred> breakpoints(const Pred &p, std::size_t limit) {
   std::vector<Pred> out;
   // Only a comparison a*x + k OP 0 of one parameter x narrows a box (refineParameter).
   auto add = [&](const Pred &c) {
-    if (std::find(out.begin(), out.end(), c) == out.end() && oneParameter(c.node()).x) out.push_back(c);
+    if (std::find(out.begin(), out.end(), c) == out.end() && oneParameter(c.node())) out.push_back(c);
   };
   std::vector<const ExprNode *> stack, seen;
   std::vector<const PredNode *> preds{p.node()};
@@ -663,62 +658,6 @@ Range rangeOf(const Expr &e, const Context &context) {
     Walk walk(context);
     return toRange(walk.of(e.node()));
   });
-}
-
-namespace {
-
-/// True when `e` takes two different values at small points of the context: every parameter
-/// alike at 0, 1, 2, 3, 5 or 8, then each in turn at 0 or 3 among 1s (m - n is 0 wherever
-/// the two are alike). Points where the assumptions fail or `e` is undefined are skipped.
-bool takesTwoValues(const Expr &e, const Context &context) {
-  const std::vector<const ExprNode *> &own = parameterNodes(e);
-  if (own.empty()) return false;
-  const Pred &assumptions = context.assumptions();
-  const bool unconstrained = assumptions.constantValue() == std::optional<bool>(true);
-  std::vector<const ExprNode *> params(own.begin(), own.end());
-  if (!unconstrained)
-    for (const ExprNode *x : parameterNodes(assumptions))
-      if (std::find(own.begin(), own.end(), x) == own.end()) params.push_back(x);
-  if (params.size() > 8) return false;
-  std::vector<Integer> values(params.size());
-  const NodeValues at{params, values};
-  std::optional<Integer> seen;
-  auto differs = [&] {
-    try {
-      if (!unconstrained && !holds(assumptions, at)) return false;
-      std::optional<Integer> v = evaluate(e, at);
-      if (!v) return false;
-      if (!seen) {
-        seen = std::move(v);
-        return false;
-      }
-      return *v != *seen;
-    } catch (const UserError &) {
-      return false; // a value past the expression limits: this point says nothing
-    }
-  };
-  for (int64_t v : {0, 1, 2, 3, 5, 8}) {
-    std::fill(values.begin(), values.end(), Integer(v));
-    if (differs()) return true;
-  }
-  if (own.size() > 1)
-    for (std::size_t i = 0; i < own.size(); ++i)
-      for (int64_t v : {0, 3}) {
-        std::fill(values.begin(), values.end(), Integer(1));
-        values[i] = Integer(v);
-        if (differs()) return true;
-      }
-  return false;
-}
-
-} // namespace
-
-std::optional<Integer> fixedValue(const Expr &e, const Context &context) {
-  if (auto c = e.constantValue()) return *c;
-  if (takesTwoValues(e, context)) return std::nullopt;
-  Range r = rangeOf(e, context);
-  if (r.low && r.high && *r.low == *r.high) return *r.low;
-  return std::nullopt;
 }
 
 bool provenByRanges(const Context &context, const Pred &p) {

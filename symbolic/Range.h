@@ -41,14 +41,6 @@ struct RangeMemo {
 };
 } // namespace detail
 
-/// The one value `e` takes at every point of the context, when its range over the box is a
-/// single value; nullopt otherwise. A range walk costs tens of microseconds to a millisecond for
-/// the clipped lengths of nested slices, and most expressions asked about are not constant: two
-/// small points of the context where `e` differs answer first, with no walk. The answer is the
-/// walk's either way (the box holds every point of the context, so a range of one value leaves
-/// no two values there).
-std::optional<Integer> fixedValue(const Expr &e, const Context &context);
-
 /// True only when intervals show that `p` is defined and holds at every point of the context.
 bool provenByRanges(const Context &context, const Pred &p);
 
