@@ -205,6 +205,49 @@ struct TranslationCache {
   }
 };
 
+/// Whether a product of atoms is >= 0 at every size: each atom to an odd power is a size (m*n,
+/// n**3, min(n, 2)**2). The solver's domain bounds such monomials below by 0.
+bool nonNegativeMonomial(const Monomial &m) {
+  for (const auto &[atom, k] : m)
+    if (k % 2 == 1 && atom.kind() != ExprKind::Param) return false;
+  return true;
+}
+
+/// True when comparison `p` holds wherever every size is >= 0: its sides differ by terms with
+/// positive coefficients on sizes, or on products whose factors to an odd power are sizes (the
+/// monomials the solver's domain makes non-negative), plus a constant that suffices (`m >= 0`,
+/// `2*n + m*k > -1`). isl's gist drops such constraints, but coalescing brings them back: n == 0
+/// or n == 1 becomes 0 <= n <= 1, which was printed `n <= 1 and n >= 0`.
+bool heldBySizes(const Pred &p) {
+  if (p.kind() != PredKind::Compare || !p->lhs.isTotal() || !p->rhs.isTotal()) return false;
+  const CompareOp op = p->op;
+  if (op == CompareOp::EQ || op == CompareOp::NE) return false;
+  const bool below = op == CompareOp::LT || op == CompareOp::LE;
+  Expr d; // >= 0, or > 0 when strict
+  try {
+    d = below ? p->rhs - p->lhs : p->lhs - p->rhs;
+  } catch (const InputTooLarge &) {
+    return false;
+  }
+  const ExprNode *n = d.node();
+  const Integer least(op == CompareOp::LT || op == CompareOp::GT ? 1 : 0);
+  if (n->kind == ExprKind::Constant) return n->value >= least;
+  if (n->kind == ExprKind::Param) return least.isZero();
+  if (n->kind != ExprKind::Sum || n->constantTerm < least) return false;
+  for (const Term &t : n->terms)
+    if (t.coefficient.sign() < 0 || !nonNegativeMonomial(t.monomial)) return false;
+  return true;
+}
+
+/// `p` without the conjuncts that heldBySizes finds (in conjunctions at any depth of and/or).
+Pred withoutPartsHeldBySizes(const Pred &p) {
+  if (p.kind() != PredKind::And && p.kind() != PredKind::Or) return p;
+  std::vector<Pred> parts;
+  for (const Pred &c : p->children)
+    if (p.kind() == PredKind::Or || !heldBySizes(c)) parts.push_back(withoutPartsHeldBySizes(c));
+  return p.kind() == PredKind::And ? Pred::conjunction(parts) : Pred::disjunction(parts);
+}
+
 /// One question's translation: a parameter space and the meaning of each isl parameter.
 struct Translation {
   isl_ctx *ctx;
@@ -338,11 +381,7 @@ struct Translation {
         SetPtr atMost(check(isl_pw_aff_le_set(x.release(), limit.release())));
         s.reset(check(isl_set_intersect(s.release(), atMost.release())));
       }
-      bool nonNegative = true;
-      if (m)
-        for (auto &[a, k] : *m)
-          if (k % 2 == 1 && a->kind != ExprKind::Param) nonNegative = false;
-      if (!nonNegative) continue;
+      if (m && !nonNegativeMonomial(*m)) continue;
       PwAffPtr x = variable(int(i)), zero = constant(0);
       SetPtr atLeastZero(check(isl_pw_aff_ge_set(x.release(), zero.release())));
       s.reset(check(isl_set_intersect(s.release(), atLeastZero.release())));
@@ -864,32 +903,6 @@ struct Translation {
     return Pred::compare(equality ? CompareOp::EQ : CompareOp::GE, lhs, rhs);
   }
 
-  /// True when `c` holds wherever every size is >= 0: an inequality whose constant is >= 0 and
-  /// whose terms are sizes, or products of sizes, with positive coefficients (m >= 0,
-  /// 2*n + m*k >= 0). Coalescing brings such constraints back after gist has dropped them:
-  /// n == 0 or n == 1 becomes 0 <= n <= 1, printed `n <= 1 and n >= 0`.
-  bool heldBySizes(isl_constraint *c) const {
-    if (isl_constraint_is_equality(c) == isl_bool_true) return false;
-    ValPtr constant(check(isl_constraint_get_constant_val(c)));
-    if (fromVal(constant.get()).sign() < 0) return false;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      ValPtr v(check(isl_constraint_get_coefficient_val(c, isl_dim_param, int(i))));
-      const int sign = fromVal(v.get()).sign();
-      if (sign == 0) continue;
-      if (sign < 0 || !isProductOfSizes(readback[i])) return false;
-    }
-    return true;
-  }
-  static bool isProductOfSizes(const Expr &e) {
-    if (e.kind() == ExprKind::Param) return true;
-    const ExprNode *n = e.node();
-    if (n->kind != ExprKind::Sum || !n->constantTerm.isZero() || n->terms.size() != 1 ||
-        n->terms[0].coefficient.sign() <= 0)
-      return false;
-    return std::all_of(n->terms[0].monomial.begin(), n->terms[0].monomial.end(),
-                       [](const auto &factor) { return factor.first.kind() == ExprKind::Param; });
-  }
-
   /// The set as a predicate, simplified under `context` (gist).
   Pred toPred(isl_set *s, isl_set *context) {
     SetPtr sCopy(check(isl_set_copy(s))), contextCopy(check(isl_set_copy(context)));
@@ -908,7 +921,7 @@ struct Translation {
     if (hasDivs) {
       AstBuildPtr build(check(isl_ast_build_from_context(check(isl_set_copy(context)))));
       AstExprPtr e(check(isl_ast_build_expr_from_set(build.get(), g.release())));
-      return astToPred(e.get());
+      return withoutPartsHeldBySizes(astToPred(e.get()));
     }
     // No exception may cross isl's C frames: the callbacks catch, stop the walk, and the
     // exception is rethrown here.
@@ -929,7 +942,8 @@ struct Translation {
         auto *in = static_cast<Inner *>(u);
         isl_stat status = isl_stat_ok;
         try {
-          if (!in->self->heldBySizes(c)) in->conj->push_back(in->self->constraintToPred(c));
+          Pred part = in->self->constraintToPred(c);
+          if (!heldBySizes(part)) in->conj->push_back(std::move(part));
         } catch (...) {
           *in->error = std::current_exception();
           status = isl_stat_error;
