@@ -10,17 +10,18 @@
 //
 // Set early, and the first segment too. mimalloc reads its options from the environment when
 // the process starts, and the C++ runtime allocates before any initializer of ours runs, so the
-// main thread's first segment (32 MiB, where the build's first and hottest blocks go) is already
-// mapped with small pages by then. A changed default (mi_option_set_default, as this file first did) took
-// effect for the later segments only: about 8,000 page faults for the 10^5-node build against
-// about 400 with MIMALLOC_LARGE_OS_PAGES=1 in the environment, and 0.81 s against 0.67 s (the
-// fastest of 6 interleaved runs each). So the option is set in the first initializer of the
-// executable (priority 101), and the segment holding a fresh block — mimalloc 2 aligns segments to
-// their 32 MiB size — is advised for large pages as mimalloc advises the ones it maps later: its
-// untouched parts then fault in 2 MiB at a time (0.68 s; about 1,200 faults). Advice cannot
-// break anything: if the guess were wrong, it would only ask for large pages elsewhere.
-// The environment still decides when it names the option (MIMALLOC_LARGE_OS_PAGES, or its older
-// name MIMALLOC_LARGE_PAGES): MIMALLOC_LARGE_OS_PAGES=0 turns all of this off.
+// main thread's first segment (32 MiB, where the build's first and hottest blocks go) is
+// already mapped with small pages by then. A changed default (mi_option_set_default, as this
+// file first did) took effect for the later segments only: about 8,000 page faults for the
+// 10^5-node build against about 400 with MIMALLOC_LARGE_OS_PAGES=1 in the environment, and
+// 0.81 s against 0.67 s (the fastest of 6 interleaved runs each). So the option is set in the
+// first initializer of the executable (priority 101), and the segment holding a fresh block
+// (mimalloc 2 aligns segments to their 32 MiB size) is advised for large pages as mimalloc
+// advises the ones it maps later: its untouched parts then fault in 2 MiB at a time (0.68 s;
+// about 1,200 faults). Advice cannot break anything: if the guess were wrong, it would only ask
+// for large pages elsewhere. The environment still decides when it names the option
+// (MIMALLOC_LARGE_OS_PAGES, or its older name MIMALLOC_LARGE_PAGES):
+// MIMALLOC_LARGE_OS_PAGES=0 turns all of this off.
 #include <mimalloc.h>
 #include <sys/mman.h>
 
