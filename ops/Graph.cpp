@@ -361,11 +361,62 @@ Expr Graph::smaller(const Context &context, const Expr &a, const Expr &b, bool s
   return constantIfFixed(context, smallest ? min(a, b) : max(a, b));
 }
 
-bool Graph::KeyEq::operator()(const Node *a, const Node *b) const {
-  return a->kind == b->kind && a->op == b->op && a->inputs == b->inputs && a->ints == b->ints &&
-         a->exprs == b->exprs && a->index == b->index &&
-         std::memcmp(&a->number, &b->number, sizeof(double)) == 0 && a->cond == b->cond && a->mode == b->mode &&
-         a->weak == b->weak && (a->kind != OpKind::Cast || a->dtype == b->dtype);
+namespace {
+/// Whether `a` has `b`'s structural key, b's operands taken to be `bInputs`.
+bool sameKeyOver(const Node &a, const Node &b, std::span<const Node *const> bInputs) {
+  return a.kind == b.kind && a.op == b.op && std::ranges::equal(a.inputs, bInputs) && a.ints == b.ints &&
+         a.exprs == b.exprs && a.index == b.index && std::memcmp(&a.number, &b.number, sizeof(double)) == 0 &&
+         a.cond == b.cond && a.mode == b.mode && a.weak == b.weak && (a.kind != OpKind::Cast || a.dtype == b.dtype);
+}
+
+/// The hash of `c`'s structural key, its operands taken to be `inputs`.
+std::size_t keyHash(const Node &c, std::span<const Node *const> inputs) {
+  std::size_t h = std::hash<std::string>()(c.op) ^ (std::size_t(c.kind) << 56);
+  for (const Node *i : inputs) h = mix(h, i->id);
+  for (int64_t v : c.ints) h = mix(h, std::size_t(v));
+  for (const Expr &e : c.exprs) h = mix(h, e.hash());
+  for (const IndexEntry &e : c.index)
+    h = mix(mix(mix(h, e.kind * 31 + std::size_t(e.step)), e.start ? e.start->hash() : 1), e.stop ? e.stop->hash() : 2);
+  h = mix(h, std::bit_cast<uint64_t>(c.number));
+  return mix(h, c.cond.hash() + std::size_t(c.mode) + (c.weak ? 7 : 0) + (c.kind == OpKind::Cast ? std::size_t(c.dtype) : 0));
+}
+} // namespace
+
+bool Graph::KeyEq::operator()(const Node *a, const Node *b) const { return sameKeyOver(*a, *b, b->inputs); }
+
+namespace {
+/// Whether `a` and `b` derived the same dtype, literal flag, shape, broadcast bits and own
+/// validity (its obligations' predicates and answers, failures and assumptions).
+bool sameDerived(const Node &a, const Node &b) {
+  auto predicates = [](const Validity &v) {
+    std::vector<std::string> out;
+    for (const Obligation &o : v.obligations()) out.push_back(o.predicate.toString() + " " + spelling(o.decision.answer));
+    return out;
+  };
+  return a.dtype == b.dtype && a.weak == b.weak && a.shape == b.shape && a.broadcastable == b.broadcastable &&
+         predicates(a.validity) == predicates(b.validity) && a.validity.failures() == b.validity.failures() &&
+         a.validity.context().assumptions() == b.validity.context().assumptions();
+}
+} // namespace
+
+const Node *Graph::find(std::size_t hash, const Node &key, std::span<const Node *const> inputs) {
+  ++stats_.lookups;
+  std::size_t at = interned_.find(hash, [&](std::size_t id) { return sameKeyOver(nodes_[id], key, inputs); });
+  if (at == FlatIndex::npos) return nullptr;
+  ++stats_.hits;
+  if (madeLog_) madeLog_->push_back(&nodes_[at]);
+  return &nodes_[at];
+}
+
+const Node *Graph::adopt(Node &&c) {
+  c.id = uint32_t(nodes_.size());
+  nodes_.push_back(std::move(c));
+  Node &n = nodes_.back();
+  finish(n);
+  interned_.insert(n.hash, n.id);
+  ++stats_.nodes;
+  if (madeLog_) madeLog_->push_back(&n);
+  return &n;
 }
 
 Node Graph::blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const {
@@ -374,22 +425,8 @@ Node Graph::blank(OpKind kind, std::string op, std::vector<const Node *> inputs)
 }
 
 template <class Rule> const Node *Graph::make(Node c, Rule rule) {
-  std::size_t h = std::hash<std::string>()(c.op) ^ (std::size_t(c.kind) << 56);
-  for (const Node *i : c.inputs) h = mix(h, i->id);
-  for (int64_t v : c.ints) h = mix(h, std::size_t(v));
-  for (const Expr &e : c.exprs) h = mix(h, e.hash());
-  for (const IndexEntry &e : c.index)
-    h = mix(mix(mix(h, e.kind * 31 + std::size_t(e.step)), e.start ? e.start->hash() : 1), e.stop ? e.stop->hash() : 2);
-  h = mix(h, std::bit_cast<uint64_t>(c.number));
-  h = mix(h, c.cond.hash() + std::size_t(c.mode) + (c.weak ? 7 : 0) + (c.kind == OpKind::Cast ? std::size_t(c.dtype) : 0));
-  c.hash = h;
-  ++stats_.lookups;
-  if (std::size_t at = interned_.find(h, [&](std::size_t id) { return KeyEq()(&nodes_[id], &c); });
-      at != FlatIndex::npos) {
-    ++stats_.hits;
-    if (madeLog_) madeLog_->push_back(&nodes_[at]);
-    return &nodes_[at];
-  }
+  c.hash = keyHash(c, c.inputs);
+  if (const Node *found = find(c.hash, c, c.inputs)) return found;
   // The rule, then a long dim (slices of slices clip their bounds again at each step) replaced
   // by the same function as isl writes it, when that is smaller: every later shape and question
   // built on it stays small.
@@ -422,29 +459,14 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
       Node derived = c;
       takeDerived(derived);
       derive(c);
-      auto predicates = [](const Validity &v) {
-        std::vector<std::string> out;
-        for (const Obligation &o : v.obligations()) out.push_back(o.predicate.toString() + " " + spelling(o.decision.answer));
-        return out;
-      };
-      if (c.dtype != derived.dtype || c.weak != derived.weak || c.shape != derived.shape ||
-          c.broadcastable != derived.broadcastable || predicates(c.validity) != predicates(derived.validity) ||
-          c.validity.failures() != derived.validity.failures() ||
-          c.validity.context().assumptions() != derived.validity.context().assumptions())
+      if (!sameDerived(c, derived))
         throw InternalError("rebuild: " + c.describe() + " derived differently from " + like->describe());
       c = std::move(derived);
     }
   } else {
     derive(c);
   }
-  c.id = uint32_t(nodes_.size());
-  nodes_.push_back(std::move(c));
-  Node &n = nodes_.back();
-  finish(n);
-  interned_.insert(n.hash, n.id);
-  ++stats_.nodes;
-  if (madeLog_) madeLog_->push_back(&n);
-  return &n;
+  return adopt(std::move(c));
 }
 
 std::vector<const Node *> Graph::readsBefore(const Node *n) const {
@@ -1731,11 +1753,16 @@ const Node *Graph::ifelse(const Node *cond, const Node *a, const Node *b) {
 namespace {
 /// Whether n's rule, given `in` for its operands, derives what it derived for n (rebuild()):
 /// rules that read their operands' shapes, dtypes and literal flags only, and operands that
-/// agree in those (a literal operand must be the same node: its value may matter).
+/// agree in those (a literal operand must be the same node: its value may matter). The
+/// attributes these factories compute from their arguments (normalised axes, padded index
+/// entries, a reshape's target) depend on the operands' ranks and shapes alone, so the old node's
+/// attributes are also what the factory would compute.
 bool derivesAlike(const Node *n, const std::vector<const Node *> &in) {
   switch (n->kind) {
   case OpKind::Unary: case OpKind::Binary: case OpKind::Where: case OpKind::Cast: case OpKind::Transpose:
-  case OpKind::Reduce: break;
+  case OpKind::Reduce: case OpKind::Reshape: case OpKind::BroadcastTo: case OpKind::Alloc:
+  case OpKind::Concatenate: case OpKind::Stack: case OpKind::Diff: case OpKind::Cumsum:
+  case OpKind::SpecifyShape: break;
   case OpKind::Index:
     if (n->inputs.size() != 1) return false;
     break;
@@ -1753,9 +1780,61 @@ bool derivesAlike(const Node *n, const std::vector<const Node *> &in) {
 }
 } // namespace
 
+namespace {
+/// n over `in`: n's key (its operands replaced) and derived fields.
+Node copyNode(const Node *n, const std::vector<const Node *> &in, std::size_t hash) {
+  return Node{.kind = n->kind,
+              .dtype = n->dtype,
+              .weak = n->weak,
+              .mode = n->mode,
+              .inputs = in,
+              .shape = n->shape,
+              .hash = hash,
+              .op = n->op,
+              .ints = n->ints,
+              .exprs = n->exprs,
+              .index = n->index,
+              .number = n->number,
+              .cond = n->cond,
+              .validity = n->validity,
+              .broadcastable = n->broadcastable};
+}
+} // namespace
+
+const Node *Graph::copyOver(const Node *n, const std::vector<const Node *> &in) {
+  const std::size_t hash = keyHash(*n, in);
+  if (const Node *found = find(hash, *n, in)) return found;
+  return adopt(copyNode(n, in, hash));
+}
+
 const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
   if (in == n->inputs) return n;
   if (in.size() != n->inputs.size()) throw InternalError("rebuild: " + n->describe() + " with a wrong operand count");
+  if (derivesAlike(n, in)) {
+    // The old node over the new operands, its factory not run: it would compute the same
+    // attributes and derive the same fields (a rewrite keeps most nodes' operands alike, and
+    // the factory was most of a rebuild). With rebuild checks on, the factory runs too, its
+    // rule as well (make compares what it derives with n's), and must give this very node.
+    if (!checkRebuilds_) return copyOver(n, in);
+    const Node *made = nullptr;
+    try {
+      made = rebuildThroughFactory(n, in);
+    } catch (const UserError &) {
+      // The factory refuses the attributes as they are passed back to it (argmax over every
+      // axis is passed its axes as a list): the copy is the old op over alike operands.
+    }
+    if (made) {
+      const Node copy = copyNode(n, in, keyHash(*n, in));
+      if (copy.hash != made->hash || !KeyEq()(made, &copy) || !sameDerived(copy, *made))
+        throw InternalError("rebuild: the copy of " + n->describe() + " over new operands is " + copy.describe() +
+                            ", its factory made " + made->describe());
+    }
+    return copyOver(n, in);
+  }
+  return rebuildThroughFactory(n, in);
+}
+
+const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const Node *> &in) {
   auto keep = [&] {
     reuseDataSize_ = n->dataSize;
     if (n->kind == OpKind::Random) reuseDraw_ = n->ints[0];

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -235,11 +236,12 @@ public:
   /// a data-dependent size its name, so rewritten programs draw the same values and their shapes
   /// compare with the old ones. Returns `n` when the operands are the same. Throws OpError
   /// when the new operands do not fit the op (ranks).
-  /// An elementwise op, cast, transpose, reduction or basic index whose new operands have the
-  /// old ones' shapes, dtypes and literal flags derives what the old node derived (its rule
-  /// reads nothing else of them): the new node takes n's shape, dtype and own validity without
-  /// running the rule again. With setCheckRebuilds(true) the rule runs too and any difference is
-  /// an InternalError (the tests run so).
+  /// An op whose rule reads nothing of its operands but their shapes, dtypes and literal flags
+  /// (elementwise ops, casts, layout ops, reductions, basic indexing, concatenation, ...), with
+  /// new operands that agree with the old ones in those, derives what the old node derived:
+  /// the new node is a copy of n over the new operands, its factory not run. With
+  /// setCheckRebuilds(true) the factory and its rule run too, and any difference from the copy
+  /// is an InternalError (the property harness runs so).
   const Node *rebuild(const Node *n, const std::vector<const Node *> &inputs);
   void setCheckRebuilds(bool on) { checkRebuilds_ = on; }
 
@@ -263,6 +265,17 @@ private:
   };
   /// Looks `candidate` up; when new, runs `rule` on it (fills dtype, shape, validity) and keeps it.
   template <class Rule> const Node *make(Node candidate, Rule rule);
+  /// The node of the graph with `key`'s structural key over `inputs` (key's own inputs are not
+  /// read), found by `hash`; null when there is none.
+  const Node *find(std::size_t hash, const Node &key, std::span<const Node *const> inputs);
+  /// Keeps `c` (its key, hash and derived fields set) as a new node of the graph.
+  const Node *adopt(Node &&c);
+  /// rebuild() of a node whose new operands derive alike: a copy of n over `inputs`, which takes
+  /// n's derived fields, without running n's factory.
+  const Node *copyOver(const Node *n, const std::vector<const Node *> &inputs);
+  /// rebuild() through the op's factory (the old node's derived fields are taken where the
+  /// operands derive alike, unless rebuild checks are on).
+  const Node *rebuildThroughFactory(const Node *n, const std::vector<const Node *> &inputs);
   Node blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const;
   /// A new data-dependent size 0 <= _kN <= bound (0 or 1 when `boolean`) that node `n`
   /// introduces; n's validity is then decided in a context holding the bound.
