@@ -1819,17 +1819,16 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
     const Node *made = nullptr;
     try {
       made = rebuildThroughFactory(n, in);
-    } catch (const UserError &) {
-      // The factory refuses the attributes as they are passed back to it (argmax over every
-      // axis is passed its axes as a list): the copy is the old op over alike operands.
+    } catch (const UserError &e) {
+      // What the factory made before, over operands of the same shapes and dtypes, it refuses
+      // now: n's attributes are not passed back to it as it took them.
+      throw InternalError("rebuild: the factory of " + n->describe() + " refuses operands alike to its own: " + e.what());
     }
-    if (made) {
-      const Node copy = copyNode(n, in, keyHash(*n, in));
-      if (copy.hash != made->hash || !KeyEq()(made, &copy) || !sameDerived(copy, *made))
-        throw InternalError("rebuild: the copy of " + n->describe() + " over new operands is " + copy.describe() +
-                            ", its factory made " + made->describe());
-    }
-    return copyOver(n, in);
+    const Node copy = copyNode(n, in, keyHash(*n, in));
+    if (copy.hash != made->hash || !KeyEq()(made, &copy) || !sameDerived(copy, *made))
+      throw InternalError("rebuild: the copy of " + n->describe() + " over new operands is " + copy.describe() +
+                          ", its factory made " + made->describe());
+    return made;
   }
   return rebuildThroughFactory(n, in);
 }
@@ -1876,7 +1875,12 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
     }
     return setSubtensor(region, in[1], n->op == "inc_subtensor", n->mode);
   }
-  case OpKind::Reduce: return reduce(n->op, in[0], n->ints, n->number != 0);
+  case OpKind::Reduce: {
+    // argmax/argmin take one axis or none (the flat index): their list of every axis, as the
+    // node keeps it, is passed back as none.
+    const bool everyAxisOfArg = (n->op == "argmax" || n->op == "argmin") && n->ints.size() != 1;
+    return reduce(n->op, in[0], everyAxisOfArg ? std::nullopt : std::optional(n->ints), n->number != 0);
+  }
   case OpKind::Blockwise: return blockwise(n->op, in, n->mode);
   case OpKind::Diff: return diff(in[0], n->ints[0], n->ints[1]);
   case OpKind::Cumsum: return cumulative(n->op, in[0], n->ints[0]);

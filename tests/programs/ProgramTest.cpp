@@ -1009,6 +1009,35 @@ TEST(Rewrite, SubtensorIsNotLiftedThroughAnIntegerPower) {
   EXPECT_EQ(engine.run({session.lookup("w")}).fired.count("subtensor_lift"), 1u); // a float power is lifted
 }
 
+// Graph::rebuild passes a node's attributes back to its factory. argmax over every axis keeps
+// them as a list of every axis, which argmax refuses (one axis or none): the rebuild of
+// argmax(x) over an operand of another shape threw, and the rewriter kept the old node over its
+// old operands. Over alike operands the node is copied; with rebuild checks on, the factory
+// runs as well and must make the copy.
+TEST(Graph, ArgmaxOverEveryAxisIsRebuiltOverNewOperands) {
+  Solver solver;
+  driver::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n, m", "x = input((n, m), float64)", "y = input((m, n + 1), float64)",
+                                    "z = input((n, m), float64)", "a = argmax(x)", "b = argmin(x, axis=1)"}));
+  ops::Graph &g = session.mutableGraph();
+  const ops::Node *a = session.lookup("a"), *b = session.lookup("b"), *y = session.lookup("y"), *z = session.lookup("z");
+  for (bool check : {false, true}) {
+    g.setCheckRebuilds(check);
+    const ops::Node *overY = g.rebuild(a, {y}); // another shape: through the factory
+    EXPECT_EQ(overY->op, "argmax");
+    EXPECT_EQ(overY->inputs, std::vector<const ops::Node *>{y});
+    EXPECT_EQ(overY->rank(), 0u);
+    EXPECT_EQ(overY->ints, a->ints);
+    const ops::Node *overZ = g.rebuild(a, {z}); // alike: copied
+    EXPECT_EQ(overZ->inputs, std::vector<const ops::Node *>{z});
+    EXPECT_EQ(overZ->ints, a->ints);
+    EXPECT_EQ(overZ->shape, a->shape);
+    EXPECT_EQ(g.rebuild(b, {y})->shape, (Shape{Expr::param("m")}));
+    EXPECT_EQ(g.rebuild(b, {z})->shape, (Shape{Expr::param("n")}));
+  }
+  g.setCheckRebuilds(false);
+}
+
 // An index is lifted through an elementwise op only where nothing else reads the op's result:
 // else the op would be computed twice, whole and on the indexed elements. A node rewritten in
 // the same phase keeps the readers of the one it replaces: m, rebuilt over the lifted u, is
