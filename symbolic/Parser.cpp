@@ -439,6 +439,7 @@ private:
     });
     if (found != FlatIndex::npos && depth_ + groups_[found].depth <= kMaxDepth) {
       const Group &g = groups_[found];
+      if (options_.groupsReused) ++*options_.groupsReused;
       // An enclosing group being read counts this group's depth as if it had been read here.
       deepest_ = std::max(deepest_, depth_ + g.depth);
       pos_ = close + 1;

@@ -39,6 +39,9 @@ struct ParseOptions {
   /// value (the printed form of a DAG repeats each shared node). The result, errors and caret
   /// positions included, is the same either way; off, every group is read in full.
   bool reuseGroups = true;
+  /// Where given, counts the groups this parse took from an earlier group instead of reading
+  /// them (zero means the parse was the same as a read in full: every group was read).
+  std::size_t *groupsReused = nullptr;
 };
 
 Expr parseExpr(const std::string &text, ParseOptions options = {});
