@@ -1810,7 +1810,8 @@ const Node *Graph::copyOver(const Node *n, const std::vector<const Node *> &in) 
 const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
   if (in == n->inputs) return n;
   if (in.size() != n->inputs.size()) throw InternalError("rebuild: " + n->describe() + " with a wrong operand count");
-  if (derivesAlike(n, in)) {
+  const bool alike = derivesAlike(n, in);
+  if (alike) {
     // The old node over the new operands, its factory not run: it would compute the same
     // attributes and derive the same fields (a rewrite keeps most nodes' operands alike, and
     // the factory was most of a rebuild). With rebuild checks on, the factory runs too, its
@@ -1818,7 +1819,7 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
     if (!checkRebuilds_) return copyOver(n, in);
     const Node *made = nullptr;
     try {
-      made = rebuildThroughFactory(n, in);
+      made = rebuildThroughFactory(n, in, true);
     } catch (const UserError &e) {
       // What the factory made before, over operands of the same shapes and dtypes, it refuses
       // now: n's attributes are not passed back to it as it took them.
@@ -1830,10 +1831,10 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
                           ", its factory made " + made->describe());
     return made;
   }
-  return rebuildThroughFactory(n, in);
+  return rebuildThroughFactory(n, in, false);
 }
 
-const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const Node *> &in) {
+const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const Node *> &in, bool alike) {
   auto keep = [&] {
     reuseDataSize_ = n->dataSize;
     if (n->kind == OpKind::Random) reuseDraw_ = n->ints[0];
@@ -1842,7 +1843,7 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
     Graph *g;
     ~Reset() { g->reuseDataSize_.reset(), g->reuseDraw_.reset(), g->derivesLike_ = nullptr; }
   } reset{this};
-  if (derivesAlike(n, in)) derivesLike_ = n;
+  if (alike) derivesLike_ = n;
   switch (n->kind) {
   case OpKind::Input:
   case OpKind::Scalar: return n;

@@ -273,9 +273,9 @@ private:
   /// rebuild() of a node whose new operands derive alike: a copy of n over `inputs`, which takes
   /// n's derived fields, without running n's factory.
   const Node *copyOver(const Node *n, const std::vector<const Node *> &inputs);
-  /// rebuild() through the op's factory (the old node's derived fields are taken where the
-  /// operands derive alike, unless rebuild checks are on).
-  const Node *rebuildThroughFactory(const Node *n, const std::vector<const Node *> &inputs);
+  /// rebuild() through the op's factory. With `alike` (the operands derive alike: only with
+  /// rebuild checks on), make() compares what the rule derives with n's derived fields.
+  const Node *rebuildThroughFactory(const Node *n, const std::vector<const Node *> &inputs, bool alike);
   Node blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const;
   /// A new data-dependent size 0 <= _kN <= bound (0 or 1 when `boolean`) that node `n`
   /// introduces; n's validity is then decided in a context holding the bound.
