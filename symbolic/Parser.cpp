@@ -34,11 +34,18 @@ struct Value {
   std::size_t position = 0;
 };
 
+/// Reads a text in one of two passes over the same grammar. The first (`build` false) checks
+/// the grammar alone: tokens, nesting, and which operands are conditions and which integers. It
+/// builds nothing, so it allocates nothing but its error. The second builds the value and makes
+/// the checks that need it (constant divisors and exponents, the size limits of expressions).
+/// A text is read by the first pass and then, if it passed, by the second: a text with a syntax
+/// error is refused at its first syntax error without building the expressions before it, and
+/// an error the second pass finds is never a syntax error.
 class Parser {
 public:
-  Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison)
+  Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison, bool build)
       : text_(text), pos_(start), options_(options), stopAtComparison_(stopAtComparison),
-        reuseGroups_(options.reuseGroups && text.size() >= kReuseGroupsFrom) {
+        reuseGroups_(options.reuseGroups && text.size() >= kReuseGroupsFrom), build_(build) {
     if (text.size() > kMaxTextBytes)
       fail("the text is too long: " + std::to_string(text.size()) + " bytes (the limit is " +
                std::to_string(kMaxTextBytes) + ")",
@@ -73,7 +80,7 @@ public:
     requirePred(cond, "the condition of 'if'");
     requireExpr(b, "the value after 'else'");
     (void)ifPos;
-    return exprValue(select(cond.pred, a.expr, b.expr), a.position);
+    return exprValue(build_ ? select(cond.pred, a.expr, b.expr) : Expr(nullptr), a.position);
   }
 
   void expectEnd() {
@@ -81,7 +88,17 @@ public:
     if (cur_.kind != Tok::End) fail("unexpected '" + std::string(cur_.text) + "' after the end of the expression", cur_.position);
   }
   std::size_t tokenStart() const { return cur_.position; }
+  /// A syntax error: found by the first pass. The second reads only texts the first passed, so
+  /// reaching one there means the passes disagree on the grammar, which is an internal error.
   [[noreturn]] void fail(const std::string &message, std::size_t position) const {
+    if (build_)
+      throw InternalError("the grammar check passed a text that the build refuses: " +
+                          SyntaxError(message, text_, position).render());
+    throw SyntaxError(message, text_, position);
+  }
+  /// An error only the second pass can find: it needs the value (a divisor that is not a
+  /// constant, an expression past the size limits).
+  [[noreturn]] void refuse(const std::string &message, std::size_t position) const {
     throw SyntaxError(message, text_, position);
   }
   /// `what` names the operand: text, or a function making the text (then made only on failure;
@@ -93,6 +110,13 @@ public:
     if (!v.isPred) fail(describe(what) + " must be a condition (a comparison), not an integer expression", v.position);
   }
   static std::string describe(const char *what) { return what; }
+  bool building() const { return build_; }
+  /// The second pass takes the first's index of parentheses (the same text) instead of making it.
+  void takeParens(Parser &checked) {
+    if (!checked.indexed_) return;
+    parens_ = std::move(checked.parens_);
+    indexed_ = true;
+  }
   template <class F> static std::string describe(const F &what) { return what(); }
 
 private:
@@ -104,14 +128,14 @@ private:
     if (cur_.kind != Tok::Or) return a;
     std::vector<Pred> parts;
     requirePred(a, "the left operand of 'or'");
-    parts.push_back(a.pred);
+    if (build_) parts.push_back(a.pred);
     while (cur_.kind == Tok::Or) {
       advance();
       Value b = parseConjunction();
       requirePred(b, "the right operand of 'or'");
-      parts.push_back(b.pred);
+      if (build_) parts.push_back(b.pred);
     }
-    return predValue(Pred::disjunction(parts), a.position);
+    return predValue(build_ ? Pred::disjunction(parts) : Pred(nullptr), a.position);
   }
 
   Value parseConjunction() {
@@ -119,14 +143,14 @@ private:
     if (cur_.kind != Tok::And) return a;
     std::vector<Pred> parts;
     requirePred(a, "the left operand of 'and'");
-    parts.push_back(a.pred);
+    if (build_) parts.push_back(a.pred);
     while (cur_.kind == Tok::And) {
       advance();
       Value b = parseInversion();
       requirePred(b, "the right operand of 'and'");
-      parts.push_back(b.pred);
+      if (build_) parts.push_back(b.pred);
     }
-    return predValue(Pred::conjunction(parts), a.position);
+    return predValue(build_ ? Pred::conjunction(parts) : Pred(nullptr), a.position);
   }
 
   Value parseInversion() {
@@ -136,7 +160,7 @@ private:
       advance();
       Value v = parseInversion();
       requirePred(v, "the operand of 'not'");
-      return predValue(!v.pred, p);
+      return predValue(build_ ? !v.pred : Pred(nullptr), p);
     }
     return parseComparison();
   }
@@ -168,9 +192,10 @@ private:
       advance();
       Value right = parseSum();
       requireExpr(right, [&] { return "the right side of '" + std::string(op.text) + "'"; });
-      parts.push_back(Pred::compare(opOf(op.kind), left.expr, right.expr));
+      if (build_) parts.push_back(Pred::compare(opOf(op.kind), left.expr, right.expr));
       left = right;
     }
+    if (!build_) return predValue(Pred(nullptr), a.position);
     if (parts.size() == 1) return predValue(std::move(parts[0]), a.position);
     return predValue(Pred::conjunction(std::vector<Pred>(parts.begin(), parts.end())), a.position);
   }
@@ -182,6 +207,15 @@ private:
     Value first = parseProduct();
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return first;
     requireExpr(first, [&] { return "the left operand of '" + std::string(cur_.text) + "'"; });
+    if (!build_) {
+      while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
+        const Token op = cur_;
+        advance();
+        Value b = parseProduct();
+        requireExpr(b, [&] { return "the right operand of '" + std::string(op.text) + "'"; });
+      }
+      return exprValue(Expr(nullptr), first.position);
+    }
     // Most chains are short: kept in place.
     boost::container::small_vector<Expr, 8> exprs{first.expr};
     boost::container::small_vector<bool, 8> negated{false};
@@ -209,11 +243,11 @@ private:
     requireExpr(v, [&] { return "the divisor of '" + op + "'"; });
     auto c = v.expr.constantValue();
     if (!c)
-      fail("the divisor of '" + op + "' must be a positive integer constant, not '" +
+      refuse("the divisor of '" + op + "' must be a positive integer constant, not '" +
                v.expr.toString() + "'",
            v.position);
     if (c->sign() <= 0)
-      fail("the divisor of '" + op + "' must be a positive integer constant, not " + c->toString(),
+      refuse("the divisor of '" + op + "' must be a positive integer constant, not " + c->toString(),
            v.position);
     return *c;
   }
@@ -228,7 +262,11 @@ private:
       Value b = parseUnary();
       if (op.kind == Tok::Star) {
         requireExpr(b, "the right operand of '*'");
-        a = exprValue(guard([&] { return a.expr * b.expr; }, op.position), a.position);
+        if (build_) a = exprValue(guard([&] { return a.expr * b.expr; }, op.position), a.position);
+        continue;
+      }
+      if (!build_) {
+        requireExpr(b, [&] { return "the divisor of '" + std::string(op.text) + "'"; });
         continue;
       }
       Integer c = positiveConstant(b, std::string(op.text));
@@ -251,7 +289,7 @@ private:
       advance();
       Value v = parseUnary();
       requireExpr(v, [&] { return "the operand of unary '" + std::string(op.text) + "'"; });
-      return exprValue(op.kind == Tok::Minus ? -v.expr : v.expr, op.position);
+      return exprValue(build_ && op.kind == Tok::Minus ? -v.expr : v.expr, op.position);
     }
     return parsePower();
   }
@@ -264,9 +302,10 @@ private:
     advance();
     Value b = parseUnary();
     requireExpr(b, "the exponent of '**'");
+    if (!build_) return exprValue(Expr(nullptr), a.position);
     auto c = b.expr.constantValue();
     if (!c || c->sign() < 0)
-      fail("the exponent of '**' must be a non-negative integer constant", b.position);
+      refuse("the exponent of '**' must be a non-negative integer constant", b.position);
     if (auto base = a.expr.constantValue()) {
       // A constant power is just a number; refuse only numbers too large to be a size.
       Integer mag = Integer::abs(*base);
@@ -276,10 +315,10 @@ private:
       }
       std::size_t bits = mag.toString().size() * 4; // >= log2(mag), a safe over-estimate
       if (*c > Integer(int64_t(65536 / bits)))
-        fail("the power is too large (more than 65536 bits)", b.position);
+        refuse("the power is too large (more than 65536 bits)", b.position);
       return exprValue(Expr(Integer::pow(*base, uint32_t(c->toInt64Checked()))), a.position);
     }
-    if (*c > Integer(64)) fail("the exponent of '**' must be at most 64", b.position);
+    if (*c > Integer(64)) refuse("the exponent of '**' must be at most 64", b.position);
     uint32_t k = static_cast<uint32_t>(c->toInt64Checked());
     return exprValue(guard([&] { return pow(a.expr, k); }, op.position), a.position);
   }
@@ -290,7 +329,7 @@ private:
     } catch (const SyntaxError &) {
       throw;
     } catch (const UserError &e) {
-      fail(e.what(), position);
+      refuse(e.what(), position);
     }
   }
 
@@ -299,19 +338,20 @@ private:
     switch (t.kind) {
     case Tok::Integer: {
       advance();
-      return exprValue(Expr(Integer::parse(std::string(t.text))), t.position);
+      return exprValue(build_ ? Expr(Integer::parse(std::string(t.text))) : Expr(nullptr), t.position);
     }
     case Tok::Name: {
       advance();
       if (t.text[0] == '_' && !options_.allowReservedNames)
         fail("name '" + std::string(t.text) + "' is reserved: names starting with '_' belong to shapelab",
              t.position);
+      if (!build_) return exprValue(Expr(nullptr), t.position);
       return exprValue(t.text[0] == '_' ? Expr::reservedParam(std::string(t.text)) : Expr::param(std::string(t.text)),
                        t.position);
     }
     case Tok::True: case Tok::False:
       advance();
-      return predValue(Pred::truth(t.kind == Tok::True), t.position);
+      return predValue(build_ ? Pred::truth(t.kind == Tok::True) : Pred(nullptr), t.position);
     case Tok::Min: case Tok::Max: {
       advance();
       std::size_t open = cur_.position;
@@ -321,7 +361,7 @@ private:
         while (true) {
           Value v = parseTernary();
           requireExpr(v, [&] { return "an argument of " + std::string(t.text) + "()"; });
-          args.push_back(v.expr);
+          if (build_) args.push_back(v.expr);
           if (cur_.kind == Tok::Comma) {
             advance();
             continue;
@@ -329,6 +369,7 @@ private:
           expect(Tok::RParen, [&] { return "expected ',' or ')' in the arguments of " + std::string(t.text) + "()"; });
           break;
         }
+        if (!build_) return exprValue(Expr(nullptr), t.position);
         return exprValue(t.kind == Tok::Min ? min(args) : max(args), t.position);
       });
     }
@@ -516,6 +557,7 @@ private:
   ParseOptions options_;
   bool stopAtComparison_;
   bool reuseGroups_;
+  const bool build_; // the second pass (see the class comment)
   Token cur_{Tok::End, 0, ""};
   int depth_ = 0;
   int deepest_ = 0;
@@ -528,15 +570,19 @@ private:
 } // namespace
 
 namespace {
-/// Runs `body` on a parser of `text`; an expression too large for the limits, wherever it is
-/// built, becomes a SyntaxError with the caret where parsing had got to.
+/// Runs `body` on a parser of `text` that checks the grammar, then on one that builds the value
+/// (Parser's two passes); an expression too large for the limits, wherever it is built, becomes
+/// a SyntaxError with the caret where parsing had got to.
 template <class F> auto parsing(const std::string &text, std::size_t start, ParseOptions options,
                                 bool stopAtComparison, F body) {
-  Parser p(text, start, options, stopAtComparison);
+  Parser check(text, start, options, stopAtComparison, false);
+  (void)body(check);
+  Parser p(text, start, options, stopAtComparison, true);
+  p.takeParens(check);
   try {
     return body(p);
   } catch (const InputTooLarge &e) {
-    p.fail(e.what(), p.tokenStart());
+    p.refuse(e.what(), p.tokenStart());
   }
 }
 } // namespace
@@ -576,7 +622,7 @@ Expr parseExprPrefix(const std::string &text, std::size_t &position, ParseOption
   return parsing(text, position, options, stopAtComparison, [&](Parser &p) {
     Value v = p.parseTernary();
     p.requireExpr(v, "a dimension");
-    position = p.tokenStart();
+    if (p.building()) position = p.tokenStart();
     return v.expr;
   });
 }

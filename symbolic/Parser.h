@@ -18,7 +18,10 @@
 // constants (anything else leaves the decidable fragment and is refused with a caret).
 // Example: parseExpr("(n*(n-1))/2") is the exact half of n² − n, defined where it is even.
 // Invariant: parse(print(x)) is x, for every expression and predicate (tests check it).
-// Every error is a SyntaxError carrying the text and the byte offset of the problem.
+// Every error is a SyntaxError carrying the text and the byte offset of the problem. The grammar
+// is checked over the whole text before any value is built, so a text with a syntax error is
+// refused at its first syntax error, even where a part before it has a divisor or exponent that
+// is not a constant or passes a size limit (errors found only by building the value).
 #pragma once
 
 #include <string>
