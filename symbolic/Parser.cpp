@@ -40,7 +40,10 @@ struct Value {
 /// the checks that need it (constant divisors and exponents, the size limits of expressions).
 /// A text is read by the first pass and then, if it passed, by the second: a text with a syntax
 /// error is refused at its first syntax error without building the expressions before it, and
-/// an error the second pass finds is never a syntax error.
+/// an error the second pass finds is never a syntax error. The first pass does not throw: its
+/// first error is kept and ends the text (every later token is the end), so that the descent
+/// returns level by level and one exception is thrown from the top (unwinding each level of a
+/// deep descent cost more than the whole pass).
 class Parser {
 public:
   Parser(const std::string &text, std::size_t start, ParseOptions options, bool stopAtComparison, bool build)
@@ -57,7 +60,7 @@ public:
   struct DepthGuard {
     Parser &p;
     explicit DepthGuard(Parser &parser) : p(parser) {
-      if (++p.depth_ > kMaxDepth) p.fail("the expression is nested too deeply (more than 200 levels)", p.cur_.position);
+      if (++p.depth_ > kMaxDepth && !p.failed_) p.fail("the expression is nested too deeply (more than 200 levels)", p.cur_.position);
       if (p.depth_ > p.deepest_) p.deepest_ = p.depth_;
     }
     ~DepthGuard() { --p.depth_; }
@@ -84,17 +87,30 @@ public:
   }
 
   void expectEnd() {
+    if (failed_) return;
     if (cur_.kind == Tok::Other) fail("unexpected character '" + printable(std::string(cur_.text)) + "'", cur_.position);
     if (cur_.kind != Tok::End) fail("unexpected '" + std::string(cur_.text) + "' after the end of the expression", cur_.position);
   }
   std::size_t tokenStart() const { return cur_.position; }
   /// A syntax error: found by the first pass. The second reads only texts the first passed, so
   /// reaching one there means the passes disagree on the grammar, which is an internal error.
-  [[noreturn]] void fail(const std::string &message, std::size_t position) const {
+  /// In the first pass, the first error is kept and the rest of the text is skipped (the current
+  /// token becomes the end); later errors, which follow from the skip, are not kept.
+  void fail(const std::string &message, std::size_t position) {
     if (build_)
       throw InternalError("the grammar check passed a text that the build refuses: " +
                           SyntaxError(message, text_, position).render());
-    throw SyntaxError(message, text_, position);
+    if (!failed_) {
+      failed_ = true;
+      failMessage_ = message;
+      failPosition_ = position;
+    }
+    pos_ = text_.size();
+    cur_ = Token{Tok::End, pos_, ""};
+  }
+  /// The first pass's error, thrown (where it found one).
+  void throwIfFailed() const {
+    if (failed_) throw SyntaxError(failMessage_, text_, failPosition_);
   }
   /// An error only the second pass can find: it needs the value (a divisor that is not a
   /// constant, an expression past the size limits).
@@ -103,11 +119,11 @@ public:
   }
   /// `what` names the operand: text, or a function making the text (then made only on failure;
   /// these checks run for every operator read).
-  template <class What> void requireExpr(const Value &v, const What &what) const {
-    if (v.isPred) fail(describe(what) + " must be an integer expression, not a condition", v.position);
+  template <class What> void requireExpr(const Value &v, const What &what) {
+    if (v.isPred && !failed_) fail(describe(what) + " must be an integer expression, not a condition", v.position);
   }
-  template <class What> void requirePred(const Value &v, const What &what) const {
-    if (!v.isPred) fail(describe(what) + " must be a condition (a comparison), not an integer expression", v.position);
+  template <class What> void requirePred(const Value &v, const What &what) {
+    if (!v.isPred && !failed_) fail(describe(what) + " must be a condition (a comparison), not an integer expression", v.position);
   }
   static std::string describe(const char *what) { return what; }
   bool building() const { return build_; }
@@ -239,7 +255,7 @@ private:
     return exprValue(a, first.position);
   }
 
-  Integer positiveConstant(const Value &v, const std::string &op) const {
+  Integer positiveConstant(const Value &v, const std::string &op) {
     requireExpr(v, [&] { return "the divisor of '" + op + "'"; });
     auto c = v.expr.constantValue();
     if (!c)
@@ -382,15 +398,21 @@ private:
         return v;
       });
     }
-    case Tok::End: fail("expected an expression, found the end of the text", t.position);
-    case Tok::Other: fail("unexpected character '" + printable(std::string(t.text)) + "'", t.position);
-    default: fail("expected an expression, found '" + std::string(t.text) + "'", t.position);
+    case Tok::End:
+      if (!failed_) fail("expected an expression, found the end of the text", t.position);
+      return exprValue(Expr(nullptr), t.position);
+    case Tok::Other: fail("unexpected character '" + printable(std::string(t.text)) + "'", t.position); break;
+    default: fail("expected an expression, found '" + std::string(t.text) + "'", t.position); break;
     }
+    return exprValue(Expr(nullptr), t.position);
   }
 
   /// `what` as in requireExpr: a message made only on failure (a group expects its ')').
   template <class What> void expect(Tok kind, const What &what) {
-    if (cur_.kind != kind) fail(describe(what) + (cur_.kind == Tok::End ? ", found the end of the text" : ", found '" + std::string(cur_.text) + "'"), cur_.position);
+    if (cur_.kind != kind) {
+      if (!failed_) fail(describe(what) + (cur_.kind == Tok::End ? ", found the end of the text" : ", found '" + std::string(cur_.text) + "'"), cur_.position);
+      return;
+    }
     advance();
   }
 
@@ -406,7 +428,7 @@ private:
       std::size_t s = pos_;
       while (pos_ < text_.size() && std::isdigit((unsigned char)text_[pos_])) ++pos_;
       if (pos_ < text_.size() && (std::isalpha((unsigned char)text_[pos_]) || text_[pos_] == '_'))
-        fail("a name cannot start with a digit; write '*' for a product", s);
+        return fail("a name cannot start with a digit; write '*' for a product", s);
       cur_ = Token{Tok::Integer, s, std::string_view(text_).substr(s, pos_ - s)};
       return;
     }
@@ -443,7 +465,7 @@ private:
     case '<': k = Tok::Lt; break;
     case '>': k = Tok::Gt; break;
     case '=':
-      fail("'=' is not a comparison; write '==' for equality", pos_);
+      return fail("'=' is not a comparison; write '==' for equality", pos_);
     default: break;
     }
     // A character outside ASCII is reported whole, not as a broken byte (and a byte that
@@ -558,6 +580,9 @@ private:
   bool stopAtComparison_;
   bool reuseGroups_;
   const bool build_; // the second pass (see the class comment)
+  bool failed_ = false; // the first pass met an error: failMessage_ at failPosition_
+  std::string failMessage_;
+  std::size_t failPosition_ = 0;
   Token cur_{Tok::End, 0, ""};
   int depth_ = 0;
   int deepest_ = 0;
@@ -577,6 +602,7 @@ template <class F> auto parsing(const std::string &text, std::size_t start, Pars
                                 bool stopAtComparison, F body) {
   Parser check(text, start, options, stopAtComparison, false);
   (void)body(check);
+  check.throwIfFailed();
   Parser p(text, start, options, stopAtComparison, true);
   p.takeParens(check);
   try {
