@@ -7,12 +7,18 @@ namespace shapelab {
 
 namespace {
 std::string withPosition(const std::string &message, std::size_t position) {
-  return message + " at position " + std::to_string(position);
+  const std::string at = std::to_string(position);
+  std::string out;
+  out.reserve(message.size() + 13 + at.size());
+  out += message;
+  out += " at position ";
+  out += at;
+  return out;
 }
 } // namespace
 
 SyntaxError::SyntaxError(std::string message, std::string text, std::size_t position)
-    : UserError(withPosition(message, position)), message_(wellFormed(message)),
+    : UserError(withPosition(message, position)), message_(wellFormed(std::move(message))),
       text_(std::move(text)), position_(position) {}
 
 SyntaxError::SyntaxError(Verbatim, std::string message, std::string text, std::size_t position)
@@ -56,9 +62,7 @@ void appendByteEscape(std::string &out, unsigned char c) {
 
 /// `text` with each byte that begins no well-formed UTF-8 character as \xNN, and each other byte
 /// from 0x80 up kept with its character; ASCII bytes go to `ascii(out, c)`.
-template <class Ascii> std::string escapeBytes(const std::string &text, Ascii ascii) {
-  std::string out;
-  out.reserve(text.size());
+template <class Ascii> void escapeBytes(std::string &out, std::string_view text, Ascii ascii) {
   for (std::size_t i = 0; i < text.size();) {
     const unsigned char c = (unsigned char)text[i];
     if (c < 0x80) {
@@ -72,26 +76,35 @@ template <class Ascii> std::string escapeBytes(const std::string &text, Ascii as
       ++i;
     }
   }
-  return out;
-}
-} // namespace
-
-std::string wellFormed(const std::string &text) {
-  // Most messages are ASCII: returned as they are.
-  if (std::all_of(text.begin(), text.end(), [](char c) { return (unsigned char)c < 0x80; })) return text;
-  return escapeBytes(text, [](std::string &out, unsigned char c) { out += char(c); });
 }
 
-std::string printable(const std::string &text) {
-  // A whole character is kept; a byte that begins none is escaped, so the result is always
-  // well-formed UTF-8 (a terminal or a JSON reader gets no broken character).
-  return escapeBytes(text, [](std::string &out, unsigned char c) {
+void appendPrintable(std::string &out, std::string_view text) {
+  escapeBytes(out, text, [](std::string &out, unsigned char c) {
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
     else if (c < 0x20 || c == 0x7f) appendByteEscape(out, c);
     else out += char(c);
   });
+}
+} // namespace
+
+std::string wellFormed(std::string text) {
+  // Most messages are ASCII: returned as they are.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return (unsigned char)c < 0x80; })) return text;
+  std::string out;
+  out.reserve(text.size());
+  escapeBytes(out, text, [](std::string &out, unsigned char c) { out += char(c); });
+  return out;
+}
+
+std::string printable(const std::string &text) {
+  // A whole character is kept; a byte that begins none is escaped, so the result is always
+  // well-formed UTF-8 (a terminal or a JSON reader gets no broken character).
+  std::string out;
+  out.reserve(text.size());
+  appendPrintable(out, text);
+  return out;
 }
 
 namespace {
@@ -112,7 +125,7 @@ int characterColumns(char32_t c) {
 }
 
 /// Columns `s` takes on a terminal (`s` is a printable() text: well-formed UTF-8).
-std::size_t columns(const std::string &s) {
+std::size_t columns(std::string_view s) {
   std::size_t n = 0;
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t len = std::max<std::size_t>(1, utf8SequenceLength(s, i));
@@ -135,12 +148,22 @@ std::string SyntaxError::render() const {
   const auto continuation = [&](std::size_t i) { return i < text_.size() && ((unsigned char)text_[i] & 0xC0) == 0x80; };
   for (int k = 0; k < 3 && from > 0 && continuation(from); ++k) --from;
   for (int k = 0; k < 3 && continuation(to); ++k) ++to;
-  std::string before = (from > 0 ? "..." : "") + printable(text_.substr(from, at - from));
-  std::string after = printable(text_.substr(at, to - at)) + (to < text_.size() ? "..." : "");
-  std::string out = printable(what());
-  out += "\n  " + before + after + "\n  ";
-  out += std::string(columns(before), ' ');
-  out += "^";
+  // Built in one string: an escape is at most 4 bytes a byte, and the caret line takes at most
+  // a column a byte of the escaped text before the caret.
+  const std::string_view text(text_), message(what());
+  std::string out;
+  out.reserve(4 * message.size() + 8 * (to - from) + 16);
+  appendPrintable(out, message);
+  out += "\n  ";
+  const std::size_t line = out.size();
+  if (from > 0) out += "...";
+  appendPrintable(out, text.substr(from, at - from));
+  const std::size_t caret = columns(std::string_view(out).substr(line));
+  appendPrintable(out, text.substr(at, to - at));
+  if (to < text_.size()) out += "...";
+  out += "\n  ";
+  out.append(caret, ' ');
+  out += '^';
   return out;
 }
 

@@ -26,7 +26,7 @@ std::size_t utf8SequenceLength(std::string_view text, std::size_t i);
 
 /// `text` with every byte that begins no well-formed UTF-8 character escaped (\xe9), and
 /// nothing else changed: the part of printable() that every message needs.
-std::string wellFormed(const std::string &text);
+std::string wellFormed(std::string text);
 
 /// Anything the caller did wrong. Catch this to report to a person. The message is well-formed
 /// UTF-8 whatever bytes it quotes (see wellFormed()): a JSON reply or a Python exception carries
@@ -34,6 +34,7 @@ std::string wellFormed(const std::string &text);
 class UserError : public std::runtime_error {
 public:
   explicit UserError(const std::string &message) : std::runtime_error(wellFormed(message)) {}
+  explicit UserError(std::string &&message) : std::runtime_error(wellFormed(std::move(message))) {}
   explicit UserError(const char *message) : UserError(std::string(message)) {}
 };
 

@@ -96,21 +96,21 @@ public:
   /// reaching one there means the passes disagree on the grammar, which is an internal error.
   /// In the first pass, the first error is kept and the rest of the text is skipped (the current
   /// token becomes the end); later errors, which follow from the skip, are not kept.
-  void fail(const std::string &message, std::size_t position) {
+  void fail(std::string message, std::size_t position) {
     if (build_)
       throw InternalError("the grammar check passed a text that the build refuses: " +
                           SyntaxError(message, text_, position).render());
     if (!failed_) {
       failed_ = true;
-      failMessage_ = message;
+      failMessage_ = std::move(message);
       failPosition_ = position;
     }
     pos_ = text_.size();
     cur_ = Token{Tok::End, pos_, ""};
   }
   /// The first pass's error, thrown (where it found one).
-  void throwIfFailed() const {
-    if (failed_) throw SyntaxError(failMessage_, text_, failPosition_);
+  void throwIfFailed() {
+    if (failed_) throw SyntaxError(std::move(failMessage_), text_, failPosition_);
   }
   /// An error only the second pass can find: it needs the value (a divisor that is not a
   /// constant, an expression past the size limits).
