@@ -223,15 +223,6 @@ private:
     Value first = parseProduct();
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return first;
     requireExpr(first, [&] { return "the left operand of '" + std::string(cur_.text) + "'"; });
-    if (!build_) {
-      while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
-        const Token op = cur_;
-        advance();
-        Value b = parseProduct();
-        requireExpr(b, [&] { return "the right operand of '" + std::string(op.text) + "'"; });
-      }
-      return exprValue(Expr(nullptr), first.position);
-    }
     // Most chains are short: kept in place.
     boost::container::small_vector<Expr, 8> exprs{first.expr};
     boost::container::small_vector<bool, 8> negated{false};
@@ -241,10 +232,12 @@ private:
       advance();
       Value b = parseProduct();
       requireExpr(b, [&] { return "the right operand of '" + std::string(op.text) + "'"; });
+      if (!build_) continue;
       exprs.push_back(std::move(b.expr));
       negated.push_back(op.kind == Tok::Minus);
       opPositions.push_back(op.position);
     }
+    if (!build_) return exprValue(Expr(nullptr), first.position);
     try {
       return exprValue(signedSum({exprs.data(), exprs.size()}, {negated.data(), negated.size()}), first.position);
     } catch (const InputTooLarge &) {
@@ -255,8 +248,8 @@ private:
     return exprValue(a, first.position);
   }
 
-  Integer positiveConstant(const Value &v, const std::string &op) {
-    requireExpr(v, [&] { return "the divisor of '" + op + "'"; });
+  /// The divisor `v` of `op` as a constant (`v` is an integer expression: checked by the caller).
+  Integer positiveConstant(const Value &v, const std::string &op) const {
     auto c = v.expr.constantValue();
     if (!c)
       refuse("the divisor of '" + op + "' must be a positive integer constant, not '" +
@@ -281,10 +274,8 @@ private:
         if (build_) a = exprValue(guard([&] { return a.expr * b.expr; }, op.position), a.position);
         continue;
       }
-      if (!build_) {
-        requireExpr(b, [&] { return "the divisor of '" + std::string(op.text) + "'"; });
-        continue;
-      }
+      requireExpr(b, [&] { return "the divisor of '" + std::string(op.text) + "'"; });
+      if (!build_) continue;
       Integer c = positiveConstant(b, std::string(op.text));
       Expr r = guard(
           [&] {
