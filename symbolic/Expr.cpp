@@ -66,11 +66,11 @@ struct Graveyard {
       if (!exprs.empty()) {
         const ExprNode *n = exprs.back();
         exprs.pop_back();
-        delete n;
+        detail::NodeSlots<ExprNode>::give(n);
       } else {
         const PredNode *n = preds.back();
         preds.pop_back();
-        delete n;
+        detail::NodeSlots<PredNode>::give(n);
       }
     }
     draining = false;

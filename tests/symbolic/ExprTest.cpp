@@ -653,7 +653,7 @@ TEST(InternTable, AgreesWithAModelUnderCollidingHashes) {
         bool last = table.releaseLast(it->second.first);
         RC_ASSERT(last == (it->second.second == 1));
         if (last) {
-          delete it->second.first;
+          shapelab::detail::NodeSlots<FakeNode>::give(it->second.first);
           model.erase(it);
         } else {
           --it->second.second;
@@ -667,11 +667,48 @@ TEST(InternTable, AgreesWithAModelUnderCollidingHashes) {
       probe.structuralHash = hashOf[k];
       RC_ASSERT(table.intern(std::move(probe)) == entry.first);
       for (int r = 0; r <= entry.second; ++r) (void)table.releaseLast(entry.first);
-      delete entry.first;
+      shapelab::detail::NodeSlots<FakeNode>::give(entry.first);
     }
     RC_ASSERT(table.size() == 0u);
   });
   EXPECT_TRUE(ok);
+}
+
+// A freed node's memory is kept by its thread and handed out again (the last freed first), up to
+// a bound; while it is free it is poisoned under AddressSanitizer, so a use of a freed node is
+// still reported.
+TEST(NodeSlots, AFreedSlotIsPoisonedUntilItIsReused) {
+  using Slots = shapelab::detail::NodeSlots<FakeNode>;
+  FakeNode *a = new (Slots::take()) FakeNode();
+  a->key = 7;
+  const std::size_t keptBefore = Slots::kept();
+  Slots::give(a);
+  EXPECT_EQ(Slots::kept(), keptBefore + 1);
+#ifdef SHAPELAB_ASAN
+  EXPECT_TRUE(__asan_address_is_poisoned(&a->key));
+  EXPECT_TRUE(__asan_region_is_poisoned(a, sizeof(FakeNode)) == a);
+#endif
+  void *b = Slots::take();
+  EXPECT_EQ(b, static_cast<void *>(a));
+  EXPECT_EQ(Slots::kept(), keptBefore);
+#ifdef SHAPELAB_ASAN
+  EXPECT_EQ(__asan_region_is_poisoned(b, sizeof(FakeNode)), nullptr);
+#endif
+  Slots::giveBack(b);
+  // Another thread does not see this thread's slots.
+  void *other = nullptr;
+  std::thread([&] {
+    EXPECT_EQ(Slots::kept(), 0u);
+    other = Slots::take();
+    Slots::giveBack(other);
+    EXPECT_EQ(Slots::kept(), 1u);
+  }).join();
+  EXPECT_NE(other, b);
+  // Past the bound, freed memory goes back to the heap.
+  std::vector<void *> many;
+  for (std::size_t i = 0; i < Slots::kKeep + 100; ++i) many.push_back(Slots::take());
+  for (void *p : many) Slots::giveBack(p);
+  EXPECT_EQ(Slots::kept(), Slots::kKeep);
 }
 
 // EntryTable (FlatIndex underneath) against std::map, with hashes that collide (equal hashes
