@@ -433,16 +433,22 @@ private:
       cur_ = Token{k, s, w};
       return;
     }
-    auto two = [&](const char *s) { return text_.compare(pos_, 2, s) == 0; };
-    struct Op { const char *s; Tok k; };
-    static const Op ops[] = {{"**", Tok::StarStar}, {"//", Tok::SlashSlash}, {"==", Tok::EqEq},
-                             {"!=", Tok::NotEq}, {"<=", Tok::Le}, {">=", Tok::Ge}};
-    for (const Op &o : ops)
-      if (two(o.s)) {
-        cur_ = Token{o.k, pos_, o.s};
-        pos_ += 2;
-        return;
-      }
+    // Two-character operators, told by their characters (a comparison of the text with each
+    // spelling was a call to memcmp per operator token).
+    const char next = pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0';
+    Tok pair = next == '*' && c == '*'   ? Tok::StarStar
+               : next == '/' && c == '/' ? Tok::SlashSlash
+               : next != '='             ? Tok::Other
+               : c == '='                ? Tok::EqEq
+               : c == '!'                ? Tok::NotEq
+               : c == '<'                ? Tok::Le
+               : c == '>'                ? Tok::Ge
+                                         : Tok::Other;
+    if (pair != Tok::Other) {
+      cur_ = Token{pair, pos_, std::string_view(text_).substr(pos_, 2)};
+      pos_ += 2;
+      return;
+    }
     Tok k = Tok::Other;
     switch (c) {
     case '+': k = Tok::Plus; break;
