@@ -1590,29 +1590,50 @@ void mergeParams(ParamList &into, const ParamList &more) {
   into = std::move(out);
 }
 const ParamList &paramsBelow(const PredNode *n);
+/// A node's list from its children's lists (and its own parameter): where one child's list holds
+/// every other's, that list itself (most nodes: a sum over one parameter, a division of it), so
+/// that only a node that joins parameters of different children keeps a list of its own.
+/// The empty list, never destroyed (nodes borrow it).
+const ParamList &noParams() {
+  static const ParamList *none = new ParamList();
+  return *none;
+}
+template <class EachChild> CachedParams::Computed joinedParams(const ExprNode *param, EachChild eachChild) {
+  const ParamList *largest = &noParams();
+  eachChild([&](const ParamList &l) { if (l.size() > largest->size()) largest = &l; });
+  bool contained = param == nullptr;
+  if (contained)
+    eachChild([&](const ParamList &l) {
+      contained = contained && (&l == largest || std::includes(largest->begin(), largest->end(),
+                                                               l.begin(), l.end(), byName));
+    });
+  if (contained) return {largest, {}};
+  CachedParams::Computed c;
+  if (param) c.own.push_back(param);
+  eachChild([&](const ParamList &l) { mergeParams(c.own, l); });
+  return c;
+}
 /// The parameters below a node, from its children's (each node's list is computed once).
 const ParamList &paramsBelow(const ExprNode *n) {
-  static const ParamList none; // a constant's: nothing to compute or keep per node
-  if (n->kind == ExprKind::Constant) return none;
+  if (n->kind == ExprKind::Constant) return noParams(); // nothing to compute or keep per node
   return n->params.get([n] {
-    ParamList out;
-    if (n->kind == ExprKind::Param) out.push_back(n);
-    for (const Term &t : n->terms)
-      for (auto &p : t.monomial) mergeParams(out, paramsBelow(p.first.node()));
-    for (const Expr &o : n->operands) mergeParams(out, paramsBelow(o.node()));
-    if (n->condition) mergeParams(out, paramsBelow(n->condition.node()));
-    return out;
+    return joinedParams(n->kind == ExprKind::Param ? n : nullptr, [n](auto &&each) {
+      for (const Term &t : n->terms)
+        for (auto &p : t.monomial) each(paramsBelow(p.first.node()));
+      for (const Expr &o : n->operands) each(paramsBelow(o.node()));
+      if (n->condition) each(paramsBelow(n->condition.node()));
+    });
   });
 }
 const ParamList &paramsBelow(const PredNode *n) {
   return n->params.get([n] {
-    ParamList out;
-    if (n->lhs) {
-      mergeParams(out, paramsBelow(n->lhs.node()));
-      mergeParams(out, paramsBelow(n->rhs.node()));
-    }
-    for (const Pred &c : n->children) mergeParams(out, paramsBelow(c.node()));
-    return out;
+    return joinedParams(nullptr, [n](auto &&each) {
+      if (n->lhs) {
+        each(paramsBelow(n->lhs.node()));
+        each(paramsBelow(n->rhs.node()));
+      }
+      for (const Pred &c : n->children) each(paramsBelow(c.node()));
+    });
   });
 }
 void collectInto(const ParamList &below, std::vector<Expr> &out) {

@@ -242,19 +242,36 @@ using CachedExpr = CachedHandle<Expr, ExprNode>;
 
 /// The size parameters below a node, sorted by name, computed on first use and cached in the
 /// node (written once; a racing writer that loses drops its own). The node keeps them alive.
+/// The list is the node's own, or the list of a child that holds them all (borrowed).
 struct CachedParams {
-  mutable std::atomic<const std::vector<const ExprNode *> *> value{nullptr};
+  using List = std::vector<const ExprNode *>;
+  /// What computing a node's list gives: a list of its own, or (where it holds nothing the list
+  /// of one child does not) that child's list, kept alive by the node's handle on the child.
+  struct Computed {
+    const List *borrowed = nullptr;
+    List own;
+  };
+  /// The list, its lowest bit set where it is borrowed (lists are aligned, so the bit is free).
+  mutable std::atomic<std::uintptr_t> value{0};
   CachedParams() = default;
-  CachedParams(CachedParams &&o) noexcept : value(o.value.exchange(nullptr, std::memory_order_relaxed)) {}
-  ~CachedParams() { delete value.load(std::memory_order_relaxed); }
-  /// The cached list, or the one `compute` makes (then cached).
-  template <class F> const std::vector<const ExprNode *> &get(F compute) const {
-    if (auto *v = value.load(std::memory_order_acquire)) return *v;
-    auto *mine = new std::vector<const ExprNode *>(compute());
-    const std::vector<const ExprNode *> *expected = nullptr;
-    if (value.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return *mine;
-    delete mine;
-    return *expected;
+  CachedParams(CachedParams &&o) noexcept : value(o.value.exchange(0, std::memory_order_relaxed)) {}
+  ~CachedParams() { dispose(value.load(std::memory_order_relaxed)); }
+  /// The cached list, or the one `compute` gives (then cached).
+  template <class F> const List &get(F compute) const {
+    if (std::uintptr_t v = value.load(std::memory_order_acquire)) return listOf(v);
+    Computed c = compute();
+    std::uintptr_t mine = c.borrowed ? reinterpret_cast<std::uintptr_t>(c.borrowed) | 1
+                                     : reinterpret_cast<std::uintptr_t>(new List(std::move(c.own)));
+    std::uintptr_t expected = 0;
+    if (value.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return listOf(mine);
+    dispose(mine);
+    return listOf(expected);
+  }
+
+private:
+  static const List &listOf(std::uintptr_t v) { return *reinterpret_cast<const List *>(v & ~std::uintptr_t(1)); }
+  static void dispose(std::uintptr_t v) {
+    if (v && !(v & 1)) delete reinterpret_cast<const List *>(v);
   }
 };
 
