@@ -212,7 +212,12 @@ Expr internExpr(ExprNode &&n) {
   checkNesting(n.nesting);
   n.total = total;
   n.quasiAffine = quasiAffine;
-  if (!n.total && n.kind != ExprKind::Select) {
+  n.structuralHash = hashOf(n);
+  // The partial atoms below, made for a new node only: the list is no part of what makes a node
+  // the same as another, and a node found already has its own (a list of more than two atoms is
+  // an allocation).
+  return Expr::adopt(exprTable().intern(std::move(n), [](ExprNode &n) {
+    if (n.total || n.kind == ExprKind::Select) return;
     // The partial children: atoms of the terms and operands (a choice's branches excepted).
     auto eachPartialChild = [&](auto use) {
       for (const Term &t : n.terms)
@@ -230,9 +235,7 @@ Expr internExpr(ExprNode &&n) {
     });
     std::sort(n.partialBelow.begin(), n.partialBelow.end());
     n.partialBelow.erase(std::unique(n.partialBelow.begin(), n.partialBelow.end()), n.partialBelow.end());
-  }
-  n.structuralHash = hashOf(n);
-  return Expr::adopt(exprTable().intern(std::move(n)));
+  }));
 }
 
 Pred internPred(PredNode &&n) {

@@ -101,6 +101,11 @@ template <class Node, class Equal> class InternTable {
 public:
   /// The interned node equal to `candidate`, with one reference for the caller.
   const Node *intern(Node &&candidate) {
+    return intern(std::move(candidate), [](Node &) {});
+  }
+  /// The same, where `complete(node)` fills in what a new node derives and no lookup reads: it
+  /// runs only when `candidate` is stored (a node found already has it).
+  template <class Complete> const Node *intern(Node &&candidate, Complete complete) {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t h = candidate.structuralHash;
     if ((size_ + 1) * 4 > slots_.size() * 3) grow();
@@ -116,6 +121,12 @@ public:
       stored = new (slot) Node(std::move(candidate));
     } catch (...) {
       NodeSlots<Node>::giveBack(slot);
+      throw;
+    }
+    try {
+      complete(*stored);
+    } catch (...) {
+      NodeSlots<Node>::give(stored);
       throw;
     }
     stored->refs.count.store(1, std::memory_order_relaxed);
