@@ -1,61 +1,29 @@
 #include "symbolic/Integer.h"
 
 #include <cmath>
+#include <cstring>
 #include <functional>
+#include <new>
 
 #include "symbolic/Errors.h"
 #include "symbolic/IntegerGmp.h"
 
 namespace shapelab {
 
-void toMpz(const Integer &i, mpz_t out) {
-  if (const Integer::Big *b = i.bigStorage()) {
-    mpz_set(out, b->value);
-    return;
-  }
-  // mpz_set_si takes a long; on LP64 that is int64_t, checked at compile time.
-  static_assert(sizeof(long) == sizeof(int64_t), "shapelab assumes LP64");
-  mpz_set_si(out, static_cast<long>(*i.tryToInt64()));
-}
-
-Integer fromMpz(const mpz_t in) {
-  if (mpz_fits_slong_p(in)) return Integer(static_cast<int64_t>(mpz_get_si(in)));
-  auto big = std::make_shared<Integer::Big>();
-  mpz_set(big->value, in);
-  return Integer::fromBig(std::move(big));
-}
-
-Integer Integer::fromBig(std::shared_ptr<const Big> big) {
-  if (mpz_fits_slong_p(big->value)) return Integer(static_cast<int64_t>(mpz_get_si(big->value)));
-  Integer r;
-  r.big_ = std::move(big);
-  return r;
-}
-
 namespace {
-
-struct Mpz {
-  mpz_t v;
-  Mpz() { mpz_init(v); }
-  ~Mpz() { mpz_clear(v); }
-  Mpz(const Mpz &) = delete;
-  Mpz &operator=(const Mpz &) = delete;
-};
 
 /// |v| as unsigned: defined for INT64_MIN too.
 uint64_t magnitudeOf(int64_t v) { return v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v); }
 
 static_assert(GMP_NUMB_BITS == 64 && sizeof(mp_limb_t) == sizeof(uint64_t), "one 64-bit limb holds an int64_t");
 
-/// An Integer read by GMP without a copy: a big value's own mpz, or a small one in a limb of its
+/// An Integer read by GMP without a copy: a big value's limbs, or a small one in a limb of its
 /// own (mpz_roinit_n). Only for GMP's source arguments: never written, and it must outlive them.
-/// Arithmetic on big values then allocates for its result alone (it copied both operands, and
-/// then the result once more, before).
 class MpzRead {
 public:
   explicit MpzRead(const Integer &i) {
     if (const Integer::Big *b = i.bigStorage()) {
-      p_ = b->value;
+      p_ = b->read(view_);
       return;
     }
     const int64_t v = *i.tryToInt64();
@@ -72,13 +40,57 @@ private:
   mpz_srcptr p_ = nullptr;
 };
 
-/// The value of `m`; where it does not fit in int64_t its limbs move into the result.
-Integer taken(Mpz &m) {
-  if (mpz_fits_slong_p(m.v)) return Integer(static_cast<int64_t>(mpz_get_si(m.v)));
-  auto big = std::make_shared<Integer::Big>();
-  mpz_swap(big->value, m.v);
-  return Integer::fromBig(std::move(big));
+struct Mpz {
+  mpz_t v;
+  Mpz() { mpz_init(v); }
+  ~Mpz() { mpz_clear(v); }
+  Mpz(const Mpz &) = delete;
+  Mpz &operator=(const Mpz &) = delete;
+};
+
+/// Numbers each thread keeps for GMP to write results into: once they have grown to a result's
+/// size, computing a big value allocates only the value's own block (copied out of them).
+/// Example: `mpz_ptr out = scratch(0); mpz_mul(out, x, y); return taken(out);`. An operation
+/// uses scratch(0), and scratch(1) for a second result; none calls another while it holds them.
+mpz_ptr scratch(int i) {
+  static thread_local Mpz numbers[2];
+  return numbers[i].v;
 }
+
+} // namespace
+
+Integer fromBigStorage(Integer::Big *adopted) {
+  Integer r;
+  r.big_ = Integer::BigRef(adopted);
+  return r;
+}
+
+void Integer::BigRef::retain(Big *b) { b->refs.fetch_add(1, std::memory_order_relaxed); }
+void Integer::BigRef::release(Big *b) {
+  if (b->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  b->~Big();
+  ::operator delete(static_cast<void *>(b));
+}
+
+namespace {
+/// The value of `m` (left as it is): inline where it fits in int64_t, else a new Big holding a
+/// copy of its limbs.
+Integer taken(mpz_srcptr m) {
+  if (mpz_fits_slong_p(m)) return Integer(static_cast<int64_t>(mpz_get_si(m)));
+  const std::size_t n = mpz_size(m);
+  void *block = ::operator new(sizeof(Integer::Big) + n * sizeof(mp_limb_t));
+  auto *b = new (block) Integer::Big();
+  b->size = mpz_sgn(m) < 0 ? -int64_t(n) : int64_t(n);
+  std::memcpy(b->limbs(), mpz_limbs_read(m), n * sizeof(mp_limb_t));
+  return fromBigStorage(b);
+}
+} // namespace
+
+void toMpz(const Integer &i, mpz_t out) { mpz_set(out, MpzRead(i).get()); }
+
+Integer fromMpz(const mpz_t in) { return taken(in); }
+
+namespace {
 
 bool isDecimal(const std::string &s) {
   std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
@@ -99,8 +111,8 @@ std::optional<Integer> Integer::tryParse(const std::string &decimal) {
     for (std::size_t i = negative; i < decimal.size(); ++i) v = v * 10 + (decimal[i] - '0');
     return Integer(negative ? -v : v);
   }
-  Mpz m;
-  if (mpz_set_str(m.v, decimal.c_str(), 10) != 0) return std::nullopt;
+  mpz_ptr m = scratch(0);
+  if (mpz_set_str(m, decimal.c_str(), 10) != 0) return std::nullopt;
   return taken(m);
 }
 
@@ -123,27 +135,30 @@ int64_t Integer::toInt64Checked(const char *what) const {
 
 double Integer::toDoubleLossy() const {
   if (!big_) return static_cast<double>(small_);
-  return mpz_get_d(big_->value);
+  mpz_t view;
+  return mpz_get_d(big_->read(view));
 }
 
 std::string Integer::toString() const {
   if (!big_) return std::to_string(small_);
-  std::string s(mpz_sizeinbase(big_->value, 10) + 2, '\0');
-  mpz_get_str(s.data(), 10, big_->value);
+  mpz_t view;
+  mpz_srcptr v = big_->read(view);
+  std::string s(mpz_sizeinbase(v, 10) + 2, '\0');
+  mpz_get_str(s.data(), 10, v);
   s.resize(std::char_traits<char>::length(s.c_str()));
   return s;
 }
 
 int Integer::sign() const {
   if (!big_) return (small_ > 0) - (small_ < 0);
-  return mpz_sgn(big_->value);
+  return big_->size < 0 ? -1 : 1; // never zero
 }
 
 Integer Integer::operator-() const {
   if (!big_ && small_ != INT64_MIN) return Integer(-small_);
   MpzRead x(*this);
-  Mpz out;
-  mpz_neg(out.v, x.get());
+  mpz_ptr out = scratch(0);
+  mpz_neg(out, x.get());
   return taken(out);
 }
 
@@ -151,8 +166,8 @@ Integer operator+(const Integer &a, const Integer &b) {
   int64_t r;
   if (!a.big_ && !b.big_ && !__builtin_add_overflow(a.small_, b.small_, &r)) return Integer(r);
   MpzRead x(a), y(b);
-  Mpz out;
-  mpz_add(out.v, x.get(), y.get());
+  mpz_ptr out = scratch(0);
+  mpz_add(out, x.get(), y.get());
   return taken(out);
 }
 
@@ -160,8 +175,8 @@ Integer operator-(const Integer &a, const Integer &b) {
   int64_t r;
   if (!a.big_ && !b.big_ && !__builtin_sub_overflow(a.small_, b.small_, &r)) return Integer(r);
   MpzRead x(a), y(b);
-  Mpz out;
-  mpz_sub(out.v, x.get(), y.get());
+  mpz_ptr out = scratch(0);
+  mpz_sub(out, x.get(), y.get());
   return taken(out);
 }
 
@@ -169,8 +184,8 @@ Integer operator*(const Integer &a, const Integer &b) {
   int64_t r;
   if (!a.big_ && !b.big_ && !__builtin_mul_overflow(a.small_, b.small_, &r)) return Integer(r);
   MpzRead x(a), y(b);
-  Mpz out;
-  mpz_mul(out.v, x.get(), y.get());
+  mpz_ptr out = scratch(0);
+  mpz_mul(out, x.get(), y.get());
   return taken(out);
 }
 
@@ -216,18 +231,17 @@ Integer ProductSum::take() {
     const __int128 v = small_;
     small_ = 0;
     if (v >= INT64_MIN && v <= INT64_MAX) return Integer(static_cast<int64_t>(v));
-    Mpz out;
-    setFrom128(out.v, v);
+    mpz_ptr out = scratch(0);
+    setFrom128(out, v);
     return taken(out);
   }
   isBig_ = false;
   small_ = 0;
   // Copied out at its size (one allocation); the sum keeps its limbs for the next one, so that
   // it does not grow again by reallocation.
-  Mpz out;
-  mpz_set(out.v, big_->sum.v);
+  Integer r = taken(big_->sum.v);
   mpz_set_ui(big_->sum.v, 0);
-  return taken(out);
+  return r;
 }
 
 Integer Integer::floorDiv(const Integer &a, const Integer &d) {
@@ -238,8 +252,8 @@ Integer Integer::floorDiv(const Integer &a, const Integer &d) {
     return Integer(q);
   }
   MpzRead x(a), y(d);
-  Mpz out;
-  mpz_fdiv_q(out.v, x.get(), y.get());
+  mpz_ptr out = scratch(0);
+  mpz_fdiv_q(out, x.get(), y.get());
   return taken(out);
 }
 
@@ -248,8 +262,8 @@ std::pair<Integer, Integer> Integer::truncDivRem(const Integer &a, const Integer
   if (!a.big_ && !d.big_ && !(a.small_ == INT64_MIN && d.small_ == -1))
     return {Integer(a.small_ / d.small_), Integer(a.small_ % d.small_)};
   MpzRead x(a), y(d);
-  Mpz q, r;
-  mpz_tdiv_qr(q.v, r.v, x.get(), y.get());
+  mpz_ptr q = scratch(0), r = scratch(1);
+  mpz_tdiv_qr(q, r, x.get(), y.get());
   return {taken(q), taken(r)};
 }
 
@@ -262,8 +276,8 @@ Integer Integer::floorMod(const Integer &a, const Integer &d) {
     return Integer(r);
   }
   MpzRead x(a), y(d);
-  Mpz out;
-  mpz_fdiv_r(out.v, x.get(), y.get());
+  mpz_ptr out = scratch(0);
+  mpz_fdiv_r(out, x.get(), y.get());
   return taken(out);
 }
 
@@ -280,8 +294,8 @@ Integer Integer::gcd(const Integer &a, const Integer &b) {
     if (x <= uint64_t(INT64_MAX)) return Integer(int64_t(x));
   }
   MpzRead x(a), y(b);
-  Mpz out;
-  mpz_gcd(out.v, x.get(), y.get());
+  mpz_ptr out = scratch(0);
+  mpz_gcd(out, x.get(), y.get());
   return taken(out);
 }
 
@@ -299,32 +313,35 @@ Integer Integer::pow(const Integer &a, uint32_t exponent) {
     if (!overflow) return Integer(result);
   }
   MpzRead x(a);
-  Mpz out;
-  mpz_pow_ui(out.v, x.get(), exponent);
+  mpz_ptr out = scratch(0);
+  mpz_pow_ui(out, x.get(), exponent);
   return taken(out);
 }
 
 int compare(const Integer &a, const Integer &b) {
   if (!a.big_ && !b.big_) return (a.small_ > b.small_) - (a.small_ < b.small_);
   // Invariant: a big value lies outside the int64 range, so its sign decides against a small one.
-  if (!b.big_) return mpz_sgn(a.big_->value);
-  if (!a.big_) return -mpz_sgn(b.big_->value);
-  int c = mpz_cmp(a.big_->value, b.big_->value);
+  if (!b.big_) return a.sign();
+  if (!a.big_) return -b.sign();
+  mpz_t va, vb;
+  int c = mpz_cmp(a.big_->read(va), b.big_->read(vb));
   return (c > 0) - (c < 0);
 }
 
 std::size_t Integer::bitLength() const {
-  if (big_) return mpz_sizeinbase(big_->value, 2);
+  if (big_) {
+    mpz_t view;
+    return mpz_sizeinbase(big_->read(view), 2);
+  }
   if (small_ == 0) return 0;
   return 64 - std::size_t(__builtin_clzll(magnitudeOf(small_)));
 }
 
 std::size_t Integer::hash() const {
   if (!big_) return std::hash<int64_t>()(small_);
-  std::size_t h = static_cast<std::size_t>(mpz_sgn(big_->value)) * 0x9e3779b97f4a7c15ULL;
-  std::size_t n = mpz_size(big_->value);
-  for (std::size_t i = 0; i < n; ++i)
-    h = (h ^ static_cast<std::size_t>(mpz_getlimbn(big_->value, i))) * 0x100000001b3ULL;
+  std::size_t h = static_cast<std::size_t>(sign()) * 0x9e3779b97f4a7c15ULL;
+  const std::size_t n = std::size_t(big_->size < 0 ? -big_->size : big_->size);
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<std::size_t>(big_->limbs()[i])) * 0x100000001b3ULL;
   return h;
 }
 

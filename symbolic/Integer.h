@@ -5,8 +5,8 @@
 // Invariant: a value that fits in int64_t is always stored inline (`big_` is null), and a
 // value stored in `big_` never fits in int64_t. Equality and hashing therefore never have to
 // look at both forms. The big form is immutable and shared, so copies are cheap.
-// Cost: small-by-small arithmetic is a checked machine operation; only overflow allocates
-// (GMP). Division and remainder are floor division and the matching non-negative-divisor
+// Cost: small-by-small arithmetic is a checked machine operation; only a big result allocates
+// (one block: GMP computes into scratch numbers each thread keeps). Division and remainder are floor division and the matching non-negative-divisor
 // modulo, as in Python (`-7 // 2 == -4`, `-7 % 2 == 1`).
 #pragma once
 
@@ -74,15 +74,42 @@ public:
 
   std::size_t hash() const;
 
-  /// Opaque arbitrary-precision storage, defined in Integer.cpp (the only place that sees GMP).
+  /// Opaque arbitrary-precision storage (a count of references and the limbs, in one block),
+  /// defined in IntegerGmp.h (seen only by symbolic/'s sources that use GMP).
   struct Big;
   const Big *bigStorage() const { return big_.get(); }
-  static Integer fromBig(std::shared_ptr<const Big> big);
 
 private:
   friend class ProductSum;
+  friend Integer fromBigStorage(Big *adopted);
+  /// A counted reference to an immutable Big: copying takes a reference, the last one frees it.
+  class BigRef {
+  public:
+    BigRef() = default;
+    explicit BigRef(Big *adopted) : p_(adopted) {}
+    BigRef(const BigRef &o) : p_(o.p_) { if (p_) retain(p_); }
+    BigRef(BigRef &&o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+    BigRef &operator=(const BigRef &o) {
+      BigRef copy(o);
+      std::swap(p_, copy.p_);
+      return *this;
+    }
+    BigRef &operator=(BigRef &&o) noexcept {
+      std::swap(p_, o.p_);
+      return *this;
+    }
+    ~BigRef() { if (p_) release(p_); }
+    const Big *get() const { return p_; }
+    const Big *operator->() const { return p_; }
+    explicit operator bool() const { return p_ != nullptr; }
+
+  private:
+    static void retain(Big *b);
+    static void release(Big *b);
+    Big *p_ = nullptr;
+  };
   int64_t small_ = 0;
-  std::shared_ptr<const Big> big_;
+  BigRef big_;
 };
 
 /// A sum of products a*b built in place: small terms add in a 128-bit word, and once the sum

@@ -2,6 +2,8 @@
 #include <gmp.h>
 #include <gtest/gtest.h>
 #include <optional>
+#include <thread>
+#include <vector>
 #include <rapidcheck/gtest.h>
 #include <rapidcheck.h>
 
@@ -202,5 +204,32 @@ RC_GTEST_PROP(Integer, ProductSumIsTheSumOfTheProducts, ()) {
     const Integer got = sum.take();
     RC_ASSERT(got == want);
     RC_ASSERT(got.fitsInt64() == want.fitsInt64()); // the one form of each value
+  }
+}
+
+// A big value is one block shared by its copies, across threads too, and each thread computes
+// into numbers of its own: threads working from the same big values at once get what one
+// thread gets alone.
+TEST(Integer, ThreadsShareBigValuesAndComputeApart) {
+  const Integer base = Integer::parse("123456789012345678901234567890");
+  auto work = [&base](int seed) {
+    std::vector<Integer> out;
+    Integer x = base + Integer(seed);
+    for (int i = 0; i < 3000; ++i) {
+      const Integer shared = base; // a copy of the value all threads read
+      auto [q, r] = Integer::truncDivRem(x * x + Integer::gcd(x, shared), shared);
+      x = shared + Integer::floorMod(q - r, shared); // stays within [base, 2*base)
+      out.push_back(x);
+    }
+    return out;
+  };
+  std::vector<std::vector<Integer>> alone, together(4);
+  for (int t = 0; t < 4; ++t) alone.push_back(work(t));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back([&, t] { together[t] = work(t); });
+  for (auto &th : threads) th.join();
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(together[t], alone[t]) << t;
+    EXPECT_FALSE(alone[t].back().fitsInt64()) << alone[t].back().toString();
   }
 }
