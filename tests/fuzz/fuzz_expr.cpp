@@ -56,6 +56,9 @@ Outcome outcome(const std::string &text, bool reuseGroups, std::size_t *groupsRe
     return {parseExprOrPred(text, options), ""};
   } catch (const SyntaxError &e) {
     fuzz::checkReported(e, text);
+    // The error is compared only where a read that reused groups is read again in full (a few
+    // in a thousand): the others do not write it out.
+    if (groupsReused && *groupsReused == 0) return {std::nullopt, ""};
     return {std::nullopt, std::to_string(e.position()) + ": " + e.message()};
   }
 }
