@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -111,6 +112,11 @@ public:
   /// The first pass's error, thrown (where it found one).
   void throwIfFailed() {
     if (failed_) throw SyntaxError(std::move(failMessage_), text_, failPosition_);
+  }
+  /// The first pass's error, if it found one.
+  std::optional<SyntaxError> error() {
+    if (!failed_) return std::nullopt;
+    return SyntaxError(std::move(failMessage_), text_, failPosition_);
   }
   /// An error only the second pass can find: it needs the value (a divisor that is not a
   /// constant, an expression past the size limits).
@@ -592,14 +598,11 @@ private:
 } // namespace
 
 namespace {
-/// Runs `body` on a parser of `text` that checks the grammar, then on one that builds the value
-/// (Parser's two passes); an expression too large for the limits, wherever it is built, becomes
-/// a SyntaxError with the caret where parsing had got to.
-template <class F> auto parsing(const std::string &text, std::size_t start, ParseOptions options,
-                                bool stopAtComparison, F body) {
-  Parser check(text, start, options, stopAtComparison, false);
-  (void)body(check);
-  check.throwIfFailed();
+/// The second pass, after `check` (the first) passed the text: `body` on a parser that builds
+/// the value. An expression too large for the limits, wherever it is built, becomes a
+/// SyntaxError with the caret where parsing had got to.
+template <class F> auto built(Parser &check, const std::string &text, std::size_t start,
+                              ParseOptions options, bool stopAtComparison, F body) {
   Parser p(text, start, options, stopAtComparison, true);
   p.takeParens(check);
   try {
@@ -607,6 +610,24 @@ template <class F> auto parsing(const std::string &text, std::size_t start, Pars
   } catch (const InputTooLarge &e) {
     p.refuse(e.what(), p.tokenStart());
   }
+}
+
+/// Runs `body` on a parser of `text` that checks the grammar, then on one that builds the value
+/// (Parser's two passes).
+template <class F> auto parsing(const std::string &text, std::size_t start, ParseOptions options,
+                                bool stopAtComparison, F body) {
+  Parser check(text, start, options, stopAtComparison, false);
+  (void)body(check);
+  check.throwIfFailed();
+  return built(check, text, start, options, stopAtComparison, body);
+}
+
+/// An expression or a condition, as the text says.
+std::variant<Expr, Pred> exprOrPred(Parser &p) {
+  Value v = p.parseTernary();
+  p.expectEnd();
+  if (v.isPred) return v.pred;
+  return v.expr;
 }
 } // namespace
 
@@ -629,12 +650,20 @@ Pred parsePred(const std::string &text, ParseOptions options) {
 }
 
 std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions options) {
-  return parsing(text, 0, options, false, [](Parser &p) -> std::variant<Expr, Pred> {
-    Value v = p.parseTernary();
-    p.expectEnd();
-    if (v.isPred) return v.pred;
-    return v.expr;
-  });
+  return parsing(text, 0, options, false, exprOrPred);
+}
+
+std::variant<Expr, Pred, SyntaxError> tryParseExprOrPred(const std::string &text, ParseOptions options) {
+  Parser check(text, 0, options, false, false);
+  (void)exprOrPred(check);
+  if (std::optional<SyntaxError> e = check.error()) return std::move(*e);
+  try { // an error only the build finds (a divisor that is not a constant) is thrown from deep in it
+    std::variant<Expr, Pred> v = built(check, text, 0, options, false, exprOrPred);
+    if (auto *e = std::get_if<Expr>(&v)) return std::move(*e);
+    return std::get<Pred>(std::move(v));
+  } catch (const SyntaxError &e) {
+    return e;
+  }
 }
 
 Expr parseExprPrefix(const std::string &text, std::size_t &position, ParseOptions options,

@@ -27,6 +27,7 @@
 #include <string>
 #include <variant>
 
+#include "symbolic/Errors.h"
 #include "symbolic/Expr.h"
 
 namespace shapelab {
@@ -52,6 +53,11 @@ Pred parsePred(const std::string &text, ParseOptions options = {});
 /// Either kind, as the text says (`n + 1` is an expression, `n > 1` a predicate): one parse where
 /// a caller would otherwise try one kind and then the other.
 std::variant<Expr, Pred> parseExprOrPred(const std::string &text, ParseOptions options = {});
+/// parseExprOrPred, giving the SyntaxError it would throw instead of throwing it: for a caller
+/// that reads many texts that may not parse (a line as it is typed, a fuzzer), where a throw
+/// costs more than reading a short text. Other errors (InternalError) are still thrown.
+/// Example: `auto r = tryParseExprOrPred("n +"); std::get<SyntaxError>(r).position() == 3`.
+std::variant<Expr, Pred, SyntaxError> tryParseExprOrPred(const std::string &text, ParseOptions options = {});
 
 /// Parses one expression starting at `position` inside a larger text (shapes, signatures)
 /// and stops before the first token that cannot continue it; updates `position`. Errors point

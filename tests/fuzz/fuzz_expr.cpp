@@ -52,15 +52,17 @@ Outcome outcome(const std::string &text, bool reuseGroups, std::size_t *groupsRe
   ParseOptions options;
   options.reuseGroups = reuseGroups;
   options.groupsReused = groupsReused;
-  try {
-    return {parseExprOrPred(text, options), ""};
-  } catch (const SyntaxError &e) {
-    fuzz::checkReported(e, text);
-    // The error is compared only where a read that reused groups is read again in full (a few
-    // in a thousand): the others do not write it out.
-    if (groupsReused && *groupsReused == 0) return {std::nullopt, ""};
-    return {std::nullopt, std::to_string(e.position()) + ": " + e.message()};
-  }
+  // Read without a throw for a syntax error (9 in 10 of this target's texts have one); the
+  // reading that throws is the same reading (Parser.TheGrammarCheckAndTheBuildAgree).
+  std::variant<Expr, Pred, SyntaxError> r = tryParseExprOrPred(text, options);
+  if (auto *e = std::get_if<Expr>(&r)) return {std::move(*e), ""};
+  if (auto *p = std::get_if<Pred>(&r)) return {std::move(*p), ""};
+  const SyntaxError &e = std::get<SyntaxError>(r);
+  fuzz::checkReported(e, text);
+  // The error is compared only where a read that reused groups is read again in full (a few in
+  // a thousand): the others do not write it out.
+  if (groupsReused && *groupsReused == 0) return {std::nullopt, ""};
+  return {std::nullopt, std::to_string(e.position()) + ": " + e.message()};
 }
 
 } // namespace

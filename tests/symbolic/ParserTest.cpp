@@ -130,10 +130,18 @@ TEST(Parser, TheGrammarCheckAndTheBuildAgree) {
         std::size_t at = *rc::gen::inRange<std::size_t>(0, text.size());
         text[at] = *rc::gen::elementOf(std::string("()+-*/%,<>=!n1 _"));
       }
+      // The reading that gives its syntax error instead of throwing it gives the same answer.
+      std::variant<Expr, Pred, SyntaxError> tried = tryParseExprOrPred(text);
       try {
-        (void)parseExprOrPred(text);
+        std::variant<Expr, Pred> v = parseExprOrPred(text);
+        if (auto *e = std::get_if<Expr>(&v)) RC_ASSERT(std::get<Expr>(tried) == *e);
+        else RC_ASSERT(std::get<Pred>(tried) == std::get<Pred>(v));
       } catch (const SyntaxError &e) {
         RC_ASSERT(e.position() <= text.size());
+        const SyntaxError &t = std::get<SyntaxError>(tried);
+        RC_ASSERT(t.position() == e.position());
+        RC_ASSERT(t.message() == e.message());
+        RC_ASSERT(t.render() == e.render());
       }
     }
   });
