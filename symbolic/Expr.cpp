@@ -1593,14 +1593,14 @@ void mergeParams(ParamList &into, const ParamList &more) {
   into = std::move(out);
 }
 const ParamList &paramsBelow(const PredNode *n);
-/// A node's list from its children's lists (and its own parameter): where one child's list holds
-/// every other's, that list itself (most nodes: a sum over one parameter, a division of it), so
-/// that only a node that joins parameters of different children keeps a list of its own.
 /// The empty list, never destroyed (nodes borrow it).
 const ParamList &noParams() {
   static const ParamList *none = new ParamList();
   return *none;
 }
+/// A node's list from its children's lists (and its own parameter): where one child's list holds
+/// every other's, that list itself (most nodes: a sum over one parameter, a division of it), so
+/// that only a node that joins parameters of different children keeps a list of its own.
 template <class EachChild> CachedParams::Computed joinedParams(const ExprNode *param, EachChild eachChild) {
   const ParamList *largest = &noParams();
   eachChild([&](const ParamList &l) { if (l.size() > largest->size()) largest = &l; });

@@ -16,6 +16,8 @@ namespace {
 uint64_t magnitudeOf(int64_t v) { return v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v); }
 
 static_assert(GMP_NUMB_BITS == 64 && sizeof(mp_limb_t) == sizeof(uint64_t), "one 64-bit limb holds an int64_t");
+// mpz_get_si and mpz_fits_slong_p speak of long; on LP64 that is int64_t.
+static_assert(sizeof(long) == sizeof(int64_t), "shapelab assumes LP64");
 
 /// An Integer read by GMP without a copy: a big value's limbs, or a small one in a limb of its
 /// own (mpz_roinit_n). Only for GMP's source arguments: never written, and it must outlive them.
