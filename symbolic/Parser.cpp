@@ -109,14 +109,14 @@ public:
     pos_ = text_.size();
     cur_ = Token{Tok::End, pos_, ""};
   }
-  /// The first pass's error, thrown (where it found one).
-  void throwIfFailed() {
-    if (failed_) throw SyntaxError(std::move(failMessage_), text_, failPosition_);
-  }
   /// The first pass's error, if it found one.
   std::optional<SyntaxError> error() {
     if (!failed_) return std::nullopt;
     return SyntaxError(std::move(failMessage_), text_, failPosition_);
+  }
+  /// The first pass's error, thrown (where it found one).
+  void throwIfFailed() {
+    if (std::optional<SyntaxError> e = error()) throw std::move(*e);
   }
   /// An error only the second pass can find: it needs the value (a divisor that is not a
   /// constant, an expression past the size limits).
