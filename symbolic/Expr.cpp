@@ -113,10 +113,13 @@ std::size_t hashOf(const PredNode &n) {
 
 uint64_t saturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
+[[noreturn]] void coefficientTooLarge() {
+  throw InputTooLarge("expression too large: a coefficient has more than " + std::to_string(kMaxCoefficientBits) +
+                      " bits");
+}
+
 void checkCoefficient(const Integer &v) {
-  if (v.bitLength() > kMaxCoefficientBits)
-    throw InputTooLarge("expression too large: a coefficient has more than " +
-                        std::to_string(kMaxCoefficientBits) + " bits");
+  if (v.bitLength() > kMaxCoefficientBits) coefficientTooLarge();
 }
 
 void checkTermCount(std::size_t terms) {
@@ -1093,6 +1096,115 @@ Expr signedSum(std::span<const Expr> operands, std::span<const bool> negated) {
   return keepDefinednessOf(fromTerms(std::move(terms), std::move(constant)), operands);
 }
 
+namespace {
+/// The atoms of polynomials, in the canonical atom order (structuralCompare), each once.
+std::vector<Expr> atomsOf(std::initializer_list<const PolyRef *> polys) {
+  std::vector<Expr> atoms;
+  for (const PolyRef *p : polys)
+    for (const Term &t : *p)
+      for (auto &[atom, k] : t.monomial) atoms.push_back(atom);
+  auto atomOrder = [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; };
+  std::sort(atoms.begin(), atoms.end(), atomOrder);
+  atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
+  return atoms;
+}
+
+/// A polynomial as rows of exponents over a list of atoms: its non-constant terms in the
+/// canonical order (row i: exponents[i*width ...], degrees[i], coefficients[i]), and its constant.
+struct PolyRows {
+  std::vector<uint32_t> exponents, degrees;
+  std::vector<Integer> coefficients;
+  Integer constant;
+  std::size_t size() const { return coefficients.size(); }
+};
+
+/// `p` as rows over `atoms` (atomsOf a list that has p).
+PolyRows rowsOf(const PolyRef &p, const std::vector<Expr> &atoms) {
+  auto atomOrder = [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; };
+  const std::size_t width = atoms.size();
+  PolyRows rows;
+  for (const Term &t : p) {
+    std::size_t row = rows.size();
+    rows.exponents.resize(rows.exponents.size() + width, 0);
+    for (auto &[atom, k] : t.monomial) {
+      std::size_t at = std::size_t(std::lower_bound(atoms.begin(), atoms.end(), atom, atomOrder) - atoms.begin());
+      rows.exponents[row * width + at] = k;
+    }
+    rows.degrees.push_back(degreeOf(t.monomial));
+    rows.coefficients.push_back(t.coefficient);
+  }
+  rows.constant = p.constant();
+  return rows;
+}
+
+std::size_t maxCoefficientBits(const PolyRef &p) {
+  std::size_t bits = p.constant().bitLength();
+  for (const Term &t : p) bits = std::max(bits, t.coefficient.bitLength());
+  return bits;
+}
+
+/// Whether the product of a and b might have a term that is one product of their coefficients
+/// past the coefficient limit: a product of x and y has at most bits(x) + bits(y) bits, and at
+/// least one fewer.
+bool mayBeCoefficientTooLarge(std::size_t bitsA, std::size_t bitsB) {
+  return bitsA + bitsB > kMaxCoefficientBits + 1;
+}
+bool mayBeCoefficientTooLarge(const PolyRef &a, const PolyRef &b) {
+  return mayBeCoefficientTooLarge(maxCoefficientBits(a), maxCoefficientBits(b));
+}
+
+/// Throws checkCoefficient's error before a product of two polynomials is computed when one of
+/// its coefficients is sure to be past the limit (the last step of a power of a sum with big
+/// coefficients multiplied some 600 pairs of 500-limb numbers to find that out). The caller has
+/// passed the checks that come before the coefficients' (product size, degree); when the product
+/// could have more terms than the limit, nothing is thrown here, since the term count's check,
+/// which comes first, might fail instead.
+///
+/// A term of the product that no other pair of terms reaches keeps its coefficient, the product
+/// of two coefficients. Such terms are found by orders on monomials that multiplication keeps
+/// (m < m' implies m*n < m'*n): the product's greatest monomial under such an order is the product
+/// of the factors' greatest, and no other pair of terms gives it. The orders tried: the canonical
+/// order and its reverse (the first and the last terms; the constant is the canonical least),
+/// and for each atom, its exponent up or down with ties broken either way by the canonical order.
+void failEarlyIfProductCoefficientTooLarge(const PolyRows &p, const PolyRows &q, std::size_t width) {
+  if (uint64_t(p.size() + 1) * (q.size() + 1) - 1 > kMaxPolynomialTerms) return;
+  auto maxBits = [](const PolyRows &x) {
+    std::size_t bits = x.constant.bitLength();
+    for (const Integer &c : x.coefficients) bits = std::max(bits, c.bitLength());
+    return bits;
+  };
+  if (!mayBeCoefficientTooLarge(maxBits(p), maxBits(q))) return;
+  // Term i of x, for i <= x.size(): row i, or the constant for i = x.size() (last canonically).
+  auto coefficient = [](const PolyRows &x, std::size_t i) -> const Integer & {
+    return i == x.size() ? x.constant : x.coefficients[i];
+  };
+  // The greatest non-zero term of x by (weight, then the canonical order or its reverse).
+  auto greatest = [&](const PolyRows &x, auto weight, bool reverse) {
+    std::size_t best = x.size() + 1;
+    int64_t bestWeight = 0;
+    for (std::size_t i = 0; i <= x.size(); ++i) {
+      if (coefficient(x, i).isZero()) continue; // only a constant can be
+      const int64_t w = weight(x, i);
+      if (best > x.size() || w > bestWeight || (w == bestWeight && reverse)) best = i, bestWeight = w;
+    }
+    return best;
+  };
+  auto check = [&](auto weight) {
+    for (bool reverse : {false, true}) {
+      const std::size_t i = greatest(p, weight, reverse), j = greatest(q, weight, reverse);
+      if (coefficient(p, i).bitLength() + coefficient(q, j).bitLength() - 1 > kMaxCoefficientBits)
+        coefficientTooLarge();
+    }
+  };
+  check([](const PolyRows &, std::size_t) { return int64_t(0); });
+  for (std::size_t k = 0; k < width; ++k)
+    for (int64_t sign : {1, -1})
+      check([&](const PolyRows &x, std::size_t i) {
+        return i == x.size() ? int64_t(0) : sign * int64_t(x.exponents[i * width + k]);
+      });
+}
+} // namespace
+
 Expr operator*(Expr a, Expr b) {
   // A constant factor (the most common product: `2*n`, `n*45`) scales the other side.
   if (a.isConstant() || b.isConstant()) {
@@ -1106,6 +1218,13 @@ Expr operator*(Expr a, Expr b) {
   PolyRef ta(a), tb(b);
   const Integer &ca = ta.constant(), &cb = tb.constant();
   checkProductSize(ta.size(), tb.size());
+  // Terms come highest degree first: the loop below fails the degree check iff the first terms'
+  // degrees sum past the limit; the coefficients' check comes after it.
+  if (degreeOf(ta[0].monomial) + degreeOf(tb[0].monomial) <= kMaxDegree &&
+      mayBeCoefficientTooLarge(ta, tb)) {
+    const std::vector<Expr> atoms = atomsOf({&ta, &tb});
+    failEarlyIfProductCoefficientTooLarge(rowsOf(ta, atoms), rowsOf(tb, atoms), atoms.size());
+  }
   // The terms come in sorted runs: the canonical order is a monomial order (multiplying by a
   // monomial keeps it), so for each term y of the shorter factor the products x*y, x over the
   // longer factor, are in the longer factor's order; so are its terms scaled by the other's
@@ -1216,33 +1335,10 @@ const Integer &binomial(uint32_t n, uint32_t k) {
 /// (failEarlyIfLinearPowerTooLarge) and the power is written term by term.
 Expr powerOfSum(const Expr &e, uint32_t exponent) {
   PolyRef base(e);
-  std::vector<Expr> atoms;
-  for (const Term &t : base)
-    for (auto &[atom, k] : t.monomial) atoms.push_back(atom);
-  auto atomOrder = [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; };
-  std::sort(atoms.begin(), atoms.end(), atomOrder);
-  atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
+  const std::vector<Expr> atoms = atomsOf({&base});
   const std::size_t width = atoms.size();
-  // A polynomial: its non-constant terms in the canonical order (row i: exponents[i*width ...],
-  // degrees[i], coefficients[i]) and its constant.
-  struct Rows {
-    std::vector<uint32_t> exponents, degrees;
-    std::vector<Integer> coefficients;
-    Integer constant;
-    std::size_t size() const { return coefficients.size(); }
-  };
-  Rows b;
-  for (const Term &t : base) {
-    std::size_t row = b.size();
-    b.exponents.resize(b.exponents.size() + width, 0);
-    for (auto &[atom, k] : t.monomial) {
-      std::size_t at = std::size_t(std::lower_bound(atoms.begin(), atoms.end(), atom, atomOrder) - atoms.begin());
-      b.exponents[row * width + at] = k;
-    }
-    b.degrees.push_back(degreeOf(t.monomial));
-    b.coefficients.push_back(t.coefficient);
-  }
-  b.constant = base.constant();
+  using Rows = PolyRows;
+  const Rows b = rowsOf(base, atoms);
   const uint32_t baseDegree = *std::max_element(b.degrees.begin(), b.degrees.end());
   const bool linear = failEarlyIfLinearPowerTooLarge(base, atoms, exponent);
   // The canonical order on rows is monomialCompare's: higher degree first, then at the first
@@ -1325,6 +1421,7 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
     // terms, then (fromNormalised, internExpr) the number of terms, each coefficient, the size.
     checkProductSize(r.size(), b.size());
     checkDegree(*std::max_element(r.degrees.begin(), r.degrees.end()) + baseDegree);
+    failEarlyIfProductCoefficientTooLarge(r, b, width);
     Rows next;
     next.constant = r.constant * b.constant;
     if (packed) {

@@ -515,6 +515,109 @@ TEST(Expr, PowerOfALinearSumFailsAsTheRepeatedProduct) {
   EXPECT_TRUE(ok);
 }
 
+// A product or a power of sums whose coefficients are near half (a third) of the coefficient
+// limit fails exactly when a coefficient of the product (of some power on the way) is past the
+// limit, after cancellation, and otherwise is the product: checked against a dense polynomial
+// product over the parameters that shares no code with Expr. The product's sure-to-survive terms
+// are tried before the products are computed (failEarlyIfProductCoefficientTooLarge); this
+// is what that shortcut must keep.
+namespace densepoly {
+using Poly = std::map<std::array<uint32_t, 3>, Integer>; // exponents of a, b, c -> coefficient
+Poly times(const Poly &x, const Poly &y) {
+  Poly out;
+  for (auto &[mx, cx] : x)
+    for (auto &[my, cy] : y) {
+      std::array<uint32_t, 3> m{mx[0] + my[0], mx[1] + my[1], mx[2] + my[2]};
+      out[m] = out[m] + cx * cy;
+    }
+  std::erase_if(out, [](const auto &t) { return t.second.isZero(); });
+  return out;
+}
+bool pastLimit(const Poly &x) {
+  for (auto &[m, c] : x)
+    if (c.bitLength() > kMaxCoefficientBits) return true;
+  return false;
+}
+Expr build(const Poly &x) {
+  Expr e(0);
+  const char *names[3] = {"a", "b", "c"};
+  for (auto &[m, c] : x) {
+    Expr t(c);
+    for (int k = 0; k < 3; ++k)
+      for (uint32_t i = 0; i < m[k]; ++i) t = t * Expr::param(names[k]);
+    e = e + t;
+  }
+  return e;
+}
+Integer valueAt(const Poly &x, const std::array<int64_t, 3> &at) {
+  Integer sum(0);
+  for (auto &[m, c] : x) {
+    Integer t = c;
+    for (int k = 0; k < 3; ++k)
+      for (uint32_t i = 0; i < m[k]; ++i) t = t * Integer(at[k]);
+    sum = sum + t;
+  }
+  return sum;
+}
+/// Up to 5 terms over a, b, c (exponents 0..2), coefficients small or about 2**bits.
+Poly genPoly(std::size_t bits) {
+  Poly x;
+  const int terms = *rc::gen::inRange(1, 6);
+  for (int i = 0; i < terms; ++i) {
+    std::array<uint32_t, 3> m{uint32_t(*rc::gen::inRange(0, 3)), uint32_t(*rc::gen::inRange(0, 3)),
+                              uint32_t(*rc::gen::inRange(0, 3))};
+    Integer c(*rc::gen::element<int64_t>(-3, -1, 1, 2, 7));
+    if (*rc::gen::inRange(0, 3) != 0)
+      c = c * (Integer::pow(Integer(2), uint32_t(int(bits) + *rc::gen::inRange(-2, 2))) + Integer(*rc::gen::inRange(-1, 2)));
+    x[m] = x[m] + c;
+  }
+  std::erase_if(x, [](const auto &t) { return t.second.isZero(); });
+  return x;
+}
+} // namespace densepoly
+
+TEST(Expr, ABigProductFailsExactlyWhenACoefficientIsPastTheLimit) {
+  using namespace densepoly;
+  // At the edge: 2**32767 * 2**32768 = 2**65535 has 65536 bits, the limit.
+  const Expr a = Expr::param("a"), b = Expr::param("b");
+  auto two = [](uint32_t k) { return Expr(Integer::pow(Integer(2), k)); };
+  EXPECT_NO_THROW(two(32767) * a * (two(32768) * b + Expr(1)));
+  EXPECT_NO_THROW((Expr(-1) * two(32767) * a + b) * (two(32768) * b + a));
+  EXPECT_THROW((two(32768) * a + Expr(1)) * (two(32768) * b + Expr(1)), InputTooLarge);
+  EXPECT_NO_THROW(pow(two(32767) * a * b + a, 2) * Expr(2));
+  EXPECT_THROW(pow(two(32768) * a * b + a, 2), InputTooLarge);
+  bool ok = rc::check("p*q and p**k against a dense product", [] {
+    const uint32_t k = *rc::gen::inRange<uint32_t>(1, 4); // 1: a product p*q, else p**k
+    Poly p = genPoly(kMaxCoefficientBits / (k == 1 ? 2 : k));
+    RC_PRE(!p.empty());
+    Poly q = k == 1 ? genPoly(kMaxCoefficientBits / 2) : p;
+    RC_PRE(!q.empty());
+    // The expected outcome: each power on the way is checked (pow is the repeated product).
+    bool past = false;
+    Poly expected = p;
+    for (uint32_t step = 1; step < std::max<uint32_t>(k, 2) && !past; ++step) {
+      expected = times(expected, q);
+      past = pastLimit(expected);
+    }
+    std::optional<Expr> got;
+    std::string error;
+    try {
+      got = k == 1 ? build(p) * build(q) : pow(build(p), k);
+    } catch (const InputTooLarge &e) {
+      error = e.what();
+    }
+    RC_TAG(past ? "past the limit" : "within");
+    if (past) {
+      RC_ASSERT(error == "expression too large: a coefficient has more than " + std::to_string(kMaxCoefficientBits) + " bits");
+      return;
+    }
+    RC_ASSERT(error == "");
+    for (const auto &at : {std::array<int64_t, 3>{2, 3, 5}, std::array<int64_t, 3>{-1, 7, 0}, std::array<int64_t, 3>{4, -2, 3}})
+      RC_ASSERT(evaluate(*got, {{"a", at[0]}, {"b", at[1]}, {"c", at[2]}}) == valueAt(expected, at));
+  });
+  EXPECT_TRUE(ok);
+}
+
 // signedSum (one normalisation for a whole chain `a ± b ± ...`, used by the parser) is the node
 // the left fold with + and - gives for total operands, and has its value and domain of
 // definition (undefined exactly where the fold is) for partial ones.
