@@ -1,7 +1,7 @@
 #include "symbolic/Parser.h"
 
 #include <algorithm>
-#include <cctype>
+#include <array>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -414,29 +414,29 @@ private:
   }
 
   void advance() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+    // The scans below stop at the NUL that std::string keeps after the text (no class has it), so
+    // a byte is tested once, not also against the length; a NUL inside the text stops them the
+    // same way and is then read as a character of its own.
+    const char *text = text_.c_str();
+    while (charClass(text[pos_]) & kBlank) ++pos_;
     cur_.position = pos_;
     if (pos_ >= text_.size()) {
       cur_ = Token{Tok::End, pos_, ""};
       return;
     }
-    char c = text_[pos_];
-    if (std::isdigit((unsigned char)c)) {
+    const char c = text[pos_];
+    if (charClass(c) & kDigit) {
       std::size_t s = pos_;
-      while (pos_ < text_.size() && std::isdigit((unsigned char)text_[pos_])) ++pos_;
-      if (pos_ < text_.size() && (std::isalpha((unsigned char)text_[pos_]) || text_[pos_] == '_'))
-        return fail("a name cannot start with a digit; write '*' for a product", s);
+      while (charClass(text[pos_]) & kDigit) ++pos_;
+      if (charClass(text[pos_]) & kNameStart) return fail("a name cannot start with a digit; write '*' for a product", s);
       cur_ = Token{Tok::Integer, s, std::string_view(text_).substr(s, pos_ - s)};
       return;
     }
-    if (std::isalpha((unsigned char)c) || c == '_') {
+    if (charClass(c) & kNameStart) {
       std::size_t s = pos_;
-      while (pos_ < text_.size() && (std::isalnum((unsigned char)text_[pos_]) || text_[pos_] == '_')) ++pos_;
+      while (charClass(text[pos_]) & kNameChar) ++pos_;
       std::string_view w = std::string_view(text_).substr(s, pos_ - s);
-      Tok k = w == "and" ? Tok::And : w == "or" ? Tok::Or : w == "not" ? Tok::Not
-            : w == "if" ? Tok::If : w == "else" ? Tok::Else : w == "True" ? Tok::True
-            : w == "False" ? Tok::False : w == "min" ? Tok::Min : w == "max" ? Tok::Max : Tok::Name;
-      cur_ = Token{k, s, w};
+      cur_ = Token{keyword(w), s, w};
       return;
     }
     // Two-character operators, told by their characters (a comparison of the text with each
@@ -553,6 +553,30 @@ private:
         p.hash = h - open.back().hashBefore * power(i + 1 - p.open);
         open.pop_back();
       }
+    }
+  }
+  /// The lexer's classes of bytes (ASCII only, whatever the C locale: a byte above 127 is in none).
+  enum : uint8_t { kBlank = 1, kDigit = 2, kNameStart = 4, kNameChar = 8 };
+  static uint8_t charClass(char c) {
+    static constexpr auto table = [] {
+      std::array<uint8_t, 256> t{};
+      t[' '] = t['\t'] = kBlank;
+      for (int d = '0'; d <= '9'; ++d) t[d] = kDigit | kNameChar;
+      for (int a = 'a'; a <= 'z'; ++a) t[a] = t[a - 'a' + 'A'] = kNameStart | kNameChar;
+      t['_'] = kNameStart | kNameChar;
+      return t;
+    }();
+    return table[(unsigned char)c];
+  }
+  /// A name's token: a keyword's, or Tok::Name. Told by length first, so a name is compared with
+  /// at most three spellings.
+  static Tok keyword(std::string_view w) {
+    switch (w.size()) {
+    case 2: return w == "or" ? Tok::Or : w == "if" ? Tok::If : Tok::Name;
+    case 3: return w == "and" ? Tok::And : w == "not" ? Tok::Not : w == "min" ? Tok::Min : w == "max" ? Tok::Max : Tok::Name;
+    case 4: return w == "else" ? Tok::Else : w == "True" ? Tok::True : Tok::Name;
+    case 5: return w == "False" ? Tok::False : Tok::Name;
+    default: return Tok::Name;
     }
   }
   static uint64_t power(std::size_t k) {
