@@ -1116,6 +1116,12 @@ struct PolyRows {
   std::vector<Integer> coefficients;
   Integer constant;
   std::size_t size() const { return coefficients.size(); }
+  void clear() { // keeps the buffers
+    exponents.clear();
+    degrees.clear();
+    coefficients.clear();
+    constant = Integer(0);
+  }
 };
 
 /// `p` as rows over `atoms` (atomsOf a list that has p).
@@ -1416,13 +1422,15 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
   } else {
     r = b;
   }
+  // Each step writes into buffers the step before it left (next, all): the same memory each time.
+  Rows next, all;
   for (uint32_t step = 2; step <= exponent && !linear; ++step) {
     // operator*'s checks, in its order: the size of the product, the degree of each product of
     // terms, then (fromNormalised, internExpr) the number of terms, each coefficient, the size.
     checkProductSize(r.size(), b.size());
     checkDegree(*std::max_element(r.degrees.begin(), r.degrees.end()) + baseDegree);
     failEarlyIfProductCoefficientTooLarge(r, b, width);
-    Rows next;
+    next.clear();
     next.constant = r.constant * b.constant;
     if (packed) {
       const uint32_t nr = uint32_t(r.size()), nb = uint32_t(b.size());
@@ -1452,7 +1460,7 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
         next.coefficients.push_back(std::move(c));
       }
     } else {
-      Rows all;
+      all.clear();
       auto add = [&](const uint32_t *x, const uint32_t *y, uint32_t degree, Integer coefficient) {
         for (std::size_t k = 0; k < width; ++k) all.exponents.push_back(x[k] + (y ? y[k] : 0));
         all.degrees.push_back(degree);
@@ -1494,7 +1502,7 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
         if (next.exponents[i * width + k]) size = saturatingAdd(size, atoms[k].node()->treeSize);
     }
     checkTreeSize(size);
-    r = std::move(next);
+    std::swap(r, next);
   }
   Terms terms(r.size());
   for (std::size_t i = 0; i < r.size(); ++i) {
