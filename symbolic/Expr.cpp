@@ -1173,6 +1173,7 @@ bool mayBeCoefficientTooLarge(const PolyRef &a, const PolyRef &b) {
 /// order and its reverse (the first and the last terms; the constant is the canonical least),
 /// and for each atom, its exponent up or down with ties broken either way by the canonical order.
 void failEarlyIfProductCoefficientTooLarge(const PolyRows &p, const PolyRows &q, std::size_t width) {
+  if (p.size() == 0 || q.size() == 0) return; // a constant factor: the caller scales instead
   if (uint64_t(p.size() + 1) * (q.size() + 1) - 1 > kMaxPolynomialTerms) return;
   auto maxBits = [](const PolyRows &x) {
     std::size_t bits = x.constant.bitLength();

@@ -569,11 +569,12 @@ private:
     return table[(unsigned char)c];
   }
   /// A name's token: a keyword's, or Tok::Name. Told by length first, so a name is compared with
-  /// at most three spellings.
+  /// at most four spellings.
   static Tok keyword(std::string_view w) {
     switch (w.size()) {
     case 2: return w == "or" ? Tok::Or : w == "if" ? Tok::If : Tok::Name;
-    case 3: return w == "and" ? Tok::And : w == "not" ? Tok::Not : w == "min" ? Tok::Min : w == "max" ? Tok::Max : Tok::Name;
+    case 3:
+      return w == "and" ? Tok::And : w == "not" ? Tok::Not : w == "min" ? Tok::Min : w == "max" ? Tok::Max : Tok::Name;
     case 4: return w == "else" ? Tok::Else : w == "True" ? Tok::True : Tok::Name;
     case 5: return w == "False" ? Tok::False : Tok::Name;
     default: return Tok::Name;
