@@ -7,7 +7,8 @@
 # executions are then counted over all of them. The committed seeds in
 # tests/fuzz/corpus/<name>/ are copied to $FUZZ_CORPUS/<name>/ (default build-fuzz/corpus) so
 # runs never change them; a fresh FUZZ_CORPUS starts a campaign from the seeds alone.
-# Prints one line per target: executions, seconds, executions per second. Exit 1 on a finding.
+# Prints one line per target: executions, seconds, executions per second. Exit 1 on a finding,
+# 2 when the targets do not build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
@@ -21,7 +22,13 @@ if [ -d build-fuzz ] && ! cmp -s tests/fuzz/coverage-ignorelist.txt build-fuzz/c
 fi
 CXX=${FUZZ_CXX:-clang++-14} CC=${FUZZ_CC:-clang-14} cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSHAPELAB_FUZZ=ON -DSHAPELAB_TESTS=OFF -DSHAPELAB_BENCH=OFF > build-fuzz.log
-cmake --build build-fuzz -j"${JOBS:-2}" --target "${TARGETS[@]}" >> build-fuzz.log
+# The compiler's output goes to the log too (clang reports loops it did not vectorize in interp/);
+# a failed build shows the end of it.
+if ! cmake --build build-fuzz -j"${JOBS:-2}" --target "${TARGETS[@]}" >> build-fuzz.log 2>&1; then
+  echo "the fuzz targets did not build; the end of build-fuzz.log:"
+  tail -40 build-fuzz.log
+  exit 2
+fi
 cp tests/fuzz/coverage-ignorelist.txt build-fuzz/coverage-ignorelist.txt
 status=0
 for t in "${TARGETS[@]}"; do
