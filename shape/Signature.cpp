@@ -61,8 +61,6 @@ private:
     while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\t')) ++p_;
   }
   bool arrow() const { return t_.compare(p_, 2, "->") == 0; }
-  static bool nameStart(char c) { return std::isalpha((unsigned char)c) || c == '_'; }
-  static bool nameChar(char c) { return std::isalnum((unsigned char)c) || c == '_'; }
 
   CoreArgument argument(bool input) {
     if (end()) fail("expect '('");
@@ -106,15 +104,15 @@ private:
     CoreDim d;
     d.position = p_;
     std::size_t start = p_;
-    if (nameStart(t_[p_])) {
-      while (!end() && nameChar(t_[p_])) ++p_;
+    if (isNameStart(t_[p_])) {
+      while (!end() && isNameChar(t_[p_])) ++p_;
       d.kind = CoreDim::Kind::Name;
       d.name = t_.substr(start, p_ - start);
     } else if (std::isdigit((unsigned char)t_[p_])) {
       while (!end() && std::isdigit((unsigned char)t_[p_])) ++p_;
       d.kind = CoreDim::Kind::Fixed;
       // NumPy reads "3a" and "0x10" as one bad token, not as a size followed by junk.
-      if (!end() && nameStart(t_[p_])) fail("expect dimension name or non-zero frozen size", start);
+      if (!end() && isNameStart(t_[p_])) fail("expect dimension name or non-zero frozen size", start);
     } else if (t_[p_] == '+') {
       fail("expect ',' or ')'"); // NumPy's wording and position for a signed size
     } else {

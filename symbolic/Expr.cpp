@@ -10,6 +10,7 @@
 #include "symbolic/Errors.h"
 #include "symbolic/FlatIndex.h"
 #include "symbolic/InternTable.h"
+#include "symbolic/Parser.h"
 
 namespace shapelab {
 
@@ -471,10 +472,7 @@ Expr undefinedEverywhere() {
 }
 
 bool validName(const std::string &s) {
-  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
-  for (char ch : s)
-    if (!(std::isalnum((unsigned char)ch) || ch == '_')) return false;
-  return true;
+  return !s.empty() && isNameStart(s[0]) && std::all_of(s.begin(), s.end(), isNameChar);
 }
 
 Expr makeParam(const std::string &name, bool reserved) {
@@ -1097,14 +1095,16 @@ Expr signedSum(std::span<const Expr> operands, std::span<const bool> negated) {
 }
 
 namespace {
-/// The atoms of polynomials, in the canonical atom order (structuralCompare), each once.
+/// The canonical order of atoms.
+bool atomBefore(const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; }
+
+/// The atoms of polynomials, in the canonical atom order, each once.
 std::vector<Expr> atomsOf(std::initializer_list<const PolyRef *> polys) {
   std::vector<Expr> atoms;
   for (const PolyRef *p : polys)
     for (const Term &t : *p)
       for (auto &[atom, k] : t.monomial) atoms.push_back(atom);
-  auto atomOrder = [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; };
-  std::sort(atoms.begin(), atoms.end(), atomOrder);
+  std::sort(atoms.begin(), atoms.end(), atomBefore);
   atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
   return atoms;
 }
@@ -1126,14 +1126,13 @@ struct PolyRows {
 
 /// `p` as rows over `atoms` (atomsOf a list that has p).
 PolyRows rowsOf(const PolyRef &p, const std::vector<Expr> &atoms) {
-  auto atomOrder = [](const Expr &x, const Expr &y) { return structuralCompare(x, y) < 0; };
   const std::size_t width = atoms.size();
   PolyRows rows;
   for (const Term &t : p) {
     std::size_t row = rows.size();
     rows.exponents.resize(rows.exponents.size() + width, 0);
     for (auto &[atom, k] : t.monomial) {
-      std::size_t at = std::size_t(std::lower_bound(atoms.begin(), atoms.end(), atom, atomOrder) - atoms.begin());
+      std::size_t at = std::size_t(std::lower_bound(atoms.begin(), atoms.end(), atom, atomBefore) - atoms.begin());
       rows.exponents[row * width + at] = k;
     }
     rows.degrees.push_back(degreeOf(t.monomial));

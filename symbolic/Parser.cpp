@@ -555,15 +555,16 @@ private:
       }
     }
   }
-  /// The lexer's classes of bytes (ASCII only, whatever the C locale: a byte above 127 is in none).
+  /// The lexer's classes of bytes, as a table (isNameStart and isNameChar, told by one load).
   enum : uint8_t { kBlank = 1, kDigit = 2, kNameStart = 4, kNameChar = 8 };
   static uint8_t charClass(char c) {
     static constexpr auto table = [] {
       std::array<uint8_t, 256> t{};
-      t[' '] = t['\t'] = kBlank;
-      for (int d = '0'; d <= '9'; ++d) t[d] = kDigit | kNameChar;
-      for (int a = 'a'; a <= 'z'; ++a) t[a] = t[a - 'a' + 'A'] = kNameStart | kNameChar;
-      t['_'] = kNameStart | kNameChar;
+      for (int i = 0; i < 256; ++i) {
+        const char b = char(i);
+        t[i] = uint8_t((b == ' ' || b == '\t' ? kBlank : 0) | (b >= '0' && b <= '9' ? kDigit : 0) |
+                       (isNameStart(b) ? kNameStart : 0) | (isNameChar(b) ? kNameChar : 0));
+      }
       return t;
     }();
     return table[(unsigned char)c];

@@ -36,6 +36,12 @@ namespace shapelab {
 /// refused ("the text is too long") before any work is done.
 inline constexpr std::size_t kMaxTextBytes = 65536;
 
+/// NAME in the grammar: an ASCII letter or '_', then ASCII letters, digits and '_', whatever the C
+/// locale. Parameter names (Expr::param) and signature dimension names follow the same rule, so a
+/// name that is accepted is read back.
+constexpr bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+constexpr bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
+
 struct ParseOptions {
   /// Accept names in the reserved `_` namespace (for shapelab's own round trips).
   bool allowReservedNames = false;
