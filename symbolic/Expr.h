@@ -38,6 +38,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "symbolic/Integer.h"
+#include "symbolic/Slots.h"
 
 namespace shapelab {
 
@@ -285,18 +286,20 @@ struct RefCount {
 
 /// A monomial: atoms with positive exponents, sorted by the structural order. Most have one
 /// atom or two (an element count m*n), kept in place (no allocation per term).
-using Monomial = boost::container::small_vector<std::pair<Expr, uint32_t>, 2>;
+/// Past their inline space, monomials and term lists take their buffers from per-thread slots
+/// (detail::SlotAllocator): products and sums make and drop them by the thousand.
+using Monomial = boost::container::small_vector<std::pair<Expr, uint32_t>, 2, detail::SlotAllocator<std::pair<Expr, uint32_t>>>;
 struct Term {
   Integer coefficient;
   Monomial monomial;
 };
 /// A sum's terms: the first in place (2*n, n + 1 and m*n - 1 have one), so that most sums made
 /// cost one allocation, the node.
-using Terms = boost::container::small_vector<Term, 1>;
+using Terms = boost::container::small_vector<Term, 1, detail::SlotAllocator<Term>>;
 
 /// The operands of a division (one), a choice (two) or a min/max (two or more): the first two
 /// in place, since a division is built for every `/`, `//` and `%` read.
-using ExprOperands = boost::container::small_vector<Expr, 2>;
+using ExprOperands = boost::container::small_vector<Expr, 2, detail::SlotAllocator<Expr>>;
 
 /// The read-only node behind an Expr. Fields used depend on `kind`.
 class ExprNode {
@@ -318,7 +321,7 @@ public:
   /// The partial atoms (non-sum nodes containing an exact division) below this node, reached
   /// without entering a Select, sorted by address; the node's handles keep them alive. Lets
   /// canonicalisation ask "is this division still in the result?" without walking the DAG.
-  boost::container::small_vector<const ExprNode *, 2> partialBelow;
+  boost::container::small_vector<const ExprNode *, 2, detail::SlotAllocator<const ExprNode *>> partialBelow;
   CachedPred definedness;  // definedness(this), computed on first use
   CachedExpr totalForm;    // totalized(this) of a partial node, computed on first use (a total
                            // node, so it never refers back to this one)

@@ -7,10 +7,15 @@
 
 #include "symbolic/Errors.h"
 #include "symbolic/IntegerGmp.h"
+#include "symbolic/Slots.h"
 
 namespace shapelab {
 
 namespace {
+
+/// The block of a Big with `limbs` limbs: the header, then the limbs (from detail::takeBytes, so
+/// that the few-limb numbers of products and sums reuse blocks their thread freed).
+std::size_t bigBytes(std::size_t limbs) { return sizeof(Integer::Big) + limbs * sizeof(mp_limb_t); }
 
 /// |v| as unsigned: defined for INT64_MIN too.
 uint64_t magnitudeOf(int64_t v) { return v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v); }
@@ -70,8 +75,9 @@ Integer fromBigStorage(Integer::Big *adopted) {
 void Integer::BigRef::retain(Big *b) { b->refs.fetch_add(1, std::memory_order_relaxed); }
 void Integer::BigRef::release(Big *b) {
   if (b->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  const std::size_t bytes = bigBytes(std::size_t(b->size < 0 ? -b->size : b->size));
   b->~Big();
-  ::operator delete(static_cast<void *>(b));
+  detail::giveBytes(b, bytes);
 }
 
 namespace {
@@ -80,7 +86,7 @@ namespace {
 Integer taken(mpz_srcptr m) {
   if (mpz_fits_slong_p(m)) return Integer(static_cast<int64_t>(mpz_get_si(m)));
   const std::size_t n = mpz_size(m);
-  void *block = ::operator new(sizeof(Integer::Big) + n * sizeof(mp_limb_t));
+  void *block = detail::takeBytes(bigBytes(n));
   auto *b = new (block) Integer::Big();
   b->size = mpz_sgn(m) < 0 ? -int64_t(n) : int64_t(n);
   std::memcpy(b->limbs(), mpz_limbs_read(m), n * sizeof(mp_limb_t));

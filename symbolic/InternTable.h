@@ -11,83 +11,9 @@
 #include <new>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SHAPELAB_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SHAPELAB_ASAN 1
-#endif
-#endif
-#ifdef SHAPELAB_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
+#include "symbolic/Slots.h"
 
 namespace shapelab::detail {
-
-/// Memory for nodes of one type, kept per thread once freed and handed out again: a parse makes
-/// and frees tens of nodes, and each was an allocation and a free of a few hundred bytes. A free
-/// slot is poisoned under AddressSanitizer, so a use of a freed node is still reported (until the
-/// slot is reused). At most kKeep slots are kept per thread; the rest go back to the heap.
-template <class Node> class NodeSlots {
-public:
-  static void *take() {
-    if (gone_) return ::operator new(sizeof(Node));
-    NodeSlots &s = mine();
-    if (s.top_ == nullptr) return ::operator new(sizeof(Node));
-    Free *f = s.top_;
-#ifdef SHAPELAB_ASAN
-    ASAN_UNPOISON_MEMORY_REGION(f, sizeof(Node));
-#endif
-    s.top_ = f->next;
-    --s.count_;
-    return f;
-  }
-  /// Destroys `n`, a node made in memory from take(), and keeps its memory.
-  static void give(const Node *n) {
-    n->~Node();
-    giveBack(const_cast<Node *>(n));
-  }
-  /// Keeps memory from take() that holds no node.
-  static void giveBack(void *p) {
-    if (gone_) return ::operator delete(p);
-    NodeSlots &s = mine();
-    if (s.count_ >= kKeep) return ::operator delete(p);
-    Free *f = new (p) Free{s.top_};
-#ifdef SHAPELAB_ASAN
-    ASAN_POISON_MEMORY_REGION(f, sizeof(Node));
-#endif
-    s.top_ = f;
-    ++s.count_;
-  }
-  /// How many free slots this thread keeps.
-  static std::size_t kept() { return gone_ ? 0 : mine().count_; }
-  static constexpr std::size_t kKeep = 4096;
-
-  ~NodeSlots() {
-    while (top_) {
-      Free *f = top_;
-#ifdef SHAPELAB_ASAN
-      ASAN_UNPOISON_MEMORY_REGION(f, sizeof(Node));
-#endif
-      top_ = f->next;
-      ::operator delete(f);
-    }
-    gone_ = true;
-  }
-
-private:
-  struct Free {
-    Free *next;
-  };
-  static_assert(sizeof(Node) >= sizeof(Free) && alignof(Node) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
-  static NodeSlots &mine() {
-    static thread_local NodeSlots slots;
-    return slots;
-  }
-  static inline thread_local bool gone_ = false; // this thread's slots were destroyed
-  Free *top_ = nullptr;
-  std::size_t count_ = 0;
-};
 
 /// Interned nodes, each in memory of its own from NodeSlots (where its owner returns it with
 /// NodeSlots::give); a node leaves the table when its last handle goes.

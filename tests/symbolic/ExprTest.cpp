@@ -1,5 +1,6 @@
 // Canonical forms: equal polynomials are one node, canonicalisation keeps the value.
 #include <array>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <tuple>
@@ -812,6 +813,70 @@ TEST(NodeSlots, AFreedSlotIsPoisonedUntilItIsReused) {
   for (std::size_t i = 0; i < Slots::kKeep + 100; ++i) many.push_back(Slots::take());
   for (void *p : many) Slots::giveBack(p);
   EXPECT_EQ(Slots::kept(), Slots::kKeep);
+}
+
+// SlotAllocator (term lists, monomials and big integers take their buffers from it): blocks live
+// at once never overlap and keep what was written into them, whatever the mix of sizes; a freed
+// block of a size class is poisoned under AddressSanitizer and is the next one its class hands
+// out; a request past the largest class goes to the heap and leaves the classes as they were.
+TEST(SlotAllocator, LiveBlocksStayApartAndFreedOnesArePoisonedAndReused) {
+  using shapelab::detail::giveBytes;
+  using shapelab::detail::kLargestSlotBytes;
+  using shapelab::detail::takeBytes;
+  bool ok = rc::check("random takes and gives", [] {
+    struct Live {
+      unsigned char *p;
+      std::size_t bytes;
+      unsigned char tag;
+    };
+    std::vector<Live> live;
+    const auto steps = *rc::gen::container<std::vector<std::pair<bool, std::size_t>>>(
+        rc::gen::pair(rc::gen::arbitrary<bool>(), rc::gen::inRange<std::size_t>(1, 2 * kLargestSlotBytes)));
+    unsigned char next = 1;
+    auto give = [&](std::size_t i) {
+      Live l = live[i];
+      for (std::size_t k = 0; k < l.bytes; ++k) RC_ASSERT(l.p[k] == l.tag);
+      live.erase(live.begin() + std::ptrdiff_t(i));
+      giveBytes(l.p, l.bytes);
+#ifdef SHAPELAB_ASAN
+      if (l.bytes <= kLargestSlotBytes) RC_ASSERT(__asan_address_is_poisoned(l.p + l.bytes - 1));
+#endif
+    };
+    for (const auto &[take, size] : steps) {
+      if (take || live.empty()) {
+        auto *p = static_cast<unsigned char *>(takeBytes(size));
+        RC_ASSERT(reinterpret_cast<std::uintptr_t>(p) % __STDCPP_DEFAULT_NEW_ALIGNMENT__ == 0u);
+        for (const Live &l : live) RC_ASSERT(p + size <= l.p || l.p + l.bytes <= p);
+        std::memset(p, next, size);
+        live.push_back({p, size, next});
+        next = next == 255 ? 1 : next + 1;
+      } else {
+        give(size % live.size());
+      }
+    }
+    while (!live.empty()) give(live.size() - 1);
+  });
+  EXPECT_TRUE(ok);
+  // The last block freed in a class is the next one handed out, for any size of the class.
+  void *a = takeBytes(100);
+  giveBytes(a, 100);
+  void *b = takeBytes(128);
+  EXPECT_EQ(a, b);
+  giveBytes(b, 128);
+  // Past the largest class: the heap, and no class keeps the block.
+  const std::size_t keptBefore = shapelab::detail::BlockSlots<kLargestSlotBytes>::kept();
+  void *big = takeBytes(kLargestSlotBytes + 1);
+  giveBytes(big, kLargestSlotBytes + 1);
+  EXPECT_EQ(shapelab::detail::BlockSlots<kLargestSlotBytes>::kept(), keptBefore);
+  // A term list and a monomial past their inline space take blocks from here and give them back.
+  std::size_t keptWhileLive = 0;
+  {
+    shapelab::Terms terms;
+    for (int i = 0; i < 3; ++i) terms.push_back({shapelab::Integer(i + 1), {}}); // 3 * 72 bytes
+    EXPECT_EQ(terms.size(), 3u);
+    keptWhileLive = shapelab::detail::BlockSlots<256>::kept();
+  }
+  EXPECT_EQ(shapelab::detail::BlockSlots<256>::kept(), keptWhileLive + 1);
 }
 
 // EntryTable (FlatIndex underneath) against std::map, with hashes that collide (equal hashes

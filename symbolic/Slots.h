@@ -1,0 +1,141 @@
+// Slots — memory blocks kept per thread once freed and handed out again (private to symbolic/,
+// public only because Expr.h names SlotAllocator in its small vectors' types).
+//
+// A parse makes and frees tens of expression nodes, and as many term lists and monomials that
+// outgrow their inline space; each was an allocation and a free of the heap. The heap is fast
+// natively, but under AddressSanitizer every allocation records its stack and every free goes
+// through a quarantine of freed memory, so late in a fuzzing campaign an allocation costs more
+// than the parsing around it. A freed block is poisoned under AddressSanitizer, so a use of it
+// is still reported (until the block is handed out again).
+// Example: `std::vector<int, SlotAllocator<int>>` takes its buffers of up to 1 KiB from here.
+#pragma once
+
+#include <cstddef>
+#include <new>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SHAPELAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SHAPELAB_ASAN 1
+#endif
+#endif
+#ifdef SHAPELAB_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace shapelab::detail {
+
+/// Blocks of `Bytes` bytes from the heap (::operator new), kept by the thread that frees them
+/// and handed out again, the last freed first. At most kKeep blocks are kept per thread and
+/// size; the rest go back to the heap, as do all of a thread's blocks when it ends. A block may
+/// be freed by another thread than the one that took it.
+template <std::size_t Bytes> class BlockSlots {
+public:
+  static void *take() {
+    if (gone_) return ::operator new(Bytes);
+    BlockSlots &s = mine();
+    if (s.top_ == nullptr) return ::operator new(Bytes);
+    Free *f = s.top_;
+#ifdef SHAPELAB_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(f, Bytes);
+#endif
+    s.top_ = f->next;
+    --s.count_;
+    return f;
+  }
+  /// Keeps a block from take() (of this size) that holds no object.
+  static void giveBack(void *p) {
+    if (gone_) return ::operator delete(p);
+    BlockSlots &s = mine();
+    if (s.count_ >= kKeep) return ::operator delete(p);
+    Free *f = new (p) Free{s.top_};
+#ifdef SHAPELAB_ASAN
+    ASAN_POISON_MEMORY_REGION(f, Bytes);
+#endif
+    s.top_ = f;
+    ++s.count_;
+  }
+  /// How many free blocks this thread keeps.
+  static std::size_t kept() { return gone_ ? 0 : mine().count_; }
+  static constexpr std::size_t kKeep = 4096;
+
+  ~BlockSlots() {
+    while (top_) {
+      Free *f = top_;
+#ifdef SHAPELAB_ASAN
+      ASAN_UNPOISON_MEMORY_REGION(f, Bytes);
+#endif
+      top_ = f->next;
+      ::operator delete(f);
+    }
+    gone_ = true;
+  }
+
+private:
+  struct Free {
+    Free *next;
+  };
+  static_assert(Bytes >= sizeof(Free));
+  static BlockSlots &mine() {
+    static thread_local BlockSlots slots;
+    return slots;
+  }
+  static inline thread_local bool gone_ = false; // this thread's blocks were destroyed
+  Free *top_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// Memory for nodes of one type (a block of the node's size).
+template <class Node> class NodeSlots : public BlockSlots<sizeof(Node)> {
+  static_assert(alignof(Node) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+
+public:
+  /// Destroys `n`, a node made in memory from take(), and keeps its memory.
+  static void give(const Node *n) {
+    n->~Node();
+    BlockSlots<sizeof(Node)>::giveBack(const_cast<Node *>(n));
+  }
+};
+
+/// The size classes of SlotAllocator: a request takes a block of the least class that holds
+/// it (powers of two, so a block wastes less than half of itself); past the largest, the heap.
+inline constexpr std::size_t kLargestSlotBytes = 1024;
+
+inline void *takeBytes(std::size_t bytes) {
+  if (bytes <= 32) return BlockSlots<32>::take();
+  if (bytes <= 64) return BlockSlots<64>::take();
+  if (bytes <= 128) return BlockSlots<128>::take();
+  if (bytes <= 256) return BlockSlots<256>::take();
+  if (bytes <= 512) return BlockSlots<512>::take();
+  if (bytes <= kLargestSlotBytes) return BlockSlots<kLargestSlotBytes>::take();
+  return ::operator new(bytes);
+}
+
+/// Gives back memory from takeBytes(bytes), the same `bytes`.
+inline void giveBytes(void *p, std::size_t bytes) {
+  if (bytes <= 32) return BlockSlots<32>::giveBack(p);
+  if (bytes <= 64) return BlockSlots<64>::giveBack(p);
+  if (bytes <= 128) return BlockSlots<128>::giveBack(p);
+  if (bytes <= 256) return BlockSlots<256>::giveBack(p);
+  if (bytes <= 512) return BlockSlots<512>::giveBack(p);
+  if (bytes <= kLargestSlotBytes) return BlockSlots<kLargestSlotBytes>::giveBack(p);
+  ::operator delete(p);
+}
+
+/// A standard allocator over takeBytes/giveBytes (stateless: any instance frees what another
+/// took). For types aligned no more than ::operator new aligns.
+template <class T> struct SlotAllocator {
+  using value_type = T;
+  SlotAllocator() noexcept = default;
+  template <class U> SlotAllocator(const SlotAllocator<U> &) noexcept {}
+  T *allocate(std::size_t n) {
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return static_cast<T *>(takeBytes(n * sizeof(T)));
+  }
+  void deallocate(T *p, std::size_t n) noexcept { giveBytes(p, n * sizeof(T)); }
+  template <class U> bool operator==(const SlotAllocator<U> &) const noexcept { return true; }
+};
+
+} // namespace shapelab::detail
