@@ -123,6 +123,12 @@ void checkCoefficient(const Integer &v) {
   if (v.bitLength() > kMaxCoefficientBits) coefficientTooLarge();
 }
 
+/// What a number adds to an expression's written-out size past the node it is part of: one
+/// node per 64 bits past the first 64 (a coefficient at the limit, 65,536 bits, is written in
+/// 19,729 digits, a thousand times a small one's). Numbers of at most 64 bits add nothing.
+uint64_t numberWeight(std::size_t bits) { return bits > 64 ? uint64_t(bits - 1) / 64 : 0; }
+uint64_t numberWeight(const Integer &v) { return v.bigStorage() ? numberWeight(v.bitLength()) : 0; } // inline: 64 bits at most
+
 void checkTermCount(std::size_t terms) {
   if (terms > kMaxPolynomialTerms)
     throw InputTooLarge("expression too large: more than " + std::to_string(kMaxPolynomialTerms) +
@@ -185,7 +191,7 @@ Expr internExpr(ExprNode &&n) {
   checkCoefficient(n.constantTerm);
   // One pass over the children: the written-out size, the nesting, and the derived flags. The
   // checks keep their order: every coefficient, then the size, then the nesting.
-  uint64_t size = 1;
+  uint64_t size = 1 + numberWeight(n.value) + numberWeight(n.constantTerm);
   uint32_t below = 0;
   bool total = n.kind != ExprKind::ExactDiv, quasiAffine = true;
   auto child = [&](const ExprNode *c) {
@@ -196,7 +202,7 @@ Expr internExpr(ExprNode &&n) {
   };
   for (const Term &t : n.terms) {
     checkCoefficient(t.coefficient);
-    size = saturatingAdd(size, 1);
+    size = saturatingAdd(size, 1 + numberWeight(t.coefficient));
     uint32_t degree = 0;
     for (auto &[atom, e] : t.monomial) {
       degree += e;
@@ -1288,10 +1294,15 @@ uint64_t binomialUpTo(uint64_t n, uint64_t k, uint64_t cap) {
 /// exponent vector of the atoms of total degree at most k (exactly k without a constant), and no
 /// term cancels (each coefficient is a multinomial times powers of non-zero coefficients). So
 /// the steps' checks run here on binomials, in the loop's order: product size, term count, tree
-/// size (the degree check cannot fail: k <= exponent <= kMaxDegree). A coefficient check could
-/// fail first only when (sum of |coefficients|)**exponent passes the coefficient limit; the loop
-/// is then left to find out, in its order. True when the base is linear and no step fails (the
-/// power can then be written term by term: powerOfSum does).
+/// size (the degree check cannot fail: k <= exponent <= kMaxDegree).
+/// Every coefficient of base**k is at most s**k, s the sum of the base's |coefficients| (the
+/// multinomial expansion of s**k has them all among its positive terms). A coefficient check
+/// could fail first only when s**exponent passes the coefficient limit; the loop is then left to
+/// find out, in its order. Where s**exponent passes 64 bits, the numbers add to the tree size
+/// (numberWeight) by amounts not known without expanding: the run below then throws nothing,
+/// bounding each number by s**k, and leaves to the loop any power where a check might fail.
+/// True when the base is linear and no step fails (the power can then be written term by term:
+/// powerOfSum does).
 bool failEarlyIfLinearPowerTooLarge(const PolyRef &base, const std::vector<Expr> &atoms, uint32_t exponent) {
   Integer sumOfMagnitudes = Integer::abs(base.constant());
   uint64_t atomSizes = 0; // the tree sizes of the atoms, summed
@@ -1300,7 +1311,10 @@ bool failEarlyIfLinearPowerTooLarge(const PolyRef &base, const std::vector<Expr>
     sumOfMagnitudes = sumOfMagnitudes + Integer::abs(t.coefficient);
     atomSizes = saturatingAdd(atomSizes, t.monomial[0].first.node()->treeSize);
   }
-  if (uint64_t(sumOfMagnitudes.bitLength()) * exponent > kMaxCoefficientBits) return false;
+  const uint64_t sBits = sumOfMagnitudes.bitLength();
+  if (sBits * exponent > kMaxCoefficientBits) return false;
+  // Whether every number of every power weighs nothing: then the sizes below are the steps'.
+  const bool exact = numberWeight(sBits * exponent) == 0;
   const uint64_t w = atoms.size();
   const bool constant = !base.constant().isZero();
   constexpr uint64_t cap = uint64_t(1) << 40; // far past every limit, and no product overflows
@@ -1311,14 +1325,21 @@ bool failEarlyIfLinearPowerTooLarge(const PolyRef &base, const std::vector<Expr>
     return binomialUpTo(k + atomCount - 1, atomCount - 1, cap);
   };
   for (uint64_t k = 2; k <= exponent; ++k) {
-    const uint64_t before = terms(k - 1, w), now = terms(k, w);
-    checkProductSize(std::min<uint64_t>(before, kMaxPolynomialTerms + 1), w);
-    checkTermCount(std::min<uint64_t>(now, kMaxPolynomialTerms + 1));
+    const uint64_t before = std::min<uint64_t>(terms(k - 1, w), kMaxPolynomialTerms + 1),
+                   now = std::min<uint64_t>(terms(k, w), kMaxPolynomialTerms + 1);
+    if (exact) {
+      checkProductSize(before, w);
+      checkTermCount(now);
+    } else if (before * w > kMaxPolynomialTerms || now > kMaxPolynomialTerms) {
+      return false;
+    }
     // Written out: 1, then per term 1 and the size of each atom in it; an atom is in all terms
-    // but those of the form without it.
-    const unsigned __int128 size =
-        1 + (unsigned __int128)now + (unsigned __int128)atomSizes * (now - terms(k, w - 1));
-    checkTreeSize(uint64_t(std::min<unsigned __int128>(size, kMaxTreeSize + 1)));
+    // but those of the form without it. Its numbers (the terms' and the constant) weigh at most
+    // what s**k weighs each.
+    const unsigned __int128 size = 1 + (unsigned __int128)now + (unsigned __int128)atomSizes * (now - terms(k, w - 1)) +
+                                   (unsigned __int128)(now + 1) * numberWeight(sBits * k);
+    if (exact) checkTreeSize(uint64_t(std::min<unsigned __int128>(size, kMaxTreeSize + 1)));
+    else if (size > kMaxTreeSize) return false;
   }
   return true;
 }
@@ -1500,10 +1521,10 @@ Expr powerOfSum(const Expr &e, uint32_t exponent) {
     }
     checkTermCount(next.size());
     checkCoefficient(next.constant);
-    uint64_t size = 1;
+    uint64_t size = 1 + numberWeight(next.constant);
     for (std::size_t i = 0; i < next.size(); ++i) {
       checkCoefficient(next.coefficients[i]);
-      size = saturatingAdd(size, 1);
+      size = saturatingAdd(size, 1 + numberWeight(next.coefficients[i]));
       for (std::size_t k = 0; k < width; ++k)
         if (next.exponents[i * width + k]) size = saturatingAdd(size, atoms[k].node()->treeSize);
     }

@@ -49,7 +49,8 @@ class PredNode;
 inline constexpr std::size_t kMaxPolynomialTerms = 4096;
 inline constexpr uint32_t kMaxDegree = 64;
 inline constexpr std::size_t kMaxCoefficientBits = 65536;
-/// Nodes of an expression written out as a tree (its printed size, up to a constant factor).
+/// Nodes of an expression written out as a tree (its printed size, up to a constant factor): a
+/// number counts one node more per 64 bits past its first 64, for its digits.
 inline constexpr uint64_t kMaxTreeSize = uint64_t(1) << 13;
 /// Levels of nesting of an expression's nodes. Printing adds at most one pair of parentheses
 /// per level, so every printed form stays within the parser's nesting bound and reads back

@@ -488,8 +488,14 @@ TEST(Expr, PowerOfALinearSumFailsAsTheRepeatedProduct) {
   EXPECT_EQ(error(exactDiv(a, Integer(4)) + b + c - Expr(8), 62), // 19 powers were expanded first
             "expression too large: product has more than 4096 terms");
   EXPECT_EQ(error(wideAtom() + a + Expr(1), 20), "expression too large: written out it has more than 8192 nodes");
-  EXPECT_EQ(error(Expr(Integer::pow(Integer(3), 2000)) * a + Expr(1), 40),
+  // 3**3200 has 5072 bits: the 13th power has a coefficient of 65,936 bits, while the 12th
+  // written out weighs less than the limit (its numbers count a node per 64 bits).
+  EXPECT_EQ(error(Expr(Integer::pow(Integer(3), 3200)) * a + Expr(1), 20),
             "expression too large: a coefficient has more than 65536 bits");
+  // 3**2000 has 3170 bits: its 20th power's coefficient would pass the limit, but the powers
+  // before it written out pass 8192 nodes first (at the 18th, about 8,000 nodes for their digits).
+  EXPECT_EQ(error(Expr(Integer::pow(Integer(3), 2000)) * a + Expr(1), 40),
+            "expression too large: written out it has more than 8192 nodes");
   EXPECT_EQ(error(a + b + c, 64), "expression too large: product has more than 4096 terms"); // no constant
 
   bool ok = rc::check("pow(linear, k) == e * e * ... * e", [] {
@@ -539,6 +545,20 @@ bool pastLimit(const Poly &x) {
     if (c.bitLength() > kMaxCoefficientBits) return true;
   return false;
 }
+/// Nodes of x written out, as the limit counts them: the sum, then per term one node, one per
+/// parameter in it, and one per 64 bits of its coefficient past the first 64 (the constant's too).
+uint64_t writtenSize(const Poly &x) {
+  auto digits = [](const Integer &c) -> uint64_t { return c.bitLength() > 64 ? (c.bitLength() - 1) / 64 : 0; };
+  uint64_t size = 1;
+  for (auto &[m, c] : x) {
+    if (m == std::array<uint32_t, 3>{0, 0, 0}) {
+      size += digits(c);
+      continue;
+    }
+    size += 1 + digits(c) + (m[0] > 0) + (m[1] > 0) + (m[2] > 0);
+  }
+  return size;
+}
 Expr build(const Poly &x) {
   Expr e(0);
   const char *names[3] = {"a", "b", "c"};
@@ -587,18 +607,30 @@ TEST(Expr, ABigProductFailsExactlyWhenACoefficientIsPastTheLimit) {
   EXPECT_THROW((two(32768) * a + Expr(1)) * (two(32768) * b + Expr(1)), InputTooLarge);
   EXPECT_NO_THROW(pow(two(32767) * a * b + a, 2) * Expr(2));
   EXPECT_THROW(pow(two(32768) * a * b + a, 2), InputTooLarge);
+  // Within the coefficient limit, but written out past the size limit: 10 terms of 64,001 bits
+  // (19,266 digits each) count about 1,000 nodes each.
+  const Expr wide = two(32000) * (a + b + Expr::param("c") + Expr(1));
+  try {
+    (void)(wide * wide);
+    ADD_FAILURE() << "a product of 10 terms of 64,001 bits was not refused";
+  } catch (const InputTooLarge &e) {
+    EXPECT_EQ(std::string(e.what()), "expression too large: written out it has more than 8192 nodes");
+  }
+  EXPECT_NO_THROW(wide * (two(32000) * (a + b)));
   bool ok = rc::check("p*q and p**k against a dense product", [] {
     const uint32_t k = *rc::gen::inRange<uint32_t>(1, 4); // 1: a product p*q, else p**k
     Poly p = genPoly(kMaxCoefficientBits / (k == 1 ? 2 : k));
     RC_PRE(!p.empty());
     Poly q = k == 1 ? genPoly(kMaxCoefficientBits / 2) : p;
     RC_PRE(!q.empty());
-    // The expected outcome: each power on the way is checked (pow is the repeated product).
-    bool past = false;
+    // The expected outcome: each power on the way is checked (pow is the repeated product), its
+    // coefficients first, then its size written out.
+    bool past = false, tooBig = false;
     Poly expected = p;
-    for (uint32_t step = 1; step < std::max<uint32_t>(k, 2) && !past; ++step) {
+    for (uint32_t step = 1; step < std::max<uint32_t>(k, 2) && !past && !tooBig; ++step) {
       expected = times(expected, q);
       past = pastLimit(expected);
+      tooBig = !past && writtenSize(expected) > kMaxTreeSize;
     }
     std::optional<Expr> got;
     std::string error;
@@ -607,9 +639,13 @@ TEST(Expr, ABigProductFailsExactlyWhenACoefficientIsPastTheLimit) {
     } catch (const InputTooLarge &e) {
       error = e.what();
     }
-    RC_TAG(past ? "past the limit" : "within");
+    RC_TAG(past ? "past the limit" : tooBig ? "too large written out" : "within");
     if (past) {
       RC_ASSERT(error == "expression too large: a coefficient has more than " + std::to_string(kMaxCoefficientBits) + " bits");
+      return;
+    }
+    if (tooBig) {
+      RC_ASSERT(error == "expression too large: written out it has more than " + std::to_string(kMaxTreeSize) + " nodes");
       return;
     }
     RC_ASSERT(error == "");
