@@ -13,18 +13,24 @@
 #include <cstddef>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SHAPELAB_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SHAPELAB_ASAN 1
-#endif
-#endif
-#ifdef SHAPELAB_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
+// A free block is poisoned through AddressSanitizer's interface where its runtime is in the
+// process (weak references, null otherwise), not by a compile-time test: this header is compiled
+// into the library and into programs using it, which may be built with the sanitizer or without,
+// and a block that one side poisons when it keeps it the other side must unpoison when it hands
+// it out.
+extern "C" {
+void __asan_poison_memory_region(void const volatile *addr, std::size_t size) __attribute__((weak));
+void __asan_unpoison_memory_region(void const volatile *addr, std::size_t size) __attribute__((weak));
+}
 
 namespace shapelab::detail {
+
+inline void poisonKept(void *p, std::size_t bytes) {
+  if (&__asan_poison_memory_region != nullptr) __asan_poison_memory_region(p, bytes);
+}
+inline void unpoisonKept(void *p, std::size_t bytes) {
+  if (&__asan_unpoison_memory_region != nullptr) __asan_unpoison_memory_region(p, bytes);
+}
 
 /// Blocks of `Bytes` bytes from the heap (::operator new), kept by the thread that frees them
 /// and handed out again, the last freed first. At most kKeep blocks are kept per thread and
@@ -37,9 +43,7 @@ public:
     BlockSlots &s = mine();
     if (s.top_ == nullptr) return ::operator new(Bytes);
     Free *f = s.top_;
-#ifdef SHAPELAB_ASAN
-    ASAN_UNPOISON_MEMORY_REGION(f, Bytes);
-#endif
+    unpoisonKept(f, Bytes);
     s.top_ = f->next;
     --s.count_;
     return f;
@@ -50,9 +54,7 @@ public:
     BlockSlots &s = mine();
     if (s.count_ >= kKeep) return ::operator delete(p);
     Free *f = new (p) Free{s.top_};
-#ifdef SHAPELAB_ASAN
-    ASAN_POISON_MEMORY_REGION(f, Bytes);
-#endif
+    poisonKept(f, Bytes);
     s.top_ = f;
     ++s.count_;
   }
@@ -63,9 +65,7 @@ public:
   ~BlockSlots() {
     while (top_) {
       Free *f = top_;
-#ifdef SHAPELAB_ASAN
-      ASAN_UNPOISON_MEMORY_REGION(f, Bytes);
-#endif
+      unpoisonKept(f, Bytes);
       top_ = f->next;
       ::operator delete(f);
     }
