@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 #include "driver/Language.h"
 #include "ops/Graph.h"
@@ -43,9 +44,11 @@ template <class... Owned> double dropUntimed(benchmark::State &state, Owned &...
 /// A program of about `nodes` graph nodes, as text (one generated program: its statements
 /// refer to names it defined; the basic mix makes about one node per statement, the full mix
 /// about two).
-/// With `parts` > 1: that many independent programs of nodes/parts each, one after the other in
-/// one session (the second and later ones name their values apart and read only their own).
-std::vector<std::string> programText(std::size_t nodes, bool basicOnly, std::size_t parts = 1) {
+/// With `parts` > 1: that many independent programs of nodes/parts each, one after the other,
+/// as one session runs them (the second and later ones name their values apart and read only
+/// their own); each part is a list of lines, and every part but the first reads the size
+/// parameters the first declared (partText gives a part that runs alone).
+std::vector<std::vector<std::string>> programParts(std::size_t nodes, bool basicOnly, std::size_t parts = 1) {
   Solver solver;
   driver::Session session(solver, {});
   std::mt19937_64 rng(2026);
@@ -53,13 +56,27 @@ std::vector<std::string> programText(std::size_t nodes, bool basicOnly, std::siz
   o.dataDependent = !basicOnly;
   o.basicOnly = basicOnly;
   o.partialOps = !basicOnly;
-  // A statement makes one to three nodes.
+  std::vector<std::vector<std::string>> out;
+  for (std::size_t k = 0; k < parts; ++k)
+    out.push_back(proptests::generateProgram(session, rng, int((basicOnly ? nodes : nodes / 2) / parts), o).lines);
+  return out;
+}
+/// The parts one after the other, as one program.
+std::vector<std::string> joined(const std::vector<std::vector<std::string>> &parts) {
   std::vector<std::string> lines;
-  for (std::size_t k = 0; k < parts; ++k) {
-    std::vector<std::string> part =
-        proptests::generateProgram(session, rng, int((basicOnly ? nodes : nodes / 2) / parts), o).lines;
-    lines.insert(lines.end(), part.begin(), part.end());
-  }
+  for (const auto &part : parts) lines.insert(lines.end(), part.begin(), part.end());
+  return lines;
+}
+std::vector<std::string> programText(std::size_t nodes, bool basicOnly, std::size_t parts = 1) {
+  return joined(programParts(nodes, basicOnly, parts));
+}
+/// Part `k` of programParts as a program of its own: the first part declares the size
+/// parameters, and the others get that declaration in front.
+std::vector<std::string> partText(const std::vector<std::vector<std::string>> &parts, std::size_t k) {
+  std::vector<std::string> lines;
+  if (parts[0].at(0).rfind("param ", 0) != 0) throw std::logic_error("the first part does not declare the size parameters first");
+  if (k > 0) lines.push_back(parts[0][0]);
+  lines.insert(lines.end(), parts[k].begin(), parts[k].end());
   return lines;
 }
 
@@ -108,82 +125,128 @@ BENCHMARK(BM_ParseBuildInfer)
     ->Args({2000, 20000, 0, 0})
     ->Args({2000, 256, 0, 0})->Unit(benchmark::kMillisecond)->Iterations(3)->ComputeStatistics("min", fastest);
 
-/// Shape inference + checked rewriting (issue 7: time per node flat from 10^3 to 10^5 nodes,
-/// 10^3 nodes in <= 30 ms): the program is built in a fresh session, then every name it
-/// assigned is rewritten by the default rules with every application checked (strict, exact).
-/// `rewrite_s` is the rewriting part alone.
-void BM_InferAndRewrite(benchmark::State &state) {
-  static std::map<std::pair<int64_t, int64_t>, std::vector<std::string>> cache;
-  auto &lines = cache[{state.range(0), state.range(1)}];
-  if (lines.empty()) lines = programText(std::size_t(state.range(0)), true, std::size_t(state.range(1)));
-  std::size_t nodes = 0, fired = 0, refused = 0, dims = 0, conditionsRead = 0, islQuestions = 0;
-  double rewriteSeconds = 0, dimTreeTotal = 0;
+/// What one run of inferAndRewrite measured.
+struct RewriteRun {
+  std::size_t nodes = 0, fired = 0, refused = 0, dims = 0, conditionsRead = 0, islQuestions = 0, made = 0;
+  std::size_t shapeNodes = 0;
+  double rewriteSeconds = 0, dimTreeTotal = 0, teardownSeconds = 0;
+};
+
+/// Runs `lines` in a fresh session and solver, then rewrites every name they assigned with the
+/// default rules, every application checked (strict, exact); the session and solver are dropped
+/// with the clock stopped.
+RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::string> &lines) {
+  RewriteRun run;
   SolverOptions options;
   options.witnessSearchPoints = 256;
-  double teardownSeconds = 0;
+  clearElementCountMemo();
+  auto solver = std::make_unique<Solver>(options);
+  auto session = std::make_unique<driver::Session>(*solver, driver::SessionOptions{});
+  int k = 0;
+  std::vector<std::string> names;
+  for (const std::string &l : lines) {
+    session->execute(l, ++k);
+    std::size_t eq = l.find(" = ");
+    if (eq != std::string::npos && l.find(',') > eq) names.push_back(l.substr(0, eq));
+  }
+  std::vector<const ops::Node *> outputs;
+  for (const std::string &n : names)
+    if (const ops::Node *node = session->lookup(n)) outputs.push_back(node);
+  run.nodes = session->nodeCount();
+  // The work a node's shape asks grows with the size of its dims: the size, written out, of
+  // every dim of every node built (deeper programs have larger dims).
+  for (const ops::Node &node : session->mutableGraph().nodes())
+    for (const Expr &d : node.shape) run.shapeNodes += d.node()->treeSize;
+  // The size of the shapes built: random programs of more nodes are deeper, and deeper
+  // shapes (a slice of a slice of ...) are larger expressions with harder questions.
+  for (const ops::Node *node : outputs)
+    for (const Expr &d : node->shape) {
+      run.dimTreeTotal += double(d.node()->treeSize);
+      ++run.dims;
+    }
+  auto start = std::chrono::steady_clock::now();
+  rewrite::EngineOptions eo;
+  eo.exactOnly = true;
+  {
+    rewrite::Engine engine(session->mutableGraph(), rewrite::defaultRules(), eo);
+    rewrite::OptimizeResult r = engine.run(outputs);
+    run.made = session->nodeCount() - run.nodes;
+    run.rewriteSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (const auto &[rule, count] : r.fired) run.fired += count;
+    run.refused = r.refused.size();
+    benchmark::DoNotOptimize(r);
+  }
+  run.conditionsRead = solver->stats().conditionsRead;
+  run.islQuestions = solver->stats().islQuestions;
+  run.teardownSeconds = dropUntimed(state, session, solver);
+  return run;
+}
+
+/// Shape inference + checked rewriting (issue 7: time per node flat from 10^3 to 10^5 nodes,
+/// 10^3 nodes in <= 30 ms). Args: nodes, parts, apart.
+/// - parts = 1: one random program; its depth grows like log(nodes), and its shapes with it.
+/// - parts > 1, apart = 0: that many independent programs of nodes/parts each, run one after
+///   the other in one session and rewritten together: a program of `nodes` nodes whose depth and
+///   shapes are those of a program of nodes/parts.
+/// - apart = 1: the same programs, each in a fresh session of its own (the time summed): the
+///   mean over `parts` random programs of nodes/parts, where parts = 1 is a single draw.
+/// The counters are per iteration (summed over the parts run apart).
+void BM_InferAndRewrite(benchmark::State &state) {
+  static std::map<std::pair<int64_t, int64_t>, std::vector<std::vector<std::string>>> cache;
+  auto &parts = cache[{state.range(0), state.range(1)}];
+  if (parts.empty()) parts = programParts(std::size_t(state.range(0)), true, std::size_t(state.range(1)));
+  const bool apart = state.range(2) != 0;
+  std::vector<std::vector<std::string>> runs;
+  if (apart)
+    for (std::size_t k = 0; k < parts.size(); ++k) runs.push_back(partText(parts, k));
+  else
+    runs.push_back(joined(parts));
+  RewriteRun total;
+  double rewriteSeconds = 0, teardownSeconds = 0;
   for (auto _ : state) {
-    clearElementCountMemo();
-    auto solver = std::make_unique<Solver>(options);
-    auto session = std::make_unique<driver::Session>(*solver, driver::SessionOptions{});
-    int k = 0;
-    std::vector<std::string> names;
-    for (const std::string &l : lines) {
-      session->execute(l, ++k);
-      std::size_t eq = l.find(" = ");
-      if (eq != std::string::npos && l.find(',') > eq) names.push_back(l.substr(0, eq));
+    total = RewriteRun{};
+    for (const auto &lines : runs) {
+      RewriteRun r = inferAndRewrite(state, lines);
+      total.nodes += r.nodes, total.fired += r.fired, total.refused += r.refused, total.dims += r.dims;
+      total.made += r.made;
+      total.shapeNodes += r.shapeNodes;
+      total.conditionsRead += r.conditionsRead, total.islQuestions += r.islQuestions;
+      total.dimTreeTotal += r.dimTreeTotal;
+      rewriteSeconds += r.rewriteSeconds;
+      teardownSeconds += r.teardownSeconds;
     }
-    std::vector<const ops::Node *> outputs;
-    for (const std::string &n : names)
-      if (const ops::Node *node = session->lookup(n)) outputs.push_back(node);
-    nodes = session->nodeCount();
-    // The size of the shapes built: random programs of more nodes are deeper, and deeper
-    // shapes (a slice of a slice of ...) are larger expressions with harder questions.
-    dimTreeTotal = 0;
-    dims = 0;
-    for (const ops::Node *node : outputs)
-      for (const Expr &d : node->shape) {
-        dimTreeTotal += double(d.node()->treeSize);
-        ++dims;
-      }
-    auto start = std::chrono::steady_clock::now();
-    rewrite::EngineOptions eo;
-    eo.exactOnly = true;
-    {
-      rewrite::Engine engine(session->mutableGraph(), rewrite::defaultRules(), eo);
-      rewrite::OptimizeResult r = engine.run(outputs);
-      rewriteSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      fired = 0;
-      for (const auto &[rule, count] : r.fired) fired += count;
-      refused = r.refused.size();
-      benchmark::DoNotOptimize(r);
-    }
-    conditionsRead = solver->stats().conditionsRead;
-    islQuestions = solver->stats().islQuestions;
-    teardownSeconds += dropUntimed(state, session, solver);
   }
   state.counters["teardown_s"] = teardownSeconds / double(state.iterations());
-  state.counters["nodes"] = double(nodes);
-  state.counters["fired"] = double(fired);
-  state.counters["refused"] = double(refused);
+  state.counters["nodes"] = double(total.nodes);
+  state.counters["fired"] = double(total.fired);
+  state.counters["refused"] = double(total.refused);
+  // Nodes the rewriting made (the replacements, and each reader of a changed node rebuilt).
+  state.counters["made"] = double(total.made);
   state.counters["rewrite_s"] = rewriteSeconds / double(state.iterations());
   // Exact conditions computed by isl (a Depends reads its condition only when asked for it).
-  state.counters["conditions_read"] = double(conditionsRead);
+  state.counters["conditions_read"] = double(total.conditionsRead);
   // Questions that reached isl, building and rewriting together (machine-independent).
-  state.counters["isl_questions"] = double(islQuestions);
-  state.counters["mean_dim_nodes"] = dims ? dimTreeTotal / double(dims) : 0;
-  state.counters["s_per_node"] = benchmark::Counter(double(nodes), benchmark::Counter::kIsIterationInvariantRate |
-                                                                       benchmark::Counter::kInvert);
+  state.counters["isl_questions"] = double(total.islQuestions);
+  state.counters["mean_dim_nodes"] = total.dims ? total.dimTreeTotal / double(total.dims) : 0;
+  state.counters["s_per_node"] = benchmark::Counter(double(total.nodes), benchmark::Counter::kIsIterationInvariantRate |
+                                                                             benchmark::Counter::kInvert);
+  state.counters["shape_nodes"] = double(total.shapeNodes);
+  // Seconds per node of the dims built (shape_nodes): the time as a function of the shapes'
+  // size rather than of the node count.
+  state.counters["s_per_shape_node"] = benchmark::Counter(double(total.shapeNodes), benchmark::Counter::kIsIterationInvariantRate |
+                                                                                        benchmark::Counter::kInvert);
 }
-// Args: nodes, and how many independent programs share them. parts = 10 keeps each program's
-// depth (and so the size of its shapes) that of a program of nodes/10: against parts = 1 it
-// separates the cost of deeper shapes from the cost of a larger graph.
 BENCHMARK(BM_InferAndRewrite)
-    ->ArgNames({"nodes", "parts"})
-    ->Args({1000, 1})
-    ->Args({10000, 1})
-    ->Args({100000, 1})
-    ->Args({10000, 10})
-    ->Args({100000, 100})
+    ->ArgNames({"nodes", "parts", "apart"})
+    ->Args({1000, 1, 0})
+    ->Args({10000, 1, 0})
+    ->Args({100000, 1, 0})
+    ->Args({10000, 10, 0})
+    ->Args({100000, 100, 0})
+    ->Args({100000, 100, 1})
+    ->Args({100000, 10, 1})
+    ->Args({100000, 10, 0})
+    ->Args({300000, 3, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->ComputeStatistics("min", fastest);
