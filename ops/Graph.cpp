@@ -332,6 +332,24 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, cons
   };
   Expr pa = pinned(a, true), pb = pinned(b, false);
   if (pa == pb) return pa;
+  // A side taken only where the condition pins a size, and the other side equal to it there, is
+  // not a choice: `max(0, n*k - n) if -n < 0 else 0` is its first side for every size n (at
+  // n == 0, the one point of the second, the first is 0 too). Equal as written out after the
+  // pin, the two sides are equal functions there, defined at the same points. (Products make
+  // such dims, which the quasi-affine test above leaves alone.)
+  if (definedness(cond).constantValue() == std::optional<bool>(true)) {
+    auto agreeAtPin = [&](const Expr &other, const Expr &pinnedSide, bool truth) {
+      auto pin = pinnedParameter(context, cond, truth);
+      if (!pin) return false;
+      try {
+        return substitute(other, {{pin->first, Expr(pin->second)}}) == pinnedSide;
+      } catch (const UserError &) {
+        return false; // written out at the pin, `other` is past the expression limits
+      }
+    };
+    if (agreeAtPin(a, pb, false)) return a;
+    if (agreeAtPin(b, pa, true)) return b;
+  }
   return constantIfFixed(context, select(cond, pa, pb));
 }
 
