@@ -301,9 +301,25 @@ Pred nonEmpty(const Expr &d) {
 /// (Shapes.TwentyFiveNestedSlicesBuild).
 constexpr uint64_t kCompactDimsAbove = 80;
 
-Expr Graph::choose(const Context &context, const Pred &cond, const Expr &a, const Expr &b) {
-  if (a == b) return a;
-  if (auto v = cond.constantValue()) return *v ? a : b;
+Expr Graph::choose(const Context &context, const Pred &cond, const Expr &whereTrue, const Expr &whereFalse) {
+  if (whereTrue == whereFalse) return whereTrue;
+  if (auto v = cond.constantValue()) return *v ? whereTrue : whereFalse;
+  // A choice inside a side, whose condition this one decides wherever that side is taken, takes
+  // its side there: the first side of `min(n - 1, 1 if n - 1 < 0 else k) if -n < 0 else 0` is
+  // taken where n >= 1, where n - 1 < 0 is false, so it is min(n - 1, k). Each side below is
+  // then equal to the one given wherever it is taken (and so is what this returns). Random
+  // programs nested such choices in most of their larger dims.
+  Expr a = whereTrue, b = whereFalse;
+  if (cond.node()->total) {
+    auto takenWhere = [&](bool truth) {
+      return [&context, &cond, truth](const Pred &c) -> std::optional<bool> {
+        return c.node()->total ? truthWhere(context, cond, truth, c) : std::nullopt;
+      };
+    };
+    a = resolveChoices(whereTrue, takenWhere(true));
+    b = resolveChoices(whereFalse, takenWhere(false));
+    if (a == b) return a;
+  }
   if (provesCheaply(context, cond)) return a;
   if (provesCheaply(context, !cond)) return b;
   // Branches that agree wherever one of them is taken are one expression: `0 if -n < 0 else -n`

@@ -307,7 +307,7 @@ private:
   /// The data-dependent sizes a candidate's operands and attributes mention.
   std::vector<Expr> reservedOf(const Node &c) const;
   /// `cond` ? a : b, with the branch picked when the solver decides `cond`.
-  Expr choose(const Context &context, const Pred &cond, const Expr &a, const Expr &b);
+  Expr choose(const Context &context, const Pred &cond, const Expr &whereTrue, const Expr &whereFalse);
   /// `e` itself, or the constant it is at every point of the context when its interval bounds
   /// meet (0 if -n < 0 ... else -n: a choice whose every branch is 0 where taken).
   Expr constantIfFixed(const Context &context, const Expr &e);

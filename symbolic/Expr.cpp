@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "symbolic/Errors.h"
 #include "symbolic/FlatIndex.h"
@@ -1865,6 +1866,9 @@ public:
   /// Replaces the node `atom` by `by` instead (no parameter is bound).
   Rebuilder(const std::map<std::string, Expr> &none, const ExprNode *atom, Expr by)
       : bindings_(none), floorForExact_(false), atom_(atom), by_(std::move(by)) {}
+  /// Replaces each choice whose condition `taken` answers by the side it takes instead.
+  Rebuilder(const std::map<std::string, Expr> &none, const ChoiceTaken &taken)
+      : bindings_(none), floorForExact_(false), taken_(&taken) {}
 
   Expr expr(const ExprNode *n) {
     if (n == atom_) return by_;
@@ -1921,6 +1925,8 @@ private:
       return n->kind == ExprKind::Min ? min(args) : max(args);
     }
     case ExprKind::Select:
+      if (taken_)
+        if (std::optional<bool> side = (*taken_)(n->condition)) return expr(n->operands[*side ? 0 : 1].node());
       return select(pred(n->condition.node()), expr(n->operands[0].node()),
                     expr(n->operands[1].node()));
     }
@@ -1944,6 +1950,7 @@ private:
   bool floorForExact_;
   const ExprNode *atom_ = nullptr;
   Expr by_;
+  const ChoiceTaken *taken_ = nullptr;
   std::unordered_map<const ExprNode *, Expr> exprs_;
   std::unordered_map<const PredNode *, Pred> preds_;
 };
@@ -1966,6 +1973,25 @@ Expr substituteAtom(Expr e, const Expr &atom, const Expr &by) {
 Pred substituteAtom(const Pred &p, const Expr &atom, const Expr &by) {
   static const std::map<std::string, Expr> none;
   return Rebuilder(none, atom.node(), by).pred(p.node());
+}
+
+Expr resolveChoices(Expr e, const ChoiceTaken &taken) {
+  // Nothing rebuilt where there is no choice (most dims).
+  std::vector<const ExprNode *> stack{e.node()};
+  std::unordered_set<const ExprNode *> seen;
+  bool any = false;
+  while (!stack.empty() && !any) {
+    const ExprNode *n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (n->kind == ExprKind::Select) any = true;
+    for (const Expr &o : n->operands) stack.push_back(o.node());
+    for (const Term &t : n->terms)
+      for (const auto &[atom, k] : t.monomial) stack.push_back(atom.node());
+  }
+  if (!any) return e;
+  static const std::map<std::string, Expr> none;
+  return Rebuilder(none, taken).expr(e.node());
 }
 
 Expr totalized(Expr e) {

@@ -684,6 +684,19 @@ bool provenByRangesCut(const Context &context, const Pred &p) {
   return provenBySplit(walk, p, cuts, kSplitDepth);
 }
 
+std::optional<bool> truthWhere(const Context &context, const Pred &cond, bool truth, const Pred &c) {
+  Refinement r = refineParameter(cond, truth, [&](const std::string &x) { return context.boundsOf(x); });
+  if (r.never || r.known.empty()) return std::nullopt;
+  const IntervalOf narrowed = [&](const std::string &x) {
+    for (const auto &[y, iv] : r.known)
+      if (y == x) return iv;
+    return context.boundsOf(x);
+  };
+  if (refineParameter(c, false, narrowed).never) return true;
+  if (refineParameter(c, true, narrowed).never) return false;
+  return std::nullopt;
+}
+
 std::optional<std::pair<std::string, Integer>> pinnedParameter(const Context &context, const Pred &cond, bool truth) {
   Refinement r = refineParameter(cond, truth, [&](const std::string &x) { return context.boundsOf(x); });
   if (r.never) return std::nullopt;

@@ -58,4 +58,12 @@ bool provenByRangesCut(const Context &context, const Pred &p);
 /// leaves n == 0). nullopt otherwise.
 std::optional<std::pair<std::string, Integer>> pinnedParameter(const Context &context, const Pred &cond, bool truth);
 
+/// The one truth value `c` has at every point of the context's box where `cond` has truth
+/// `truth`, read by intervals as pinnedParameter reads `cond`: the intervals `cond` leaves its
+/// parameters, then whether `c` can have each truth over them (under -n < 0 with n >= 0, that
+/// is n >= 1, n - 1 < 0 is false). nullopt when the intervals do not fix it, or when `cond`
+/// says nothing of single parameters or never has that truth. Both are read as total: callers
+/// pass defined conditions.
+std::optional<bool> truthWhere(const Context &context, const Pred &cond, bool truth, const Pred &c);
+
 } // namespace shapelab

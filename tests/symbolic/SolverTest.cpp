@@ -877,6 +877,82 @@ TEST(Range, ChoicesOnOneParameterNarrowSoundly) {
   EXPECT_TRUE(ok);
 }
 
+// Choices inside one side of a choice whose condition that choice's condition decides there
+// take their side (truthWhere + resolveChoices, as Graph::choose uses them): under -n < 0 with
+// n >= 0 (n >= 1), n - 1 < 0 is false. Property: on small boxes, the side resolved this way has
+// the value of the side as given (defined at the same points) at every point where the
+// enclosing condition has the truth it was resolved for; a condition that says nothing of one
+// parameter, or a choice inside it that it does not decide, leaves the side as it was.
+TEST(Range, ChoicesDecidedByAnEnclosingConditionKeepTheirValueWhereItHolds) {
+  Solver solver;
+  {
+    Context c = ctx(solver, {"n >= 0"});
+    EXPECT_EQ(truthWhere(c, parsePred("-n < 0"), true, parsePred("n - 1 < 0")), std::optional<bool>(false));
+    EXPECT_EQ(truthWhere(c, parsePred("-n < 0"), false, parsePred("n - 1 < 0")), std::optional<bool>(true));
+    EXPECT_EQ(truthWhere(c, parsePred("-n < 0"), true, parsePred("n - 2 < 0")), std::nullopt);
+    const Expr side = parseExpr("min(n - 1, 1 if n - 1 < 0 else m)");
+    const Expr resolved = resolveChoices(side, [&](const Pred &p) { return truthWhere(c, parsePred("-n < 0"), true, p); });
+    EXPECT_EQ(resolved, parseExpr("min(n - 1, m)")) << resolved.toString();
+  }
+  bool ok = rc::check("a resolved side keeps its value where it is taken", [&solver] {
+    oracle::GenOptions o;
+    std::vector<long> low = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 3));
+    std::vector<long> width = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 5));
+    auto part = [] {
+      return oneParameterComparison(*rc::gen::inRange(0, 3), *rc::gen::element(-3L, -2L, -1L, 1L, 2L, 3L),
+                                    *rc::gen::inRange<long>(-6, 7), *rc::gen::inRange(0, 6));
+    };
+    // The enclosing condition: one part, or two joined by `and` / `or`, at times negated.
+    oracle::PP cond = part();
+    if (*rc::gen::inRange(0, 3) == 0) {
+      auto j = std::make_shared<oracle::P>();
+      j->kind = *rc::gen::arbitrary<bool>() ? oracle::P::And : oracle::P::Or;
+      j->x = cond;
+      j->y = part();
+      cond = j;
+    }
+    if (*rc::gen::inRange(0, 4) == 0) {
+      auto n = std::make_shared<oracle::P>();
+      n->kind = oracle::P::Not;
+      n->x = cond;
+      cond = n;
+    }
+    // The side: choices on one parameter (one nested in another's branch at times) inside
+    // sums, mins and maxes of random expressions.
+    auto choice = [&](oracle::EP then, oracle::EP otherwise) {
+      auto e = oracleNode(oracle::E::Select, 0, std::move(then), std::move(otherwise));
+      std::const_pointer_cast<oracle::E>(e)->cond = part();
+      return e;
+    };
+    oracle::EP inner = choice(*oracle::genExpr(1, o), *oracle::genExpr(1, o));
+    if (*rc::gen::arbitrary<bool>()) inner = choice(inner, *oracle::genExpr(1, o));
+    const std::vector<oracle::E::Kind> joins{oracle::E::Add, oracle::E::Sub, oracle::E::Min, oracle::E::Max};
+    const oracle::EP side = oracleNode(*rc::gen::elementOf(joins), 0, inner, *oracle::genExpr(1, o));
+    const bool truth = *rc::gen::arbitrary<bool>();
+    const Context context = boxContext(solver, low, width);
+    const Pred condition = parsePred(oracle::show(cond));
+    Expr given;
+    try {
+      given = parseExpr(oracle::show(side));
+    } catch (const InputTooLarge &) {
+      RC_DISCARD("beyond the stated size limits");
+    }
+    const Expr resolved = resolveChoices(given, [&](const Pred &c) -> std::optional<bool> {
+      return c.node()->total ? truthWhere(context, condition, truth, c) : std::nullopt;
+    });
+    RC_LOG() << "where " << condition.toString() << " is " << (truth ? "true" : "false") << ": " << given.toString()
+             << "\nresolved: " << resolved.toString() << "\n";
+    RC_TAG(resolved == given ? "unchanged" : "resolved");
+    forEachPoint(low, width, [&](const std::vector<long> &v) {
+      if (oracle::eval(oracle::PP(cond), v) != std::optional<bool>(truth)) return;
+      Assignment at;
+      for (int i = 0; i < 3; ++i) at.set(oracle::kNames[i], Integer(v[i]));
+      RC_ASSERT(evaluate(resolved, at) == evaluate(given, at));
+    });
+  });
+  EXPECT_TRUE(ok);
+}
+
 // A disjunction with a part on one parameter (a*x + k OP 0) is proven by ranges where the
 // other parts hold in the box narrowed to where that part is false; on small boxes, what is
 // proven so holds at every point. (The general property above meets such parts rarely.)
