@@ -33,9 +33,12 @@ inline std::vector<std::string> pieces(const uint8_t *data, std::size_t size, st
 
 /// The targets' solver options: a short time limit per question, so that a slow question is an
 /// Unknown answer, not a libFuzzer timeout.
+/// SHAPELAB_FUZZ_TIME_LIMIT_MS in the environment sets another limit: a limit of a millisecond
+/// or so stops isl in the middle of most questions, which replaying a corpus so exercises.
 inline shapelab::SolverOptions solverOptions() {
   shapelab::SolverOptions o;
   o.timeLimitMs = 200;
+  if (const char *limit = std::getenv("SHAPELAB_FUZZ_TIME_LIMIT_MS")) o.timeLimitMs = std::strtoull(limit, nullptr, 10);
   return o;
 }
 
