@@ -307,8 +307,8 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &whereTr
   // A choice inside a side, whose condition this one decides wherever that side is taken, takes
   // its side there: the first side of `min(n - 1, 1 if n - 1 < 0 else k) if -n < 0 else 0` is
   // taken where n >= 1, where n - 1 < 0 is false, so it is min(n - 1, k). Each side below is
-  // then equal to the one given wherever it is taken (and so is what this returns). Random
-  // programs nested such choices in most of their larger dims.
+  // then equal to the one given wherever it is taken (and so is what this returns). Slices of
+  // slices of random programs nest such choices.
   Expr a = whereTrue, b = whereFalse;
   if (cond.node()->total) {
     auto takenWhere = [&](bool truth) {

@@ -397,6 +397,7 @@ Pred substitute(const Pred &p, const std::map<std::string, Expr> &bindings);
 /// Replaces every occurrence of the sub-expression `atom` by `by` (the rest canonicalised again:
 /// `m*max(0, n - 1)` with `n - 1` for the max is `m*n - m`).
 Expr substituteAtom(Expr e, const Expr &atom, const Expr &by);
+Pred substituteAtom(const Pred &p, const Expr &atom, const Expr &by);
 /// The side a choice takes, by its condition (true: the first side), or nullopt to keep it.
 using ChoiceTaken = std::function<std::optional<bool>(const Pred &condition)>;
 /// `e` with each choice whose condition `taken` answers replaced by that side (the rest
@@ -404,7 +405,6 @@ using ChoiceTaken = std::function<std::optional<bool>(const Pred &condition)>;
 /// outside conditions. Sound where the answers hold: a caller that knows a condition's truth
 /// only on part of the points (one side of an enclosing choice) uses the result there only.
 Expr resolveChoices(Expr e, const ChoiceTaken &taken);
-Pred substituteAtom(const Pred &p, const Expr &atom, const Expr &by);
 
 /// The expression as a polynomial over atoms: (terms, constant).
 std::pair<std::vector<Term>, Integer> asPolynomial(Expr e);
