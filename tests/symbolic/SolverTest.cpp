@@ -87,6 +87,36 @@ std::shared_ptr<oracle::P> oneParameterComparison(int x, long a, long k, int op)
                                   oracleConstant(k)),
                        oracleConstant(0));
 }
+/// Inside a property: `c`, or (one time in four) its negation.
+oracle::PP negatedAtTimes(oracle::PP c) {
+  if (*rc::gen::inRange(0, 4) != 0) return c;
+  auto n = std::make_shared<oracle::P>();
+  n->kind = oracle::P::Not;
+  n->x = std::move(c);
+  return n;
+}
+/// Inside a property: a random comparison a*x + k OP 0 on one of the oracle's first three names,
+/// negated at times.
+oracle::PP randomOneParameterPart() {
+  const int x = *rc::gen::inRange(0, 3);
+  const long a = *rc::gen::element(-3L, -2L, -1L, 1L, 2L, 3L);
+  const long k = *rc::gen::inRange<long>(-6, 7);
+  const int op = *rc::gen::inRange(0, 6);
+  return negatedAtTimes(oneParameterComparison(x, a, k, op));
+}
+/// Inside a property: such a part, or a conjunction or disjunction of two or three (on the same
+/// parameter or not), the whole negated at times.
+oracle::PP randomOneParameterCondition() {
+  oracle::PP cond = randomOneParameterPart();
+  for (int more = *rc::gen::inRange(0, 3), kind = *rc::gen::inRange(0, 2); more > 0; --more) {
+    auto j = std::make_shared<oracle::P>();
+    j->kind = kind == 0 ? oracle::P::And : oracle::P::Or;
+    j->x = cond;
+    j->y = randomOneParameterPart();
+    cond = j;
+  }
+  return negatedAtTimes(cond);
+}
 /// Inside a property: a refutation's or a dependence's witnesses are real points (`context`
 /// holds there, and `p` has the truth each claims); returns a Depends condition read back from
 /// its text.
@@ -831,34 +861,7 @@ TEST(Range, ChoicesOnOneParameterNarrowSoundly) {
     // The condition: a*x + k OP 0, or a conjunction or disjunction of two or three such parts
     // (on the same parameter or not), each part and the whole negated at times: a branch of a
     // conjunction that holds, or of a disjunction that fails, is narrowed by every part.
-    auto part = [] {
-      const int x = *rc::gen::inRange(0, 3);
-      const long a = *rc::gen::element(-3L, -2L, -1L, 1L, 2L, 3L);
-      const long k = *rc::gen::inRange<long>(-6, 7);
-      const int op = *rc::gen::inRange(0, 6);
-      oracle::PP c = oneParameterComparison(x, a, k, op);
-      if (*rc::gen::inRange(0, 4) == 0) {
-        auto n = std::make_shared<oracle::P>();
-        n->kind = oracle::P::Not;
-        n->x = c;
-        c = n;
-      }
-      return c;
-    };
-    oracle::PP cond = part();
-    for (int more = *rc::gen::inRange(0, 3), kind = *rc::gen::inRange(0, 2); more > 0; --more) {
-      auto j = std::make_shared<oracle::P>();
-      j->kind = kind == 0 ? oracle::P::And : oracle::P::Or;
-      j->x = cond;
-      j->y = part();
-      cond = j;
-    }
-    if (*rc::gen::inRange(0, 4) == 0) {
-      auto n = std::make_shared<oracle::P>();
-      n->kind = oracle::P::Not;
-      n->x = cond;
-      cond = n;
-    }
+    const oracle::PP cond = randomOneParameterCondition();
     oracle::EP then = *oracle::genExpr(2, o), otherwise = *oracle::genExpr(2, o), rest = *oracle::genExpr(1, o);
     // (then if cond else otherwise) - rest, as the oracle's tree.
     auto choice = oracleNode(oracle::E::Select, 0, then, otherwise);
@@ -898,30 +901,14 @@ TEST(Range, ChoicesDecidedByAnEnclosingConditionKeepTheirValueWhereItHolds) {
     oracle::GenOptions o;
     std::vector<long> low = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 3));
     std::vector<long> width = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 5));
-    auto part = [] {
-      return oneParameterComparison(*rc::gen::inRange(0, 3), *rc::gen::element(-3L, -2L, -1L, 1L, 2L, 3L),
-                                    *rc::gen::inRange<long>(-6, 7), *rc::gen::inRange(0, 6));
-    };
-    // The enclosing condition: one part, or two joined by `and` / `or`, at times negated.
-    oracle::PP cond = part();
-    if (*rc::gen::inRange(0, 3) == 0) {
-      auto j = std::make_shared<oracle::P>();
-      j->kind = *rc::gen::arbitrary<bool>() ? oracle::P::And : oracle::P::Or;
-      j->x = cond;
-      j->y = part();
-      cond = j;
-    }
-    if (*rc::gen::inRange(0, 4) == 0) {
-      auto n = std::make_shared<oracle::P>();
-      n->kind = oracle::P::Not;
-      n->x = cond;
-      cond = n;
-    }
+    // The enclosing condition, and the choices' own conditions: comparisons on one parameter,
+    // joined by `and` / `or` and negated at times.
+    const oracle::PP cond = randomOneParameterCondition();
     // The side: choices on one parameter (one nested in another's branch at times) inside
     // sums, mins and maxes of random expressions.
     auto choice = [&](oracle::EP then, oracle::EP otherwise) {
       auto e = oracleNode(oracle::E::Select, 0, std::move(then), std::move(otherwise));
-      std::const_pointer_cast<oracle::E>(e)->cond = part();
+      std::const_pointer_cast<oracle::E>(e)->cond = randomOneParameterPart();
       return e;
     };
     oracle::EP inner = choice(*oracle::genExpr(1, o), *oracle::genExpr(1, o));
