@@ -342,11 +342,12 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &whereTr
   // A side taken only where the condition pins a size to one value reads that value: with
   // n >= 0, `n + 2 if n - 1 < 0 else ...` is `2 if n - 1 < 0 else ...`. (A slice bound of
   // n - 1 gives such a choice, and every shape built on it would carry n + 2.)
-  auto pinned = [&](const Expr &side, bool truth) {
-    auto pin = pinnedParameter(context, cond, truth);
+  using Pin = std::optional<std::pair<std::string, Integer>>;
+  const Pin pinTrue = pinnedParameter(context, cond, true), pinFalse = pinnedParameter(context, cond, false);
+  auto atPin = [](const Expr &side, const Pin &pin) {
     return pin ? substitute(side, {{pin->first, Expr(pin->second)}}) : side;
   };
-  Expr pa = pinned(a, true), pb = pinned(b, false);
+  Expr pa = atPin(a, pinTrue), pb = atPin(b, pinFalse);
   if (pa == pb) return pa;
   // A side taken only where the condition pins a size, and the other side equal to it there, is
   // not a choice: `max(0, n*k - n) if -n < 0 else 0` is its first side for every size n (at
@@ -354,17 +355,16 @@ Expr Graph::choose(const Context &context, const Pred &cond, const Expr &whereTr
   // pin, the two sides are equal functions there, defined at the same points. (Products make
   // such dims, which the quasi-affine test above leaves alone.)
   if (definedness(cond).constantValue() == std::optional<bool>(true)) {
-    auto agreeAtPin = [&](const Expr &other, const Expr &pinnedSide, bool truth) {
-      auto pin = pinnedParameter(context, cond, truth);
+    auto agreesAt = [&](const Expr &other, const Pin &pin, const Expr &pinnedSide) {
       if (!pin) return false;
       try {
-        return substitute(other, {{pin->first, Expr(pin->second)}}) == pinnedSide;
+        return atPin(other, pin) == pinnedSide;
       } catch (const UserError &) {
         return false; // written out at the pin, `other` is past the expression limits
       }
     };
-    if (agreeAtPin(a, pb, false)) return a;
-    if (agreeAtPin(b, pa, true)) return b;
+    if (agreesAt(a, pinFalse, pb)) return a;
+    if (agreesAt(b, pinTrue, pa)) return b;
   }
   return constantIfFixed(context, select(cond, pa, pb));
 }
