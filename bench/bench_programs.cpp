@@ -130,6 +130,12 @@ struct RewriteRun {
   std::size_t nodes = 0, fired = 0, refused = 0, dims = 0, conditionsRead = 0, islQuestions = 0, made = 0;
   std::size_t shapeNodes = 0;
   double rewriteSeconds = 0, dimTreeTotal = 0, teardownSeconds = 0;
+  RewriteRun &operator+=(const RewriteRun &r) {
+    nodes += r.nodes, fired += r.fired, refused += r.refused, dims += r.dims, conditionsRead += r.conditionsRead;
+    islQuestions += r.islQuestions, made += r.made, shapeNodes += r.shapeNodes;
+    rewriteSeconds += r.rewriteSeconds, dimTreeTotal += r.dimTreeTotal, teardownSeconds += r.teardownSeconds;
+    return *this;
+  }
 };
 
 /// Runs `lines` in a fresh session and solver, then rewrites every name they assigned with the
@@ -153,12 +159,11 @@ RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::strin
   for (const std::string &n : names)
     if (const ops::Node *node = session->lookup(n)) outputs.push_back(node);
   run.nodes = session->nodeCount();
-  // The work a node's shape asks grows with the size of its dims: the size, written out, of
-  // every dim of every node built (deeper programs have larger dims).
+  // The size of the shapes built, written out: of every dim of every node, and of the named
+  // arrays' dims. Random programs of more nodes are deeper, and deeper shapes (a slice of a
+  // slice of ...) are larger expressions with harder questions.
   for (const ops::Node &node : session->mutableGraph().nodes())
     for (const Expr &d : node.shape) run.shapeNodes += d.node()->treeSize;
-  // The size of the shapes built: random programs of more nodes are deeper, and deeper
-  // shapes (a slice of a slice of ...) are larger expressions with harder questions.
   for (const ops::Node *node : outputs)
     for (const Expr &d : node->shape) {
       run.dimTreeTotal += double(d.node()->treeSize);
@@ -201,40 +206,31 @@ void BM_InferAndRewrite(benchmark::State &state) {
     for (std::size_t k = 0; k < parts.size(); ++k) runs.push_back(partText(parts, k));
   else
     runs.push_back(joined(parts));
-  RewriteRun total;
-  double rewriteSeconds = 0, teardownSeconds = 0;
-  for (auto _ : state) {
-    total = RewriteRun{};
-    for (const auto &lines : runs) {
-      RewriteRun r = inferAndRewrite(state, lines);
-      total.nodes += r.nodes, total.fired += r.fired, total.refused += r.refused, total.dims += r.dims;
-      total.made += r.made;
-      total.shapeNodes += r.shapeNodes;
-      total.conditionsRead += r.conditionsRead, total.islQuestions += r.islQuestions;
-      total.dimTreeTotal += r.dimTreeTotal;
-      rewriteSeconds += r.rewriteSeconds;
-      teardownSeconds += r.teardownSeconds;
-    }
-  }
-  state.counters["teardown_s"] = teardownSeconds / double(state.iterations());
-  state.counters["nodes"] = double(total.nodes);
-  state.counters["fired"] = double(total.fired);
-  state.counters["refused"] = double(total.refused);
+  // Summed over the iterations, each of which runs the same programs: divided by their number,
+  // a count is one iteration's.
+  RewriteRun all;
+  for (auto _ : state)
+    for (const auto &lines : runs) all += inferAndRewrite(state, lines);
+  const double iterations = double(state.iterations());
+  state.counters["teardown_s"] = all.teardownSeconds / iterations;
+  state.counters["nodes"] = double(all.nodes) / iterations;
+  state.counters["fired"] = double(all.fired) / iterations;
+  state.counters["refused"] = double(all.refused) / iterations;
   // Nodes the rewriting made (the replacements, and each reader of a changed node rebuilt).
-  state.counters["made"] = double(total.made);
-  state.counters["rewrite_s"] = rewriteSeconds / double(state.iterations());
+  state.counters["made"] = double(all.made) / iterations;
+  state.counters["rewrite_s"] = all.rewriteSeconds / iterations;
   // Exact conditions computed by isl (a Depends reads its condition only when asked for it).
-  state.counters["conditions_read"] = double(total.conditionsRead);
+  state.counters["conditions_read"] = double(all.conditionsRead) / iterations;
   // Questions that reached isl, building and rewriting together (machine-independent).
-  state.counters["isl_questions"] = double(total.islQuestions);
-  state.counters["mean_dim_nodes"] = total.dims ? total.dimTreeTotal / double(total.dims) : 0;
-  state.counters["s_per_node"] = benchmark::Counter(double(total.nodes), benchmark::Counter::kIsIterationInvariantRate |
-                                                                             benchmark::Counter::kInvert);
-  state.counters["shape_nodes"] = double(total.shapeNodes);
+  state.counters["isl_questions"] = double(all.islQuestions) / iterations;
+  state.counters["mean_dim_nodes"] = all.dims ? all.dimTreeTotal / double(all.dims) : 0;
+  state.counters["s_per_node"] = benchmark::Counter(double(all.nodes) / iterations,
+                                                    benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["shape_nodes"] = double(all.shapeNodes) / iterations;
   // Seconds per node of the dims built (shape_nodes): the time as a function of the shapes'
   // size rather than of the node count.
-  state.counters["s_per_shape_node"] = benchmark::Counter(double(total.shapeNodes), benchmark::Counter::kIsIterationInvariantRate |
-                                                                                        benchmark::Counter::kInvert);
+  state.counters["s_per_shape_node"] = benchmark::Counter(double(all.shapeNodes) / iterations,
+                                                          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_InferAndRewrite)
     ->ArgNames({"nodes", "parts", "apart"})
