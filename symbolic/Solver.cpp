@@ -21,6 +21,7 @@
 #include <span>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -171,6 +172,56 @@ Integer fromVal(isl_val *v) {
   mpz_clear(z);
   return r;
 }
+
+/// isl's AST generator (libisl 0.25) is not safe to stop midway: stopped by its operation quota
+/// or by isl_ctx_abort inside isl_ast_build_expr_from_set, it frees an expression twice and
+/// leaks others (found by asking the solver fuzz corpus's questions with the quota at every
+/// operation count: an invalid read and write in isl_ast_expr_free under valgrind, a glibc heap
+/// abort without it, and leaked isl objects that keep their context alive). So such calls run
+/// shielded: the quota lifted and an abort the watchdog asks for held back until the call
+/// returns, then passed on. What a caller passes is bounded in size first (kAstMaxDisjuncts and
+/// its siblings), which bounds the time the call takes.
+class AbortShield {
+public:
+  /// Asks isl to stop: at once, or when the shielded call returns. Any thread.
+  void abort(isl_ctx *ctx) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shielded_) pending_ = true;
+    else isl_ctx_abort(ctx);
+  }
+  /// `work()` shielded on `ctx`. Throws IslFailure without running it when isl has already
+  /// been asked to stop or has spent its quota: the question is over then.
+  template <class F> auto run(isl_ctx *ctx, F work) -> decltype(work()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (isl_ctx_aborted(ctx) || isl_ctx_last_error(ctx) == isl_error_quota) throw IslFailure{};
+      shielded_ = true;
+    }
+    struct Lift {
+      AbortShield &self;
+      isl_ctx *ctx;
+      unsigned long quota = isl_ctx_get_max_operations(ctx);
+      Lift(AbortShield &s, isl_ctx *c) : self(s), ctx(c) { isl_ctx_set_max_operations(ctx, 0); }
+      ~Lift() {
+        isl_ctx_set_max_operations(ctx, quota);
+        std::lock_guard<std::mutex> lock(self.mutex_);
+        self.shielded_ = false;
+        if (self.pending_) isl_ctx_abort(ctx);
+        self.pending_ = false;
+      }
+    } lift(*this, ctx);
+    return work();
+  }
+
+private:
+  std::mutex mutex_;
+  bool shielded_ = false, pending_ = false;
+};
+
+/// The most disjuncts, constraints (all disjuncts together) and integer divisions (in any one
+/// disjunct) of a set, or pieces of a function, handed to isl's AST generator, which runs
+/// shielded (AbortShield). Beyond them the caller does without it.
+constexpr isl_size kAstMaxDisjuncts = 8, kAstMaxConstraints = 64, kAstMaxDivs = 8;
 
 /// Translations kept from one question to the next. A piecewise function or set depends only
 /// on the node and the parameter space (what each isl parameter stands for, in order), and the
@@ -903,8 +954,60 @@ struct Translation {
     return Pred::compare(equality ? CompareOp::EQ : CompareOp::GE, lhs, rhs);
   }
 
-  /// The set as a predicate, simplified under `context` (gist).
-  Pred toPred(isl_set *s, isl_set *context) {
+  /// What isl's AST generator would be given: disjuncts (or pieces), constraints, and whether
+  /// every disjunct and function is within kAstMaxDivs.
+  struct AstSize {
+    isl_size disjuncts = 0, constraints = 0;
+    bool fewDivs = true;
+    bool fits() const {
+      return fewDivs && disjuncts <= kAstMaxDisjuncts && constraints <= kAstMaxConstraints;
+    }
+    void add(isl_set *s) {
+      checkStat(isl_set_foreach_basic_set(s, [](isl_basic_set *b, void *user) -> isl_stat {
+        auto *size = static_cast<AstSize *>(user);
+        const isl_size n = isl_basic_set_n_constraint(b), divs = isl_basic_set_dim(b, isl_dim_div);
+        isl_basic_set_free(b);
+        if (n < 0 || divs < 0) return isl_stat_error;
+        size->disjuncts += 1;
+        size->constraints += n;
+        size->fewDivs = size->fewDivs && divs <= kAstMaxDivs;
+        return isl_stat_ok;
+      }, this));
+    }
+  };
+  static bool fitsAstGenerator(isl_set *s) {
+    AstSize size;
+    size.add(s);
+    return size.fits();
+  }
+  static bool fitsAstGenerator(isl_pw_aff *f) {
+    struct Walk {
+      AstSize size;
+      bool failed = false;
+    } walk;
+    isl_stat walked = isl_pw_aff_foreach_piece(f, [](isl_set *domain, isl_aff *a, void *user) -> isl_stat {
+      auto *w = static_cast<Walk *>(user);
+      const isl_size divs = isl_aff_dim(a, isl_dim_div);
+      isl_aff_free(a);
+      // The walk over the domain's disjuncts does not throw out of isl's frames.
+      try {
+        if (divs < 0) throw IslFailure{};
+        w->size.fewDivs = w->size.fewDivs && divs <= kAstMaxDivs;
+        w->size.add(domain);
+      } catch (const IslFailure &) {
+        w->failed = true;
+      }
+      isl_set_free(domain);
+      return w->failed ? isl_stat_error : isl_stat_ok;
+    }, &walk);
+    if (walk.failed) throw IslFailure{};
+    checkStat(walked);
+    return walk.size.fits();
+  }
+
+  /// The set as a predicate, simplified under `context` (gist). Throws TooHard where it has
+  /// integer divisions beyond what the AST generator is given (kAstMaxDisjuncts).
+  Pred toPred(isl_set *s, isl_set *context, AbortShield &shield) {
     SetPtr sCopy(check(isl_set_copy(s))), contextCopy(check(isl_set_copy(context)));
     SetPtr g(check(isl_set_gist_params(sCopy.release(), contextCopy.release())));
     g.reset(check(isl_set_coalesce(g.release())));
@@ -919,8 +1022,11 @@ struct Translation {
       return isl_stat_ok;
     }, &hasDivs));
     if (hasDivs) {
+      // The generator would make the divisions explicit itself; done here, where isl may stop.
+      g.reset(check(isl_set_compute_divs(g.release())));
+      if (!fitsAstGenerator(g.get())) throw TooHard{"the condition is too large to read back"};
       AstBuildPtr build(check(isl_ast_build_from_context(check(isl_set_copy(context)))));
-      AstExprPtr e(check(isl_ast_build_expr_from_set(build.get(), g.release())));
+      AstExprPtr e(shield.run(ctx, [&] { return check(isl_ast_build_expr_from_set(build.get(), g.release())); }));
       return withoutPartsHeldBySizes(astToPred(e.get()));
     }
     // No exception may cross isl's C frames: the callbacks catch, stop the walk, and the
@@ -998,6 +1104,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   EntryTable<MemoKey, Decision, MemoHash> memo;
   EntryTable<MemoKey, bool, MemoHash> proofMemo; // provesQuickly's answers
   EntryTable<MemoKey, std::shared_ptr<const Decision>, MemoHash> jointMemo; // keepSettledJointly's
+  AbortShield shield; // before the watchdog, whose thread calls it
   std::unique_ptr<Watchdog> watchdog;
   uint64_t totalLimitMs = 0; // limitTotalTime's bound, for messages
 
@@ -1018,7 +1125,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     watched.store(ctx);
     // isl_ctx_abort only sets a flag that isl reads at its next counted operation.
     watchdog = std::make_unique<Watchdog>(std::chrono::milliseconds(options.timeLimitMs),
-                                          options.memoryLimitBytes, [this] { isl_ctx_abort(watched.load()); });
+                                          options.memoryLimitBytes, [this] { shield.abort(watched.load()); });
   }
 
   /// Replaces the isl context by a new one. isl keeps freed blocks (and their integers' limbs)
@@ -1049,7 +1156,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       im.watchdog->start();
       // Past the shared deadline, isl stops at its first counted operation (the watchdog's
       // thread may be asleep for its idle poll).
-      if (im.watchdog->pastSharedDeadline()) isl_ctx_abort(im.ctx);
+      if (im.watchdog->pastSharedDeadline()) im.shield.abort(im.ctx);
     }
     ~Budget() { finish(); }
     Watchdog::Expired finish() {
@@ -1725,8 +1832,9 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       PwAffPtr f = t.pwAffCopy(e);
       f.reset(check(isl_pw_aff_gist_params(f.release(), check(isl_set_copy(C.get())))));
       f.reset(check(isl_pw_aff_coalesce(f.release())));
+      if (!Translation::fitsAstGenerator(f.get())) return std::nullopt;
       AstBuildPtr build(check(isl_ast_build_from_context(check(isl_set_copy(C.get())))));
-      AstExprPtr a(check(isl_ast_build_expr_from_pw_aff(build.get(), f.release())));
+      AstExprPtr a(shield.run(ctx, [&] { return check(isl_ast_build_expr_from_pw_aff(build.get(), f.release())); }));
       return t.astToExpr(a.get());
     });
   }
@@ -1776,7 +1884,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
         if (split && !piecewiseFactor(original)) break;
         Translated q;
         translate(c, original, q, split);
-        Pred condition = q.t.toPred(q.H.get(), q.C.get());
+        Pred condition = q.t.toPred(q.H.get(), q.C.get(), shield);
         if (separates(condition, yes, no)) return condition;
       }
       return std::nullopt;
@@ -1930,7 +2038,13 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       d.answer = Answer::Depends;
       d.satisfying = completed(*yes, c, original);
       d.violating = completed(*no, c, original);
-      d.setCondition(t.toPred(H.get(), C.get()));
+      // Where the condition is too large to read back, the predicate is its own exact one.
+      try {
+        d.setCondition(t.toPred(H.get(), C.get(), shield));
+      } catch (const TooHard &) {
+        ++stats.conditionsCutShort;
+        d.setCondition(original);
+      }
       if (!separates(d.condition(), *d.satisfying, *d.violating)) {
         std::string why = budget.exhausted();
         return unknown(original, why.empty() ? "the condition read back from the solver disagrees with its witnesses" : why);
@@ -1954,6 +2068,11 @@ Solver::~Solver() = default;
 
 const SolverStats &Solver::stats() const { return impl_->stats; }
 const SolverOptions &Solver::options() const { return impl_->options; }
+void Solver::limitOperations(unsigned long perQuestion) {
+  if (perQuestion == impl_->options.maxOperations) return;
+  impl_->options.maxOperations = perQuestion;
+  clearMemo(); // an Unknown kept under one bound is not the answer under another; the new isl context has the bound
+}
 void Solver::limitTotalTime(uint64_t totalMs) {
   impl_->totalLimitMs = totalMs;
   impl_->watchdog->setSharedDeadline(totalMs ? std::chrono::steady_clock::now() + std::chrono::milliseconds(totalMs)

@@ -182,6 +182,11 @@ public:
   /// Unknown as past the per-question limit ("... ms for all the questions together"). 0 removes
   /// the bound. It applies where a limit is watched (timeLimitMs or memoryLimitBytes not 0).
   void limitTotalTime(uint64_t totalMs);
+  /// Sets isl's bound on operations per question (SolverOptions::maxOperations) for the
+  /// questions asked from now on; 0 removes it. A question past it answers Unknown ("the
+  /// solver's work bound ... was reached"), however far isl had got. A new bound forgets what
+  /// is remembered (clearMemo): an Unknown kept under one bound is not the answer under another.
+  void limitOperations(unsigned long perQuestion);
   const SolverStats &stats() const;
   const SolverOptions &options() const;
   /// Forgets every remembered answer and translated context (what they keep alive is freed),
