@@ -182,7 +182,8 @@ Integer fromVal(isl_val *v) {
 /// returns, then passed on. Nothing stops a shielded call, so what a caller passes is bounded
 /// in size first (kAstMaxDisjuncts and its siblings), and the generator is given the size domain
 /// rather than the context (Translation::toPred): over the 2,960 inputs of a solver fuzz corpus
-/// the longest shielded call took 20 ms, the longest before those bounds 0.6 s.
+/// the longest shielded call took 40 ms (two fuzzing campaigns sharing the two cores), and
+/// 0.6 s before those bounds.
 class AbortShield {
 public:
   /// Asks isl to stop: at once, or when the shielded call returns. Any thread.
