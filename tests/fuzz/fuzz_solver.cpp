@@ -57,9 +57,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
           fuzz::finding("witness leaves out " + x.node()->name);
     }
     // One input in four is asked again with isl stopped after a few operations (a bound drawn
-    // from the input, 1 to about 10^5, small ones as often as large): a stopped question
-    // answers Unknown or the same answer, and isl stopped anywhere leaves nothing behind
-    // (its AST generator did not, see AbortShield in Solver.cpp).
+    // from the input, 1 to 63,937, small ones as often as large): a stopped question answers
+    // Unknown, or as the unbounded one does where both answer, with witnesses that hold; and
+    // isl stopped anywhere leaves nothing behind (its AST generator did not, see AbortShield in
+    // Solver.cpp).
     const std::size_t h = std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char *>(data), size));
     if (h % 4 == 0) {
       const unsigned long bound = 1 + ((h >> 2) % 1000) * (1ul << ((h >> 12) % 7)); // up to 999 * 64
