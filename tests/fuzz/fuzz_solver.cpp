@@ -42,20 +42,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
         }
       }
     }
-    if (d.answer == Answer::Refuted) {
-      if (!d.violating || !inContext(*d.violating) || holds(p, *d.violating))
-        fuzz::finding("refutation witness is wrong");
-    }
-    if (d.answer == Answer::Depends) {
-      if (!d.satisfying || !d.violating) fuzz::finding("depends without witnesses");
-      if (!inContext(*d.satisfying) || !holds(p, *d.satisfying)) fuzz::finding("satisfying witness is wrong");
-      if (!inContext(*d.violating) || holds(p, *d.violating)) fuzz::finding("violating witness is wrong");
-      if (!holds(d.condition(), *d.satisfying) || holds(d.condition(), *d.violating))
-        fuzz::finding("condition disagrees with its witnesses: " + d.condition().toString());
-      for (Expr x : parametersOf(p))
-        if (!d.satisfying->find(x.node()->name) || !d.violating->find(x.node()->name))
-          fuzz::finding("witness leaves out " + x.node()->name);
-    }
+    // A refutation's and a Depends's witnesses, and a Depends's condition, checked at them.
+    auto checkWitnesses = [&](const Decision &x, const std::string &which) {
+      if (x.answer == Answer::Refuted) {
+        if (!x.violating || !inContext(*x.violating) || holds(p, *x.violating))
+          fuzz::finding(which + "refutation witness is wrong");
+      }
+      if (x.answer == Answer::Depends) {
+        if (!x.satisfying || !x.violating) fuzz::finding(which + "depends without witnesses");
+        if (!inContext(*x.satisfying) || !holds(p, *x.satisfying)) fuzz::finding(which + "satisfying witness is wrong");
+        if (!inContext(*x.violating) || holds(p, *x.violating)) fuzz::finding(which + "violating witness is wrong");
+        if (!holds(x.condition(), *x.satisfying) || holds(x.condition(), *x.violating))
+          fuzz::finding(which + "condition disagrees with its witnesses: " + x.condition().toString());
+        for (Expr e : parametersOf(p))
+          if (!x.satisfying->find(e.node()->name) || !x.violating->find(e.node()->name))
+            fuzz::finding(which + "witness leaves out " + e.node()->name);
+      }
+    };
+    checkWitnesses(d, "");
     // One input in four is asked again with isl stopped after a few operations (a bound drawn
     // from the input, 1 to 63,937, small ones as often as large): a stopped question answers
     // Unknown, or as the unbounded one does where both answer, with witnesses that hold; and
@@ -78,20 +82,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
       if (stopped.answer != Answer::Unknown && d.answer != Answer::Unknown && stopped.answer != d.answer)
         fuzz::finding("stopped after " + std::to_string(bound) + " operations the answer is " +
                       spelling(stopped.answer) + ", unbounded " + spelling(d.answer));
-      if (stopped.answer == Answer::Refuted &&
-          (!stopped.violating || !inContext(*stopped.violating) || holds(p, *stopped.violating)))
-        fuzz::finding("stopped: refutation witness is wrong");
-      if (stopped.answer == Answer::Depends &&
-          (!stopped.satisfying || !stopped.violating || !inContext(*stopped.satisfying) ||
-           !holds(p, *stopped.satisfying) || !inContext(*stopped.violating) || holds(p, *stopped.violating)))
-        fuzz::finding("stopped: a Depends witness is wrong");
       if (quickStopped && (d.answer == Answer::Refuted || d.answer == Answer::Depends ||
                            stopped.answer == Answer::Refuted || stopped.answer == Answer::Depends))
         fuzz::finding("provesQuickly, stopped, proves what decide says is not so");
       // The condition is read under the bound too (isl gists it and writes it out).
-      if (stopped.answer == Answer::Depends &&
-          (!holds(stopped.condition(), *stopped.satisfying) || holds(stopped.condition(), *stopped.violating)))
-        fuzz::finding("stopped: the condition disagrees with its witnesses: " + stopped.condition().toString());
+      checkWitnesses(stopped, "stopped: ");
     }
   } catch (const UserError &) {
   }
