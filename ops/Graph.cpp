@@ -446,6 +446,8 @@ const Node *Graph::adopt(Node &&c) {
   c.id = uint32_t(nodes_.size());
   nodes_.push_back(std::move(c));
   Node &n = nodes_.back();
+  for (const Node *i : n.inputs) operandIds_.push_back(i->id);
+  operandStart_.push_back(operandIds_.size());
   finish(n);
   interned_.insert(n.hash, n.id);
   ++stats_.nodes;

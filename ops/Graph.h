@@ -257,6 +257,15 @@ public:
   std::vector<const Node *> readsBefore(const Node *n) const;
 
   const std::deque<Node> &nodes() const { return nodes_; }
+  /// The operands of node `id`, by id, in its inputs' order. They are kept beside the nodes in
+  /// one array, so that a walk over the graph's edges (a rewrite phase counts the readers of
+  /// every node the outputs reach, then visits each in id order) reads 4 bytes an edge in order.
+  /// Read through the nodes, the same walk loads each 368-byte node and its operand list
+  /// wherever they lie in memory, which at 10^5 nodes no longer fits in the cache: the table
+  /// took a tenth to a fifth off rewriting programs of 10^4 and 10^5 nodes.
+  std::span<const uint32_t> operandIds(std::size_t id) const {
+    return {operandIds_.data() + operandStart_[id], operandIds_.data() + operandStart_[id + 1]};
+  }
   const GraphStats &stats() const { return stats_; }
 
 private:
@@ -321,6 +330,8 @@ private:
   std::unordered_map<std::string, const Node *> dataOwners_; // _kN -> the first node computing it
   mutable std::map<std::string, Context> contexts_;
   std::deque<Node> nodes_;
+  std::vector<uint32_t> operandIds_;        // every node's operands' ids, node after node
+  std::vector<std::size_t> operandStart_{0}; // node id -> where its ids begin (one past: the end)
   FlatIndex interned_; // the nodes (their ids) by hash, told apart by KeyEq
   /// Pending lists made by merging, one per content (in order): nodes that gather the same
   /// pending nodes share one list, and what is kept per list (a reply's status) is found again.

@@ -435,11 +435,20 @@ const Node *Engine::rewrite(const Node *root, Phase phase, OptimizeResult &resul
 }
 
 void Engine::rewriteOne(const Node *n, Phase phase, OptimizeResult &result, std::vector<const Node *> &ins) {
+  // The operands' rewritten nodes, found by id in the graph's operand table, so that neither
+  // the operands nor n's operand list are loaded: where every operand stays itself, n is its
+  // own rebuild (as rebuild() would find, comparing the lists).
+  const std::deque<Node> &nodes = graph_->nodes();
   ins.clear();
-  for (const Node *i : n->inputs) ins.push_back(doneOf(i));
+  bool unchanged = true;
+  for (uint32_t i : graph_->operandIds(n->id)) {
+    const Node *d = i < done_.size() ? done_[i] : nullptr;
+    ins.push_back(d);
+    unchanged = unchanged && d == &nodes[i];
+  }
   const Node *m;
   try {
-    m = graph_->rebuild(n, ins);
+    m = unchanged ? n : graph_->rebuild(n, ins);
   } catch (const UserError &) {
     // The node over its rewritten operands does not build (its shape, written out, past the
     // expression limits): it stays as it was, over its old operands, which still compute.
@@ -458,21 +467,22 @@ void Engine::rewriteOne(const Node *n, Phase phase, OptimizeResult &result, std:
 
 void Engine::countReaders(const std::vector<const Node *> &outputs) {
   // One sweep down the ids (a node's operands were made before it, so every reader of a node
-  // is reached before the node is): the nodes are read in the order they sit in memory, where a
-  // walk from the outputs jumps across the whole graph (a tenth of rewriting 10^5 nodes).
-  const std::deque<Node> &nodes = graph_->nodes();
-  readers_.assign(nodes.size(), 0);
-  reached_.assign(nodes.size(), 0);
+  // is reached before the node is) over the graph's operand table: no node is loaded, where a
+  // walk from the outputs jumps across the whole graph (a tenth of rewriting 10^5 nodes) and a
+  // sweep over the nodes themselves loads each one.
+  const std::size_t count = graph_->nodes().size();
+  readers_.assign(count, 0);
+  reached_.assign(count, 0);
   for (const Node *o : outputs) {
     ++readers_[o->id];
     reached_[o->id] = 1;
   }
-  for (std::size_t id = nodes.size(); id-- > 0;) {
+  for (std::size_t id = count; id-- > 0;) {
     if (!reached_[id]) continue;
-    for (const Node *i : nodes[id].inputs) {
-      if (i->id >= id) throw InternalError("node " + std::to_string(id) + " reads a later node");
-      ++readers_[i->id];
-      reached_[i->id] = 1;
+    for (uint32_t i : graph_->operandIds(id)) {
+      if (i >= id) throw InternalError("node " + std::to_string(id) + " reads a later node");
+      ++readers_[i];
+      reached_[i] = 1;
     }
   }
 }
@@ -496,15 +506,18 @@ OptimizeResult Engine::run(const std::vector<const Node *> &outputs) {
     // The nodes the outputs reach, in id order: a node's operands come before it, so each is
     // rewritten before its readers, as a walk from the outputs would; and the nodes are read in
     // the order they sit in memory, where a walk from the outputs jumps across a large graph.
-    // What still misses the cache is each node's operands (read for their ids): they are
-    // fetched a few nodes ahead.
+    // Each node visited is loaded (its kind picks the rules to try, its operand list is
+    // compared): that is fetched a few nodes ahead, its address computed, not read from a node.
     const std::deque<Node> &nodes = graph_->nodes();
     std::vector<const Node *> ins;
-    constexpr std::size_t kAhead = 8; // nodes whose operands are fetched ahead of their turn
+    constexpr std::size_t kAhead = 8; // nodes fetched ahead of their turn
     for (std::size_t id = 0, end = reached_.size(); id < end; ++id) {
-      if (id + kAhead < end && reached_[id + kAhead])
-        for (const Node *i : nodes[id + kAhead].inputs) __builtin_prefetch(i);
-      if (reached_[id] && !doneOf(&nodes[id])) rewriteOne(&nodes[id], phase, result, ins);
+      if (id + kAhead < end && reached_[id + kAhead]) {
+        const char *ahead = reinterpret_cast<const char *>(&nodes[id + kAhead]);
+        __builtin_prefetch(ahead);
+        __builtin_prefetch(ahead + 64);
+      }
+      if (reached_[id] && !done_[id]) rewriteOne(&nodes[id], phase, result, ins);
     }
     for (const Node *&o : result.outputs) o = doneOf(o);
   }

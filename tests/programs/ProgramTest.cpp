@@ -1038,6 +1038,30 @@ TEST(Graph, ArgmaxOverEveryAxisIsRebuiltOverNewOperands) {
   g.setCheckRebuilds(false);
 }
 
+// A rewrite's sweeps (readers counted, nodes visited in id order, operands looked up) read the
+// graph's operand table, not the nodes: it must list every node's operands' ids, in order, for the
+// nodes a program built and for those its rewriting made (replacements, readers rebuilt).
+RC_GTEST_PROP(Graph, OperandTableListsEveryNodesOperandsInOrder, ()) {
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  Solver solver;
+  driver::Session session(solver, {});
+  std::mt19937_64 rng(seed);
+  proptests::GeneratedProgram p = proptests::generateProgram(session, rng, *rc::gen::inRange(1, 40));
+  std::vector<const ops::Node *> outputs;
+  for (const std::string &n : p.names)
+    if (const ops::Node *node = session.lookup(n)) outputs.push_back(node);
+  const std::size_t built = session.nodeCount();
+  rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
+  engine.run(outputs);
+  const std::deque<ops::Node> &nodes = session.mutableGraph().nodes();
+  RC_TAG(nodes.size() > built ? "rewriting made nodes" : "rewriting made none");
+  for (const ops::Node &n : nodes) {
+    std::span<const uint32_t> ids = session.mutableGraph().operandIds(n.id);
+    RC_ASSERT(ids.size() == n.inputs.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) RC_ASSERT(ids[k] == n.inputs[k]->id);
+  }
+}
+
 // An index is lifted through an elementwise op only where nothing else reads the op's result:
 // else the op would be computed twice, whole and on the indexed elements. A node rewritten in
 // the same phase keeps the readers of the one it replaces: m, rebuilt over the lifted u, is
