@@ -41,6 +41,11 @@ struct RangeMemo {
 };
 } // namespace detail
 
+/// Walks of boxes made so far in this process (the context's box for a question, each atom's
+/// own walk, each narrowed box), for tests that bound the work of a question: a few walks per
+/// atom of the expression, whatever its moves make.
+uint64_t rangeWalksMade();
+
 /// True only when intervals show that `p` is defined and holds at every point of the context.
 bool provenByRanges(const Context &context, const Pred &p);
 
