@@ -772,6 +772,65 @@ TEST(Range, WalksGrowWithTheExpressionsAtomsNotWithWhatMovesMake) {
   }
 }
 
+namespace {
+/// The distinct atoms of `e` (min, max, choice, quotient, remainder), its DAG walked once.
+std::size_t atomCount(const Expr &e) {
+  std::vector<const ExprNode *> stack{e.node()}, seen;
+  std::size_t atoms = 0;
+  while (!stack.empty()) {
+    const ExprNode *x = stack.back();
+    stack.pop_back();
+    if (std::find(seen.begin(), seen.end(), x) != seen.end()) continue;
+    seen.push_back(x);
+    switch (x->kind) {
+    case ExprKind::Min: case ExprKind::Max: case ExprKind::Select: case ExprKind::FloorDiv:
+    case ExprKind::ExactDiv: case ExprKind::Mod: ++atoms; break;
+    default: break;
+    }
+    for (const Term &t : x->terms)
+      for (const auto &factor : t.monomial) stack.push_back(factor.first.node());
+    for (const Expr &o : x->operands) stack.push_back(o.node());
+  }
+  return atoms;
+}
+} // namespace
+
+// The class of the timeout above: chains of exact and floor divisions of a product with a large
+// coefficient, beside a random expression, asked as an element count is (each dim's max(1, d)
+// multiplied, at most 2**63 - 1). A question walks the context's box a few times (uncut, then
+// at each of up to twelve cuts, then the cuts together; rangeOf once more), each atom once in a
+// walk of its own, and each of these walks narrows at most a budget's worth (64) of boxes: so
+// at most 65 walks per atom and per top-level walk. With the old rule (every atom a move made walked on its own) 3 divisions
+// already made 1,098 walks.
+TEST(Range, AQuestionsWalksStayWithinABudgetPerAtom) {
+  bool ok = rc::check("walks per atom", [] {
+    const int k = *rc::gen::inRange(1, 8);
+    std::string chain = "x*" + std::to_string(*rc::gen::inRange<long>(2, 1L << 30)) + "**" +
+                        std::to_string(*rc::gen::inRange(1, 40));
+    for (int i = 0; i < k; ++i)
+      chain += (*rc::gen::arbitrary<bool>() ? " / " : " // ") + std::to_string(*rc::gen::inRange<long>(2, 200000));
+    oracle::GenOptions o;
+    o.products = true;
+    const std::string text = "max(1, " + oracle::show(*oracle::genExpr(2, o)) + ")*max(1, " + chain + ")";
+    RC_LOG() << text << "\n";
+    Expr e;
+    try {
+      e = parseExpr(text);
+    } catch (const UserError &) {
+      RC_DISCARD("too large to write out");
+    }
+    Solver solver;
+    Context c = solver.makeContext({});
+    const uint64_t before = rangeWalksMade();
+    (void)provenByRangesCut(c, le(e, Expr(Integer::parse("9223372036854775807"))));
+    (void)rangeOf(e, c);
+    const uint64_t walks = rangeWalksMade() - before;
+    RC_TAG(walks > 20 ? "over 20 walks" : "20 walks or fewer");
+    RC_ASSERT(walks <= 65 * (atomCount(e) + 15));
+  });
+  EXPECT_TRUE(ok);
+}
+
 // A sum whose terms share a parameter is also bounded as that parameter times the rest:
 // m*n - n is n*(m - 1), at least 0 under m >= 1 (the plain intervals of m*n and -n say nothing),
 // so n <= m*n is proven by intervals, without isl. Property: sums of terms each holding the
