@@ -442,7 +442,7 @@ void Engine::rewriteOne(const Node *n, Phase phase, OptimizeResult &result, std:
   ins.clear();
   bool unchanged = true;
   for (uint32_t i : graph_->operandIds(n->id)) {
-    const Node *d = i < done_.size() ? done_[i] : nullptr;
+    const Node *d = doneOf(i);
     ins.push_back(d);
     unchanged = unchanged && d == &nodes[i];
   }

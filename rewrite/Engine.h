@@ -91,7 +91,8 @@ private:
   // dense): the walk looks a node up several times, and a hash map of a large graph misses
   // the cache on each lookup.
   std::vector<const ops::Node *> done_;
-  const ops::Node *doneOf(const ops::Node *n) const { return n->id < done_.size() ? done_[n->id] : nullptr; }
+  const ops::Node *doneOf(uint32_t id) const { return id < done_.size() ? done_[id] : nullptr; }
+  const ops::Node *doneOf(const ops::Node *n) const { return doneOf(n->id); }
   void setDone(const ops::Node *n, const ops::Node *m) {
     if (n->id >= done_.size()) done_.resize(std::max<std::size_t>(n->id + 1, done_.size() * 2), nullptr);
     done_[n->id] = m;
