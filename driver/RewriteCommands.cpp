@@ -11,7 +11,11 @@
 #include "proptests/Differential.h"
 #include "rewrite/Classify.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <thread>
 
 namespace shapelab::driver {
 
@@ -70,24 +74,81 @@ struct ProptestOptions {
   int cases = 200;
   uint64_t seed = 1;
   int maxNodes = 10;
+  int jobs = 1;
 };
+
+/// What one run of cases found: the first failing case (by index), and the counts.
+struct ProptestRun {
+  std::optional<proptests::DifferentialFailure> failure;
+  int failedAt = -1; // index of the failing case, or -1
+  proptests::DifferentialStats stats;
+};
+
+/// Cases 0..cases-1 (case k uses seed + k) on `jobs` threads, each with its own solver (an isl
+/// context serves one thread). A thread takes the next case not yet taken; after a failure no
+/// case past it is taken, and the cases before it still run, so the failure reported is the first
+/// one by index, as on one thread, whatever the number of threads.
+ProptestRun runCases(const ProptestOptions &o, const proptests::DifferentialOptions &base, unsigned jobs) {
+  ProptestRun out;
+  std::atomic<int> next{0};
+  std::atomic<int> firstFailure{o.cases}; // no case at or past it is taken
+  std::mutex lock;                        // guards out
+  auto worker = [&] {
+    // One solver per thread: the cases ask much the same questions of n and m. Its memo is
+    // cleared now and then so that memory stays bounded on long runs.
+    Solver solver(o.common.solverOptions());
+    proptests::DifferentialOptions d = base;
+    d.solver = &solver;
+    proptests::DifferentialStats stats;
+    int done = 0;
+    for (int k; (k = next.fetch_add(1)) < firstFailure.load();) {
+      if (++done % 1024 == 0) solver.clearMemo();
+      std::optional<proptests::DifferentialFailure> f = proptests::checkRandomProgram(o.seed + uint64_t(k), d, &stats);
+      if (!f) continue;
+      std::lock_guard<std::mutex> guard(lock);
+      if (out.failedAt < 0 || k < out.failedAt) {
+        out.failedAt = k;
+        out.failure = std::move(f);
+        firstFailure.store(k);
+      }
+    }
+    std::lock_guard<std::mutex> guard(lock);
+    out.stats.programs += stats.programs;
+    out.stats.evaluations += stats.evaluations;
+    out.stats.rewritten += stats.rewritten;
+    out.stats.errorsAgreed += stats.errorsAgreed;
+  };
+  // A worker's exception (bad solver options, no memory) reaches the caller.
+  std::exception_ptr error;
+  auto guarded = [&] {
+    try {
+      worker();
+    } catch (...) {
+      std::lock_guard<std::mutex> guard(lock);
+      if (!error) error = std::current_exception();
+      firstFailure.store(-1);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(guarded);
+  guarded();
+  for (std::thread &t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+  return out;
+}
 
 int proptestCommand(const ProptestOptions &o) {
   proptests::DifferentialOptions d;
   d.statements = o.maxNodes;
   d.mode = parseBroadcastMode(o.common.mode);
-  proptests::DifferentialStats stats;
+  unsigned jobs = o.jobs > 0 ? unsigned(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min<unsigned>(jobs, unsigned(o.cases));
   auto start = std::chrono::steady_clock::now();
-  std::optional<proptests::DifferentialFailure> failure;
-  int run = 0;
-  // One solver for the run: the cases ask much the same questions of n and m. Its memo is
-  // cleared now and then so that memory stays bounded on long runs.
-  Solver solver(o.common.solverOptions());
-  d.solver = &solver;
-  for (; run < o.cases && !failure; ++run) {
-    if (run % 1024 == 1023) solver.clearMemo();
-    failure = proptests::checkRandomProgram(o.seed + uint64_t(run), d, &stats);
-  }
+  ProptestRun result = runCases(o, d, jobs);
+  std::optional<proptests::DifferentialFailure> &failure = result.failure;
+  const proptests::DifferentialStats &stats = result.stats;
+  // The cases up to the first failure (all of them ran), or all.
+  int run = failure ? result.failedAt + 1 : o.cases;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.common.json) {
     Json j;
@@ -95,6 +156,7 @@ int proptestCommand(const ProptestOptions &o) {
     j["cases"] = run;
     j["seed"] = o.seed;
     j["mode"] = o.common.mode;
+    j["jobs"] = jobs;
     j["passed"] = !failure;
     j["seconds"] = seconds;
     j["cases_per_second"] = seconds > 0 ? run / seconds : 0.0;
@@ -123,6 +185,8 @@ void addRewriteCommands(CLI::App &app) {
   pt->add_option("--cases", p->cases, "programs to check")->capture_default_str()->check(CLI::Range(1, 100000000));
   pt->add_option("--seed", p->seed, "seed of the first program (case k uses seed + k)")->capture_default_str();
   pt->add_option("--max-nodes", p->maxNodes, "statements per program")->capture_default_str()->check(CLI::Range(1, 1000));
+  pt->add_option("--jobs", p->jobs, "threads checking cases at once (0: one per core); the failure reported is the first by index whatever the number")
+      ->capture_default_str()->check(CLI::Range(0, 256));
   addCommonOptions(pt, p->common, kJson | kMode);
   pt->footer("Each case: a random program, rewritten (checked, strict, exact rules), run at 3 size points by the\n"
              "reference interpreter (original) and the optimized one (rewritten): same error kind, dtype, shape\n"
