@@ -8,6 +8,7 @@
 
 #include "driver/Command.h"
 #include "driver/Json.h"
+#include "interp/Threads.h"
 #include "proptests/Differential.h"
 #include "rewrite/Classify.h"
 
@@ -118,22 +119,9 @@ ProptestRun runCases(const ProptestOptions &o, const proptests::DifferentialOpti
     out.stats.rewritten += stats.rewritten;
     out.stats.errorsAgreed += stats.errorsAgreed;
   };
-  // A worker's exception (bad solver options, no memory) reaches the caller.
-  std::exception_ptr error;
-  auto guarded = [&] {
-    try {
-      worker();
-    } catch (...) {
-      std::lock_guard<std::mutex> guard(lock);
-      if (!error) error = std::current_exception();
-      firstFailure.store(-1);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(guarded);
-  guarded();
-  for (std::thread &t : threads) t.join();
-  if (error) std::rethrow_exception(error);
+  // A worker's exception (bad solver options, no memory) stops the others before their next case
+  // and reaches the caller.
+  interp::runOnThreads(jobs, worker, [&] { firstFailure.store(-1); });
   return out;
 }
 

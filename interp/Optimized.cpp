@@ -1,12 +1,10 @@
 #include "interp/Optimized.h"
+#include "interp/Threads.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
-#include <exception>
-#include <mutex>
-#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -398,30 +396,8 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
   // A thread that fails (no memory for its registers) stops the others at their next claim and
   // its exception reaches the caller; a thread that cannot be started leaves its chunks to the
   // rest.
-  std::exception_ptr failure;
-  std::mutex failureLock;
-  auto guarded = [&] {
-    try {
-      worker();
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failureLock);
-      if (!failure) failure = std::current_exception();
-      nextChunk = chunks;
-    }
-  };
   unsigned threads = total >= geometry_.parallelFrom ? unsigned(std::min<int64_t>(threads_, chunks)) : 1;
-  std::vector<std::thread> pool;
-  pool.reserve(threads);
-  for (unsigned t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(guarded);
-    } catch (const std::system_error &) {
-      break;
-    }
-  }
-  guarded();
-  for (std::thread &t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  runOnThreads(threads, worker, [&] { nextChunk = chunks; });
   ++stats_.fusedLoops;
   stats_.fusedNodes += c.members.size();
   return out;
