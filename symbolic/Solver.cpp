@@ -2229,6 +2229,14 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
 }
 
 Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain domain) {
+  return makeContextImpl(assumptions, domain, nullptr);
+}
+
+Context Solver::makeContextNear(const std::vector<Pred> &assumptions, SizeDomain domain, const Assignment &point) {
+  return makeContextImpl(assumptions, domain, &point);
+}
+
+Context Solver::makeContextImpl(const std::vector<Pred> &assumptions, SizeDomain domain, const Assignment *near) {
   auto data = std::make_shared<Context::Data>();
   data->ranges = std::make_shared<detail::RangeMemo>();
   data->domain = domain;
@@ -2293,7 +2301,24 @@ Context Solver::makeContext(const std::vector<Pred> &assumptions, SizeDomain dom
     if (iv.high && (*iv.high < iv.low || (domain == SizeDomain::ArraySizes && iv.low > maxArraySize())))
       throw InconsistentAssumptions("the assumptions are contradictory: no sizes satisfy " +
                                     data->assumptions.toString());
+  // A point the caller offers, in the domain and satisfying every assumption: a real point.
+  auto offered = [&]() -> std::optional<Assignment> {
+    if (!near) return std::nullopt;
+    Assignment a;
+    for (const Expr &x : data->parameters) {
+      const Integer *v = near->find(x->name);
+      Integer value = v ? *v : Integer(0);
+      if (value.sign() < 0 || (domain == SizeDomain::ArraySizes && value > maxArraySize())) return std::nullopt;
+      a.set(x->name, value);
+    }
+    if (!holds(data->assumptions, a)) return std::nullopt;
+    return a;
+  };
   if (!data->assumptions.isTrue()) {
+    if (std::optional<Assignment> point = offered()) {
+      data->sample = *point;
+      return Context(data);
+    }
     Impl &im = *impl_;
     Impl::Budget budget(im);
     std::optional<Assignment> sample;

@@ -149,6 +149,13 @@ public:
   /// work bound), the context is accepted and `Context::consistencyProven()` says so.
   Context makeContext(const std::vector<Pred> &assumptions,
                       SizeDomain domain = SizeDomain::ArraySizes);
+  /// The same, given a point the caller expects to satisfy the assumptions (parameters it leaves
+  /// out are 0): when it is in the size domain and every assumption holds there (exact
+  /// evaluation), it is the context's sample and isl is not asked (a real point proves the
+  /// assumptions consistent); otherwise this is makeContext(assumptions, domain). For a caller
+  /// that adds assumptions to a context whose sample often satisfies them, as a graph adds
+  /// 0 <= k <= size for each data-dependent size k.
+  Context makeContextNear(const std::vector<Pred> &assumptions, SizeDomain domain, const Assignment &point);
   Decision decide(const Context &context, const Pred &predicate);
 
   /// Shorthands used by the shape layer.
@@ -194,6 +201,7 @@ public:
   void clearMemo();
 
 private:
+  Context makeContextImpl(const std::vector<Pred> &assumptions, SizeDomain domain, const Assignment *near);
   struct Impl;
   std::shared_ptr<Impl> impl_; // shared: a deferred condition holds it weakly
 };

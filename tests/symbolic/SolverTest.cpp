@@ -1135,6 +1135,64 @@ TEST(Solver, AgreesWithBruteForceOnSmallBoxes) {
   EXPECT_TRUE(ok);
 }
 
+// makeContextNear takes the offered point as the context's sample only where it is a real
+// point (in the domain, every assumption true there); elsewhere it is makeContext. Property:
+// random assumptions over a box and a random offered point (sometimes negative, sometimes
+// leaving a parameter out): the context is refused exactly when the box has no point of the
+// assumptions, as makeContext's is; its sample satisfies the assumptions; it is the offered
+// point (completed with 0) when that one does; and a question gets the same answer under both
+// contexts.
+TEST(Solver, AContextMadeNearAPointIsTheContext) {
+  Solver solver(withoutClock());
+  const std::vector<Pred> nm = {parsePred("n >= 3"), parsePred("m <= n - 2")};
+  EXPECT_EQ(solver.makeContextNear(nm, SizeDomain::ArraySizes, Assignment{{"n", 5}, {"m", 2}, {"k", 7}}).samplePoint(),
+            (Assignment{{"m", 2}, {"n", 5}}));
+  for (const Assignment &wrong : {Assignment{{"n", 1}}, Assignment{{"n", 5}, {"m", -1}}, Assignment{{"n", 4}, {"m", 3}}}) {
+    Assignment sample = solver.makeContextNear(nm, SizeDomain::ArraySizes, wrong).samplePoint();
+    EXPECT_TRUE(holds(Pred::conjunction(nm), sample)) << sample.toString();
+  }
+  EXPECT_THROW(solver.makeContextNear({parsePred("n >= 3"), parsePred("n <= 1")}, SizeDomain::ArraySizes, Assignment{{"n", 2}}),
+               InconsistentAssumptions);
+  bool ok = rc::check("makeContextNear == makeContext", [&solver] {
+    oracle::GenOptions o;
+    std::vector<long> bound = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 5));
+    oracle::PP assumption = *oracle::genPred(1, o);
+    oracle::PP pred = *oracle::genPred(1, o);
+    std::vector<Pred> assumptions = boxBounds(bound);
+    assumptions.push_back(parsePred(oracle::show(assumption)));
+    std::vector<long> offered;
+    for (int i = 0; i < 3; ++i) offered.push_back(*rc::gen::inRange<long>(-1, bound[i] + 2));
+    const bool leaveOutC = *rc::gen::arbitrary<bool>();
+    Assignment point{{"a", offered[0]}, {"b", offered[1]}};
+    if (leaveOutC) offered[2] = 0;
+    else point.set("c", offered[2]);
+    RC_LOG() << "bounds " << bound[0] << "," << bound[1] << "," << bound[2] << " extra: " << oracle::show(assumption)
+             << "\npoint: " << point.toString() << "\n";
+    bool any = false;
+    for (long a = 0; a <= bound[0]; ++a)
+      for (long b = 0; b <= bound[1]; ++b)
+        for (long c = 0; c <= bound[2]; ++c) any |= oracle::eval(assumption, {a, b, c}) == std::optional<bool>(true);
+    if (!any) {
+      RC_ASSERT_THROWS_AS(solver.makeContextNear(assumptions, SizeDomain::ArraySizes, point), InconsistentAssumptions);
+      return;
+    }
+    Context near = solver.makeContextNear(assumptions, SizeDomain::ArraySizes, point);
+    Context plain = solver.makeContext(assumptions);
+    RC_ASSERT(near.consistencyProven());
+    std::vector<long> sample = at(near.samplePoint());
+    bool real = true;
+    for (int i = 0; i < 3; ++i) real &= offered[i] >= 0 && offered[i] <= bound[i];
+    real = real && oracle::eval(assumption, offered) == std::optional<bool>(true);
+    RC_TAG(real ? "the point offered is real" : "isl's point");
+    RC_ASSERT(oracle::eval(assumption, sample) == std::optional<bool>(true));
+    for (int i = 0; i < 3; ++i) RC_ASSERT(sample[i] >= 0 && sample[i] <= bound[i]);
+    if (real) RC_ASSERT(sample == offered);
+    Pred p = parsePred(oracle::show(pred));
+    RC_ASSERT(solver.decide(near, p).answer == solver.decide(plain, p).answer);
+  });
+  EXPECT_TRUE(ok);
+}
+
 // A condition read back from isl says nothing that every size satisfies: coalescing n == 0 or
 // n == 1 gives 0 <= n <= 1, and its n >= 0 was printed (`n <= 1 and n >= 0`). The property: no
 // part of a condition (a conjunct, or a disjunct that is one comparison) is proven where the
