@@ -260,6 +260,20 @@ TEST(Graph, BroadcastsAreRememberedOnlyWhenNoAnswerWasCutShort) {
   EXPECT_NE(cut->shape, later->shape) << toString(cut->shape);
 }
 
+/// In `session`: `param n`, x of shape `shape`, then y = x[x > 0] built with the solver's clock
+/// run out (it stays run out); `k` is y's size, a data-dependent size.
+void maskPastTheClock(Solver &solver, driver::Session &session, const std::string &shape, Expr &k) {
+  ASSERT_FALSE(session.execute("param n", 1).failed);
+  ASSERT_FALSE(session.execute("x = input(" + shape + ", float64)", 2).failed);
+  solver.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  session.execute("y = x[x > 0]", 3);
+  const ops::Node *y = session.lookup("y");
+  ASSERT_NE(y, nullptr);
+  k = y->shape.at(0); // the mask's size, _k0
+  ASSERT_TRUE(k->reserved) << k.toString();
+}
+
 // The context of a data-dependent size (its bound joins the assumptions) is remembered per
 // set of sizes, but not one whose point the clock kept from being found: asked again once
 // there is time, it has one. The mask's size k is at most x's size n - 5, which the graph's own
@@ -267,15 +281,9 @@ TEST(Graph, BroadcastsAreRememberedOnlyWhenNoAnswerWasCutShort) {
 TEST(Graph, AContextTheClockCutShortIsNotRemembered) {
   Solver solver;
   driver::Session session(solver, {});
-  ASSERT_FALSE(session.execute("param n", 1).failed);
-  ASSERT_FALSE(session.execute("x = input((n - 5,), float64)", 2).failed);
-  solver.limitTotalTime(1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  session.execute("y = x[x > 0]", 3);
-  const ops::Node *y = session.lookup("y");
-  ASSERT_NE(y, nullptr);
-  const Expr k = y->shape.at(0); // the mask's size, _k0
-  ASSERT_TRUE(k->reserved) << k.toString();
+  Expr k(0);
+  maskPastTheClock(solver, session, "(n - 5,)", k);
+  if (HasFatalFailure()) return;
   const Context early = session.graph().contextFor({k});
   EXPECT_FALSE(early.consistencyProven()) << "the clock did not cut the search short: the test shows nothing";
   EXPECT_GE(solver.stats().unkept, 1u);
@@ -290,15 +298,9 @@ TEST(Graph, AContextTheClockCutShortIsNotRemembered) {
 TEST(Graph, AMasksContextTakesTheGraphsPointWhenItFits) {
   Solver solver;
   driver::Session session(solver, {});
-  ASSERT_FALSE(session.execute("param n", 1).failed);
-  ASSERT_FALSE(session.execute("x = input((n,), float64)", 2).failed);
-  solver.limitTotalTime(1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  session.execute("y = x[x > 0]", 3);
-  const ops::Node *y = session.lookup("y");
-  ASSERT_NE(y, nullptr);
-  const Expr k = y->shape.at(0);
-  ASSERT_TRUE(k->reserved) << k.toString();
+  Expr k(0);
+  maskPastTheClock(solver, session, "(n,)", k);
+  if (HasFatalFailure()) return;
   const Context c = session.graph().contextFor({k});
   EXPECT_TRUE(c.consistencyProven());
   EXPECT_EQ(c.samplePoint(), (Assignment{{k->name, 0}, {"n", 0}}));
