@@ -838,11 +838,12 @@ struct Translation {
     if (n < 0) check(static_cast<isl_set *>(nullptr));
     if (n > 1 && n <= kMaxEnvelopedDisjuncts) {
       std::vector<isl_basic_set *> basic;
-      checkStat(isl_set_foreach_basic_set(relaxed, [](isl_basic_set *b, void *user) -> isl_stat {
+      const isl_stat walked = isl_set_foreach_basic_set(relaxed, [](isl_basic_set *b, void *user) -> isl_stat {
         static_cast<std::vector<isl_basic_set *> *>(user)->push_back(b);
         return isl_stat_ok;
-      }, &basic));
-      for (isl_basic_set *b : basic) pieces.emplace_back(isl_set_from_basic_set(b));
+      }, &basic);
+      for (isl_basic_set *b : basic) pieces.emplace_back(isl_set_from_basic_set(b)); // owned before any throw
+      checkStat(walked);
       for (const SetPtr &p : pieces) check(p.get());
     } else {
       pieces.emplace_back(check(isl_set_copy(relaxed)));
