@@ -128,11 +128,11 @@ BENCHMARK(BM_ParseBuildInfer)
 /// What one run of inferAndRewrite measured.
 struct RewriteRun {
   std::size_t nodes = 0, fired = 0, refused = 0, dims = 0, conditionsRead = 0, islQuestions = 0, made = 0;
-  std::size_t shapeNodes = 0;
+  std::size_t shapeNodes = 0, pendingEntries = 0;
   double rewriteSeconds = 0, dimTreeTotal = 0, teardownSeconds = 0;
   RewriteRun &operator+=(const RewriteRun &r) {
     nodes += r.nodes, fired += r.fired, refused += r.refused, dims += r.dims, conditionsRead += r.conditionsRead;
-    islQuestions += r.islQuestions, made += r.made, shapeNodes += r.shapeNodes;
+    islQuestions += r.islQuestions, made += r.made, shapeNodes += r.shapeNodes, pendingEntries += r.pendingEntries;
     rewriteSeconds += r.rewriteSeconds, dimTreeTotal += r.dimTreeTotal, teardownSeconds += r.teardownSeconds;
     return *this;
   }
@@ -162,8 +162,10 @@ RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::strin
   // The size of the shapes built, written out: of every dim of every node, and of the named
   // arrays' dims. Random programs of more nodes are deeper, and deeper shapes (a slice of a
   // slice of ...) are larger expressions with harder questions.
-  for (const ops::Node &node : session->mutableGraph().nodes())
+  for (const ops::Node &node : session->mutableGraph().nodes()) {
     for (const Expr &d : node.shape) run.shapeNodes += d.node()->treeSize;
+    if (node.pending) run.pendingEntries += node.pending->size();
+  }
   for (const ops::Node *node : outputs)
     for (const Expr &d : node->shape) {
       run.dimTreeTotal += double(d.node()->treeSize);
@@ -227,6 +229,9 @@ void BM_InferAndRewrite(benchmark::State &state) {
   state.counters["s_per_node"] = benchmark::Counter(double(all.nodes) / iterations,
                                                     benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.counters["shape_nodes"] = double(all.shapeNodes) / iterations;
+  // Nodes with obligations that computing a node gathers (its pending list), on average over
+  // the nodes built: a node's validity is read from them, and they grow with its ancestors.
+  state.counters["pending_per_node"] = all.nodes ? double(all.pendingEntries) / double(all.nodes) : 0;
   // Seconds per node of the dims built (shape_nodes): the time as a function of the shapes'
   // size rather than of the node count.
   state.counters["s_per_shape_node"] = benchmark::Counter(double(all.shapeNodes) / iterations,
