@@ -647,14 +647,19 @@ TEST(StaticMode, RandomVariableBatchDimensionOneBroadcastsOnlyWhenProvablyOne) {
 // The example's size is one whose oneness only factoring decides: n*m - 1000002 == 1, with
 // n, m >= 2, asks whether 1000003 has a divisor. Its control, n*m - 4 == 1, is refuted, and
 // there the static rule holds: k is not provably 1, so it must equal the size.)
+namespace {
+/// Static mode, and `v` of size max(0, n*m - 1000002) with n, m >= 2, whose oneness only
+/// factoring decides; then `rest`. (lines[4] defines v.)
+std::vector<std::string> withUndecidedOneness(std::vector<std::string> rest) {
+  std::vector<std::string> lines = {"mode static", "param n, m, k", "assume n >= 2 and m >= 2",
+                                    "in0 = input((n, m), float64)", "v = reshape(in0, (-1,))[1000002:]"};
+  lines.insert(lines.end(), rest.begin(), rest.end());
+  return lines;
+}
+} // namespace
+
 TEST(StaticMode, UndecidedOnenessMakesThePositionNumpys) {
-  std::vector<std::string> lines = {"mode static",
-                                    "param n, m, k",
-                                    "assume n >= 2 and m >= 2",
-                                    "in0 = input((n, m), float64)",
-                                    "v = reshape(in0, (-1,))[1000002:]",
-                                    "in1 = input((k,), float64)",
-                                    "x = in1 / v"};
+  std::vector<std::string> lines = withUndecidedOneness({"in1 = input((k,), float64)", "x = in1 / v"});
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 2}, {"m", 2}, {"k", 1}}), "(0,)");
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 5}, {"m", 200001}, {"k", 3}}), "(3,)");
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 2}, {"m", 2}, {"k", 2}}), "shape error");
@@ -981,14 +986,8 @@ TEST(IfElse, AConditionOnASizeThatDoesNotExistIsAShapeError) {
 // undecided size (a product) makes that batch position NumPy's for every parameter, as for
 // elementwise operands.
 TEST(StaticMode, RandomVariableWithoutSizeUndecidedPositionIsNumpys) {
-  std::vector<std::string> lines = {"mode static",
-                                    "param n, m, k",
-                                    "assume n >= 2 and m >= 2",
-                                    "in0 = input((n, m), float64)",
-                                    "v = reshape(in0, (-1,))[1000002:]",
-                                    "s0 = input((k,), float64)",
-                                    "s = abs(s0)",
-                                    "x = random.normal(v, s)"};
+  std::vector<std::string> lines =
+      withUndecidedOneness({"s0 = input((k,), float64)", "s = abs(s0)", "x = random.normal(v, s)"});
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 2}, {"m", 2}, {"k", 1}}), "(0,)");
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 2}, {"m", 2}, {"k", 2}}), "shape error");
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 5}, {"m", 200001}, {"k", 3}}), "(3,)");
