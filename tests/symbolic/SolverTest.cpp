@@ -87,13 +87,18 @@ std::shared_ptr<oracle::P> oneParameterComparison(int x, long a, long k, int op)
                                   oracleConstant(k)),
                        oracleConstant(0));
 }
+/// The oracle's `x and y`, `x or y` or `not x` (kind And, Or or Not).
+oracle::PP oracleJunction(oracle::P::Kind kind, oracle::PP x, oracle::PP y = nullptr) {
+  auto p = std::make_shared<oracle::P>();
+  p->kind = kind;
+  p->x = std::move(x);
+  p->y = std::move(y);
+  return p;
+}
 /// Inside a property: `c`, or (one time in four) its negation.
 oracle::PP negatedAtTimes(oracle::PP c) {
   if (*rc::gen::inRange(0, 4) != 0) return c;
-  auto n = std::make_shared<oracle::P>();
-  n->kind = oracle::P::Not;
-  n->x = std::move(c);
-  return n;
+  return oracleJunction(oracle::P::Not, std::move(c));
 }
 /// Inside a property: a random comparison a*x + k OP 0 on one of the oracle's first three names,
 /// negated at times.
@@ -108,13 +113,8 @@ oracle::PP randomOneParameterPart() {
 /// parameter or not), the whole negated at times.
 oracle::PP randomOneParameterCondition() {
   oracle::PP cond = randomOneParameterPart();
-  for (int more = *rc::gen::inRange(0, 3), kind = *rc::gen::inRange(0, 2); more > 0; --more) {
-    auto j = std::make_shared<oracle::P>();
-    j->kind = kind == 0 ? oracle::P::And : oracle::P::Or;
-    j->x = cond;
-    j->y = randomOneParameterPart();
-    cond = j;
-  }
+  for (int more = *rc::gen::inRange(0, 3), kind = *rc::gen::inRange(0, 2); more > 0; --more)
+    cond = oracleJunction(kind == 0 ? oracle::P::And : oracle::P::Or, cond, randomOneParameterPart());
   return negatedAtTimes(cond);
 }
 /// Inside a property: a refutation's or a dependence's witnesses are real points (`context`
@@ -1043,16 +1043,8 @@ TEST(Range, DisjunctionsNarrowSoundly) {
     const bool negated = *rc::gen::arbitrary<bool>();
     // (a*x + k OP 0) or other, the part negated or not, as the oracle's tree.
     oracle::PP part = oneParameterComparison(x, a, k, op);
-    if (negated) {
-      auto n = std::make_shared<oracle::P>();
-      n->kind = oracle::P::Not;
-      n->x = part;
-      part = n;
-    }
-    auto whole = std::make_shared<oracle::P>();
-    whole->kind = oracle::P::Or;
-    whole->x = part;
-    whole->y = *oracle::genPred(1, o);
+    if (negated) part = oracleJunction(oracle::P::Not, part);
+    const oracle::PP whole = oracleJunction(oracle::P::Or, part, *oracle::genPred(1, o));
     const std::string text = oracle::show(whole);
     bool proven = provenByRanges(boxContext(solver, low, width), parsePred(text));
     RC_LOG() << text << (proven ? ": proven" : "") << "\n";
@@ -1228,21 +1220,12 @@ TEST(Solver, ConditionsLeaveOutWhatEverySizeSatisfies) {
     oracle::PP pred;
     if (*rc::gen::arbitrary<bool>()) {
       auto piece = [] {
-        auto cmp = std::make_shared<oracle::P>();
-        cmp->kind = oracle::P::Cmp;
-        cmp->op = *rc::gen::element(0, 0, 3, 2);
-        cmp->l = oracleVariable(*rc::gen::inRange(0, 3));
-        cmp->r = oracleConstant(*rc::gen::inRange<long>(0, 4));
-        return oracle::PP(cmp);
+        const int op = *rc::gen::element(0, 0, 3, 2);
+        oracle::EP l = oracleVariable(*rc::gen::inRange(0, 3));
+        return oracle::PP(oracleCompare(op, l, oracleConstant(*rc::gen::inRange<long>(0, 4))));
       };
       pred = piece();
-      for (int k = *rc::gen::inRange(1, 4); k > 0; --k) {
-        auto either = std::make_shared<oracle::P>();
-        either->kind = oracle::P::Or;
-        either->x = pred;
-        either->y = piece();
-        pred = either;
-      }
+      for (int k = *rc::gen::inRange(1, 4); k > 0; --k) pred = oracleJunction(oracle::P::Or, pred, piece());
     } else {
       pred = *oracle::genPred(2, o);
     }
@@ -1378,12 +1361,9 @@ TEST(Solver, ProductsAndTheirRaisedFormsAgreeWithBruteForce) {
     bool plain = *rc::gen::inRange(0, 4) != 0;
     long ka = plain ? 1 : *rc::gen::inRange<long>(1, 4), kb = plain ? 1 : *rc::gen::inRange<long>(1, 4);
     long k = *rc::gen::inRange<long>(-3, 4);
-    auto cmp = std::make_shared<oracle::P>();
-    cmp->kind = oracle::P::Cmp;
-    cmp->op = plain ? *rc::gen::element(3, 4) : *rc::gen::inRange(0, 6);
-    cmp->l = node(E::MulConst, ka, a, nullptr);
-    cmp->r = node(E::Add, 0, node(E::MulConst, kb, b, nullptr), node(E::Const, k, nullptr, nullptr));
-    oracle::PP pred = cmp;
+    const int op = plain ? *rc::gen::element(3, 4) : *rc::gen::inRange(0, 6);
+    oracle::PP pred = oracleCompare(op, node(E::MulConst, ka, a, nullptr),
+                                    node(E::Add, 0, node(E::MulConst, kb, b, nullptr), node(E::Const, k, nullptr, nullptr)));
     // Asked over every size half of the time (small points are then not the whole question, so
     // the solver's sets decide it), else over a box; either way checked on the box.
     std::vector<long> bound = *rc::gen::container<std::vector<long>>(3, rc::gen::inRange<long>(0, 4));
@@ -1523,13 +1503,6 @@ TEST(Solver, ProductsAreBoundedByTheBoxOfTheQuestionsOwnSide) {
   auto node = [](E::Kind kind, long value, oracle::EP a, oracle::EP b) { return oracleNode(kind, value, a, b); };
   auto variable = oracleVariable;
   auto constant = oracleConstant;
-  auto both = [](oracle::PP x, oracle::PP y) {
-    auto p = std::make_shared<oracle::P>();
-    p->kind = oracle::P::And;
-    p->x = std::move(x);
-    p->y = std::move(y);
-    return oracle::PP(p);
-  };
   std::map<std::string, int> answers;
   bool ok = rc::check("products bounded by their side's own box == enumeration", [&] {
     const long la = *rc::gen::inRange<long>(1, 7), lb = *rc::gen::inRange<long>(1, 7);
@@ -1551,14 +1524,10 @@ TEST(Solver, ProductsAreBoundedByTheBoxOfTheQuestionsOwnSide) {
     oracle::EP product = node(E::Mul, 0, variable(0), variable(1));
     oracle::EP envelope = node(E::Add, 0, node(E::Add, 0, node(E::MulConst, lb, variable(0), nullptr), node(E::MulConst, la, variable(1), nullptr)),
                                constant(-la * lb - 1 + slack));
-    oracle::PP pred = both(both(atLeast(0, la), atLeast(1, lb)), oracleCompare(3, product, envelope));
+    oracle::PP pred = oracleJunction(oracle::P::And, oracleJunction(oracle::P::And, atLeast(0, la), atLeast(1, lb)),
+                                     oracleCompare(3, product, envelope));
     const bool negated = *rc::gen::arbitrary<bool>();
-    if (negated) {
-      auto n = std::make_shared<oracle::P>();
-      n->kind = oracle::P::Not;
-      n->x = pred;
-      pred = n;
-    }
+    if (negated) pred = oracleJunction(oracle::P::Not, pred);
     const Pred p = parsedOrDiscarded(pred);
     Context c = s.makeContext({});
     Decision d = s.decide(c, p);
@@ -1576,7 +1545,7 @@ TEST(Solver, ProductsAreBoundedByTheBoxOfTheQuestionsOwnSide) {
     if (slack == 0) RC_ASSERT(d.answer == (negated ? Answer::Proven : Answer::Refuted));
   });
   EXPECT_TRUE(ok);
-  // Both directions were reached.
+  // Every kind of answer was reached.
   EXPECT_GT(answers["refuted"], 0);
   EXPECT_GT(answers["proven"], 0);
   EXPECT_GT(answers["depends"], 0);
@@ -1671,12 +1640,8 @@ TEST(Solver, PiecewiseFactorsOfProductsAgreeWithBruteForce) {
     }
     oracle::EP lhs = *rc::gen::arbitrary<bool>() ? node(E::Mul, 0, factor, piecewise) : node(E::Mul, 0, piecewise, factor);
     if (*rc::gen::arbitrary<bool>()) lhs = node(E::Add, 0, lhs, *oracle::genExpr(1, o));
-    auto cmp = std::make_shared<oracle::P>();
-    cmp->kind = oracle::P::Cmp;
-    cmp->op = *rc::gen::inRange(0, 6);
-    cmp->l = lhs;
-    cmp->r = *oracle::genExpr(1, o);
-    oracle::PP pred = cmp;
+    const int op = *rc::gen::inRange(0, 6);
+    oracle::PP pred = oracleCompare(op, lhs, *oracle::genExpr(1, o));
     Pred p = parsedOrDiscarded(pred);
     Context c = solver.makeContext({});
     Decision d = solver.decide(c, p);
@@ -1780,12 +1745,8 @@ TEST(Solver, KeptTranslationsGiveTheFreshAnswers) {
     }
     seen.push_back(l);
     if (seen.size() > 64) seen.erase(seen.begin());
-    auto p = std::make_shared<oracle::P>();
-    p->kind = oracle::P::Cmp;
-    p->op = *rc::gen::inRange(0, 6);
-    p->l = l;
-    p->r = *oracle::genExpr(1, g);
-    const std::string text = oracle::show(oracle::PP(p));
+    const int op = *rc::gen::inRange(0, 6);
+    const std::string text = oracle::show(oracle::PP(oracleCompare(op, l, *oracle::genExpr(1, g))));
     const std::vector<Pred> assumptions{parsePred("a <= b + 3")};
     Solver fresh(o);
     Decision w = warm.decide(warm.makeContext(assumptions), parsePred(text));
