@@ -25,6 +25,9 @@ struct CommonOptions {
   std::string mode = "numpy";           // --mode numpy|static
   SolverOptions solver;                 // --time-limit MS, --memory-limit MB (every command)
   uint64_t memoryLimitMb = SolverOptions().memoryLimitBytes >> 20;
+  /// --strict-limits: the limits of results count as runtime checks in the status (arrays
+  /// given still exist); by default they are reported apart, in `limits`.
+  bool strictLimits = false;
   /// The solver's options with the limits given on the command line.
   SolverOptions solverOptions() const {
     SolverOptions s = solver;
@@ -53,6 +56,6 @@ void addShapeCommands(CLI::App &app); // broadcast, broadcast-to, gufunc, rv
 void addProgramCommands(CLI::App &app); // run, repl
 void addRewriteCommands(CLI::App &app); // rules
 /// The interactive session `shapelab repl` opens (also `shapelab` alone on a terminal).
-int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptions &solverOptions);
+int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptions &solverOptions, bool strictLimits = false);
 
 } // namespace shapelab::driver

@@ -333,6 +333,9 @@ struct Session::Impl {
     return n->id < names.size() && !names[n->id].empty() ? &names[n->id] : nullptr;
   }
   std::vector<const Node *> statements; // every node a statement assigned, in order
+  /// Per entry of `statements`: the line and the name it was assigned to (`_` for a bare
+  /// expression or a value's arrays), for :errors' list of failing statements.
+  std::vector<std::pair<int, std::string>> statementOrigins;
   std::vector<const Node *> metadataReads; // this statement's arrays read for their shape, size or dtype (noteRead)
   std::vector<const Node *> made;          // every node this statement's evaluation built (Graph::setMadeLog)
   std::unordered_map<const Node *, const Node *> optimized; // :optimize's results
@@ -352,6 +355,7 @@ struct Session::Impl {
     names.clear();
     optimized.clear();
     statements.clear();
+    statementOrigins.clear();
     arrayStatusMemo.clear(); // before the graph: its keys hold the graph's pending lists
     unkeptStatus.reset();
     graph.reset();
@@ -1712,6 +1716,25 @@ struct Session::Impl {
     else if (std::string checks = v.checksText(); !checks.empty()) s += ": " + checks;
     return s;
   }
+  /// The limits line of a reply ("" when there are none): never mixed into the checks.
+  std::string limitsLine(const Validity &v) {
+    if (v.status() == Status::Error) return "";
+    std::string l = v.limitsText();
+    return l.empty() ? "" : "  limits: " + l;
+  }
+  /// The validity of computing `nodes`, read as the session asks (strict limits or not).
+  Validity gathered(const std::vector<const Node *> &nodes) {
+    Validity v = ops::validityOf(*graph, nodes);
+    v.strictLimits(options.strictLimits);
+    return v;
+  }
+  Validity gathered(const Node *n) { return gathered(std::vector<const Node *>{n}); }
+  /// The declared size parameters, in declaration order: a witness's tie-break order.
+  std::vector<std::string> declaredOrder() const {
+    std::vector<std::string> out;
+    for (const Expr &p : graph->params()) out.push_back(p->name);
+    return out;
+  }
 
   /// What an assignment's reply says of computing array `n`: the status of
   /// ops::validityOf(n) and its text. That validity reads only n's pending nodes (a list shared
@@ -1726,6 +1749,9 @@ struct Session::Impl {
     Status status;
     std::optional<Validity> validity; // kept where a text may be asked for, until it is made
     std::optional<std::string> text;
+    std::vector<std::string> limits;  // JSON: made with the status
+    std::optional<std::string> limitsText; // text: made with the text
+    std::optional<std::optional<Context>> valid; // where the checks hold (shownShape)
   };
   struct ArrayStatusKey {
     std::shared_ptr<const std::vector<const Node *>> pending; // held: its address stays unique
@@ -1751,22 +1777,43 @@ struct Session::Impl {
     for (const Expr &d : n->shape) ops::addReserved(key.reserved, parameterNodes(d));
     if (ArrayStatus *kept = arrayStatusMemo.find(key)) return *kept;
     const uint64_t unkept = graph->solver().stats().unkept;
-    Validity v = ops::validityOf(*graph, n);
+    Validity v = gathered(n);
     const Status status = v.status();
+    std::vector<std::string> limits;
+    std::optional<std::optional<Context>> valid;
+    if (options.json && status != Status::Error) {
+      for (const Pred &l : v.limits()) limits.push_back(l.toString());
+      if (status == Status::RuntimeCheck) valid = v.validContext(); // the shape is printed simplified
+    }
     std::optional<Validity> kept;
     if (!options.json) kept.emplace(std::move(v));
-    if (graph->solver().stats().unkept != unkept) return unkeptStatus.emplace(ArrayStatus{status, std::move(kept), std::nullopt});
-    return arrayStatusMemo.add(std::move(key), ArrayStatus{status, std::move(kept), std::nullopt});
+    ArrayStatus made{status, std::move(kept), std::nullopt, std::move(limits), std::nullopt, std::move(valid)};
+    if (graph->solver().stats().unkept != unkept) return unkeptStatus.emplace(std::move(made));
+    return arrayStatusMemo.add(std::move(key), std::move(made));
   }
-  const std::string &arrayStatusText(const Node *n) {
-    ArrayStatus &s = arrayStatus(n);
+  const std::string &arrayStatusText(const Node *n) { return statusTextOf(arrayStatus(n)); }
+  const std::string &statusTextOf(ArrayStatus &s) {
     if (!s.text) {
       if (!s.validity) throw InternalError("a status text was asked for in a session that keeps none");
       s.text = statusText(*s.validity);
+      s.limitsText = limitsLine(*s.validity);
+      if (s.status == Status::RuntimeCheck && !s.valid) s.valid = s.validity->validContext();
       s.validity.reset(); // the text is all a reply reads of it again (at 10^5 statements the
                           // kept obligations were a sixth of the heap)
     }
     return *s.text;
+  }
+  /// A statement's shape as a reply prints it: simplified under its validity where it has
+  /// runtime checks (it exists only there). The context of the valid points is made once per
+  /// status (the nodes that share their pending list share it), with the text.
+  Shape shownShape(const Node *n, ArrayStatus &s) {
+    if (s.status != Status::RuntimeCheck) return n->shape;
+    if (std::all_of(n->shape.begin(), n->shape.end(), [](const Expr &d) { return d.isConstant(); })) return n->shape;
+    if (!s.valid) {
+      if (!s.validity) return n->shape;
+      s.valid = s.validity->validContext();
+    }
+    return simplifiedWithin(graph->solver(), *s.valid, n->shape);
   }
 
   /// An array whose shape, size or dtype the statement read (x.shape, x.ndim, ...): NumPy
@@ -1866,27 +1913,37 @@ struct Session::Impl {
           names[val.node->id] = t;
         }
         statements.push_back(val.node);
+        statementOrigins.push_back({lineNumber, bare ? "_" : t});
       } else {
         // The arrays it was computed from are the program's too (its error domain has them;
         // validityOf gathers a node once, so a repeat costs nothing).
         statements.insert(statements.end(), val.reads.begin(), val.reads.end());
+        statementOrigins.resize(statements.size(), {lineNumber, bare ? "_" : t});
       }
       if (!options.replies) continue;
       // Not an array: valid unless the arrays its statement computed can fail.
       std::optional<Validity> computed;
-      if (val.kind != Value::Array && !val.reads.empty()) computed = ops::validityOf(*graph, val.reads);
+      if (val.kind != Value::Array && !val.reads.empty()) computed = gathered(val.reads);
       if (!options.json) {
-        if (val.kind == Value::Array)
-          r.lines.push_back(t + ": " + toString(val.node->shape) + " " + ops::spelling(val.node->dtype) + ", " +
-                            arrayStatusText(val.node));
-        else
+        if (val.kind == Value::Array) {
+          ArrayStatus &as = arrayStatus(val.node);
+          const std::string status = statusTextOf(as);
+          r.lines.push_back(t + ": " + toString(shownShape(val.node, as)) + " " + ops::spelling(val.node->dtype) + ", " + status);
+          if (as.limitsText && !as.limitsText->empty()) r.lines.push_back(*as.limitsText);
+        } else
+        {
           r.lines.push_back(t + ": " + valueText(val) + (computed ? ", " + statusText(*computed) : ""));
+          if (computed)
+            if (std::string l = limitsLine(*computed); !l.empty()) r.lines.push_back(l);
+        }
         continue;
       }
       if (val.kind == Value::Array) {
         // Written straight out (one reply per statement; a Json built and dumped cost more
         // than most statements): what dumpJson writes for {line, assign, shape, status, dtype}.
-        const Status status = arrayStatus(val.node).status;
+        ArrayStatus &as = arrayStatus(val.node);
+        const Status status = as.status;
+        const Shape shown = shownShape(val.node, as);
         std::string out;
         out.reserve(96);
         out += "{\"line\": ";
@@ -1899,9 +1956,9 @@ struct Session::Impl {
           out += "null";
         } else {
           out += '[';
-          for (std::size_t i = 0; i < val.node->shape.size(); ++i) {
+          for (std::size_t i = 0; i < shown.size(); ++i) {
             if (i) out += ", ";
-            const Expr &d = val.node->shape[i];
+            const Expr &d = shown[i];
             if (auto c = d.constantValue()) appendJsonInteger(out, *c);
             else appendJsonString(out, d.toString());
           }
@@ -1911,7 +1968,12 @@ struct Session::Impl {
         appendJsonString(out, spelling(status));
         out += ", \"dtype\": ";
         appendJsonString(out, ops::spelling(val.node->dtype));
-        out += '}';
+        out += ", \"limits\": [";
+        for (std::size_t i = 0; i < as.limits.size(); ++i) {
+          if (i) out += ", ";
+          appendJsonString(out, as.limits[i]);
+        }
+        out += "]}";
         r.lines.push_back(std::move(out));
         continue;
       }
@@ -1919,6 +1981,9 @@ struct Session::Impl {
       j["assign"] = t;
       j["shape"] = Json::array();
       j["status"] = computed ? spelling(computed->status()) : "valid";
+      j["limits"] = Json::array();
+      if (computed && computed->status() != Status::Error)
+        for (const Pred &l : computed->limits()) j["limits"].push_back(l.toString());
       j["kind"] = kindName(val);
       if (val.kind == Value::Size || val.kind == Value::Predicate) j["value"] = valueText(val);
       r.lines.push_back(dumpJson(j));
@@ -2152,17 +2217,22 @@ struct Session::Impl {
       std::string name;
       const Node *n = target(name);
       done();
-      Validity v = ops::validityOf(*graph, n);
+      Validity v = gathered(n);
       std::vector<Pred> checks = v.checks();
-      std::optional<Assignment> bad = v.violating();
+      std::vector<Pred> limits = v.status() == Status::Error ? std::vector<Pred>{} : v.limits();
+      const std::vector<std::string> order = declaredOrder();
+      std::optional<Assignment> bad = v.violating(order);
       Pred condition = v.domain();
+      const Shape shown = v.simplified(n->shape);
       j["command"] = cmd;
       j["name"] = name;
-      j["shape"] = v.status() == Status::Error ? Json(nullptr) : shapeJson(n->shape);
+      j["shape"] = v.status() == Status::Error ? Json(nullptr) : shapeJson(shown);
       j["status"] = spelling(v.status());
-      Json cj = Json::array();
+      Json cj = Json::array(), lj = Json::array();
       for (const Pred &c : checks) cj.push_back(c.toString());
+      for (const Pred &l : limits) lj.push_back(l.toString());
       j["checks"] = cj;
+      j["limits"] = lj;
       j["violating"] = assignmentOrNull(bad);
       j["condition"] = condition.toString();
       j["dtype"] = ops::spelling(n->dtype);
@@ -2173,6 +2243,8 @@ struct Session::Impl {
           x["what"] = o.what;
           x["predicate"] = o.predicate.toString();
           x["answer"] = spelling(o.decision.answer);
+          // An input's own limits are assumed: the kind a reader acts on is "limit".
+          x["kind"] = o.kind == ObligationKind::Shape ? "shape" : "limit";
           obs.push_back(x);
         }
         j["obligations"] = obs;
@@ -2184,30 +2256,69 @@ struct Session::Impl {
         r.lines.push_back(dumpJson(j));
         return r;
       }
-      r.lines.push_back(name + ": shape " + toString(n->shape) + ", dtype " + ops::spelling(n->dtype) + ", " + spelling(v.status()));
+      r.lines.push_back(name + ": shape " + toString(shown) + ", dtype " + ops::spelling(n->dtype) + ", " + spelling(v.status()));
       for (std::size_t i = 0; i < n->rank(); ++i) {
-        auto c = n->shape[i].constantValue();
-        r.lines.push_back("  dim " + std::to_string(i) + ": " + n->shape[i].toString() + (c ? "" : n->shape[i].kind() == ExprKind::Select ? "  (piecewise)" : "  (symbolic)"));
+        auto c = shown[i].constantValue();
+        r.lines.push_back("  dim " + std::to_string(i) + ": " + shown[i].toString() + (c ? "" : shown[i].kind() == ExprKind::Select ? "  (piecewise)" : "  (symbolic)"));
       }
       if (is(cmd, "explain")) {
         for (const std::string &f : v.failures()) r.lines.push_back("  error: " + f);
         for (const Obligation &o : v.obligations())
-          if (o.decision.answer != Answer::Proven)
-            r.lines.push_back("  requires " + o.what + ": " + o.predicate.toString() + "  [" + spelling(o.decision.answer) + "]");
+          if (o.decision.answer != Answer::Proven && o.kind != ObligationKind::Existence)
+            r.lines.push_back("  requires " + o.what + ": " + o.predicate.toString() + "  [" + spelling(o.decision.answer) +
+                              (o.kind == ObligationKind::Limit ? ", limit" : "") + "]");
         for (const Pred &c : checks) r.lines.push_back("  runtime check: " + c.toString());
+        if (std::string l = limitsLine(v); !l.empty()) r.lines.push_back(l);
         r.lines.push_back("  valid where: " + condition.toString());
-        if (bad) r.lines.push_back("  violating point: " + bad->toString());
-      } else if (!checks.empty()) {
+        if (bad) r.lines.push_back("  violating point: " + bad->toString(order));
+      } else {
         for (const Pred &c : checks) r.lines.push_back("  runtime check: " + c.toString());
+        if (std::string l = limitsLine(v); !l.empty()) r.lines.push_back(l);
       }
       return r;
     }
     if (is(cmd, "errors")) {
+      const bool withLimits = takeFlag("--limits"); // the limits of results count too
       done();
-      Validity v = ops::validityOf(*graph, statements);
+      Validity v = gathered(statements);
+      if (withLimits) v.strictLimits(true);
       Status st = v.status();
       j["command"] = "errors";
-      std::optional<Assignment> witness = v.violating();
+      const std::vector<std::string> order = declaredOrder();
+      std::optional<Assignment> witness = v.violating(order);
+      // The statements whose own obligations fail at the witness (the nodes each statement
+      // made first: not those that fail only because an operand did).
+      Json failing = Json::array();
+      std::vector<std::string> failingText;
+      if (witness) {
+        std::unordered_set<const Node *> attributed;
+        for (std::size_t i = 0; i < statements.size(); ++i) {
+          const Node *s = statements[i];
+          if (!s->pending) continue;
+          std::optional<std::string> message;
+          for (const Node *p : *s->pending) {
+            if (!attributed.insert(p).second || message) continue;
+            if (!p->validity.failures().empty()) message = p->validity.failures().front();
+            for (const Obligation &o : p->validity.obligations())
+              if (!message && o.decision.answer != Answer::Proven &&
+                  (o.kind == ObligationKind::Shape || (options.strictLimits && o.kind == ObligationKind::Limit)) &&
+                  !holds(o.predicate, *witness))
+                message = o.what + " fails (" + o.predicate.toString() + ")";
+          }
+          if (!message) continue;
+          Json f;
+          f["line"] = statementOrigins[i].first;
+          f["name"] = statementOrigins[i].second;
+          f["message"] = *message;
+          failing.push_back(f);
+          failingText.push_back("line " + std::to_string(statementOrigins[i].first) + ", " + statementOrigins[i].second + ": " + *message);
+        }
+      }
+      j["failing"] = failing;
+      Json lj = Json::array();
+      if (st != Status::Error)
+        for (const Pred &l : v.limits()) lj.push_back(l.toString());
+      j["limits"] = lj;
       std::string condition;
       if (st == Status::Valid) condition = "False";
       else if (st == Status::Error) condition = "True";
@@ -2224,8 +2335,10 @@ struct Session::Impl {
       if (st == Status::Valid) r.lines.push_back("error domain: empty (every statement is valid for every size allowed)");
       else {
         r.lines.push_back("error domain: " + condition + (st == Status::Unknown ? "  (undecided: checked at run time)" : ""));
-        if (witness) r.lines.push_back("  witness: " + witness->toString());
+        if (witness) r.lines.push_back("  witness: " + witness->toString(order));
+        for (const std::string &f : failingText) r.lines.push_back("  fails: " + f);
       }
+      if (std::string l = limitsLine(v); !l.empty()) r.lines.push_back(l);
       return r;
     }
     if (is(cmd, "eval") || is(cmd, "save") || is(cmd, "time")) {
@@ -2658,6 +2771,9 @@ const ops::Node *Session::lookup(const std::string &name) const {
   return v && v->kind == Value::Array ? v->node : nullptr;
 }
 
+/// A script stops after this many failed lines.
+constexpr int kMaxReportedErrors = 100;
+
 int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out, const std::string &fileName) {
   Session session(solver, options);
   std::istringstream in(text);
@@ -2670,7 +2786,17 @@ int runScript(Solver &solver, const std::string &text, SessionOptions options, s
       if (r.failed && !options.json) out << fileName << ":" << number << ": ";
       out << l << "\n";
     }
-    if (r.failed) ++failures;
+    if (r.failed && ++failures == kMaxReportedErrors) {
+      // Past this many errors the rest is counted, not run: a file that is not a program
+      // would otherwise print an error for every line.
+      int more = 0;
+      while (std::getline(in, line)) ++more;
+      if (more > 0) {
+        if (options.json) out << "{\"error\": \"stopped after " << kMaxReportedErrors << " errors\", \"lines_not_run\": " << more << "}\n";
+        else out << fileName << ": stopped after " << kMaxReportedErrors << " errors, and " << more << " more lines not run\n";
+      }
+      break;
+    }
     if (r.quit) break;
   }
   return failures;

@@ -36,6 +36,9 @@ struct SessionOptions {
   /// that read only whether a statement failed and its error (the property harness).
   bool replies = true;
   uint64_t seed = 0;
+  /// Counts the limits of results as runtime checks (`--strict-limits`); by default they are
+  /// reported apart (`limits`), and inputs' limits are assumed either way.
+  bool strictLimits = false;
   /// Where load() looks for a relative path it does not find in the working directory (a
   /// script's directory); :save writes relative to the working directory, as Python does.
   std::string baseDirectory;

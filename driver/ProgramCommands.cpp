@@ -29,20 +29,55 @@ SessionOptions sessionOptions(const ProgramOptions &o) {
   s.mode = parseBroadcastMode(o.common.mode);
   s.json = o.common.json;
   s.seed = o.seed;
+  s.strictLimits = o.common.strictLimits;
   return s;
 }
 
+/// A program's text is at most this many bytes: reading stops there (a device such as /dev/zero
+/// never ends) and the file is refused.
+constexpr std::size_t kMaxProgramBytes = std::size_t(16) << 20;
+
+/// Why `text` is not a program's text (NUL bytes, invalid UTF-8), or "".
+std::string notText(const std::string &text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == 0) return "it holds a NUL byte at byte " + std::to_string(i + 1) + " (a binary file?)";
+    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; ok && k < length; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (!ok) return "it is not UTF-8 text (byte " + std::to_string(i + 1) + ")";
+    i += length;
+  }
+  return "";
+}
+
 int runFile(const ProgramOptions &o) {
-  std::ifstream in(o.file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(o.file)) {
+  const bool standardInput = o.file == "-";
+  std::ifstream file;
+  if (!standardInput) file.open(o.file, std::ios::binary);
+  std::istream &in = standardInput ? std::cin : file;
+  if (!in || (!standardInput && std::filesystem::is_directory(o.file))) {
     std::cerr << "shapelab run: cannot read '" << o.file << "'\n";
     return kExitBadInput;
   }
+  // Read in bounded pieces: no more than the limit (and one byte to know it was passed).
+  std::string content;
+  char buffer[65536];
+  while (content.size() <= kMaxProgramBytes && in.read(buffer, sizeof buffer).gcount() > 0)
+    content.append(buffer, std::size_t(in.gcount()));
+  if (content.size() > kMaxProgramBytes) {
+    std::cerr << "shapelab run: '" << o.file << "' is longer than " << (kMaxProgramBytes >> 20) << " MiB; not a program\n";
+    return kExitBadInput;
+  }
+  if (std::string why = notText(content); !why.empty()) {
+    std::cerr << "shapelab run: '" << o.file << "' is not a program: " << why << "\n";
+    return kExitBadInput;
+  }
   std::ostringstream text;
-  text << in.rdbuf();
+  text << content;
   Solver solver(o.common.solverOptions());
   SessionOptions s = sessionOptions(o);
-  s.baseDirectory = std::filesystem::path(o.file).parent_path().string();
+  if (!standardInput) s.baseDirectory = std::filesystem::path(o.file).parent_path().string();
   int failures = runScript(solver, text.str(), s, std::cout, o.file);
   std::cout.flush();
   return failures ? kExitShapeError : kExitOk;
@@ -50,12 +85,13 @@ int runFile(const ProgramOptions &o) {
 
 } // namespace
 
-int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptions &solverOptions) {
+int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptions &solverOptions, bool strictLimits) {
   Solver solver(solverOptions);
   SessionOptions s;
   s.mode = parseBroadcastMode(mode);
   s.json = json;
   s.seed = seed;
+  s.strictLimits = strictLimits;
   Session session(solver, s);
   bool terminal = isatty(0) && isatty(1);
   if (terminal && !json) std::cout << "shapelab " SHAPELAB_VERSION " — :help for help, :quit to leave\n";
@@ -98,7 +134,7 @@ void addProgramCommands(CLI::App &app) {
   addCommonOptions(r, repl->common, kJson | kMode);
   r->callback([repl] {
     exitCode() = reportErrors("repl", [&] {
-      return runRepl(repl->seed, repl->common.mode, repl->common.json, repl->common.solverOptions());
+      return runRepl(repl->seed, repl->common.mode, repl->common.json, repl->common.solverOptions(), repl->common.strictLimits);
     });
   });
 }

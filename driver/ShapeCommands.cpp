@@ -45,37 +45,51 @@ std::string shapeText(const std::vector<std::optional<Expr>> &s) {
   return out + (s.size() == 1 ? ",)" : ")");
 }
 
-/// The fields every shape command prints: status, checks, violating, message.
+/// The fields every shape command prints: status, checks, limits, violating, message.
 void addVerdict(Json &o, const Validity &v, const std::string &message) {
   o["status"] = spelling(v.status());
-  Json checks = Json::array();
-  if (v.status() != Status::Error)
+  Json checks = Json::array(), limits = Json::array();
+  if (v.status() != Status::Error) {
     for (const Pred &p : v.checks()) checks.push_back(p.toString());
+    for (const Pred &p : v.limits()) limits.push_back(p.toString());
+  }
   o["checks"] = checks;
+  o["limits"] = limits;
   if (auto w = v.violating()) o["violating"] = assignmentJson(*w);
   o["message"] = message;
 }
 
 void printVerdict(const Validity &v, const std::string &message) {
   std::cout << "status: " << spelling(v.status()) << "\n";
-  if (v.status() != Status::Error)
+  if (v.status() != Status::Error) {
     for (const Pred &p : v.checks()) std::cout << "check at run time: " << p.toString() << "\n";
-  if (auto w = v.violating(); w && !w->empty()) std::cout << "violated at: " << w->toString() << "\n";
+    if (std::string l = v.limitsText(); !l.empty()) std::cout << "limits: " << l << "\n";
+  }
+  if (auto w = v.violating(); w && !w->empty()) std::cout << "violated at: " << w->toString(v.mentionedNames()) << "\n";
   std::cout << message << "\n";
+}
+
+/// Reads `v` as the command line asks (--strict-limits); the message follows a changed status.
+void applyStrictness(const CommonOptions &a, Validity &v, std::string &message) {
+  if (!a.strictLimits) return;
+  const Status before = v.status();
+  v.strictLimits(true);
+  if (v.status() != before) message = v.message();
 }
 
 int exitFor(const Validity &v) { return v.status() == Status::Error ? kExitShapeError : kExitOk; }
 
 /// Prints a broadcast or broadcast-to result and returns the exit code.
-int report(const CommonOptions &a, const BroadcastResult &r) {
+int report(const CommonOptions &a, BroadcastResult r) {
+  applyStrictness(a, r.validity, r.message);
   bool error = r.status() == Status::Error;
   if (a.json) {
     Json o = Json::object();
     addVerdict(o, r.validity, r.message);
-    o["shape"] = error ? Json(nullptr) : shapeJson(r.shape);
+    o["shape"] = error ? Json(nullptr) : shapeJson(r.validity.simplified(r.shape));
     std::cout << dumpJson(o) << "\n";
   } else {
-    if (!error) std::cout << "shape: " << toString(r.shape) << "\n";
+    if (!error) std::cout << "shape: " << toString(r.validity.simplified(r.shape)) << "\n";
     printVerdict(r.validity, r.message);
   }
   return exitFor(r.validity);
@@ -130,7 +144,12 @@ int gufuncRun(const GufuncOptions &o) {
   for (auto &a : o.arguments) args.push_back(parseGufuncArgument(a));
   Setup s(o.common);
   GufuncResult r = resolveGufunc(s.solver, *s.context, sig, args, parseBroadcastMode(o.common.mode));
+  applyStrictness(o.common, r.validity, r.message);
   bool error = r.status() == Status::Error;
+  if (!error) {
+    for (auto &sh : r.outShapes) sh = r.validity.simplified(sh);
+    r.batchShape = r.validity.simplified(r.batchShape);
+  }
   if (o.common.json) {
     Json j = Json::object();
     addVerdict(j, r.validity, r.message);
@@ -172,7 +191,9 @@ int einsumRun(const EinsumOptions &o) {
   EinsumSpec spec = parseEinsum(o.subscripts, ranks);
   Setup s(o.common);
   EinsumResult r = resolveEinsum(s.solver, *s.context, spec, shapes, parseBroadcastMode(o.common.mode));
+  applyStrictness(o.common, r.validity, r.message);
   const bool error = r.status() == Status::Error;
+  if (!error) r.shape = r.validity.simplified(r.shape);
   if (o.common.json) {
     Json j = Json::object();
     addVerdict(j, r.validity, r.message);
@@ -234,7 +255,12 @@ int rvRun(const RvOptions &o) {
   if (o.size) size = parseShape(*o.size);
   Setup s(o.common);
   RandomVariableResult r = inferRandomVariable(s.solver, *s.context, name, params, size, parseBroadcastMode(o.common.mode));
+  applyStrictness(o.common, r.validity, r.message);
   bool error = r.status() == Status::Error;
+  if (!error) {
+    r.shape = r.validity.simplified(r.shape);
+    r.batchShape = r.validity.simplified(r.batchShape);
+  }
   if (o.common.json) {
     Json j = Json::object();
     addVerdict(j, r.validity, r.message);

@@ -31,6 +31,8 @@ void addCommonOptions(CLI::App *cmd, CommonOptions &o, unsigned flags) {
         ->check(CLI::IsMember({"numpy", "static"}))
         ->capture_default_str();
   if (flags & kJson) cmd->add_flag("--json", o.json, "print one JSON object");
+  cmd->add_flag("--strict-limits", o.strictLimits,
+                "count NumPy's array-size limits of results as runtime checks (by default they are reported apart, as limits)");
   cmd->add_option("--time-limit", o.solver.timeLimitMs, "milliseconds of solving for the whole command (for each question in programs; 0: unbounded); past it the answer is unknown")
       ->type_name("MS")
       ->check(nonNegative)

@@ -81,20 +81,21 @@ std::string dimText(const Expr &e) { return e.toString(); }
 
 /// Records `pred` with `what`; a predicate false for every size is recorded as a failure with
 /// `concrete` (NumPy's message) instead.
-void requireOr(Validity &v, const Pred &pred, const std::string &what, const std::string &concrete) {
+void requireOr(Validity &v, const Pred &pred, const std::string &what, const std::string &concrete,
+               ObligationKind kind = ObligationKind::Shape) {
   if (pred.constantValue() == true) return;
   if (pred.constantValue() == false) {
     v.fail(concrete);
     return;
   }
-  v.require(pred, what);
+  v.require(pred, what, kind);
 }
 
-/// Dimensions given by the user must be sizes (>= 0, defined, at most 2**63 - 1).
-void requireSizes(Validity &v, const Context &c, const Shape &dims, const std::string &what) {
+/// Dimensions given by the user must be sizes (>= 0, defined: shape obligations) of at most
+/// 2**63 - 1 (limits: of an array made, or, `given`, assumed of an input that exists).
+void requireSizes(Validity &v, const Shape &dims, const std::string &what, bool given = false) {
   if (!constantDimensionsFit(v, dims, what)) return;
-  Pred p = arraySizeObligation(c, dims);
-  if (!p.isTrue()) v.require(p, what + " has sizes as dimensions");
+  requireArraySizes(v, dims, what, given ? ObligationKind::Existence : ObligationKind::Limit);
 }
 
 /// `numerator / divisor` as a polynomial when each term of the numerator is a multiple of the
@@ -551,7 +552,7 @@ void Graph::finish(Node &n) {
     reads = readsBefore(&n);
     from = reads;
   }
-  bool own = n.validity.status() != Status::Valid;
+  bool own = !n.validity.settledValid();
   std::shared_ptr<const std::vector<const Node *>> single;
   bool several = false;
   for (const Node *i : from) {
@@ -638,8 +639,8 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
     // bounds of data-dependent sizes (each satisfiable by 0) do not restrict the parameters,
     // and their products would only make the question harder.
     const Context &where = g.userOnly ? graph.context() : context;
-    if (g.from->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision);
-    else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate));
+    if (g.from->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision, o.kind);
+    else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate), o.kind);
   }
   for (const Node *node : nodes) {
     v.mention(node->shape);
@@ -661,8 +662,8 @@ const Node *Graph::input(const std::string &name, DType dtype, const Shape &shap
   const Node *n = make(std::move(c), [&](Node &n) {
     n.dtype = dtype;
     n.shape = shape;
-    requireSizes(n.validity, n.validity.context(), shape, "input " + name);
-    requireElementCountFits(n.validity, shape, "input " + name);
+    requireSizes(n.validity, shape, "input " + name, true);
+    requireElementCountFits(n.validity, shape, "input " + name, ObligationKind::Existence);
   });
   inputsByName_[name] = n;
   return n;
@@ -951,7 +952,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
   for (std::size_t i = 0; i < target.size(); ++i)
     if (i != unknown && std::find(maybeNegative.begin(), maybeNegative.end(), i) == maybeNegative.end())
       known.push_back(target[i]);
-  requireSizes(v, context, known, "the new shape");
+  requireSizes(v, known, "the new shape");
   if (maybeNegative.empty()) {
     Expr rest = product(known);
     if (!unknown) {
@@ -990,8 +991,8 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
     someNegative.push_back(negative);
     out[j] = choose(context, negative, *q, e);
     requireOr(v, negative || le(e, Expr(maxArraySize())),
-              "the dimension " + e.toString() + " is a size where it is not negative (inferred)",
-              "negative dimensions not allowed");
+              "the dimension " + e.toString() + " is at most 2**63 - 1 where it is not negative (inferred)",
+              "negative dimensions not allowed", ObligationKind::Limit);
     requireOr(v, !negative || (ge(rest, 1) && definedness(*q)),
               "where " + e.toString() + " < 0 (inferred), the other dimensions are not empty and their product " +
                   rest.toString() + " divides " + sizeText,
@@ -1083,7 +1084,7 @@ const Node *Graph::broadcastTo(const Node *x, const Shape &shape) {
   c.exprs = shape;
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
-    requireSizes(n.validity, n.validity.context(), shape, "the target shape");
+    requireSizes(n.validity, shape, "the target shape");
     BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), x->shape, shape);
     n.shape = shape;
     n.validity.absorb(r.validity);
@@ -1096,7 +1097,7 @@ const Node *Graph::full(const Shape &shape, const Node *value, std::optional<DTy
   if (dtype) c.ints = {int64_t(*dtype)};
   return make(std::move(c), [&](Node &n) {
     n.dtype = dtype ? *dtype : value->dtype;
-    requireSizes(n.validity, n.validity.context(), shape, "the shape");
+    requireSizes(n.validity, shape, "the shape");
     BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), value->shape, shape);
     n.validity.absorb(r.validity);
     n.shape = shape;
@@ -1119,7 +1120,7 @@ const Node *Graph::arange(const Expr &start, const Expr &stop, int64_t step, DTy
     const Expr distance = step > 0 ? stop - start : start - stop;
     const Integer s = Integer::abs(Integer(step));
     n.shape = {smaller(n.validity.context(), Expr(0), floorDiv(distance + Expr(s - Integer(1)), s), false)};
-    requireSizes(n.validity, n.validity.context(), n.shape, "the length");
+    requireSizes(n.validity, n.shape, "the length");
   });
 }
 
@@ -1685,7 +1686,7 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
   }
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
-    if (size) requireSizes(n.validity, n.validity.context(), *size, "size");
+    if (size) requireSizes(n.validity, *size, "size");
     RandomVariableResult r = inferRandomVariable(*solver_, n.validity.context(), name, args, size, mode,
                                                  OperandsExist::Known);
     if (!r.allocatable())

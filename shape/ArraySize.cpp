@@ -96,7 +96,7 @@ std::mutex &memoLock() {
 }
 
 /// Records `count <= 2**63 - 1` with `description`, decided once per (solver, context, count).
-void recordFits(Validity &validity, const Expr &count, const std::string &description) {
+void recordFits(Validity &validity, const Expr &count, const std::string &description, ObligationKind kind) {
   const Context &context = validity.context();
   // The same count recurs along a program (every elementwise op on the same shape): remember
   // the obligation and its answer per (context, count) — evaluation at far points is cheap,
@@ -121,7 +121,7 @@ void recordFits(Validity &validity, const Expr &count, const std::string &descri
       memo->emplace(key, *known);
     }
   }
-  validity.record(known->predicate, description, known->decision);
+  validity.record(known->predicate, description, known->decision, kind);
 }
 
 } // namespace
@@ -131,14 +131,21 @@ void clearElementCountMemo() {
   fitsMemo().clear();
 }
 
-Pred arraySizeObligation(const Context &context, const std::vector<Expr> &dims) {
-  std::vector<Pred> parts;
+ArraySizeObligations arraySizeObligations(const Context &context, const std::vector<Expr> &dims) {
+  std::vector<Pred> sizes, limits;
   for (Expr d : dims) {
     if (obviouslyArraySize(context, d)) continue;
-    parts.push_back(ge(d, Expr(0)));
-    if (d.isQuasiAffine()) parts.push_back(le(d, Expr(maxArraySize())));
+    sizes.push_back(ge(d, Expr(0)));
+    if (d.isQuasiAffine()) limits.push_back(le(d, Expr(maxArraySize())));
   }
-  return Pred::conjunction(parts);
+  return {Pred::conjunction(sizes), Pred::conjunction(limits)};
+}
+
+void requireArraySizes(Validity &validity, const std::vector<Expr> &dims, const std::string &what,
+                       ObligationKind limitKind) {
+  ArraySizeObligations o = arraySizeObligations(validity.context(), dims);
+  if (!o.sizes.isTrue()) validity.require(o.sizes, what + " has sizes as dimensions");
+  if (!o.limits.isTrue()) validity.require(o.limits, what + " has dimensions of at most 2**63 - 1", limitKind);
 }
 
 bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, const std::string &what) {
@@ -158,7 +165,7 @@ bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, co
   return true;
 }
 
-void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what) {
+void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what, ObligationKind kind) {
   const Context &context = validity.context();
   // NumPy's constructor multiplies the sizes other than 0 (PyArray_NewFromDescr skips a zero
   // size), so a 0 among the sizes does not let the others multiply past 2**63 - 1:
@@ -209,7 +216,7 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
   std::string description = capped || zero ? what + " is small enough to exist: its sizes other than 0 multiply "
                                                     "to at most 2**63 - 1"
                                            : what + " has at most 2**63 - 1 elements";
-  recordFits(validity, count, description);
+  recordFits(validity, count, description, kind);
 }
 
 void requireRunningCountFits(Validity &validity, const Shape &sizes, const std::string &what) {
@@ -233,7 +240,8 @@ void requireRunningCountFits(Validity &validity, const Shape &sizes, const std::
     }
     if (obviouslyArraySize(context, running)) continue;
     recordFits(validity, running,
-               "the first " + std::to_string(k + 1) + " sizes of " + what + " multiply to at most 2**63 - 1");
+               "the first " + std::to_string(k + 1) + " sizes of " + what + " multiply to at most 2**63 - 1",
+               ObligationKind::Limit);
   }
 }
 

@@ -20,10 +20,19 @@
 
 namespace shapelab {
 
-/// Requires every dimension of `dims` to be an array size (defined, 0 <= d <= 2**63 - 1);
-/// dimensions that obviously are (constants in range, parameters of an array-size context) add
-/// nothing. Returns the obligation (True when there is none).
-Pred arraySizeObligation(const Context &context, const std::vector<Expr> &dims);
+/// What makes every dimension of `dims` an array size, in two parts of different kinds
+/// (DESIGN §3.4): `sizes`, each dimension defined and `>= 0` (a shape obligation: `(n - 5,)`
+/// needs `n >= 5`), and `limits`, each at most 2**63 - 1 (NumPy's limit). Dimensions that
+/// obviously are sizes (constants in range, parameters of an array-size context) add nothing;
+/// a part is True when there is nothing to require.
+struct ArraySizeObligations {
+  Pred sizes, limits;
+};
+ArraySizeObligations arraySizeObligations(const Context &context, const std::vector<Expr> &dims);
+/// Records both parts in `validity`: the sizes as shape obligations described by `what`, the
+/// limits as `limitKind` (Limit for an array the computation makes, Existence for one given).
+void requireArraySizes(Validity &validity, const std::vector<Expr> &dims, const std::string &what,
+                       ObligationKind limitKind);
 
 /// Fails `validity` with a readable message when a constant dimension of `dims` is negative or
 /// above 2**63 - 1 (NumPy: "negative dimensions are not allowed", "Maximum allowed dimension
@@ -32,7 +41,9 @@ bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, co
 
 /// Records that `shape` has at most 2**63 - 1 elements (its dimensions being sizes), unless that
 /// is evident. `what` names the shape for a person ("the result", "output 0").
-void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what);
+/// `kind` is Limit for an array the computation makes, Existence for one that is given.
+void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what,
+                             ObligationKind kind = ObligationKind::Limit);
 
 /// Records that the running products of `sizes` (the first size, the first two, ..., all of
 /// them) are each at most 2**63 - 1: NumPy's iterator multiplies its sizes in order and stops

@@ -219,7 +219,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     for (const Expr &d : shapes[j])
       if (auto v = d.constantValue(); v && !v->isZero()) constant *= *v;
     if (constant > kMaxElements) {
-      requireElementCountFits(r.validity, shapes[j], "arg " + std::to_string(j));
+      requireElementCountFits(r.validity, shapes[j], "arg " + std::to_string(j), ObligationKind::Existence);
       r.message = r.validity.message();
       return r;
     }
@@ -230,7 +230,12 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       int64_t k = int64_t(i) + int64_t(s.size()) - int64_t(rank);
       if (k >= 0) dims.push_back(s[k]);
     }
-    Pred sizes = arraySizeObligation(context, dims);
+    // The operands are given: their dimensions' limits are assumed (Existence); being sizes
+    // (>= 0, defined) is part of the position's shape obligation.
+    ArraySizeObligations given = arraySizeObligations(context, dims);
+    Pred sizes = given.sizes;
+    if (!given.limits.isTrue())
+      r.validity.require(given.limits, named(i) + ": the operands' dimensions are at most 2**63 - 1", ObligationKind::Existence);
     // Distinct sizes that may differ from 1; in static mode only provable 1s drop out. When
     // the solver cannot tell whether a size is provably 1, static mode's verdict is unknown.
     // That is asked only where two distinct sizes other than the constant 1 meet: a position
@@ -370,15 +375,23 @@ BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape 
   for (std::size_t i = 0; i < target.size(); ++i) {
     Expr b = target[i];
     int64_t k = int64_t(i) + int64_t(from.size()) - int64_t(target.size());
-    std::vector<Pred> parts{arraySizeObligation(context, {b})};
+    // The target's dimensions are the result's (their limits are limits); the array's are given.
+    ArraySizeObligations result = arraySizeObligations(context, {b});
+    std::vector<Pred> parts{result.sizes};
+    if (!result.limits.isTrue())
+      r.validity.require(result.limits, positionName(i, target.size()) + " of the target is at most 2**63 - 1", ObligationKind::Limit);
     if (k >= 0) {
       Expr a = from[k];
-      parts.push_back(arraySizeObligation(context, {a}));
+      ArraySizeObligations given = arraySizeObligations(context, {a});
+      parts.push_back(given.sizes);
+      if (!given.limits.isTrue())
+        r.validity.require(given.limits, positionName(i, target.size()) + " of the array is at most 2**63 - 1", ObligationKind::Existence);
       parts.push_back(eq(a, b) || eq(a, Expr(1)));
     }
     Pred valid = Pred::conjunction(parts);
     if (!valid.isTrue()) r.validity.require(valid, positionName(i, target.size()) + " broadcasts to the target");
   }
+  requireElementCountFits(r.validity, from, "the array", ObligationKind::Existence);
   requireElementCountFits(r.validity, target, "the target shape");
   r.message = r.validity.message();
   return r;

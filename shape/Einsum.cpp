@@ -213,9 +213,8 @@ EinsumResult resolveEinsum(Solver &solver, const Context &context, const EinsumS
     for (std::size_t k = 0; k < shapes.size(); ++k) {
       const std::string what = "operand " + std::to_string(k);
       if (!constantDimensionsFit(r.validity, shapes[k], what)) return done();
-      Pred sizes = arraySizeObligation(context, shapes[k]);
-      if (!sizes.isTrue()) r.validity.require(sizes, what + " has sizes as dimensions");
-      requireElementCountFits(r.validity, shapes[k], what);
+      requireArraySizes(r.validity, shapes[k], what, ObligationKind::Existence);
+      requireElementCountFits(r.validity, shapes[k], what, ObligationKind::Existence);
       if (r.validity.failsEverywhere()) return done();
     }
   const std::vector<int64_t> labels = spec.iteration();

@@ -171,14 +171,17 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
     r.message = r.validity.message();
     return r;
   }
-  Pred coreAreSizes = arraySizeObligation(context, coreSizes);
-  if (!coreAreSizes.isTrue()) r.validity.require(coreAreSizes, "every core dimension of the operands is a size");
+  ArraySizeObligations coreAreSizes = arraySizeObligations(context, coreSizes);
+  if (!coreAreSizes.sizes.isTrue()) r.validity.require(coreAreSizes.sizes, "every core dimension of the operands is a size");
+  // The operands are given: their dimensions' limits are assumed.
+  if (!coreAreSizes.limits.isTrue())
+    r.validity.require(coreAreSizes.limits, "every core dimension of the operands is at most 2**63 - 1", ObligationKind::Existence);
   // Each array operand must exist: a core size that no output keeps is bounded by nothing else
   // ((i)->() on (2**40, 2**40) has a small output and an operand NumPy cannot make).
   if (operandsExist == OperandsExist::Require)
     for (std::size_t i = 0; i < nin; ++i)
       if (!args[i].shapeOnly) {
-        requireElementCountFits(r.validity, args[i].shape, "input operand " + std::to_string(i));
+        requireElementCountFits(r.validity, args[i].shape, "input operand " + std::to_string(i), ObligationKind::Existence);
         if (r.validity.failsEverywhere()) { // nothing later can make it valid
           r.message = r.validity.message();
           return r;

@@ -220,8 +220,10 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
   r.shape.assign(r.batchShape.begin(), r.batchShape.end());
   r.shape.insert(r.shape.end(), core.begin(), core.end());
   if (size && constantDimensionsFit(r.validity, *size, "size")) {
-    Pred sizes = arraySizeObligation(context, *size);
-    if (!sizes.isTrue()) r.validity.require(sizes, "every dimension of size is an array size");
+    ArraySizeObligations sizes = arraySizeObligations(context, *size);
+    if (!sizes.sizes.isTrue()) r.validity.require(sizes.sizes, "every dimension of size is an array size");
+    if (!sizes.limits.isTrue())
+      r.validity.require(sizes.limits, "every dimension of size is at most 2**63 - 1", ObligationKind::Limit);
   }
   Shape determined;
   for (auto &d : r.shape)

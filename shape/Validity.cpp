@@ -4,6 +4,7 @@
 #include "symbolic/Evaluate.h"
 
 #include <algorithm>
+#include <functional>
 #include <span>
 
 namespace shapelab {
@@ -18,14 +19,23 @@ const char *spelling(Status s) {
   return "?";
 }
 
-void Validity::require(const Pred &predicate, std::string what) {
-  settled_ = false;
-  obligations_.push_back({std::move(what), predicate, solver_->decide(context_, predicate)});
+const char *spelling(ObligationKind k) {
+  switch (k) {
+  case ObligationKind::Shape: return "shape";
+  case ObligationKind::Limit: return "limit";
+  case ObligationKind::Existence: return "existence";
+  }
+  return "?";
 }
 
-void Validity::record(const Pred &predicate, std::string what, Decision decision) {
+void Validity::require(const Pred &predicate, std::string what, ObligationKind kind) {
   settled_ = false;
-  obligations_.push_back({std::move(what), predicate, std::move(decision)});
+  obligations_.push_back({std::move(what), predicate, solver_->decide(context_, predicate), kind});
+}
+
+void Validity::record(const Pred &predicate, std::string what, Decision decision, ObligationKind kind) {
+  settled_ = false;
+  obligations_.push_back({std::move(what), predicate, std::move(decision), kind});
 }
 
 void Validity::fail(std::string message) { failures_.push_back(std::move(message)); }
@@ -162,17 +172,34 @@ std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> 
 Status Validity::status() const {
   if (!failures_.empty()) return Status::Error;
   bool unknown = false, depends = false;
+  std::size_t countedDepends = 0;
   for (const Obligation &o : obligations_) {
+    // A limit that fails at every allowed size is NumPy's immediate refusal: an error too.
     if (o.decision.answer == Answer::Refuted) return Status::Error;
+    if (!counted(o.kind)) continue;
     if (o.decision.answer == Answer::Unknown) unknown = true;
-    if (o.decision.answer == Answer::Depends) depends = true;
+    if (o.decision.answer == Answer::Depends) {
+      depends = true;
+      ++countedDepends;
+    }
   }
   settle();
-  // Obligations that cannot hold together make the whole conjunction empty, unknown ones or not;
-  // where it is not known whether they can, neither is the status.
+  // Obligations that cannot hold together make the whole conjunction empty, unknown ones or not:
+  // the joint question holds the limits too, so that "no point where the shape holds and every
+  // array fits" is an error, as DESIGN §3.4 has it.
   if (joint_ && joint_->answer == Answer::Refuted) return Status::Error;
-  if (unknown || (joint_ && joint_->answer == Answer::Unknown)) return Status::Unknown;
+  if (unknown) return Status::Unknown;
+  // Where it is not known whether the shape conditions can hold together, neither is the
+  // status. An undecided joint question over one shape condition and limits is the limits'
+  // question: they are reported apart.
+  if (joint_ && joint_->answer == Answer::Unknown && countedDepends >= 2) return Status::Unknown;
   return depends ? Status::RuntimeCheck : Status::Valid;
+}
+
+bool Validity::settledValid() const {
+  return failures_.empty() && std::all_of(obligations_.begin(), obligations_.end(), [](const Obligation &o) {
+           return o.decision.answer == Answer::Proven;
+         });
 }
 
 namespace {
@@ -226,15 +253,9 @@ int strength(const Bound &q, const Bound &p) {
 }
 } // namespace
 
-std::vector<Pred> Validity::checks() const {
-  std::vector<Pred> out;
-  auto add = [&](const Pred &p) {
-    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-  };
-  for (const Obligation &o : obligations_) {
-    if (o.decision.answer == Answer::Depends) add(o.decision.condition());
-    if (o.decision.answer == Answer::Unknown) add(o.decision.residual);
-  }
+namespace {
+/// `conditions` without those another one implies by its form (no question asked).
+std::vector<Pred> withoutImplied(std::vector<Pred> out) {
   // A check whose conjuncts are all conjuncts of another check is implied by it: left out, the
   // conjunction is the same (`n % 2 == 0` beside `n >= 6 and n % 2 == 0`, an array's size and
   // count obligations over one exact division).
@@ -283,51 +304,256 @@ std::vector<Pred> Validity::checks() const {
   return kept;
 }
 
-std::string Validity::checksText() const {
+std::string joined(const std::vector<Pred> &conditions) {
   std::string all;
-  for (const Pred &c : checks()) all += (all.empty() ? "" : "; ") + c.toString();
+  for (const Pred &c : conditions) all += (all.empty() ? "" : "; ") + c.toString();
   return all;
 }
+} // namespace
+
+std::vector<Pred> Validity::conditionsOf(bool countedKinds) const {
+  std::vector<Pred> out;
+  auto add = [&](const Pred &p) {
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  for (const Obligation &o : obligations_) {
+    if (countedKinds ? !counted(o.kind) : (o.kind != ObligationKind::Limit || counted(o.kind))) continue;
+    if (o.decision.answer == Answer::Depends) add(o.decision.condition());
+    if (o.decision.answer == Answer::Unknown) add(o.decision.residual);
+  }
+  return withoutImplied(std::move(out));
+}
+
+std::vector<Pred> Validity::checks() const { return conditionsOf(true); }
+
+std::vector<Pred> Validity::limits() const {
+  std::vector<Pred> all = conditionsOf(false);
+  // A limit the checks imply is no news: (x1, 2) needs 2*x1 <= 2**63 - 1, which x1 == 3 says.
+  if (all.empty() || status() != Status::RuntimeCheck) return all;
+  std::optional<Context> where = validContext();
+  if (!where) return all;
+  std::vector<Pred> out;
+  for (const Pred &l : all)
+    if (!solver_->provesQuickly(*where, l)) out.push_back(l);
+  return out;
+}
+
+std::string Validity::checksText() const { return joined(checks()); }
+
+std::string Validity::limitsText() const { return joined(limits()); }
 
 Pred Validity::domain() const {
   if (status() == Status::Error) return Pred::truth(false);
   return whereHolds(Pred::conjunction(checks()));
 }
 
-std::optional<Assignment> Validity::violating() const {
-  // A witness is a complete point of the whole call: the parameters of the other obligations
-  // and of the operands get 0 (they are not in the context, so 0 is allowed, and the violated
-  // obligation keeps its values, so it stays violated).
-  auto whole = [&](const std::optional<Assignment> &point) -> std::optional<Assignment> {
-    if (!point) return point;
-    Assignment a = *point;
-    for (const Obligation &o : obligations_) a = completed(std::move(a), context_, o.predicate);
-    for (const Expr &p : mentioned_)
+namespace {
+/// Points of `params` by increasing sum of values, each sum's points in lexicographic order
+/// (the first parameter smallest first), `visit` called on each until it returns true or
+/// `budget` points have been visited. The found point, if any.
+std::optional<Assignment> searchSmall(const std::vector<Expr> &params, std::size_t budget,
+                                      const std::function<bool(const Assignment &)> &visit) {
+  const std::size_t k = params.size();
+  std::vector<int64_t> v(k, 0);
+  std::size_t visited = 0;
+  std::optional<Assignment> found;
+  // The points of sum `rest` over params[i..], params[..i) fixed.
+  std::function<bool(std::size_t, int64_t)> walk = [&](std::size_t i, int64_t rest) -> bool {
+    if (visited >= budget) return true;
+    if (i + 1 >= k) {
+      if (k > 0) v[k - 1] = rest;
+      else if (rest > 0) return false;
+      ++visited;
+      Assignment a;
+      for (std::size_t j = 0; j < k; ++j) a.set(params[j]->name, Integer(v[j]));
+      if (visit(a)) {
+        found = std::move(a);
+        return true;
+      }
+      return false;
+    }
+    for (int64_t x = 0; x <= rest; ++x) {
+      v[i] = x;
+      if (walk(i + 1, rest - x)) return true;
+    }
+    return false;
+  };
+  for (int64_t sum = 0; visited < budget; ++sum) {
+    if (walk(0, sum)) return found;
+    if (k == 0) break;
+  }
+  return found;
+}
+
+/// Whether every comparison of `p` is between quasi-affine expressions.
+bool quasiAffine(const Pred &p) {
+  if (p->lhs && (!p->lhs.isQuasiAffine() || !p->rhs.isQuasiAffine())) return false;
+  return std::all_of(p->children.begin(), p->children.end(), [](const Pred &c) { return quasiAffine(c); });
+}
+} // namespace
+
+std::vector<std::string> Validity::mentionedNames() const {
+  std::vector<std::string> out;
+  for (const Expr &p : mentioned_) out.push_back(p->name);
+  return out;
+}
+
+std::optional<Assignment> Validity::violating(const std::vector<std::string> &declared) const {
+  const std::vector<std::string> order = declared.empty() ? mentionedNames() : declared;
+  const Status st = status();
+  if (st == Status::Valid) return std::nullopt;
+  // Which failure the witness shows: a counted obligation failing (or a failure recorded,
+  // which holds everywhere), with every limit holding; or, when the error is that a limit can
+  // never hold, any point of the context.
+  bool everywhere = !failures_.empty(), limitNever = false;
+  std::vector<const Obligation *> open, limits;
+  for (const Obligation &o : obligations_) {
+    if (o.decision.answer == Answer::Proven) continue;
+    if (counted(o.kind)) {
+      everywhere = everywhere || o.decision.answer == Answer::Refuted;
+      open.push_back(&o);
+    } else {
+      limitNever = limitNever || o.decision.answer == Answer::Refuted;
+      limits.push_back(&o);
+    }
+  }
+  // Without a failing counted obligation there is nothing to show but the joint refutation, or
+  // an Unknown status whose failing points are not known.
+  if (open.empty() && !everywhere && !limitNever && !(joint_ && joint_->answer == Answer::Refuted)) return std::nullopt;
+  // The parameters a witness gives: those of the context, the obligations and the operands, in
+  // `order` first (declaration order), the others by name.
+  std::vector<Expr> params;
+  auto addParams = [&](const std::vector<Expr> &more) {
+    for (const Expr &p : more)
+      if (std::find(params.begin(), params.end(), p) == params.end()) params.push_back(p);
+  };
+  addParams(context_.parameters());
+  for (const Obligation &o : obligations_) addParams(parametersOf(o.predicate));
+  addParams(mentioned_);
+  auto rank = [&](const Expr &p) { return std::size_t(std::find(order.begin(), order.end(), p->name) - order.begin()); };
+  std::sort(params.begin(), params.end(), [&](const Expr &a, const Expr &b) {
+    const std::size_t ra = rank(a), rb = rank(b);
+    return ra != rb ? ra < rb : a->name < b->name;
+  });
+  auto complete = [&](Assignment a) {
+    for (const Expr &p : params)
       if (!a.find(p->name)) a.set(p->name, 0);
+    for (const std::string &name : order)
+      if (!a.find(name)) a.set(name, 0);
     return a;
   };
-  for (const Obligation &o : obligations_)
-    if (o.decision.answer == Answer::Refuted) return whole(o.decision.violating);
+  auto fitsLimits = [&](const Assignment &a) {
+    return limitNever || std::all_of(limits.begin(), limits.end(), [&](const Obligation *o) { return holds(o->predicate, a); });
+  };
+  auto fails = [&](const Assignment &a) {
+    return everywhere || limitNever || (joint_ && joint_->answer == Answer::Refuted) ||
+           std::any_of(open.begin(), open.end(), [&](const Obligation *o) { return !holds(o->predicate, a); });
+  };
+  auto wanted = [&](const Assignment &a) { return holds(context_.assumptions(), a) && fitsLimits(a) && fails(a); };
+  // Small points first, by evaluation (exact, products included): the least one is the witness.
+  constexpr std::size_t kSearched = 2048;
+  if (auto a = searchSmall(params, kSearched, wanted)) return complete(*a);
+  // Beyond them, isl's least point of the failing set where it is quasi-affine (the limits with
+  // products, which small points satisfy, are checked after).
+  std::vector<Pred> affineFitting, failing;
+  for (const Obligation *o : limits)
+    if (quasiAffine(o->predicate)) affineFitting.push_back(whereHolds(o->predicate));
+  for (const Obligation *o : open) failing.push_back(whereHolds(o->predicate));
+  if (!failing.empty() && !everywhere && !limitNever) {
+    std::vector<Pred> target = affineFitting;
+    target.push_back(!Pred::conjunction(failing));
+    try {
+      if (auto a = solver_->smallestPoint(context_, Pred::conjunction(target), order, Integer(kSmallWitnessBound)))
+        if (wanted(complete(*a))) return complete(*a);
+    } catch (const InputTooLarge &) {
+    }
+  }
+  // Else a point the decisions carry: one where the limits hold first.
+  std::vector<Assignment> candidates;
+  for (const Obligation *o : open)
+    if (o->decision.violating) candidates.push_back(complete(*o->decision.violating));
   settle();
-  if (joint_ && joint_->answer == Answer::Refuted) return whole(joint_->violating);
-  for (const Obligation &o : obligations_)
-    if (o.decision.answer == Answer::Depends) return whole(o.decision.violating);
+  if (joint_ && joint_->violating) candidates.push_back(complete(*joint_->violating));
+  for (const Obligation *o : limits)
+    if (o->decision.violating && limitNever) candidates.push_back(complete(*o->decision.violating));
+  for (const Assignment &a : candidates)
+    if (wanted(a)) return a;
+  if (!candidates.empty()) return candidates.front();
+  if (everywhere || limitNever) return complete(context_.samplePoint());
   return std::nullopt;
+}
+
+std::vector<std::optional<Expr>> Validity::simplified(const std::vector<std::optional<Expr>> &dims) const {
+  std::vector<Expr> known;
+  for (const auto &d : dims)
+    if (d) known.push_back(*d);
+  known = simplified(known);
+  std::vector<std::optional<Expr>> out;
+  std::size_t k = 0;
+  for (const auto &d : dims) out.push_back(d ? std::optional<Expr>(known[k++]) : std::nullopt);
+  return out;
+}
+
+std::optional<Context> Validity::validContext() const {
+  if (status() == Status::Error) return std::nullopt;
+  // The points where the shape exists: the assumptions and the checks (limits apart: a
+  // shape is what NumPy computes wherever it does not refuse it).
+  try {
+    std::vector<Pred> parts = context_.parts();
+    for (const Pred &c : checks()) parts.push_back(whereHolds(c));
+    Context where = solver_->makeContext(parts, context_.domain());
+    if (where.consistencyProven()) return where;
+  } catch (const UserError &) { // contradictory (cannot be: the status is not an error), too large
+  }
+  return std::nullopt;
+}
+
+std::vector<Expr> Validity::simplified(const std::vector<Expr> &dims) const {
+  if (std::all_of(dims.begin(), dims.end(), [](const Expr &d) { return d.isConstant(); })) return dims;
+  if (status() != Status::RuntimeCheck) return dims; // valid: nothing narrows it; else no shape
+  return simplifiedWithin(*solver_, validContext(), dims);
+}
+
+std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> &where, const std::vector<Expr> &dims) {
+  if (!where) return dims;
+  std::vector<Expr> out;
+  for (const Expr &d : dims) {
+    if (d.isConstant() || !d.isTotal()) {
+      out.push_back(d);
+      continue;
+    }
+    // The constant it is at one valid point, if it is that everywhere.
+    if (auto v = evaluate(d, completed(where->samplePoint(), *where, ge(d, Expr(0)))))
+      if (solver.provesQuickly(*where, eq(d, Expr(*v)))) {
+        out.push_back(Expr(*v));
+        continue;
+      }
+    if (auto c = d.kind() == ExprKind::Param ? std::nullopt : solver.compact(*where, d)) out.push_back(*c);
+    else out.push_back(d);
+  }
+  return out;
 }
 
 std::string Validity::message() const {
   if (!failures_.empty()) return failures_.front();
-  for (const Obligation &o : obligations_)
-    if (o.decision.answer == Answer::Refuted) {
-      std::string at = o.decision.violating && !o.decision.violating->empty()
-                           ? " (for example at " + o.decision.violating->toString() + ")"
-                           : "";
-      return o.what + " fails for every size allowed: " + o.predicate.toString() + at;
-    }
+  // A shape obligation's failure first: it is the one a person acts on.
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Obligation &o : obligations_)
+      if (o.decision.answer == Answer::Refuted && (pass == 1 || o.kind == ObligationKind::Shape)) {
+        std::string at = o.decision.violating && !o.decision.violating->empty()
+                             ? " (for example at " + o.decision.violating->toString() + ")"
+                             : "";
+        return "the requirement that " + o.what + " fails for every allowed size: " + o.predicate.toString() +
+               " is false" + at;
+      }
   switch (status()) {
   case Status::Valid: return "valid for every size allowed";
   // The checks themselves: domain() is False here, which names nothing.
-  case Status::Error: return "the conditions cannot hold together: " + checksText();
+  case Status::Error: {
+    std::string all = checksText();
+    if (std::string l = limitsText(); !l.empty()) all += (all.empty() ? "" : "; ") + l;
+    return "the conditions cannot hold together: " + all;
+  }
   case Status::Unknown: return "validity could not be decided; check at run time";
   default: return "valid only where the runtime checks hold";
   }

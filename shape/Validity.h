@@ -23,20 +23,36 @@ namespace shapelab {
 enum class Status { Valid, RuntimeCheck, Error, Unknown };
 const char *spelling(Status s); // "valid", "runtime-check", "error", "unknown"
 
+/// What an obligation is about (DESIGN §3.4). The status is decided over the shape obligations;
+/// NumPy's array-size limits are reported apart, and decide the status only where they fail for
+/// every allowed size.
+enum class ObligationKind : uint8_t {
+  Shape,    // broadcast compatibility, core dims, counts, bounds, sizes >= 0, definedness, ...
+  Limit,    // an array the computation makes fits NumPy's limits (each dim, its element count)
+  Existence // an array that is given (an input, a command's operand) fits them: it exists, so
+            // this is assumed; an error only where it can never hold
+};
+const char *spelling(ObligationKind k); // "shape", "limit", "existence"
+
 struct Obligation {
   std::string what;  // a person's description: "dimension -1 broadcasts"
   Pred predicate;    // must hold
   Decision decision; // its answer under the context
+  ObligationKind kind = ObligationKind::Shape;
 };
+
+/// The largest size a witness takes when the least point is computed by isl (DESIGN §3.4:
+/// witnesses are the least points whenever one with every size at most this exists).
+inline constexpr int64_t kSmallWitnessBound = int64_t(1) << 20;
 
 class Validity {
 public:
   Validity(Solver &solver, const Context &context) : solver_(&solver), context_(context) {}
 
   /// Decides `predicate` and records it as an obligation.
-  void require(const Pred &predicate, std::string what);
+  void require(const Pred &predicate, std::string what, ObligationKind kind = ObligationKind::Shape);
   /// Records an obligation decided elsewhere (by evaluation, or jointly with others).
-  void record(const Pred &predicate, std::string what, Decision decision);
+  void record(const Pred &predicate, std::string what, Decision decision, ObligationKind kind = ObligationKind::Shape);
   /// Records a violation found without the solver (e.g. a rank error), with a message.
   void fail(std::string message);
   /// Takes over another computation's obligations and failures (same solver; its context the
@@ -47,9 +63,21 @@ public:
   /// Room for `n` obligations in all (a caller that knows how many it will record).
   void reserve(std::size_t n) { obligations_.reserve(n); }
 
+  /// The status over the shape obligations (and, with strict limits, those of the limits of
+  /// results): valid / runtime-check / unknown; error where one fails for every size, where a
+  /// limit (or an array given) can never hold, or where they cannot hold together.
   Status status() const;
-  /// Runtime checks (as predicates) for every obligation that is not proven.
+  /// True when every obligation, of whatever kind, is proven: nothing to report or gather.
+  bool settledValid() const;
+  /// Counts the limits of results as runtime checks (`--strict-limits`); arrays given still exist.
+  void strictLimits(bool strict) { strict_ = strict; }
+  bool strictLimits() const { return strict_; }
+  /// Runtime checks (as predicates) for every counted obligation (shape; limits too when strict)
+  /// that is not proven.
   std::vector<Pred> checks() const;
+  /// The limit conditions not proven, apart from the checks (empty when strict).
+  std::vector<Pred> limits() const;
+  std::string limitsText() const;
   /// The same, written for a person: "n >= 1; m == n" (empty when there are none).
   std::string checksText() const;
   /// The exact validity domain: the conjunction of the non-proven obligations' conditions, as
@@ -58,11 +86,27 @@ public:
   /// limits; checks() still fit.
   Pred domain() const;
   /// A point where validity fails, when there is one: complete (every parameter of the
-  /// context, of the obligations and of the operands has a value).
-  std::optional<Assignment> violating() const;
+  /// context, of the obligations and of the operands has a value), every array fitting its
+  /// limits there (unless no point lets them fit), and small: the least by the sum of the sizes,
+  /// ties broken lexicographically in `order` (declaration order; others after it by name),
+  /// whenever a point with every size at most kSmallWitnessBound exists. Computed when asked
+  /// for: a search by evaluation over small points, then isl's minimum.
+  std::optional<Assignment> violating(const std::vector<std::string> &order = {}) const;
+  /// `dims` simplified under the validity conditions and the assumptions (a shape exists only
+  /// there): `3 if n - 5 == 1 else n - 5` is `3` where `n == 6 or n == 8`. Each dimension is
+  /// the constant it is at every valid point, else isl's compact form under the conditions,
+  /// else itself. Asks the solver: for printing, not for building.
+  std::vector<Expr> simplified(const std::vector<Expr> &dims) const;
+  std::vector<std::optional<Expr>> simplified(const std::vector<std::optional<Expr>> &dims) const;
+  /// The assumptions and the checks, as a context: the points where the shape exists (nullopt
+  /// where none can be made, or the status is an error).
+  std::optional<Context> validContext() const;
   /// The first failure's description, or a summary.
   std::string message() const;
   const std::vector<Obligation> &obligations() const { return obligations_; }
+  /// The operands' parameters in the order they were first mentioned (a witness's tie-break
+  /// order where no declaration order is given).
+  std::vector<std::string> mentionedNames() const;
   /// Violations recorded with fail(), in order.
   const std::vector<std::string> &failures() const { return failures_; }
   /// True when validity fails at every size already: a failure, or an obligation refuted. Later
@@ -73,6 +117,8 @@ public:
 
 private:
   void settle() const;
+  bool counted(ObligationKind k) const { return k == ObligationKind::Shape || (strict_ && k == ObligationKind::Limit); }
+  std::vector<Pred> conditionsOf(bool countedKinds) const;
   /// The joint decision of `conditions` (the obligations that depend), whose conjunction is `all`.
   std::shared_ptr<const Decision> decideJointly(const std::vector<Pred> &conditions, const Pred &all) const;
   Solver *solver_;
@@ -80,12 +126,18 @@ private:
   std::vector<Obligation> obligations_;
   std::vector<std::string> failures_;
   std::vector<Expr> mentioned_; // parameters of the operands
+  bool strict_ = false;
   // Joint decision of the obligations that each depend, computed lazily once. Behind a pointer
   // (shared by copies: it is replaced, never changed): most validities have none, and every node
   // holds one validity, so an inline Decision made each node 136 bytes larger.
   mutable bool settled_ = false;
   mutable std::shared_ptr<const Decision> joint_;
 };
+
+/// `dims` simplified within `where` (Validity::validContext()): each dimension the constant it
+/// is at every point there, else isl's compact form there, else itself; `dims` when `where` is
+/// none.
+std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> &where, const std::vector<Expr> &dims);
 
 /// `pred` as a Depends decision read off evaluated points, without asking isl: the first
 /// candidate where the context and `pred` hold, and the first where the context holds and `pred`

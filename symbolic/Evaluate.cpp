@@ -42,6 +42,19 @@ std::string Assignment::toString() const {
   return out;
 }
 
+std::string Assignment::toString(const std::vector<std::string> &order) const {
+  std::string out;
+  auto add = [&](const std::string &k, const Integer &v) {
+    if (!out.empty()) out += ", ";
+    out += k + " = " + v.toString();
+  };
+  for (const std::string &name : order)
+    if (const Integer *v = find(name)) add(name, *v);
+  for (auto &[k, v] : values())
+    if (std::find(order.begin(), order.end(), k) == order.end()) add(k, v);
+  return out;
+}
+
 namespace {
 // One evaluator for both kinds of point: `At` is an Assignment (parameters by name) or
 // NodeValues (by node).

@@ -31,6 +31,8 @@ public:
   bool empty() const { return !values_ || values_->empty(); }
   /// "n = 3, m = 0"
   std::string toString() const;
+  /// The same with the names in `order` first, in that order (declaration order), then the rest.
+  std::string toString(const std::vector<std::string> &order) const;
   friend bool operator==(const Assignment &a, const Assignment &b) { return a.values() == b.values(); }
 
 private:

@@ -1890,6 +1890,60 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
     });
   }
 
+  /// Solver::smallestPoint's work: minimise the sum of the sizes over the set where `c` and `p`
+  /// hold (each size at most `bound`), fix it, then minimise each size in `order` and fix it.
+  std::optional<Assignment> smallestWithIsl(const Context &c, const Pred &p, const std::vector<std::string> &order,
+                                            const Integer &bound) {
+    if (!isQuasiAffine(c.assumptions()) || !isQuasiAffine(p)) return std::nullopt;
+    ++stats.islQuestions;
+    return attempt([&]() -> std::optional<Assignment> {
+      Translation t;
+      t.build(ctx, {c.assumptions(), p, definedness(c.assumptions()), definedness(p)});
+      if (t.hasOpaqueAtoms()) return std::nullopt;
+      SetPtr target(check(isl_set_intersect(t.holdsWithin(c.assumptions(), c.domain()).release(), t.holds(p).release())));
+      // Positions in the order asked for: named ones first, the others by name.
+      std::vector<std::pair<std::size_t, int>> ranked;
+      for (auto &[node, pos] : t.paramIndex) {
+        auto at = std::find(order.begin(), order.end(), node->name);
+        ranked.push_back({std::size_t(at - order.begin()), pos});
+      }
+      std::sort(ranked.begin(), ranked.end(), [&](const auto &a, const auto &b) {
+        if (a.first != b.first) return a.first < b.first;
+        return t.names[std::size_t(a.second)] < t.names[std::size_t(b.second)];
+      });
+      auto var = [&](int pos) { return AffPtr(check(isl_aff_var_on_domain(t.localSpace().release(), isl_dim_param, pos))); };
+      auto pw = [&](const AffPtr &a) { return PwAffPtr(check(isl_pw_aff_from_aff(check(isl_aff_copy(a.get()))))); };
+      auto restrict = [&](PwAffPtr lhs, PwAffPtr rhs, bool equal) {
+        SetPtr s(check(equal ? isl_pw_aff_eq_set(lhs.release(), rhs.release()) : isl_pw_aff_le_set(lhs.release(), rhs.release())));
+        target.reset(check(isl_set_intersect(target.release(), s.release())));
+      };
+      AffPtr sum(check(isl_aff_zero_on_domain(t.localSpace().release())));
+      for (auto &[rank, pos] : ranked) {
+        restrict(pw(var(pos)), t.constant(bound), false);
+        sum.reset(check(isl_aff_add(sum.release(), var(pos).release())));
+      }
+      auto least = [&](const AffPtr &objective) -> std::optional<Integer> {
+        ValPtr v(check(isl_set_min_val(target.get(), objective.get())));
+        if (!checkBool(isl_val_is_int(v.get()))) return std::nullopt; // empty (or unbounded)
+        return fromVal(v.get());
+      };
+      std::optional<Integer> total = least(sum);
+      if (!total) return std::nullopt;
+      restrict(pw(sum), t.constant(*total), true);
+      Assignment a;
+      for (auto &[rank, pos] : ranked) {
+        AffPtr x = var(pos);
+        std::optional<Integer> v = least(x);
+        if (!v) return std::nullopt;
+        restrict(pw(x), t.constant(*v), true);
+        a.set(t.names[std::size_t(pos)], *v);
+      }
+      // The point is checked by exact evaluation, as every witness is.
+      if (!holds(c.assumptions(), completed(a, c, p)) || !holds(p, completed(a, c, p))) return std::nullopt;
+      return completed(a, c, p);
+    });
+  }
+
   /// Only whether the context implies p: one emptiness test, no witness, no condition.
   bool provenWithIsl(const Context &c, const Pred &original) {
     ++stats.islQuestions;
@@ -2243,6 +2297,11 @@ std::optional<Expr> Solver::compact(const Context &context, const Expr &e) {
   if (im.compactMemo.size() > (std::size_t(1) << 16)) im.compactMemo.clear();
   im.compactMemo.emplace(key, r);
   return r;
+}
+
+std::optional<Assignment> Solver::smallestPoint(const Context &context, const Pred &predicate,
+                                                const std::vector<std::string> &order, const Integer &bound) {
+  return impl_->smallestWithIsl(context, predicate, order, bound);
 }
 
 Decision Solver::decide(const Context &context, const Pred &predicate) {

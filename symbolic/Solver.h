@@ -172,6 +172,14 @@ public:
   /// than `e`; nullopt otherwise, or when `e` is partial or has products of parameters, or isl
   /// stops. A long chain of clipped slice bounds is often a small function of the sizes.
   std::optional<Expr> compact(const Context &context, const Expr &e);
+  /// The least point of the context where `predicate` holds (defined and true), every size at
+  /// most `bound`: least by the sum of its sizes, ties broken lexicographically in `order`
+  /// (names; parameters it leaves out follow by name). Exact (isl minimises the sum, then each
+  /// size in turn, over the set), and so only for quasi-affine assumptions and predicates;
+  /// nullopt for others, when there is no such point, or when isl stops. A witness a person
+  /// reads: `n = 0, d = 2` rather than the first point isl happens to find.
+  std::optional<Assignment> smallestPoint(const Context &context, const Pred &predicate,
+                                          const std::vector<std::string> &order, const Integer &bound);
   /// Predicates that no point of the context satisfies together, remembered
   /// (noteJointlyImpossible) so that a list holding all of some remembered list is known to
   /// have no common point either, without a question: the obligations of a node built on an
