@@ -657,6 +657,7 @@ const Node *Graph::input(const std::string &name, DType dtype, const Shape &shap
   if (inputsByName_.count(name)) throw NameError("input '" + name + "' is already defined");
   if (std::find(params_.begin(), params_.end(), Expr::param(name)) != params_.end())
     throw NameError("'" + name + "' is already a size parameter");
+  if (std::string e = rankError(shape.size()); !e.empty()) throw OpError(e);
   Node c = blank(OpKind::Input, name, {});
   c.exprs = shape;
   const Node *n = make(std::move(c), [&](Node &n) {
@@ -712,8 +713,11 @@ const Node *Graph::size(Expr value) {
     // An element count only needs the upper bound (the same requirement its array has).
     Pred fits = sizePolynomial(value) ? le(value, maxArraySize())
                                       : Pred::conjunction({definedness(value), ge(value, lowest), le(value, maxArraySize())});
+    // An element count's bound is its array's limit (of that kind); any other value's is a
+    // shape error of its own (NumPy's OverflowError).
     requireOr(n.validity, fits, "the value " + value.toString() + " fits in int64",
-              "Python integer " + value.toString() + " out of bounds for int64");
+              "Python integer " + value.toString() + " out of bounds for int64",
+              sizePolynomial(value) ? ObligationKind::Limit : ObligationKind::Shape);
   });
 }
 

@@ -76,16 +76,25 @@ Integer integerOf(const py::handle &h) {
 
 /// A dim: an int, or an expression's text.
 Expr dimOf(const py::handle &h) {
-  if (py::isinstance<py::bool_>(h)) throw UserError("a dimension must be an int or a string, not a bool");
+  if (py::isinstance<py::bool_>(h)) throw py::type_error("a dimension must be an int or a string, not a bool");
   if (py::isinstance<py::int_>(h)) return Expr(integerOf(h));
   if (py::isinstance<py::str>(h)) return parseExpr(h.cast<std::string>());
   // NumPy integers and anything else with __index__.
-  if (PyIndex_Check(h.ptr())) return Expr(integerOf(py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()))));
-  throw UserError("a dimension must be an int or a string, not " +
-                  std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+  if (PyIndex_Check(h.ptr())) {
+    PyObject *index = PyNumber_Index(h.ptr());
+    if (!index) throw py::error_already_set();
+    return Expr(integerOf(py::reinterpret_steal<py::object>(index)));
+  }
+  throw py::type_error("a dimension must be an int or a string, not " +
+                       std::string(py::str(py::type::handle_of(h).attr("__name__"))));
 }
 
-/// A shape: text, a tuple/list of dims, or a bare int (a 1-d shape).
+/// The name of `h`'s type, for a message.
+std::string typeName(const py::handle &h) { return py::str(py::type::handle_of(h).attr("__name__")); }
+
+/// A shape: text, a sequence of dims (a tuple, a list, a 1-d NumPy integer array, ...), or one
+/// integer (a Python int, a NumPy integer scalar or 0-d array: a 1-d shape), as
+/// numpy.broadcast_shapes takes them. Anything else is a TypeError.
 Shape shapeOf(const py::handle &h) {
   if (py::isinstance<py::str>(h)) return parseShape(h.cast<std::string>());
   if (py::isinstance<py::int_>(h) && !py::isinstance<py::bool_>(h)) return {dimOf(h)};
@@ -94,9 +103,29 @@ Shape shapeOf(const py::handle &h) {
     for (py::handle d : h) s.push_back(dimOf(d));
     return s;
   }
-  if (PyIndex_Check(h.ptr())) return {dimOf(h)};
-  throw UserError("a shape must be a tuple or list of dims, an int, or text such as \"(n, 3)\", not " +
-                  std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+  // A NumPy array: 0-d is one integer, 1-d a sequence of them; its dtype must be an integer's.
+  if (py::hasattr(h, "ndim") && py::hasattr(h, "dtype")) {
+    const int ndim = h.attr("ndim").cast<int>();
+    const std::string kind = py::str(h.attr("dtype").attr("kind"));
+    if (ndim > 1) throw py::type_error("a shape must be one-dimensional, not an array of " + std::to_string(ndim) + " dimensions");
+    if (kind != "i" && kind != "u")
+      throw py::type_error("a shape's dimensions must be integers, not an array of dtype " + std::string(py::str(h.attr("dtype"))));
+    if (ndim == 0) return {Expr(integerOf(h.attr("item")()))};
+    Shape s;
+    for (py::handle d : h.attr("tolist")()) s.push_back(Expr(integerOf(d)));
+    return s;
+  }
+  if (PyIndex_Check(h.ptr())) {
+    PyObject *index = PyNumber_Index(h.ptr());
+    if (!index) throw py::error_already_set();
+    return {Expr(integerOf(py::reinterpret_steal<py::object>(index)))};
+  }
+  if (PySequence_Check(h.ptr())) {
+    Shape s;
+    for (py::handle d : py::reinterpret_borrow<py::sequence>(h)) s.push_back(dimOf(d));
+    return s;
+  }
+  throw py::type_error("a shape must be a tuple, list or array of integers (or text such as \"(n, 3)\"), not " + typeName(h));
 }
 
 /// The shapes as integers when every one is a tuple, list or bare int of Python ints that fit in
@@ -188,14 +217,21 @@ struct PyDecision {
 
 struct PyVerdict {
   std::string status, message;
-  py::list checks;
+  py::list checks, limits;
   py::object violating = py::none();
-  void set(const Validity &v, const std::string &m) {
+  /// Reads `v` (strict: the limits of results count as checks); `m` is the message, unless
+  /// strictness changes the status. Returns whether the status is an error.
+  bool set(Validity v, const std::string &m, bool strict) {
+    const Status before = v.status();
+    v.strictLimits(strict);
     status = spelling(v.status());
-    message = m;
-    if (v.status() != Status::Error)
+    message = v.status() == before ? m : v.message();
+    if (v.status() != Status::Error) {
       for (const Pred &p : v.checks()) checks.append(py::str(p.toString()));
+      for (const Pred &p : v.limits()) limits.append(py::str(p.toString()));
+    }
     if (auto w = v.violating()) violating = assignmentObject(*w);
+    return v.status() == Status::Error;
   }
 };
 
@@ -221,10 +257,9 @@ struct PyRandomVariable : PyVerdict {
   py::list undetermined;
 };
 
-PyBroadcast fromBroadcast(const BroadcastResult &r) {
+PyBroadcast fromBroadcast(const BroadcastResult &r, bool strict) {
   PyBroadcast b;
-  b.set(r.validity, r.message);
-  if (r.status() != Status::Error) b.shape = shapeObject(r.shape);
+  if (!b.set(r.validity, r.message, strict)) b.shape = shapeObject(r.validity.simplified(r.shape));
   return b;
 }
 
@@ -292,22 +327,23 @@ PYBIND11_MODULE(_shapelab, m) {
 
   py::class_<PyVerdict>(m, "Verdict")
       .def_readonly("status", &PyVerdict::status, "'valid' | 'runtime-check' | 'error' | 'unknown'")
-      .def_readonly("checks", &PyVerdict::checks, "predicates to check at run time")
+      .def_readonly("checks", &PyVerdict::checks, "predicates to check at run time (shape conditions)")
+      .def_readonly("limits", &PyVerdict::limits, "NumPy's array-size limits not proven (predicates), apart from the checks")
       .def_readonly("violating", &PyVerdict::violating, "a point where the call fails (dict), or None")
       .def_readonly("message", &PyVerdict::message, "NumPy's message for an error, else a summary");
   py::class_<PyBroadcast, PyVerdict>(m, "BroadcastResult")
       .def_readonly("shape", &PyBroadcast::shape, "the result shape (ints, strings for symbolic dims), None on error")
-      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "checks", "violating", "message"}); });
+      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "checks", "limits", "violating", "message"}); });
   py::class_<PyEinsum, PyVerdict>(m, "EinsumResult")
       .def_readonly("shape", &PyEinsum::shape, "the output shape (ints, strings for symbolic dims), None on error")
       .def_readonly("subscripts", &PyEinsum::subscripts, "the subscripts with the output spelled out ('ij,jk->ik')")
-      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "subscripts", "checks", "violating", "message"}); });
+      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "subscripts", "checks", "limits", "violating", "message"}); });
   py::class_<PyGufunc, PyVerdict>(m, "GufuncResult")
       .def_readonly("batch_shape", &PyGufunc::batch_shape)
       .def_readonly("core_dims", &PyGufunc::core_dims, "signature name -> size (None when nothing determines it)")
       .def_readonly("out_shapes", &PyGufunc::out_shapes, "one tuple per output (None for an undetermined dim), None on error")
       .def_readonly("undetermined", &PyGufunc::undetermined)
-      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "batch_shape", "core_dims", "out_shapes", "undetermined", "checks", "violating", "message"}); });
+      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "batch_shape", "core_dims", "out_shapes", "undetermined", "checks", "limits", "violating", "message"}); });
   py::class_<PyRandomVariable, PyVerdict>(m, "RandomVariableResult")
       .def_readonly("shape", &PyRandomVariable::shape)
       .def_readonly("batch_shape", &PyRandomVariable::batch_shape)
@@ -315,7 +351,7 @@ PYBIND11_MODULE(_shapelab, m) {
       .def_readonly("allocatable", &PyRandomVariable::allocatable, "True when the output can be allocated before sampling")
       .def_readonly("core_shape", &PyRandomVariable::core_shape, "'scalar' | 'from-shapes' | 'needs-value'")
       .def_readonly("undetermined", &PyRandomVariable::undetermined)
-      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "batch_shape", "signature", "allocatable", "core_shape", "checks", "message"}); });
+      .def("__repr__", [](py::object self) { return reprOf(self, {"status", "shape", "batch_shape", "signature", "allocatable", "core_shape", "checks", "limits", "message"}); });
 
   m.def(
       "decide",
@@ -342,27 +378,27 @@ PYBIND11_MODULE(_shapelab, m) {
 
   m.def(
       "broadcast",
-      [](py::args shapes, const std::string &mode, py::object assume) {
+      [](py::args shapes, const std::string &mode, py::object assume, bool strict) {
         CommandTime budget;
         std::vector<Shape> s;
         for (py::handle h : shapes) s.push_back(shapeOf(h));
-        return fromBroadcast(broadcast(solver(), contextFor(assume, SizeDomain::ArraySizes), s, parseBroadcastMode(mode)));
+        return fromBroadcast(broadcast(solver(), contextFor(assume, SizeDomain::ArraySizes), s, parseBroadcastMode(mode)), strict);
       },
-      py::arg("mode") = "numpy", py::arg("assume") = py::none(),
+      py::arg("mode") = "numpy", py::arg("assume") = py::none(), py::arg("strict_limits") = false,
       "Broadcasts shapes; never raises on shape errors (see .status).");
 
   m.def(
       "broadcast_to",
-      [](py::object from, py::object target, py::object assume) {
+      [](py::object from, py::object target, py::object assume, bool strict) {
         CommandTime budget;
-        return fromBroadcast(broadcastTo(solver(), contextFor(assume, SizeDomain::ArraySizes), shapeOf(from), shapeOf(target)));
+        return fromBroadcast(broadcastTo(solver(), contextFor(assume, SizeDomain::ArraySizes), shapeOf(from), shapeOf(target)), strict);
       },
-      py::arg("shape"), py::arg("target"), py::arg("assume") = py::none(),
+      py::arg("shape"), py::arg("target"), py::arg("assume") = py::none(), py::arg("strict_limits") = false,
       "NumPy's one-way broadcast_to: may `shape` broadcast to `target`?");
 
   m.def(
       "broadcast_shapes",
-      [](py::args shapes, const std::string &mode, py::object assume) -> py::tuple {
+      [](py::args shapes, const std::string &mode, py::object assume, bool strict) -> py::tuple {
         CommandTime budget;
         // Shapes of plain ints: NumPy's algorithm on integers, as broadcast() does for concrete
         // shapes, without building expressions (the common drop-in call).
@@ -383,12 +419,16 @@ PYBIND11_MODULE(_shapelab, m) {
         std::vector<Shape> s;
         for (py::handle h : shapes) s.push_back(shapeOf(h));
         BroadcastResult r = broadcast(solver(), contextFor(assume, SizeDomain::ArraySizes), s, parseBroadcastMode(mode));
-        switch (r.status()) {
-        case Status::Valid: return shapeObject(r.shape);
-        case Status::Error: PyErr_SetString(PyExc_ValueError, r.message.c_str()); throw py::error_already_set();
-        default: {
+        PyBroadcast b = fromBroadcast(r, strict);
+        // Valid where only limits are open: NumPy's limits are reported apart (strict_limits
+        // counts them as checks).
+        if (b.status == "valid") return b.shape;
+        if (b.status == "error") {
+          PyErr_SetString(PyExc_ValueError, b.message.c_str());
+          throw py::error_already_set();
+        }
+        {
           py::dict a;
-          PyBroadcast b = fromBroadcast(r);
           a["checks"] = b.checks;
           a["shape"] = b.shape;
           a["status"] = b.status;
@@ -399,40 +439,38 @@ PYBIND11_MODULE(_shapelab, m) {
                 a);
           throw py::error_already_set();
         }
-        }
       },
-      py::arg("mode") = "numpy", py::arg("assume") = py::none(),
+      py::arg("mode") = "numpy", py::arg("assume") = py::none(), py::arg("strict_limits") = false,
       "Drop-in for numpy.broadcast_shapes: the broadcast shape as a tuple, or ValueError with NumPy's\n"
       "message. Symbolic dims (strings) are allowed; a result valid only for some sizes raises\n"
       "RuntimeCheckRequired (a ValueError) naming the checks.");
 
   m.def(
       "gufunc",
-      [](const std::string &signature, py::args args, const std::string &mode, py::object assume) {
+      [](const std::string &signature, py::args args, const std::string &mode, py::object assume, bool strict) {
         CommandTime budget;
         Signature sig = parseSignature(signature);
         std::vector<GufuncArgument> a;
         for (py::handle h : args) a.push_back(argumentOf(h));
         GufuncResult r = resolveGufunc(solver(), contextFor(assume, SizeDomain::ArraySizes), sig, a, parseBroadcastMode(mode));
         PyGufunc g;
-        g.set(r.validity, r.message);
-        bool error = r.status() == Status::Error;
+        bool error = g.set(r.validity, r.message, strict);
         if (!error) {
-          g.batch_shape = shapeObject(r.batchShape);
+          g.batch_shape = shapeObject(r.validity.simplified(r.batchShape));
           py::list outs;
-          for (auto &o : r.outShapes) outs.append(shapeObject(o));
+          for (auto &o : r.outShapes) outs.append(shapeObject(r.validity.simplified(o)));
           g.out_shapes = outs;
         }
         for (auto &[name, value] : r.coreDims) g.core_dims[py::str(name)] = dimObject(value);
         g.undetermined = stringList(r.undetermined);
         return g;
       },
-      py::arg("signature"), py::arg("mode") = "numpy", py::arg("assume") = py::none(),
+      py::arg("signature"), py::arg("mode") = "numpy", py::arg("assume") = py::none(), py::arg("strict_limits") = false,
       "Resolves a generalized-ufunc call: gufunc('(m,n),(n,p)->(m,p)', '(b,m,n)', (4, 5)).");
 
   m.def(
       "einsum",
-      [](const std::string &subscripts, py::args shapes, const std::string &mode, py::object assume) {
+      [](const std::string &subscripts, py::args shapes, const std::string &mode, py::object assume, bool strict) {
         CommandTime budget;
         std::vector<Shape> s;
         std::vector<std::size_t> ranks;
@@ -443,17 +481,16 @@ PYBIND11_MODULE(_shapelab, m) {
         EinsumSpec spec = parseEinsum(subscripts, ranks);
         EinsumResult r = resolveEinsum(solver(), contextFor(assume, SizeDomain::ArraySizes), spec, s, parseBroadcastMode(mode));
         PyEinsum e;
-        e.set(r.validity, r.message);
-        if (r.status() != Status::Error) e.shape = shapeObject(r.shape);
+        if (!e.set(r.validity, r.message, strict)) e.shape = shapeObject(r.validity.simplified(r.shape));
         e.subscripts = spec.text();
         return e;
       },
-      py::arg("subscripts"), py::arg("mode") = "numpy", py::arg("assume") = py::none(),
+      py::arg("subscripts"), py::arg("mode") = "numpy", py::arg("assume") = py::none(), py::arg("strict_limits") = false,
       "np.einsum's output shape (without optimize): einsum('ij,jk->ik', ('n', 'm'), ('m', 'p')).");
 
   m.def(
       "rv",
-      [](const std::string &name, py::args params, py::object size, const std::string &mode, py::object assume) {
+      [](const std::string &name, py::args params, py::object size, const std::string &mode, py::object assume, bool strict) {
         CommandTime budget;
         if (!findRandomVariable(name)) throw UserError("unknown random variable '" + name + "'; shapelab.rv_catalogue() lists them");
         std::vector<GufuncArgument> p;
@@ -462,10 +499,9 @@ PYBIND11_MODULE(_shapelab, m) {
         if (!size.is_none()) s = shapeOf(size);
         RandomVariableResult r = inferRandomVariable(solver(), contextFor(assume, SizeDomain::ArraySizes), name, p, s, parseBroadcastMode(mode));
         PyRandomVariable v;
-        v.set(r.validity, r.message);
-        if (r.status() != Status::Error) {
-          v.shape = shapeObject(r.shape);
-          v.batch_shape = shapeObject(r.batchShape);
+        if (!v.set(r.validity, r.message, strict)) {
+          v.shape = shapeObject(r.validity.simplified(r.shape));
+          v.batch_shape = shapeObject(r.validity.simplified(r.batchShape));
         }
         v.signature = r.signature;
         v.core_shape = spelling(r.coreShape);
@@ -474,7 +510,7 @@ PYBIND11_MODULE(_shapelab, m) {
         return v;
       },
       py::arg("name"), py::arg("size") = py::none(), py::arg("mode") = "numpy",
-      py::arg("assume") = py::none(),
+      py::arg("assume") = py::none(), py::arg("strict_limits") = false,
       "Output shape of a random variable draw: rv('multivariate_normal', '(5,n)', '(n,n)', size=(2, 5)).");
 
   m.def("rv_catalogue", [] {

@@ -214,10 +214,13 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   if (okOld == okNew) return r;
   // Requirements compared one by one: those both nodes have need no question (the common case:
   // a rewrite keeps most of a program), only the others are asked under the other domain.
+  // Shape requirements only: the error domain is the shape-error domain (DESIGN §3.6), NumPy's
+  // array-size limits apart, as the domains okOld and okNew are.
   auto requirements = [](const Validity &v) {
     std::vector<Pred> out;
     for (const Obligation &o : v.obligations())
-      for (const Pred &p : conjuncts(o.predicate)) out.push_back(p);
+      if (o.kind == ObligationKind::Shape)
+        for (const Pred &p : conjuncts(o.predicate)) out.push_back(p);
     return out;
   };
   std::vector<Pred> ro = requirements(vo), rn = requirements(vn);

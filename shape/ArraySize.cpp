@@ -126,6 +126,20 @@ void recordFits(Validity &validity, const Expr &count, const std::string &descri
 
 } // namespace
 
+std::string rankError(std::size_t rank) {
+  if (rank <= kMaxRank) return "";
+  return "maximum supported dimension for an ndarray is " + std::to_string(kMaxRank) + ", found " + std::to_string(rank);
+}
+
+bool ranksFit(Validity &validity, const std::vector<Shape> &shapes) {
+  for (const Shape &s : shapes)
+    if (std::string e = rankError(s.size()); !e.empty()) {
+      validity.fail(e);
+      return false;
+    }
+  return true;
+}
+
 void clearElementCountMemo() {
   std::lock_guard<std::mutex> guard(memoLock());
   fitsMemo().clear();

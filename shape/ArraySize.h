@@ -51,6 +51,14 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
 /// not help, and one before them does. `what` names the sizes ("einsum's iteration").
 void requireRunningCountFits(Validity &validity, const Shape &sizes, const std::string &what);
 
+/// NumPy's largest rank (NPY_MAXDIMS).
+inline constexpr std::size_t kMaxRank = 32;
+/// NumPy's message for an array of rank `rank` above kMaxRank, or "" when it fits.
+std::string rankError(std::size_t rank);
+/// Fails `validity` with NumPy's message when one of `shapes` has more than kMaxRank dimensions;
+/// returns false then.
+bool ranksFit(Validity &validity, const std::vector<Shape> &shapes);
+
 /// Forgets the element-count answers remembered per solver across sessions (a benchmark of a
 /// cold build clears them before each run).
 void clearElementCountMemo();

@@ -127,6 +127,11 @@ bool provablyOne(Solver &solver, const Context &context, Expr d) {
 
 std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vector<Integer>> &shapes,
                                                       std::string &message, bool resultCount) {
+  for (const auto &s : shapes)
+    if (std::string e = rankError(s.size()); !e.empty()) {
+      message = e;
+      return std::nullopt;
+    }
   for (std::size_t j = 0; j < shapes.size(); ++j) {
     for (const Integer &d : shapes[j]) {
       if (d.sign() < 0) {
@@ -179,6 +184,10 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
                           BroadcastMode mode, bool requireResultCount,
                           const std::vector<std::string> *positionNames) {
   BroadcastResult r{{}, Validity(solver, context), ""};
+  if (!ranksFit(r.validity, shapes)) {
+    r.message = r.validity.message();
+    return r;
+  }
   for (const Shape &s : shapes) r.validity.mention(s);
   // Concrete shapes: NumPy's algorithm and messages, no solver. Both modes agree here, since a
   // constant 1 is provably 1.
@@ -333,6 +342,10 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
 BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,
                             const Shape &target) {
   BroadcastResult r{target, Validity(solver, context), ""};
+  if (!ranksFit(r.validity, {from, target})) {
+    r.message = r.validity.message();
+    return r;
+  }
   r.validity.mention(from);
   r.validity.mention(target);
   auto f = concreteValues(from), t = concreteValues(target);

@@ -198,6 +198,10 @@ std::optional<std::string> einsumOperandsError(const EinsumSpec &spec, const std
 EinsumResult resolveEinsum(Solver &solver, const Context &context, const EinsumSpec &spec,
                            const std::vector<Shape> &shapes, BroadcastMode mode, OperandsExist operandsExist) {
   EinsumResult r{{}, {}, Validity(solver, context), ""};
+  if (!ranksFit(r.validity, shapes)) {
+    r.message = r.validity.message();
+    return r;
+  }
   for (const Shape &s : shapes) r.validity.mention(s);
   std::vector<std::size_t> ranks;
   for (const Shape &s : shapes) ranks.push_back(s.size());

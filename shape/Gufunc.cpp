@@ -72,6 +72,11 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
                            const std::vector<GufuncArgument> &args, BroadcastMode mode,
                            bool broadcastLoops, OperandsExist operandsExist) {
   GufuncResult r{{}, {}, {}, {}, {}, Validity(solver, context), ""};
+  for (const GufuncArgument &a : args)
+    if (!a.shapeOnly && !ranksFit(r.validity, {a.shape})) {
+      r.message = r.validity.message();
+      return r;
+    }
   for (const GufuncArgument &a : args) r.validity.mention(a.shape);
   const std::size_t nin = sig.inputs.size();
   if (args.size() != nin)

@@ -398,6 +398,19 @@ std::vector<std::string> Validity::mentionedNames() const {
   return out;
 }
 
+Pred Validity::domainWithLimits() const {
+  if (!failures_.empty()) return Pred::truth(false);
+  std::vector<Pred> all;
+  for (const Obligation &o : obligations_) {
+    if (o.decision.answer == Answer::Refuted) return Pred::truth(false);
+    if (o.decision.answer == Answer::Depends) all.push_back(o.decision.condition());
+    if (o.decision.answer == Answer::Unknown) all.push_back(o.decision.residual);
+  }
+  settle();
+  if (joint_ && joint_->answer == Answer::Refuted) return Pred::truth(false);
+  return whereHolds(Pred::conjunction(all));
+}
+
 std::optional<Assignment> Validity::violating(const std::vector<std::string> &declared) const {
   const std::vector<std::string> order = declared.empty() ? mentionedNames() : declared;
   const Status st = status();

@@ -85,6 +85,9 @@ public:
   /// exactly the error domain). InputTooLarge when that conjunction is past the expression
   /// limits; checks() still fit.
   Pred domain() const;
+  /// Where NumPy computes it: the shape domain and every limit (of the arrays made and given),
+  /// as a total predicate. Not domain(): `not domainWithLimits()` holds limit errors too.
+  Pred domainWithLimits() const;
   /// A point where validity fails, when there is one: complete (every parameter of the
   /// context, of the obligations and of the operands has a value), every array fitting its
   /// limits there (unless no point lets them fit), and small: the least by the sum of the sizes,

@@ -1900,7 +1900,9 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       Translation t;
       t.build(ctx, {c.assumptions(), p, definedness(c.assumptions()), definedness(p)});
       if (t.hasOpaqueAtoms()) return std::nullopt;
-      SetPtr target(check(isl_set_intersect(t.holdsWithin(c.assumptions(), c.domain()).release(), t.holds(p).release())));
+      SetPtr within = t.holdsWithin(c.assumptions(), c.domain());
+      SetPtr where = t.holds(p);
+      SetPtr target(check(isl_set_intersect(within.release(), where.release())));
       // Positions in the order asked for: named ones first, the others by name.
       std::vector<std::pair<std::size_t, int>> ranked;
       for (auto &[node, pos] : t.paramIndex) {
@@ -1920,7 +1922,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
       AffPtr sum(check(isl_aff_zero_on_domain(t.localSpace().release())));
       for (auto &[rank, pos] : ranked) {
         restrict(pw(var(pos)), t.constant(bound), false);
-        sum.reset(check(isl_aff_add(sum.release(), var(pos).release())));
+        AffPtr x = var(pos);
+        sum.reset(check(isl_aff_add(sum.release(), x.release())));
       }
       auto least = [&](const AffPtr &objective) -> std::optional<Integer> {
         ValPtr v(check(isl_set_min_val(target.get(), objective.get())));

@@ -16,5 +16,6 @@ int main() {
   for (std::size_t i = 0; i < r.shape.size(); ++i) std::cout << (i ? ", " : "") << r.shape[i].toString();
   std::cout << ")\n";
   for (const Pred &check : r.validity.checks()) std::cout << "check: " << check.toString() << "\n";
+  for (const Pred &limit : r.validity.limits()) std::cout << "limit: " << limit.toString() << "\n";
   return r.status() == Status::Error ? 1 : 0;
 }

@@ -322,13 +322,14 @@ TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
   session.execute("y = input((m, 1), float64)", 3);
   session.execute("b = input((1, m), float64)", 4);
   session.execute("x0 = x", 4);
-  const std::string expected = "x: (m if n == 1 else n, m) float64, runtime-check: n == 1 or m == 1 or n == m; "
-                               "m*(m if n == 1 else n) <= 9223372036854775807";
+  const std::string expected = "x: (m if n == 1 else n, m) float64, runtime-check: n == 1 or m == 1 or n == m";
+  const std::string limits = "  limits: m*(m if n == 1 else n) <= 9223372036854775807";
   for (int k = 0; k < 12; ++k) {
     // Both operands again, in either order, and the result beside the operand it came from.
     driver::Reply r = session.execute(k % 3 == 2 ? "x = (y * x + b) * x0" : k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
-    ASSERT_EQ(r.lines.size(), 1u);
+    ASSERT_EQ(r.lines.size(), 2u);
     EXPECT_EQ(r.lines[0], expected) << "statement " << k + 1;
+    EXPECT_EQ(r.lines[1], limits) << "statement " << k + 1;
   }
 }
 
@@ -1982,13 +1983,17 @@ TEST(Einsum, RunningCountOfTheIterationInNumpysOrder) {
   EXPECT_EQ(status("e2 = einsum('i,j,k->', none, big, big)"), Status::Valid);  // 0 first
   EXPECT_EQ(status("e3 = einsum('k,j,i->', none, big, big)"), Status::Error);  // summed in order i, j, k
   EXPECT_EQ(status("e4 = einsum('i,j,k->k', big, big, none)"), Status::Valid); // the output's k first
-  // Symbolic: the running products are runtime checks; none is asked where the next size is 1 or more.
-  EXPECT_EQ(status("e5 = einsum('i,j->', x, big)"), Status::RuntimeCheck);
+  // Symbolic: the running products are limits (a runtime check with strict limits); none is
+  // asked where the next size is 1 or more.
+  EXPECT_EQ(status("e5 = einsum('i,j->', x, big)"), Status::Valid);
   Validity v = ops::validityOf(session.graph(), session.lookup("e5"));
-  EXPECT_TRUE(evaluate(v.domain(), Assignment{{"n", 0}}) == std::optional<bool>(true));
+  EXPECT_EQ(v.limits().size(), 1u);
+  v.strictLimits(true);
+  EXPECT_EQ(v.status(), Status::RuntimeCheck);
+  EXPECT_TRUE(evaluate(v.domainWithLimits(), Assignment{{"n", 0}}) == std::optional<bool>(true));
   // n * 2**40 <= 2**63 - 1 exactly up to n = 2**23 - 1.
-  EXPECT_TRUE(evaluate(v.domain(), Assignment{{"n", (int64_t(1) << 23) - 1}}) == std::optional<bool>(true));
-  EXPECT_TRUE(evaluate(v.domain(), Assignment{{"n", int64_t(1) << 23}}) == std::optional<bool>(false));
+  EXPECT_TRUE(evaluate(v.domainWithLimits(), Assignment{{"n", (int64_t(1) << 23) - 1}}) == std::optional<bool>(true));
+  EXPECT_TRUE(evaluate(v.domainWithLimits(), Assignment{{"n", int64_t(1) << 23}}) == std::optional<bool>(false));
 }
 
 // An obligation of the iteration names its label and where the operands have it: the
@@ -2110,7 +2115,7 @@ TEST(Programs, SizesDividedBySizesSayWhatToWriteInstead) {
 
 // The way to say that h divides d is a parameter for the quotient: `assume d == h*q`. The
 // element counts of a multi-head reshape (b*d*t and b*h*q*t) are then equal by substitution, so
-// the reshape and everything after it is decided (runtime-check: only the sizes' limits), not
+// the reshape and everything after it is decided (valid: only the sizes' limits, reported apart), not
 // unknown; and the values follow NumPy's reshape at a point.
 TEST(Programs, AReshapeIntoHeadsIsDecidedUnderADefiningAssumption) {
   const std::vector<std::string> lines = {"param b, t, d, h, q",
@@ -2125,8 +2130,11 @@ TEST(Programs, AReshapeIntoHeadsIsDecidedUnderADefiningAssumption) {
     driver::Reply r = session.execute(lines[i], int(i + 1));
     ASSERT_FALSE(r.failed) << lines[i];
     if (i >= 3) {
-      EXPECT_NE(r.lines.at(0).find(", runtime-check: "), std::string::npos) << r.lines.at(0);
-      EXPECT_EQ(r.lines.at(0).find("b*d*t"), std::string::npos) << r.lines.at(0);
+      // Decided: valid, with only the sizes' limits reported apart (never unknown).
+      EXPECT_NE(r.lines.at(0).find(" float64, valid"), std::string::npos) << r.lines.at(0);
+      ASSERT_EQ(r.lines.size(), 2u) << r.lines.at(0);
+      EXPECT_EQ(r.lines.at(1).rfind("  limits: ", 0), 0u) << r.lines.at(1);
+      for (const std::string &l : r.lines) EXPECT_EQ(l.find("b*d*t"), std::string::npos) << l;
     }
   }
   for (int64_t h = 1; h <= 3; ++h)
@@ -2151,12 +2159,13 @@ TEST(Programs, AnArraysReplyFollowsTheAssumptionsOfItsLine) {
   const std::vector<std::string> program = {"param n", "x = input((n,), float64)", "y = input((3,), float64)"};
   for (int round = 0; round < 2; ++round) {
     for (const std::string &l : program) reply(l);
-    EXPECT_EQ(reply("z = x + y"), "z: (3 if n == 1 else n,) float64, runtime-check: n == 3 or n == 1");
-    EXPECT_EQ(reply("w = z"), "w: (3 if n == 1 else n,) float64, runtime-check: n == 3 or n == 1");
+    // The shape is printed simplified under its checks: 3 wherever n == 3 or n == 1.
+    EXPECT_EQ(reply("z = x + y"), "z: (3,) float64, runtime-check: n == 3 or n == 1");
+    EXPECT_EQ(reply("w = z"), "w: (3,) float64, runtime-check: n == 3 or n == 1");
     reply("assume n >= 2");
-    EXPECT_EQ(reply("v = z"), "v: (3 if n == 1 else n,) float64, runtime-check: n == 3");
+    EXPECT_EQ(reply("v = z"), "v: (3,) float64, runtime-check: n == 3");
     reply("assume n >= 3");
-    EXPECT_EQ(reply("u = z"), "u: (3 if n == 1 else n,) float64, runtime-check: n == 3");
+    EXPECT_EQ(reply("u = z"), "u: (3,) float64, runtime-check: n == 3");
     reply("assume n <= 3");
     EXPECT_EQ(reply("t = z"), "t: (3 if n == 1 else n,) float64, valid");
     reply(":reset");

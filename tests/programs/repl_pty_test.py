@@ -41,7 +41,7 @@ read_until(b">>> ")
 send("param n\r")
 read_until(b">>> ", count=2)
 send("x = input((n, 2), float64)\r")
-read_until(b"x: (n, 2) float64, runtime-check")
+read_until(b"x: (n, 2) float64, valid")  # an input exists: its limits are assumed
 read_until(b">>> ", count=3)
 send(":shape x + 1.0\r")
 read_until(b"x + 1.0: shape", count=1)

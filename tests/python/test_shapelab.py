@@ -139,9 +139,13 @@ def test_bad_input_raises_value_errors():
     with pytest.raises(sl.SyntaxError, match="too large") as info:  # limits in a text get a caret
         sl.decide("(a+b+c+d+e+f)**12 == 0")
     assert info.value.position == 13
-    for bad in (3.5, [1.5], {"a": 1}, [True]):
-        with pytest.raises(sl.Error):
+    for bad in (3.5, [1.5], {"a": 1}, [True], np.array([1.5]), np.zeros((2, 2), dtype=int)):
+        with pytest.raises(TypeError):  # not a shape: a TypeError, as NumPy raises
             sl.broadcast(bad)
+    # NumPy integer arrays, integer scalars and any sequence of ints are shapes.
+    assert sl.broadcast_shapes(np.array([2, 3]), (3,)) == (2, 3)
+    assert sl.broadcast_shapes(np.int64(3), range(1, 2)) == (3,)
+    assert sl.broadcast_shapes(np.array(4), (1,)) == (4,)
     with pytest.raises(sl.Error):
         sl.rv("no_such_rv")
     with pytest.raises(sl.Error):
@@ -382,6 +386,6 @@ def test_einsum_names_an_operand_that_cannot_exist_before_a_mismatch():
     error, not the mismatch of its sizes with another's (and nothing after it is asked)."""
     r = sl.einsum("ij,jk", ("2**62 + n", 4), (3, 5))
     assert r.status == "error"
-    assert r.message.startswith("operand 0 has at most 2**63 - 1 elements fails"), r.message
+    assert r.message.startswith("the requirement that operand 0 has at most 2**63 - 1 elements fails"), r.message
     with pytest.raises(ValueError, match="array is too big"):
         np.ones((2**62, 4))
