@@ -413,7 +413,7 @@ Pred Validity::domainWithLimits() const {
 
 std::optional<Assignment> Validity::violating(const std::vector<std::string> &declared) const {
   const std::vector<std::string> order = declared.empty() ? mentionedNames() : declared;
-  const Status st = status();
+  const Status st = status(); // settles the joint question read below
   if (st == Status::Valid) return std::nullopt;
   // Which failure the witness shows: a counted obligation failing (or a failure recorded,
   // which holds everywhere), with every limit holding; or, when the error is that a limit can
@@ -485,7 +485,6 @@ std::optional<Assignment> Validity::violating(const std::vector<std::string> &de
   std::vector<Assignment> candidates;
   for (const Obligation *o : open)
     if (o->decision.violating) candidates.push_back(complete(*o->decision.violating));
-  settle();
   if (joint_ && joint_->violating) candidates.push_back(complete(*joint_->violating));
   for (const Obligation *o : limits)
     if (o->decision.violating && limitNever) candidates.push_back(complete(*o->decision.violating));
