@@ -1766,16 +1766,17 @@ struct Session::Impl {
       return h;
     }
   };
-  EntryTable<ArrayStatusKey, ArrayStatus, ArrayStatusKeyHash> arrayStatusMemo;
+  // Shared: a reply whose text is made when read holds the status it prints.
+  EntryTable<ArrayStatusKey, std::shared_ptr<ArrayStatus>, ArrayStatusKeyHash> arrayStatusMemo;
 
   /// A status some solver answer of which the clock cut short: not kept (it depends on the
   /// machine and the moment), it lives here until the next one.
-  std::optional<ArrayStatus> unkeptStatus;
+  std::shared_ptr<ArrayStatus> unkeptStatus;
 
-  ArrayStatus &arrayStatus(const Node *n) {
+  std::shared_ptr<ArrayStatus> arrayStatus(const Node *n) {
     ArrayStatusKey key{n->pending, {}, graph->context().assumptions()};
     for (const Expr &d : n->shape) ops::addReserved(key.reserved, parameterNodes(d));
-    if (ArrayStatus *kept = arrayStatusMemo.find(key)) return *kept;
+    if (std::shared_ptr<ArrayStatus> *kept = arrayStatusMemo.find(key)) return *kept;
     const uint64_t unkept = graph->solver().stats().unkept;
     Validity v = gathered(n);
     const Status status = v.status();
@@ -1787,11 +1788,11 @@ struct Session::Impl {
     }
     std::optional<Validity> kept;
     if (!options.json) kept.emplace(std::move(v));
-    ArrayStatus made{status, std::move(kept), std::nullopt, std::move(limits), std::nullopt, std::move(valid)};
-    if (graph->solver().stats().unkept != unkept) return unkeptStatus.emplace(std::move(made));
+    auto made = std::make_shared<ArrayStatus>(
+        ArrayStatus{status, std::move(kept), std::nullopt, std::move(limits), std::nullopt, std::move(valid)});
+    if (graph->solver().stats().unkept != unkept) return unkeptStatus = std::move(made);
     return arrayStatusMemo.add(std::move(key), std::move(made));
   }
-  const std::string &arrayStatusText(const Node *n) { return statusTextOf(arrayStatus(n)); }
   const std::string &statusTextOf(ArrayStatus &s) {
     if (!s.text) {
       if (!s.validity) throw InternalError("a status text was asked for in a session that keeps none");
@@ -1806,14 +1807,14 @@ struct Session::Impl {
   /// A statement's shape as a reply prints it: simplified under its validity where it has
   /// runtime checks (it exists only there). The context of the valid points is made once per
   /// status (the nodes that share their pending list share it), with the text.
-  Shape shownShape(const Node *n, ArrayStatus &s) {
-    if (s.status != Status::RuntimeCheck) return n->shape;
-    if (std::all_of(n->shape.begin(), n->shape.end(), [](const Expr &d) { return d.isConstant(); })) return n->shape;
+  Shape shownShape(const Shape &shape, ArrayStatus &s) {
+    if (s.status != Status::RuntimeCheck) return shape;
+    if (std::all_of(shape.begin(), shape.end(), [](const Expr &d) { return d.isConstant(); })) return shape;
     if (!s.valid) {
-      if (!s.validity) return n->shape;
+      if (!s.validity) return shape;
       s.valid = s.validity->validContext();
     }
-    return simplifiedWithin(graph->solver(), *s.valid, n->shape);
+    return simplifiedWithin(graph->solver(), *s.valid, shape);
   }
 
   /// An array whose shape, size or dtype the statement read (x.shape, x.ndim, ...): NumPy
@@ -1925,25 +1926,30 @@ struct Session::Impl {
       std::optional<Validity> computed;
       if (val.kind != Value::Array && !val.reads.empty()) computed = gathered(val.reads);
       if (!options.json) {
+        // The text is made when the reply is read (the status is known now: it decides
+        // `failed`); what it prints is held, not the session's state, which later lines change.
         if (val.kind == Value::Array) {
-          ArrayStatus &as = arrayStatus(val.node);
-          const std::string status = statusTextOf(as);
-          r.lines.push_back(t + ": " + toString(shownShape(val.node, as)) + " " + ops::spelling(val.node->dtype) + ", " + status);
-          if (as.limitsText && !as.limitsText->empty()) r.lines.push_back(*as.limitsText);
-        } else
-        {
-          r.lines.push_back(t + ": " + valueText(val) + (computed ? ", " + statusText(*computed) : ""));
-          if (computed)
-            if (std::string l = limitsLine(*computed); !l.empty()) r.lines.push_back(l);
+          r.addLater([this, as = arrayStatus(val.node), t, shape = val.node->shape, dtype = val.node->dtype](std::vector<std::string> &out) {
+            const std::string &status = statusTextOf(*as);
+            out.push_back(t + ": " + toString(shownShape(shape, *as)) + " " + ops::spelling(dtype) + ", " + status);
+            if (as->limitsText && !as->limitsText->empty()) out.push_back(*as->limitsText);
+          });
+        } else if (computed) {
+          r.addLater([this, line = t + ": " + valueText(val), v = std::make_shared<Validity>(std::move(*computed))](std::vector<std::string> &out) {
+            out.push_back(line + ", " + statusText(*v));
+            if (std::string l = limitsLine(*v); !l.empty()) out.push_back(l);
+          });
+        } else {
+          r.add(t + ": " + valueText(val));
         }
         continue;
       }
       if (val.kind == Value::Array) {
         // Written straight out (one reply per statement; a Json built and dumped cost more
         // than most statements): what dumpJson writes for {line, assign, shape, status, dtype}.
-        ArrayStatus &as = arrayStatus(val.node);
+        ArrayStatus &as = *arrayStatus(val.node);
         const Status status = as.status;
-        const Shape shown = shownShape(val.node, as);
+        const Shape shown = shownShape(val.node->shape, as);
         std::string out;
         out.reserve(96);
         out += "{\"line\": ";
@@ -1974,7 +1980,7 @@ struct Session::Impl {
           appendJsonString(out, as.limits[i]);
         }
         out += "]}";
-        r.lines.push_back(std::move(out));
+        r.add(std::move(out));
         continue;
       }
       Json j = lineJson(lineNumber);
@@ -1986,7 +1992,7 @@ struct Session::Impl {
         for (const Pred &l : computed->limits()) j["limits"].push_back(l.toString());
       j["kind"] = kindName(val);
       if (val.kind == Value::Size || val.kind == Value::Predicate) j["value"] = valueText(val);
-      r.lines.push_back(dumpJson(j));
+      r.add(dumpJson(j));
     }
   }
 
@@ -2028,7 +2034,7 @@ struct Session::Impl {
         if (peek().kind != Token::End) fail("expected ',' or the end of the line" + found());
         Json j = lineJson(lineNumber);
         j["param"] = declared;
-        if (options.json) r.lines.push_back(dumpJson(j));
+        if (options.json) r.add(dumpJson(j));
         return r;
       }
       if (isName("assume") && peek(1).kind != Token::End && !isOp("=", 1)) {
@@ -2048,7 +2054,7 @@ struct Session::Impl {
         }
         Json j = lineJson(lineNumber);
         j["assume"] = v.pred.toString();
-        if (options.json) r.lines.push_back(dumpJson(j));
+        if (options.json) r.add(dumpJson(j));
         return r;
       }
       if (isName("mode") && peek(1).kind == Token::Name && peek(2).kind == Token::End) {
@@ -2057,7 +2063,7 @@ struct Session::Impl {
         mode = parseBroadcastMode(t.text);
         Json j = lineJson(lineNumber);
         j["mode"] = t.text;
-        if (options.json) r.lines.push_back(dumpJson(j));
+        if (options.json) r.add(dumpJson(j));
         return r;
       }
       // Assignment: NAME (, NAME)* = expression.
@@ -2102,10 +2108,10 @@ struct Session::Impl {
       Json j = lineJson(lineNumber);
       j["error"] = wellFormed(message); // a message may quote bytes of the line
       j["column"] = position + 1;
-      r.lines.push_back(dumpJson(j));
+      r.add(dumpJson(j));
     } else {
       SyntaxError rendered(message, line, position);
-      r.lines.push_back("error: " + rendered.render());
+      r.add("error: " + rendered.render());
     }
     return r;
   }
@@ -2253,27 +2259,27 @@ struct Session::Impl {
         j["failures"] = fs;
       }
       if (options.json) {
-        r.lines.push_back(dumpJson(j));
+        r.add(dumpJson(j));
         return r;
       }
-      r.lines.push_back(name + ": shape " + toString(shown) + ", dtype " + ops::spelling(n->dtype) + ", " + spelling(v.status()));
+      r.add(name + ": shape " + toString(shown) + ", dtype " + ops::spelling(n->dtype) + ", " + spelling(v.status()));
       for (std::size_t i = 0; i < n->rank(); ++i) {
         auto c = shown[i].constantValue();
-        r.lines.push_back("  dim " + std::to_string(i) + ": " + shown[i].toString() + (c ? "" : shown[i].kind() == ExprKind::Select ? "  (piecewise)" : "  (symbolic)"));
+        r.add("  dim " + std::to_string(i) + ": " + shown[i].toString() + (c ? "" : shown[i].kind() == ExprKind::Select ? "  (piecewise)" : "  (symbolic)"));
       }
       if (is(cmd, "explain")) {
-        for (const std::string &f : v.failures()) r.lines.push_back("  error: " + f);
+        for (const std::string &f : v.failures()) r.add("  error: " + f);
         for (const Obligation &o : v.obligations())
           if (o.decision.answer != Answer::Proven && o.kind != ObligationKind::Existence)
-            r.lines.push_back("  requires " + o.what + ": " + o.predicate.toString() + "  [" + spelling(o.decision.answer) +
+            r.add("  requires " + o.what + ": " + o.predicate.toString() + "  [" + spelling(o.decision.answer) +
                               (o.kind == ObligationKind::Limit ? ", limit" : "") + "]");
-        for (const Pred &c : checks) r.lines.push_back("  runtime check: " + c.toString());
-        if (std::string l = limitsLine(v); !l.empty()) r.lines.push_back(l);
-        r.lines.push_back("  valid where: " + condition.toString());
-        if (bad) r.lines.push_back("  violating point: " + bad->toString(order));
+        for (const Pred &c : checks) r.add("  runtime check: " + c.toString());
+        if (std::string l = limitsLine(v); !l.empty()) r.add(l);
+        r.add("  valid where: " + condition.toString());
+        if (bad) r.add("  violating point: " + bad->toString(order));
       } else {
-        for (const Pred &c : checks) r.lines.push_back("  runtime check: " + c.toString());
-        if (std::string l = limitsLine(v); !l.empty()) r.lines.push_back(l);
+        for (const Pred &c : checks) r.add("  runtime check: " + c.toString());
+        if (std::string l = limitsLine(v); !l.empty()) r.add(l);
       }
       return r;
     }
@@ -2329,16 +2335,16 @@ struct Session::Impl {
       j["witness"] = assignmentOrNull(witness);
       j["status"] = spelling(st);
       if (options.json) {
-        r.lines.push_back(dumpJson(j));
+        r.add(dumpJson(j));
         return r;
       }
-      if (st == Status::Valid) r.lines.push_back("error domain: empty (every statement is valid for every size allowed)");
+      if (st == Status::Valid) r.add("error domain: empty (every statement is valid for every size allowed)");
       else {
-        r.lines.push_back("error domain: " + condition + (st == Status::Unknown ? "  (undecided: checked at run time)" : ""));
-        if (witness) r.lines.push_back("  witness: " + witness->toString(order));
-        for (const std::string &f : failingText) r.lines.push_back("  fails: " + f);
+        r.add("error domain: " + condition + (st == Status::Unknown ? "  (undecided: checked at run time)" : ""));
+        if (witness) r.add("  witness: " + witness->toString(order));
+        for (const std::string &f : failingText) r.add("  fails: " + f);
       }
-      if (std::string l = limitsLine(v); !l.empty()) r.lines.push_back(l);
+      if (std::string l = limitsLine(v); !l.empty()) r.add(l);
       return r;
     }
     if (is(cmd, "eval") || is(cmd, "save") || is(cmd, "time")) {
@@ -2394,9 +2400,9 @@ struct Session::Impl {
           j["repeats"] = std::min(refRuns, optRuns);
           j["reference_repeats"] = refRuns;
           j["optimized_repeats"] = optRuns;
-          if (options.json) r.lines.push_back(dumpJson(j));
+          if (options.json) r.add(dumpJson(j));
           else
-            r.lines.push_back(name + ": reference " + formatSeconds(ref) + ", optimized " + formatSeconds(optimized) + " (" +
+            r.add(name + ": reference " + formatSeconds(ref) + ", optimized " + formatSeconds(optimized) + " (" +
                               (optimized > 0 ? formatRatio(ref / optimized) : std::string("-")) + "x; medians of " +
                               std::to_string(refRuns) + " and " + std::to_string(optRuns) + " runs)");
           return r;
@@ -2419,19 +2425,19 @@ struct Session::Impl {
           if (value.size() > 1000000) throw interp::EvalError(interp::EvalError::Input, "the value has " + std::to_string(value.size()) + " elements; use :save");
           j["value"] = valueJson(value);
         }
-        if (options.json) r.lines.push_back(dumpJson(j));
+        if (options.json) r.add(dumpJson(j));
         else if (is(cmd, "eval"))
-          r.lines.push_back(name + " = " + value.toString() + "  (" + ops::spelling(value.dtype()) + ", shape " + interp::shapeText(value.shape()) + ")");
+          r.add(name + " = " + value.toString() + "  (" + ops::spelling(value.dtype()) + ", shape " + interp::shapeText(value.shape()) + ")");
         else
-          r.lines.push_back("saved " + name + " " + interp::shapeText(value.shape()) + " " + ops::spelling(value.dtype()) + " to " + path);
+          r.add("saved " + name + " " + interp::shapeText(value.shape()) + " " + ops::spelling(value.dtype()) + " to " + path);
       } catch (const interp::EvalError &e) {
         r.failed = true;
         Json err;
         err["kind"] = interp::EvalError::spelling(e.kind);
         err["message"] = e.what();
         j["error"] = err;
-        if (options.json) r.lines.push_back(dumpJson(j));
-        else r.lines.push_back(std::string(interp::EvalError::spelling(e.kind)) + " error: " + e.what());
+        if (options.json) r.add(dumpJson(j));
+        else r.add(std::string(interp::EvalError::spelling(e.kind)) + " error: " + e.what());
       }
       return r;
     }
@@ -2440,11 +2446,11 @@ struct Session::Impl {
       const Node *n = target(name);
       done();
       Json nodes = Json::array();
-      r.lines = graphLines(n, &nodes);
+      r.set(graphLines(n, &nodes));
       j["command"] = "graph";
       j["name"] = name;
       j["nodes"] = nodes;
-      if (options.json) r.lines = {dumpJson(j)};
+      if (options.json) r.set({dumpJson(j)});
       return r;
     }
     if (is(cmd, "rules")) {
@@ -2457,11 +2463,11 @@ struct Session::Impl {
         x["exact"] = rule.exact;
         x["text"] = rule.body();
         list.push_back(x);
-        r.lines.push_back("  " + rule.heading());
+        r.add("  " + rule.heading());
       }
       j["command"] = "rules";
       j["rules"] = list;
-      if (options.json) r.lines = {dumpJson(j)};
+      if (options.json) r.set({dumpJson(j)});
       return r;
     }
     if (is(cmd, "optimize")) {
@@ -2497,16 +2503,16 @@ struct Session::Impl {
       j["soundness"] = eo.allow == rewrite::Soundness::Strict ? "strict" : "valid-graph";
       j["exact"] = eo.exactOnly;
       if (options.json) {
-        r.lines.push_back(dumpJson(j));
+        r.add(dumpJson(j));
         return r;
       }
-      r.lines = graphLines(result.outputs[0]);
+      r.set(graphLines(result.outputs[0]));
       std::string summary = name + ": " + std::to_string(j["nodes_before"].get<std::size_t>()) + " -> " +
                             std::to_string(j["nodes_after"].get<std::size_t>()) + " nodes";
       for (const auto &[rule, count] : result.fired) summary += ", " + rule + " x" + std::to_string(count);
-      r.lines.push_back(summary);
+      r.add(summary);
       for (const rewrite::Refusal &f : result.refused)
-        r.lines.push_back("refused " + f.rule + " (" + rewrite::spelling(f.check.soundness) + "): " + f.check.reason +
+        r.add("refused " + f.rule + " (" + rewrite::spelling(f.check.soundness) + "): " + f.check.reason +
                           (f.check.witness ? " at " + f.check.witness->toString() : ""));
       return r;
     }
@@ -2519,33 +2525,33 @@ struct Session::Impl {
         x["signature"] = o.signature;
         x["rule"] = o.rule;
         list.push_back(x);
-        r.lines.push_back("  " + o.signature + "  — " + o.rule);
+        r.add("  " + o.signature + "  — " + o.rule);
       }
       j["command"] = "ops";
       j["ops"] = list;
-      if (options.json) r.lines = {dumpJson(j)};
+      if (options.json) r.set({dumpJson(j)});
       return r;
     }
     if (is(cmd, "help")) {
       done();
       j["command"] = "help";
       j["text"] = kHelp;
-      if (options.json) r.lines.push_back(dumpJson(j));
-      else r.lines.push_back(kHelp);
+      if (options.json) r.add(dumpJson(j));
+      else r.add(kHelp);
       return r;
     }
     if (is(cmd, "reset")) {
       done();
       reset();
       j["command"] = "reset";
-      if (options.json) r.lines.push_back(dumpJson(j));
+      if (options.json) r.add(dumpJson(j));
       return r;
     }
     if (is(cmd, "quit") || is(cmd, "q") || is(cmd, "exit")) {
       done();
       r.quit = true;
       j["command"] = "quit";
-      if (options.json) r.lines.push_back(dumpJson(j));
+      if (options.json) r.add(dumpJson(j));
       return r;
     }
     failAt("unknown command ':" + cmd + "' (see :help)", cmdPos);
@@ -2772,6 +2778,33 @@ const ops::Node *Session::lookup(const std::string &name) const {
 }
 
 /// A script stops after this many failed lines.
+const std::vector<std::string> &Reply::lines() const {
+  if (!lines_) {
+    std::vector<std::string> out;
+    for (const Piece &p : pieces_) {
+      if (p.make) p.make(out);
+      else out.push_back(p.line);
+    }
+    lines_ = std::move(out);
+  }
+  return *lines_;
+}
+
+void Reply::add(std::string line) {
+  pieces_.push_back({std::move(line), {}});
+  lines_.reset();
+}
+
+void Reply::addLater(std::function<void(std::vector<std::string> &)> make) {
+  pieces_.push_back({{}, std::move(make)});
+  lines_.reset();
+}
+
+void Reply::set(std::vector<std::string> lines) {
+  pieces_.clear();
+  for (std::string &l : lines) add(std::move(l));
+}
+
 constexpr int kMaxReportedErrors = 100;
 
 int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out, const std::string &fileName) {
@@ -2782,7 +2815,7 @@ int runScript(Solver &solver, const std::string &text, SessionOptions options, s
   while (std::getline(in, line)) {
     ++number;
     Reply r = session.execute(line, number);
-    for (const std::string &l : r.lines) {
+    for (const std::string &l : r.lines()) {
       if (r.failed && !options.json) out << fileName << ":" << number << ": ";
       out << l << "\n";
     }

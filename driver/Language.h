@@ -15,7 +15,9 @@
 // Errors never end a session: each is reported with its column (1-based) and a caret.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,10 +46,28 @@ struct SessionOptions {
   std::string baseDirectory;
 };
 
-struct Reply {
-  std::vector<std::string> lines; // what to print (JSON: one object per line)
-  bool failed = false;            // the line was an error
-  bool quit = false;              // :quit
+/// What a line replies. Its text is made when first read: a statement's shape simplified under
+/// its checks, its checks and its limits cost solver work that a caller reading only `failed`
+/// (a benchmark, a caller that builds a program) does not pay. Read it while the session that
+/// made it lives.
+class Reply {
+public:
+  bool failed = false; // the line was an error
+  bool quit = false;   // :quit
+  /// What to print (JSON: one object per line).
+  const std::vector<std::string> &lines() const;
+  void add(std::string line);
+  /// Lines `make` appends when the text is first read, in their place among the others.
+  void addLater(std::function<void(std::vector<std::string> &)> make);
+  void set(std::vector<std::string> lines);
+
+private:
+  struct Piece {
+    std::string line;
+    std::function<void(std::vector<std::string> &)> make; // set: made when read
+  };
+  std::vector<Piece> pieces_;
+  mutable std::optional<std::vector<std::string>> lines_;
 };
 
 class Session {

@@ -111,7 +111,7 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
       break;
     }
     Reply r = session.execute(line, ++number);
-    for (const std::string &l : r.lines) std::cout << l << "\n";
+    for (const std::string &l : r.lines()) std::cout << l << "\n";
     std::cout.flush();
     if (r.quit) break;
   }

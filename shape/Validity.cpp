@@ -30,11 +30,13 @@ const char *spelling(ObligationKind k) {
 
 void Validity::require(const Pred &predicate, std::string what, ObligationKind kind) {
   settled_ = false;
+  valid_.reset();
   obligations_.push_back({std::move(what), predicate, solver_->decide(context_, predicate), kind});
 }
 
 void Validity::record(const Pred &predicate, std::string what, Decision decision, ObligationKind kind) {
   settled_ = false;
+  valid_.reset();
   obligations_.push_back({std::move(what), predicate, std::move(decision), kind});
 }
 
@@ -48,6 +50,7 @@ bool Validity::failsEverywhere() const {
 
 void Validity::absorb(const Validity &other) {
   settled_ = false;
+  valid_.reset();
   obligations_.insert(obligations_.end(), other.obligations_.begin(), other.obligations_.end());
   failures_.insert(failures_.end(), other.failures_.begin(), other.failures_.end());
   mentioned_.insert(mentioned_.end(), other.mentioned_.begin(), other.mentioned_.end());
@@ -507,12 +510,29 @@ std::vector<std::optional<Expr>> Validity::simplified(const std::vector<std::opt
 }
 
 std::optional<Context> Validity::validContext() const {
+  if (valid_) return *valid_;
+  valid_ = std::make_shared<const std::optional<Context>>(makeValidContext());
+  return *valid_;
+}
+
+std::optional<Context> Validity::makeValidContext() const {
   if (status() == Status::Error) return std::nullopt;
   // The points where the shape exists: the assumptions and the checks (limits apart: a
   // shape is what NumPy computes wherever it does not refuse it).
   try {
     std::vector<Pred> parts = context_.parts();
-    for (const Pred &c : checks()) parts.push_back(whereHolds(c));
+    const std::vector<Pred> checked = checks();
+    if (checked.empty()) return context_;
+    for (const Pred &c : checked) parts.push_back(whereHolds(c));
+    // A point where every check holds proves the context consistent without asking isl: the
+    // joint decision's, else one of a check's own (each is tried against all of them).
+    std::vector<const Assignment *> offered;
+    if (joint_ && joint_->satisfying) offered.push_back(&*joint_->satisfying);
+    for (const Obligation &o : obligations_)
+      if (o.decision.answer == Answer::Depends && o.decision.satisfying) offered.push_back(&*o.decision.satisfying);
+    const Pred all = Pred::conjunction(parts);
+    for (const Assignment *a : offered)
+      if (holds(all, completed(*a, context_, all))) return solver_->makeContextNear(parts, context_.domain(), *a);
     Context where = solver_->makeContext(parts, context_.domain());
     if (where.consistencyProven()) return where;
   } catch (const UserError &) { // contradictory (cannot be: the status is not an error), too large
@@ -525,6 +545,60 @@ std::vector<Expr> Validity::simplified(const std::vector<Expr> &dims) const {
   if (status() != Status::RuntimeCheck) return dims; // valid: nothing narrows it; else no shape
   return simplifiedWithin(*solver_, validContext(), dims);
 }
+
+namespace {
+/// Whether `e` chooses between pieces (a min, max, choice, division or remainder inside): only
+/// then can isl's compact form under narrower sizes differ from it other than by a constant.
+bool piecewise(const Expr &e) {
+  std::vector<const ExprNode *> todo{e.node()}, seen;
+  while (!todo.empty()) {
+    const ExprNode *n = todo.back();
+    todo.pop_back();
+    if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+    seen.push_back(n);
+    switch (n->kind) {
+    case ExprKind::Constant:
+    case ExprKind::Param: break;
+    case ExprKind::Sum:
+      for (const Term &t : n->terms)
+        for (const auto &[atom, exponent] : t.monomial) todo.push_back(atom.node());
+      break;
+    default: return true;
+    }
+  }
+  return false;
+}
+
+/// The sizes of `where` that bear on `d`: the parts that share a parameter with it, or with
+/// such a part, and so on. A part about other sizes narrows nothing `d` takes (where is
+/// consistent), and leaving it out lets the statements whose checks differ only elsewhere share
+/// one question to isl (compact() is kept per context). Its sample point proves the narrower
+/// context consistent.
+Context bearingOn(Solver &solver, const Context &where, const Expr &d) {
+  const std::vector<Pred> &parts = where.parts();
+  std::vector<const ExprNode *> reached = parameterNodes(d);
+  std::vector<bool> taken(parts.size(), false);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (taken[i]) continue;
+      const std::vector<const ExprNode *> &ps = parameterNodes(parts[i]);
+      if (std::none_of(ps.begin(), ps.end(), [&](const ExprNode *p) {
+            return std::find(reached.begin(), reached.end(), p) != reached.end();
+          }))
+        continue;
+      taken[i] = grew = true;
+      for (const ExprNode *p : ps)
+        if (std::find(reached.begin(), reached.end(), p) == reached.end()) reached.push_back(p);
+    }
+  }
+  if (std::all_of(taken.begin(), taken.end(), [](bool t) { return t; })) return where;
+  std::vector<Pred> kept;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (taken[i]) kept.push_back(parts[i]);
+  return solver.makeContextNear(kept, where.domain(), where.samplePoint());
+}
+} // namespace
 
 std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> &where, const std::vector<Expr> &dims) {
   if (!where) return dims;
@@ -540,7 +614,9 @@ std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> 
         out.push_back(Expr(*v));
         continue;
       }
-    if (auto c = d.kind() == ExprKind::Param ? std::nullopt : solver.compact(*where, d)) out.push_back(*c);
+    // A polynomial is left as it is unless the narrower sizes pin it (above): isl rewrites
+    // only choices between pieces (a max that the checks decide, a division they make exact).
+    if (auto c = !piecewise(d) ? std::nullopt : solver.compact(bearingOn(solver, *where, d), d)) out.push_back(*c);
     else out.push_back(d);
   }
   return out;

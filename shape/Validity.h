@@ -70,7 +70,10 @@ public:
   /// True when every obligation, of whatever kind, is proven: nothing to report or gather.
   bool settledValid() const;
   /// Counts the limits of results as runtime checks (`--strict-limits`); arrays given still exist.
-  void strictLimits(bool strict) { strict_ = strict; }
+  void strictLimits(bool strict) {
+    strict_ = strict;
+    valid_.reset();
+  }
   bool strictLimits() const { return strict_; }
   /// Runtime checks (as predicates) for every counted obligation (shape; limits too when strict)
   /// that is not proven.
@@ -135,6 +138,9 @@ private:
   // holds one validity, so an inline Decision made each node 136 bytes larger.
   mutable bool settled_ = false;
   mutable std::shared_ptr<const Decision> joint_;
+  // validContext(), made on first read (limits() and a printed shape both read it).
+  mutable std::shared_ptr<const std::optional<Context>> valid_;
+  std::optional<Context> makeValidContext() const;
 };
 
 /// `dims` simplified within `where` (Validity::validContext()): each dimension the constant it

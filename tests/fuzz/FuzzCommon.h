@@ -106,12 +106,16 @@ inline std::optional<shapelab::Shape> concreteAt(const shapelab::Shape &shape, c
   return out;
 }
 
-/// Where the symbolic verdict says a call succeeds at `a`: valid, or runtime checks that hold.
+/// Where the symbolic verdict says a call succeeds at `a`, as NumPy's concrete algorithm does:
+/// valid, or runtime checks that hold; and every array fits NumPy's limits there (the limits of
+/// results and the existence of operands are reported apart from the status, DESIGN §3.4, but a
+/// concrete call at a point where an array does not fit fails).
 template <class Result> bool symbolicHolds(const Result &r, const shapelab::Assignment &a) {
-  if (r.status() == shapelab::Status::Valid) return true;
-  if (r.status() != shapelab::Status::RuntimeCheck) return false;
+  if (r.status() != shapelab::Status::Valid && r.status() != shapelab::Status::RuntimeCheck) return false;
   for (const shapelab::Pred &check : r.validity.checks())
     if (!shapelab::holds(check, a)) return false;
+  for (const shapelab::Obligation &o : r.validity.obligations())
+    if (o.kind != shapelab::ObligationKind::Shape && !shapelab::holds(o.predicate, a)) return false;
   return true;
 }
 

@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     while (std::getline(in, line) && number < 16) {
       driver::Reply r = session.execute(line, ++number);
       // Whatever bytes the line held, a reply is well-formed UTF-8 (an error echoes the line).
-      for (const std::string &l : r.lines)
+      for (const std::string &l : r.lines())
         if (!testutil::wellFormedUtf8(l)) fuzz::finding("a reply that is not well-formed UTF-8: " + printable(l));
       if (r.quit) break;
     }

@@ -327,9 +327,9 @@ TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
   for (int k = 0; k < 12; ++k) {
     // Both operands again, in either order, and the result beside the operand it came from.
     driver::Reply r = session.execute(k % 3 == 2 ? "x = (y * x + b) * x0" : k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
-    ASSERT_EQ(r.lines.size(), 2u);
-    EXPECT_EQ(r.lines[0], expected) << "statement " << k + 1;
-    EXPECT_EQ(r.lines[1], limits) << "statement " << k + 1;
+    ASSERT_EQ(r.lines().size(), 2u);
+    EXPECT_EQ(r.lines()[0], expected) << "statement " << k + 1;
+    EXPECT_EQ(r.lines()[1], limits) << "statement " << k + 1;
   }
 }
 
@@ -351,8 +351,8 @@ TEST(Session, AnAcceptedAssignmentReadsBack) {
     }
     driver::Reply r = session.execute(std::string("y = ") + name, 2);
     ASSERT_FALSE(r.failed) << name;
-    const nlohmann::json j = nlohmann::json::parse(r.lines.at(0));
-    EXPECT_EQ(j.value("value", nlohmann::json()), "7") << name << " = 7 was accepted, and then y = " << name << " read " << r.lines.at(0);
+    const nlohmann::json j = nlohmann::json::parse(r.lines().at(0));
+    EXPECT_EQ(j.value("value", nlohmann::json()), "7") << name << " = 7 was accepted, and then y = " << name << " read " << r.lines().at(0);
   }
   // True, False, None, the three keywords and the two '_' names.
   EXPECT_EQ(refused, 8);
@@ -374,9 +374,9 @@ TEST(Session, ABareExpressionShowsItsValue) {
   int k = 2;
   for (const auto &[line, expected] : cases) {
     driver::Reply r = session.execute(line, ++k);
-    ASSERT_FALSE(r.failed) << line << ": " << (r.lines.empty() ? "" : r.lines[0]);
-    ASSERT_EQ(r.lines.size(), 1u) << line;
-    EXPECT_EQ(r.lines[0], expected) << line;
+    ASSERT_FALSE(r.failed) << line << ": " << (r.lines().empty() ? "" : r.lines()[0]);
+    ASSERT_EQ(r.lines().size(), 1u) << line;
+    EXPECT_EQ(r.lines()[0], expected) << line;
   }
   // Nothing is bound to `_`, and `x` keeps its name in the graph.
   EXPECT_TRUE(session.execute("y = _", ++k).failed);
@@ -386,21 +386,21 @@ TEST(Session, ABareExpressionShowsItsValue) {
   driver::Reply graph = session.execute(":graph x", ++k);
   ASSERT_FALSE(graph.failed);
   std::string shown;
-  for (const std::string &l : graph.lines) shown += l + "\n";
+  for (const std::string &l : graph.lines()) shown += l + "\n";
   EXPECT_NE(shown.find("x"), std::string::npos) << shown;
   // A bare expression that cannot always be computed is part of the program: its sizes are in
   // the error domain.
-  const std::string none = session.execute(":errors", ++k).lines.at(0);
+  const std::string none = session.execute(":errors", ++k).lines().at(0);
   EXPECT_NE(none.find("empty"), std::string::npos) << none;
   // A module is named as one in messages too.
   driver::Reply subscript = session.execute("z = np[0]", ++k);
   ASSERT_TRUE(subscript.failed);
-  EXPECT_NE(subscript.lines.at(0).find("a module is not subscriptable"), std::string::npos) << subscript.lines.at(0);
+  EXPECT_NE(subscript.lines().at(0).find("a module is not subscriptable"), std::string::npos) << subscript.lines().at(0);
   driver::Reply bad = session.execute("x + w", ++k);
   ASSERT_FALSE(bad.failed);
-  EXPECT_EQ(bad.lines.at(0).rfind("_: ", 0), 0u) << bad.lines.at(0);
-  EXPECT_NE(bad.lines.at(0).find("runtime-check: n == 3 or n == 1"), std::string::npos) << bad.lines.at(0);
-  const std::string some = session.execute(":errors", ++k).lines.at(0);
+  EXPECT_EQ(bad.lines().at(0).rfind("_: ", 0), 0u) << bad.lines().at(0);
+  EXPECT_NE(bad.lines().at(0).find("runtime-check: n == 3 or n == 1"), std::string::npos) << bad.lines().at(0);
+  const std::string some = session.execute(":errors", ++k).lines().at(0);
   EXPECT_EQ(some.find("empty"), std::string::npos) << some;
 }
 
@@ -414,7 +414,7 @@ TEST(Session, ATupleNeedsNoParentheses) {
   auto says = [&](const std::string &line) {
     driver::Reply r = session.execute(line, ++k);
     std::string out;
-    for (const std::string &l : r.lines) out += (out.empty() ? "" : "\n") + l;
+    for (const std::string &l : r.lines()) out += (out.empty() ? "" : "\n") + l;
     return (r.failed ? "failed: " : "") + out;
   };
   ASSERT_EQ(says("param n, m"), "");
@@ -442,7 +442,7 @@ TEST(Session, ErrorsNameWholeCharactersAndTheCaretCountsColumns) {
   auto reply = [&](const std::string &line) {
     driver::Reply r = session.execute(line, 1);
     EXPECT_TRUE(r.failed) << line;
-    return r.lines.at(0);
+    return r.lines().at(0);
   };
   EXPECT_EQ(reply("v = \xc3\xa9"), "error: unexpected character '\xc3\xa9' at position 4\n  v = \xc3\xa9\n      ^");
   EXPECT_EQ(reply("w = 1 +\xe9"), "error: unexpected character '\\xe9' at position 7\n  w = 1 +\\xe9\n         ^");
@@ -453,7 +453,7 @@ TEST(Session, ErrorsNameWholeCharactersAndTheCaretCountsColumns) {
   driver::SessionOptions so;
   so.json = true;
   driver::Session json(solver, so);
-  EXPECT_EQ(json.execute("w = 1 +\xe9", 1).lines.at(0), "{\"line\": 1, \"error\": \"unexpected character '\\\\xe9'\", \"column\": 8}");
+  EXPECT_EQ(json.execute("w = 1 +\xe9", 1).lines().at(0), "{\"line\": 1, \"error\": \"unexpected character '\\\\xe9'\", \"column\": 8}");
 }
 
 // The class: whatever bytes a line holds, every reply is well-formed UTF-8 (valid JSON with
@@ -474,12 +474,12 @@ TEST(Session, EveryReplyIsWellFormedUtf8) {
       session.execute("param n", 1);
       session.execute("x = input((n,), float64)", 2);
       driver::Reply r = session.execute(line, 3);
-      for (const std::string &l : r.lines) {
+      for (const std::string &l : r.lines()) {
         RC_ASSERT(shapelab::testutil::wellFormedUtf8(l));
         if (asJson) RC_ASSERT(nlohmann::json::parse(l).is_object());
       }
       if (r.failed && !asJson) {
-        const std::string &l = r.lines.at(0);
+        const std::string &l = r.lines().at(0);
         const std::size_t caretLine = l.rfind('\n');
         RC_ASSERT(caretLine != std::string::npos && caretLine > 0 && l.rfind('\n', caretLine - 1) != std::string::npos);
         RC_ASSERT(l.find_first_not_of(' ', caretLine + 1) == l.size() - 1 && l.back() == '^');
@@ -493,7 +493,7 @@ TEST(Session, AStatusTheClockCutShortIsNotRemembered) {
   const std::vector<std::string> before = {"param n, m", "x = input(((n + m) % 2 - 1,))",
                                            "y = input((n % 2 - m % 2, m % 2 - n % 2))"};
   const std::string joint = "z = sum(x) + sum(y)";
-  auto status = [](const driver::Reply &r) { return nlohmann::json::parse(r.lines.at(0)).at("status").get<std::string>(); };
+  auto status = [](const driver::Reply &r) { return nlohmann::json::parse(r.lines().at(0)).at("status").get<std::string>(); };
   driver::SessionOptions so;
   so.json = true;
   {
@@ -584,7 +584,7 @@ void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram 
 ::testing::AssertionResult refusedWith(driver::Session &session, const std::string &line, const std::string &message) {
   driver::Reply r = session.execute(line, 1);
   if (!r.failed) return ::testing::AssertionFailure() << line << " was not refused";
-  const std::string first = r.lines.empty() ? std::string() : r.lines.front();
+  const std::string first = r.lines().empty() ? std::string() : r.lines().front();
   if (first.find(message) == std::string::npos)
     return ::testing::AssertionFailure() << line << ": " << first << " does not say: " << message;
   return ::testing::AssertionSuccess();
@@ -596,7 +596,7 @@ std::string outcomeOf(const std::vector<std::string> &lines, const std::string &
   driver::Session session(solver, {});
   for (std::size_t i = 0; i < lines.size(); ++i) {
     driver::Reply r = session.execute(lines[i], int(i + 1));
-    if (r.failed) return "build error: " + (r.lines.empty() ? std::string() : r.lines.front());
+    if (r.failed) return "build error: " + (r.lines().empty() ? std::string() : r.lines().front());
   }
   interp::Interpreter in(session.graph(), point, {}, {});
   try {
@@ -766,7 +766,7 @@ std::string valueOfLine(const std::string &line) {
   Solver solver;
   driver::Session session(solver, {});
   driver::Reply r = session.execute(line, 1);
-  if (r.failed) return "build error: " + (r.lines.empty() ? std::string() : r.lines.front());
+  if (r.failed) return "build error: " + (r.lines().empty() ? std::string() : r.lines().front());
   interp::Interpreter in(session.graph(), {}, {}, {});
   try {
     return in.evaluate(session.lookup("x")).toString();
@@ -1358,8 +1358,8 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
   EXPECT_EQ(outcomeOf(lines, "i", {{"n", 2}, {"m", 3}}), "(2,)");
   EXPECT_EQ(outcomeOf(lines, "i", {{"n", 3}, {"m", 2}}), "shape error");
   driver::Reply errors = session.execute(":errors", int(lines.size() + 1));
-  ASSERT_FALSE(errors.lines.empty());
-  EXPECT_EQ(errors.lines[0].find("empty"), std::string::npos) << errors.lines[0];
+  ASSERT_FALSE(errors.lines().empty());
+  EXPECT_EQ(errors.lines()[0].find("empty"), std::string::npos) << errors.lines()[0];
 }
 
 // Obligations that each depend may be impossible together, and the status is then an error.
@@ -1739,9 +1739,9 @@ TEST(Programs, AReductionOfATupleOfSizesIsASize) {
       EXPECT_EQ(outcomeOf(lines, "y", at), interp::shapeText({n * (m + 1)}));
     }
   // The reply shows the value: a size or a predicate as an expression.
-  EXPECT_EQ(session.execute("a = np.all((n, 2))", 10).lines.at(0), "a: n != 0");
-  EXPECT_EQ(session.execute("b = np.prod((n, m))", 11).lines.at(0), "b: m*n");
-  EXPECT_EQ(session.execute("c = np.prod(())", 12).lines.at(0), "c: 1.0"); // float64, as NumPy's
+  EXPECT_EQ(session.execute("a = np.all((n, 2))", 10).lines().at(0), "a: n != 0");
+  EXPECT_EQ(session.execute("b = np.prod((n, m))", 11).lines().at(0), "b: m*n");
+  EXPECT_EQ(session.execute("c = np.prod(())", 12).lines().at(0), "c: 1.0"); // float64, as NumPy's
   // NumPy's errors: an empty tuple has no maximum, a tuple has one axis, and the mean of sizes is
   // no size.
   for (const char *bad : {"d = np.max(())", "d = np.sum(x.shape, axis=1)", "d = np.mean(x.shape)",
@@ -1749,7 +1749,7 @@ TEST(Programs, AReductionOfATupleOfSizesIsASize) {
     driver::Reply r = session.execute(bad, 13);
     EXPECT_TRUE(r.failed) << bad;
   }
-  EXPECT_NE(session.execute("d = np.max(())", 14).lines.at(0).find("zero-size array to reduction operation maximum"),
+  EXPECT_NE(session.execute("d = np.max(())", 14).lines().at(0).find("zero-size array to reduction operation maximum"),
             std::string::npos);
 }
 
@@ -1855,14 +1855,14 @@ TEST(Programs, EvalNeedsOnlyTheSizesItReads) {
   ASSERT_TRUE(executesAll(session, {"param n, m, k", "assume m >= n + 2", "x = input((n,), float64)", "y = x * 2.0",
                                     "z = zeros((k,))", "w = x[:m]"}));
   driver::Reply ok = session.execute(":eval y with n=3, x=[1.0, 2.0, 3.0]", 7);
-  ASSERT_FALSE(ok.failed) << ok.lines.at(0);
-  EXPECT_EQ(ok.lines.at(0), "y = [2.0, 4.0, 6.0]  (float64, shape (3,))");
+  ASSERT_FALSE(ok.failed) << ok.lines().at(0);
+  EXPECT_EQ(ok.lines().at(0), "y = [2.0, 4.0, 6.0]  (float64, shape (3,))");
   for (const char *bad : {":eval z with n=3", ":eval w with n=3"}) // z reads k, w reads m
     EXPECT_TRUE(refusedWith(session, bad, "no value for size parameter"));
   // Given values that break the assumptions are still refused.
   driver::Reply r = session.execute(":eval y with n=3, m=1", 9);
   ASSERT_TRUE(r.failed);
-  EXPECT_NE(r.lines.at(0).find("does not satisfy the assumption m >= n + 2"), std::string::npos) << r.lines.at(0);
+  EXPECT_NE(r.lines().at(0).find("does not satisfy the assumption m >= n + 2"), std::string::npos) << r.lines().at(0);
 }
 
 namespace {
@@ -2131,10 +2131,10 @@ TEST(Programs, AReshapeIntoHeadsIsDecidedUnderADefiningAssumption) {
     ASSERT_FALSE(r.failed) << lines[i];
     if (i >= 3) {
       // Decided: valid, with only the sizes' limits reported apart (never unknown).
-      EXPECT_NE(r.lines.at(0).find(" float64, valid"), std::string::npos) << r.lines.at(0);
-      ASSERT_EQ(r.lines.size(), 2u) << r.lines.at(0);
-      EXPECT_EQ(r.lines.at(1).rfind("  limits: ", 0), 0u) << r.lines.at(1);
-      for (const std::string &l : r.lines) EXPECT_EQ(l.find("b*d*t"), std::string::npos) << l;
+      EXPECT_NE(r.lines().at(0).find(" float64, valid"), std::string::npos) << r.lines().at(0);
+      ASSERT_EQ(r.lines().size(), 2u) << r.lines().at(0);
+      EXPECT_EQ(r.lines().at(1).rfind("  limits: ", 0), 0u) << r.lines().at(1);
+      for (const std::string &l : r.lines()) EXPECT_EQ(l.find("b*d*t"), std::string::npos) << l;
     }
   }
   for (int64_t h = 1; h <= 3; ++h)
@@ -2154,7 +2154,7 @@ TEST(Programs, AnArraysReplyFollowsTheAssumptionsOfItsLine) {
   auto reply = [&](const std::string &line) {
     driver::Reply r = session.execute(line, 1);
     EXPECT_FALSE(r.failed) << line;
-    return r.lines.empty() ? std::string() : r.lines.front();
+    return r.lines().empty() ? std::string() : r.lines().front();
   };
   const std::vector<std::string> program = {"param n", "x = input((n,), float64)", "y = input((3,), float64)"};
   for (int round = 0; round < 2; ++round) {
@@ -2211,7 +2211,7 @@ TEST(Reshape, AnEntryThatIsASizeWhereTheOperandIsValidIsASize) {
   driver::Session session(solver, {});
   for (std::size_t i = 0; i < lines.size(); ++i) {
     driver::Reply r = session.execute(lines[i], int(i + 1));
-    ASSERT_FALSE(r.failed) << lines[i] << ": " << (r.lines.empty() ? "" : r.lines.front());
+    ASSERT_FALSE(r.failed) << lines[i] << ": " << (r.lines().empty() ? "" : r.lines().front());
   }
   EXPECT_EQ(toString(session.lookup("y")->shape), "(m - 1, n - 1)");
   EXPECT_EQ(session.lookup("z"), session.lookup("y")); // the same node: the same target
@@ -2244,7 +2244,7 @@ TEST(Reshape, ComputedEntriesFollowNumPy) {
                                             "y = reshape(x, " + program.second + ")"};
     for (std::size_t i = 0; i < lines.size(); ++i) {
       driver::Reply r = session.execute(lines[i], int(i + 1));
-      ASSERT_FALSE(r.failed) << lines[i] << ": " << (r.lines.empty() ? "" : r.lines.front());
+      ASSERT_FALSE(r.failed) << lines[i] << ": " << (r.lines().empty() ? "" : r.lines().front());
     }
     for (const auto *row : points) {
       Assignment at;
@@ -2295,7 +2295,7 @@ TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) 
   EXPECT_TRUE(refusedWith(session, "w = reshape(u, (n - 1, m - 1))", "may be negative"));
   driver::Reply two = session.execute("v = reshape(x, (-1, -2))", 9);
   ASSERT_TRUE(two.failed);
-  EXPECT_NE(two.lines.front().find("can only specify one unknown dimension"), std::string::npos) << two.lines.front();
+  EXPECT_NE(two.lines().front().find("can only specify one unknown dimension"), std::string::npos) << two.lines().front();
 }
 
 // The JSON writer writes common scalars itself (a library dump per scalar cost more than the
