@@ -2017,21 +2017,27 @@ struct Session::Impl {
       if (isOp(":")) return command(lineNumber);
       if (isName("param") && peek(1).kind == Token::Name) {
         ++at;
+        // Every name is read and checked before any is declared: a statement that fails
+        // changes nothing.
         std::vector<std::string> declared;
+        std::vector<Token> names;
         do {
           if (peek().kind != Token::Name) fail("expected a parameter name" + found());
           Token t = peek();
           ++at;
           if (isConstantName(t.text)) failAt("cannot declare " + t.text + " as a parameter", t.pos);
+          if (std::find(declared.begin(), declared.end(), t.text) != declared.end())
+            failAt("size parameter '" + t.text + "' is declared twice", t.pos);
           try {
-            Expr e = graph->param(t.text);
-            variables[t.text] = Value::ofSize(e, t.pos);
+            graph->checkNewParam(t.text);
           } catch (const UserError &e) {
             failAt(e.what(), t.pos);
           }
           declared.push_back(t.text);
+          names.push_back(t);
         } while (acceptOp(","));
         if (peek().kind != Token::End) fail("expected ',' or the end of the line" + found());
+        for (const Token &t : names) variables[t.text] = Value::ofSize(graph->param(t.text), t.pos);
         Json j = lineJson(lineNumber);
         j["param"] = declared;
         if (options.json) r.add(dumpJson(j));
@@ -2749,7 +2755,9 @@ struct Session::Impl {
       const Item &l = *leaves[i];
       if (t == DType::Bool) {
         a.base<bool>()[i] = is(l.token.text, "True");
-      } else if (l.token.kind == Token::Int && t == DType::Int64) {
+      } else if (t == DType::Int64 && l.token.kind == Token::Name) { // True, False among integers
+        a.base<int64_t>()[i] = is(l.token.text, "True") ? 1 : 0;
+      } else if (t == DType::Int64) {
         // The sign is part of the number: -9223372036854775808 is in range.
         auto x = parseExpr((l.negative ? "-" : "") + l.token.text).constantValue()->tryToInt64();
         if (!x) failAt("integer out of range", l.token.pos);

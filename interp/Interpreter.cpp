@@ -1051,8 +1051,9 @@ Array Interpreter::runRandom(const Node *n) {
       target = broadcastShapes(batches);
     }
     // Static mode: a batch dimension 1 broadcasts only where the graph marked it (provably 1, or
-    // undecided when built) — the same rule the shape inference applied.
-    if (n->mode == BroadcastMode::Static)
+    // undecided when built) — the same rule the shape inference applied. With a size, parameters
+    // broadcast to it by NumPy's rule in both modes (nothing was checked when the graph was built).
+    if (n->mode == BroadcastMode::Static && !hasSize)
       for (std::size_t k = 0; k < batches.size(); ++k)
         for (std::size_t j = 0; j < batches[k].size(); ++j) {
           std::size_t fromRight = batches[k].size() - 1 - j, bit = fromRight + batchCore[k];

@@ -201,11 +201,16 @@ void Graph::assume(const std::vector<Pred> &more) {
   contexts_.clear();
 }
 
-Expr Graph::param(const std::string &name) {
+void Graph::checkNewParam(const std::string &name) const {
   Expr p = Expr::param(name); // refuses reserved names
   if (std::find(params_.begin(), params_.end(), p) != params_.end())
     throw NameError("size parameter '" + name + "' is already declared");
   if (inputsByName_.count(name)) throw NameError("'" + name + "' is already an input");
+}
+
+Expr Graph::param(const std::string &name) {
+  checkNewParam(name);
+  Expr p = Expr::param(name);
   params_.push_back(p);
   return p;
 }

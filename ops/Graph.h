@@ -163,6 +163,8 @@ public:
   void assume(const std::vector<Pred> &more);
   /// Declares a size parameter (a name usable in shapes); names must be new.
   Expr param(const std::string &name);
+  /// Throws what param(name) would, declaring nothing.
+  void checkNewParam(const std::string &name) const;
   const std::vector<Expr> &params() const { return params_; }
 
   // Factories. Each validates its arguments, computes the node's shape and validity once, and

@@ -195,27 +195,31 @@ RandomVariableResult inferRandomVariable(Solver &solver, const Context &context,
           continue;
         }
         if (pv && pv->isOne()) continue;
-        if (p == s) continue; // the size itself: nothing broadcasts, in either mode
-        if (mode == BroadcastMode::Static) {
-          Decision one = oneness(solver, context, p);
-          if (one.answer == Answer::Proven) continue;
-          if (one.answer == Answer::Unknown) {
-            // Whether static mode lets it broadcast is undecided: unknown, NumPy's rule at run time.
-            Pred weakest = eq(p, s) || eq(p, Expr(1));
-            Decision d;
-            d.answer = Answer::Unknown;
-            d.residual = weakest;
-            d.reason = "static mode needs to know whether " + p.toString() + " is provably 1: " + one.reason;
-            r.validity.record(weakest, "batch dimension " + p.toString() + " of parameter " +
-                                           std::to_string(i) + " (" + pname + ") broadcasts to size", d);
-            continue;
-          }
-        }
-        Pred ok = mode == BroadcastMode::Static ? eq(p, s) : (eq(p, s) || eq(p, Expr(1)));
+        if (p == s) continue; // the size itself: nothing broadcasts
+        // In both modes: with a size nothing is checked against the parameters when the graph
+        // is built, and the sampler broadcasts each to size by NumPy's rule when it runs.
+        Pred ok = eq(p, s) || eq(p, Expr(1));
         r.validity.require(ok, "batch dimension " + p.toString() + " of parameter " + std::to_string(i) +
                                    " (" + pname + ") broadcasts to size dimension " + s.toString());
       }
     }
+  }
+  if (info->name == "choice_without_replacement" && !params[0].shape.empty() && core.size() + 1 >= params[0].shape.size() &&
+      r.validity.status() != Status::Error) {
+    // The sample (core_shape's dims, first in the core) is drawn from a's first axis without
+    // replacement: it is no larger than it (NumPy: "Cannot take a larger sample than population
+    // when replace is False"; an empty population gives an empty sample only).
+    const std::size_t k = core.size() - (params[0].shape.size() - 1);
+    Expr sample(1);
+    bool known = true;
+    for (std::size_t i = 0; i < k; ++i) {
+      if (!core[i]) known = false;
+      else sample = sample * *core[i];
+    }
+    if (known)
+      r.validity.require(le(sample, params[0].shape[0]),
+                         "the sample " + sample.toString() + " is no larger than the population " +
+                             params[0].shape[0].toString() + " (a sample without replacement)");
   }
   r.shape.assign(r.batchShape.begin(), r.batchShape.end());
   r.shape.insert(r.shape.end(), core.begin(), core.end());

@@ -626,12 +626,15 @@ RC_GTEST_PROP(Programs, ReferenceKernelsAgreeWithShapeRulesInStaticMode, ()) {
   kernelsAgreeWithShapeRules(BroadcastMode::Static);
 }
 
-// Found by `shapelab proptest --mode static`: a random variable's batch dimension that is 1 at
-// run time but not provably 1 must not broadcast to size (static mode), as its shape rule says.
-TEST(StaticMode, RandomVariableBatchDimensionOneBroadcastsOnlyWhenProvablyOne) {
+// With a size, a random variable's parameters broadcast to it by NumPy's rule in static mode
+// too (nothing is checked against them when the graph is built; the sampler broadcasts): a
+// batch dimension that is 1 at run time but not provably 1 broadcasts, in the kernel as in the
+// shape rule.
+TEST(StaticMode, RandomVariableBatchDimensionOneBroadcastsToSizeInBothModes) {
   std::vector<std::string> lines = {"mode static", "param n, m", "loc = input((n,), float64)",
                                     "x = random.normal(loc, 1.0, size=(m,))"};
-  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 1}, {"m", 0}}), "shape error");
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 1}, {"m", 0}}), "(0,)");
+  EXPECT_EQ(outcomeOf(lines, "x", {{"n", 2}, {"m", 3}}), "shape error");
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 3}, {"m", 3}}), "(3,)");
   lines[2] = "loc = input((1,), float64)"; // provably 1: broadcasts
   EXPECT_EQ(outcomeOf(lines, "x", {{"n", 1}, {"m", 0}}), "(0,)");
@@ -1863,6 +1866,40 @@ TEST(Programs, EvalNeedsOnlyTheSizesItReads) {
   driver::Reply r = session.execute(":eval y with n=3, m=1", 9);
   ASSERT_TRUE(r.failed);
   EXPECT_NE(r.lines().at(0).find("does not satisfy the assumption m >= n + 2"), std::string::npos) << r.lines().at(0);
+}
+
+// A list literal given to :eval is read as NumPy reads it: its dtype is bool when every leaf is
+// True or False, float64 when one is a float, else int64 (True is 1), then cast to the input's
+// dtype. Leaves of every kind mixed in one list, against values written out independently.
+RC_GTEST_PROP(Programs, ListLiteralsAreReadAsNumPyReadsThem, ()) {
+  const bool floatInput = *rc::gen::arbitrary<bool>();
+  const auto count = *rc::gen::inRange<std::size_t>(1, 7);
+  std::string literal, expected;
+  for (std::size_t i = 0; i < count; ++i) {
+    const int kind = *rc::gen::inRange(0, floatInput ? 4 : 3); // int, True, False, float
+    std::string leaf, value;
+    if (kind == 0) {
+      const int v = *rc::gen::inRange(-3, 4);
+      leaf = std::to_string(v);
+      value = floatInput ? std::to_string(v) + ".0" : std::to_string(v);
+    } else if (kind == 1 || kind == 2) {
+      leaf = kind == 1 ? "True" : "False";
+      value = floatInput ? (kind == 1 ? "1.0" : "0.0") : (kind == 1 ? "1" : "0");
+    } else {
+      const bool half = *rc::gen::arbitrary<bool>();
+      leaf = half ? "0.5" : "-2.25";
+      value = leaf;
+    }
+    literal += (i ? ", " : "") + leaf;
+    expected += (i ? ", " : "") + value;
+  }
+  Solver solver;
+  driver::Session session(solver, {});
+  RC_ASSERT(executesAll(session, {"param n", std::string("f = input((n,), ") + (floatInput ? "float64" : "int64") + ")"}));
+  const driver::Reply r = session.execute(":eval f with n=" + std::to_string(count) + ", f=[" + literal + "]", 3);
+  RC_ASSERT(!r.failed);
+  RC_ASSERT(r.lines().at(0) == "f = [" + expected + "]  (" + (floatInput ? "float64" : "int64") + ", shape (" +
+                                    std::to_string(count) + ",))");
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
 #include "tests/shape/OracleData.h"
+#include "symbolic/Evaluate.h"
 
 using namespace shapelab;
 
@@ -157,4 +158,61 @@ TEST(RandomVariable, StaticModeAsksNothingWhereABatchSizeIsTheSizeItself) {
     EXPECT_EQ(strict.status(), numpy.status()) << param << ": " << strict.message;
     EXPECT_EQ(strict.validity.checks(), numpy.validity.checks()) << param;
   }
+}
+
+namespace {
+bool holdsAt(const RandomVariableResult &r, const std::vector<std::pair<std::string, int>> &point) {
+  if (r.status() == Status::Valid) return true;
+  if (r.status() != Status::RuntimeCheck) return false;
+  Assignment a;
+  for (const auto &[name, value] : point) a.set(name, Integer(value));
+  for (const Pred &c : r.validity.checks())
+    if (!holds(c, a)) return false;
+  return true;
+}
+} // namespace
+
+// With a size, nothing is checked against the parameters when a graph is built, and NumPy's
+// sampler broadcasts each to size at run time: a parameter of batch size u draws (3,) where
+// u == 1 as where u == 3, in static mode too. Over parameter shapes and sizes, both modes give
+// the same verdict and the same checks.
+TEST(RandomVariable, WithASizeParametersBroadcastToItByNumPysRuleInBothModes) {
+  Solver solver;
+  Context c = solver.makeContext({});
+  auto numpy = inferRandomVariable(solver, c, "normal", args({"(u,)", "()"}), parseShape("(3,)"), BroadcastMode::Numpy);
+  auto strict = inferRandomVariable(solver, c, "normal", args({"(u,)", "()"}), parseShape("(3,)"), BroadcastMode::Static);
+  for (const auto *r : {&numpy, &strict}) {
+    EXPECT_TRUE(holdsAt(*r, {{"u", 1}})) << r->message;
+    EXPECT_TRUE(holdsAt(*r, {{"u", 3}})) << r->message;
+    EXPECT_FALSE(holdsAt(*r, {{"u", 2}})) << r->message;
+    EXPECT_EQ(text(r->shape), "(3,)");
+  }
+  for (const char *param : {"(u,)", "(1,)", "(3,)", "(2,)", "(u, 3)", "(n,)", "(1, n)", "()"})
+    for (const char *size : {"(3,)", "(2, 3)", "(n,)", "(n, u)", "(u, 1)"}) {
+      auto a = inferRandomVariable(solver, c, "normal", args({param, "()"}), parseShape(size), BroadcastMode::Numpy);
+      auto b = inferRandomVariable(solver, c, "normal", args({param, "()"}), parseShape(size), BroadcastMode::Static);
+      EXPECT_EQ(a.status(), b.status()) << param << " to " << size << ": " << b.message;
+      EXPECT_EQ(a.validity.checks(), b.validity.checks()) << param << " to " << size;
+    }
+}
+
+// A sample without replacement is drawn from a's first axis: it is no larger than that axis
+// (at n = 1 NumPy refuses a sample of 2; at n = 0 too, where an empty result was returned).
+TEST(RandomVariable, ChoiceWithoutReplacementNeedsAPopulationAsLargeAsItsSample) {
+  Solver solver;
+  Context c = solver.makeContext({});
+  auto one = inferRandomVariable(solver, c, "choice_without_replacement", args({"(n,)", "<2>"}), std::nullopt,
+                                 BroadcastMode::Numpy);
+  EXPECT_EQ(one.status(), Status::RuntimeCheck) << one.message;
+  for (int n = 0; n < 5; ++n) EXPECT_EQ(holdsAt(one, {{"n", n}}), n >= 2) << "n = " << n;
+  auto grid = inferRandomVariable(solver, c, "choice_without_replacement", args({"(n, m)", "<2, 3>"}), std::nullopt,
+                                  BroadcastMode::Numpy);
+  EXPECT_EQ(text(grid.shape), "(2, 3, m)");
+  for (int n = 4; n < 9; ++n) EXPECT_EQ(holdsAt(grid, {{"n", n}, {"m", 1}}), n >= 6) << "n = " << n;
+  auto never = inferRandomVariable(solver, c, "choice_without_replacement", args({"(1,)", "<2>"}), std::nullopt,
+                                   BroadcastMode::Numpy);
+  EXPECT_EQ(never.status(), Status::Error);
+  auto empty = inferRandomVariable(solver, c, "choice_without_replacement", args({"(0,)", "<0>"}), std::nullopt,
+                                   BroadcastMode::Numpy);
+  EXPECT_EQ(empty.status(), Status::Valid) << empty.message;
 }
