@@ -314,7 +314,8 @@ const std::string kHelp =
     "                                 bit for bit; --valid-graph may mask shape errors, --inexact adds\n"
     "                                 rules that change nan/inf/rounding. Shows the rewritten graph,\n"
     "                                 the rules that fired and the applications refused (a witness)\n"
-    "  :eval NAME --opt [with ...]    evaluate the rewritten program with the optimized interpreter\n"
+    "  :eval NAME --opt [with ...]    evaluate with the optimized interpreter the program rewritten as\n"
+    "                                 :optimize NAME rewrites it without flags (strict, bit for bit)\n"
     "  :time NAME [with ...]          median seconds of the reference and the optimized interpreter\n"
     "  :rules  :ops  :help  :reset  :quit";
 
@@ -2487,7 +2488,9 @@ struct Session::Impl {
       rewrite::Engine engine(*graph, rewrite::defaultRules(), eo);
       rewrite::OptimizeResult result = engine.run({n});
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      optimized[n] = result.outputs[0];
+      // --opt and :time run the program rewritten as :optimize rewrites it without flags
+      // (strict, values bit for bit); another rewriting is shown, not kept for them.
+      if (eo.allow == rewrite::Soundness::Strict && eo.exactOnly) optimized[n] = result.outputs[0];
       j["command"] = "optimize";
       j["name"] = name;
       j["nodes_before"] = rewrite::reachableCount({n});

@@ -228,12 +228,31 @@ SIGNATURES = [
     (2, 1, "(n?,k),(k,m?)->(n?,m?)"), (1, 2, "(m,m)->(),()"), (0, 1, "->()"), (0, 1, "->(3)"),
     (1, 1, "(i)->()x"), (1, 1, "(\u00e9)->()"), (1, 1, "(3a)->()"), (1, 1, "(i|1)->()"),
     (1, 1, "(i)(i)->()"), (1, 1, "(i),->()"), (3, 1, "(3),(03,3),(n)->(9)"), (1, 1, "(m, m)->(m, m)"),
+    # '?' on a frozen size: its occurrences agree on it, matched by value.
+    (2, 1, "(3),(3?)->()"), (1, 1, "()->(3,3?)"), (2, 1, "(03?),(3)->()"), (2, 1, "(3?),(03?)->()"),
+    (1, 1, "(3?,3)->()"), (2, 1, "(3),(4?)->()"),
 ]
+
+
+def random_signatures(rng, count):
+    """Signatures drawn from the grammar: names and frozen sizes (03 is 3), each maybe with '?',
+    so that a dimension's occurrences agree or disagree on '?' (by name, and by value)."""
+    out = []
+    for _ in range(count):
+        def arg():
+            dims = []
+            for _ in range(rng.randint(0, 3)):
+                d = rng.choice(["i", "j", "n", "1", "3", "03", "4"])
+                dims.append(d + ("?" if rng.random() < 0.3 else ""))
+            return "(" + ",".join(dims) + ")"
+        nin, nout = rng.randint(1, 3), rng.randint(1, 2)
+        out.append((nin, nout, ",".join(arg() for _ in range(nin)) + "->" + ",".join(arg() for _ in range(nout))))
+    return out
 
 
 def signature_cases():
     rows = []
-    for nin, nout, sig in SIGNATURES:
+    for nin, nout, sig in SIGNATURES + random_signatures(random.Random(20261204), 300):
         try:
             r = umt.test_signature(nin, nout, sig)
             res = "ok\t" + ",".join(str(x) for x in r[1])

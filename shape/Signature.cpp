@@ -170,10 +170,13 @@ private:
       d.broadcastable = true;
       p_ += 2;
     }
-    if (d.kind == CoreDim::Kind::Name) {
-      auto it = optional_.find(d.name);
+    // Every occurrence of a dimension agrees on '?': a name's, and a frozen size's, which NumPy
+    // matches by value ((3),(03?) is the same dimension twice).
+    if (d.kind == CoreDim::Kind::Name || d.kind == CoreDim::Kind::Fixed) {
+      const std::string key = d.kind == CoreDim::Kind::Name ? d.name : "#" + d.size.toString();
+      auto it = optional_.find(key);
       if (it == optional_.end()) {
-        optional_[d.name] = d.optional;
+        optional_[key] = d.optional;
       } else if (it->second != d.optional) {
         fail(d.optional ? "? cannot be used, name already seen without ?"
                         : "? must be used, name already seen with ?",

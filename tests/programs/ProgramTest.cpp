@@ -1850,6 +1850,23 @@ TEST(Programs, SplitPartsAreTheAxisDividedBySections) {
   EXPECT_GT(invalid, 20);
 }
 
+// :eval --opt runs the program rewritten as :optimize rewrites it without flags (strict, bit for
+// bit), whatever :optimize was asked before: x - x is 0 only where x is finite, so an inexact
+// rewriting shown by :optimize must not change what --opt computes at nan.
+TEST(Programs, EvalOptRunsTheStrictExactRewritingWhateverOptimizeShowed) {
+  for (const char *flags : {"--inexact", "--valid-graph", "--valid-graph --inexact"}) {
+    Solver solver;
+    driver::Session session(solver, {});
+    ASSERT_TRUE(executesAll(session, {"x = input((1, 2), float64)", "w = x - x"}));
+    const std::string eval = ":eval w --opt with x=[[nan, 1.0]]";
+    const std::string before = session.execute(eval, 3).lines().at(0);
+    EXPECT_EQ(before, "w = [[nan, 0.0]]  (float64, shape (1, 2))");
+    driver::Reply shown = session.execute(std::string(":optimize w ") + flags, 4);
+    ASSERT_FALSE(shown.failed) << shown.lines().at(0);
+    EXPECT_EQ(session.execute(eval, 5).lines().at(0), before) << flags;
+  }
+}
+
 // :eval needs only the size parameters the value's computation reads; the others take values the
 // assumptions allow beside the given ones (nothing computed depends on them).
 TEST(Programs, EvalNeedsOnlyTheSizesItReads) {
