@@ -54,7 +54,7 @@ int reportErrors(const std::string &command, const std::function<int()> &body) {
   try {
     return body();
   } catch (const SyntaxError &e) {
-    std::cerr << "shapelab " << command << ": syntax error: " << e.render() << "\n";
+    std::cerr << "shapelab " << command << (e.tooLarge() ? ": input too large: " : ": syntax error: ") << e.render() << "\n";
   } catch (const InconsistentAssumptions &e) {
     std::cerr << "shapelab " << command << ": inconsistent assumptions: " << e.what() << "\n";
   } catch (const UserError &e) {

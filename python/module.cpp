@@ -303,10 +303,11 @@ PYBIND11_MODULE(_shapelab, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const SyntaxError &e) {
+      // Text refused for its size is InputTooLarge, with the same position and text.
       py::dict a;
       a["position"] = e.position();
       a["text"] = py::bytes(e.text()).attr("decode")("utf-8", "replace");
-      raise(syntaxErrorType, e.render(), a);
+      raise(e.tooLarge() ? tooLargeType : syntaxErrorType, e.render(), a);
     } catch (const InconsistentAssumptions &e) {
       raise(inconsistentType, e.what());
     } catch (const InputTooLarge &e) {

@@ -47,6 +47,13 @@ public:
   const std::string &message() const { return message_; }
   const std::string &text() const { return text_; }
   std::size_t position() const { return position_; }
+  /// Refused for its size, not its grammar (longer than kMaxTextBytes, nested too deeply, an
+  /// expression past the limits of InputTooLarge): reported as input too large.
+  bool tooLarge() const { return tooLarge_; }
+  SyntaxError &markTooLarge() {
+    tooLarge_ = true;
+    return *this;
+  }
   /// "message\n  text\n  ^" — the caret sits under byte `position`; control bytes in the
   /// text and message are escaped (see printable()) and the caret accounts for the escapes.
   std::string render() const;
@@ -57,6 +64,7 @@ private:
   std::string message_;
   std::string text_;
   std::size_t position_;
+  bool tooLarge_ = false;
 };
 
 /// A user name that starts with the reserved prefix `_`, or a clash of names.

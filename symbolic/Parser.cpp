@@ -53,7 +53,7 @@ public:
     if (text.size() > kMaxTextBytes)
       fail("the text is too long: " + std::to_string(text.size()) + " bytes (the limit is " +
                std::to_string(kMaxTextBytes) + ")",
-           kMaxTextBytes);
+           kMaxTextBytes, true);
     advance();
   }
 
@@ -61,7 +61,7 @@ public:
   struct DepthGuard {
     Parser &p;
     explicit DepthGuard(Parser &parser) : p(parser) {
-      if (++p.depth_ > kMaxDepth && !p.failed_) p.fail("the expression is nested too deeply (more than 200 levels)", p.cur_.position);
+      if (++p.depth_ > kMaxDepth && !p.failed_) p.fail("the expression is nested too deeply (more than 200 levels)", p.cur_.position, true);
       if (p.depth_ > p.deepest_) p.deepest_ = p.depth_;
     }
     ~DepthGuard() { --p.depth_; }
@@ -97,7 +97,7 @@ public:
   /// reaching one there means the passes disagree on the grammar, which is an internal error.
   /// In the first pass, the first error is kept and the rest of the text is skipped (the current
   /// token becomes the end); later errors, which follow from the skip, are not kept.
-  void fail(std::string message, std::size_t position) {
+  void fail(std::string message, std::size_t position, bool tooLarge = false) {
     if (build_)
       throw InternalError("the grammar check passed a text that the build refuses: " +
                           SyntaxError(message, text_, position).render());
@@ -105,6 +105,7 @@ public:
       failed_ = true;
       failMessage_ = std::move(message);
       failPosition_ = position;
+      failedTooLarge_ = tooLarge;
     }
     pos_ = text_.size();
     cur_ = Token{Tok::End, pos_, ""};
@@ -112,7 +113,9 @@ public:
   /// The first pass's error, if it found one.
   std::optional<SyntaxError> error() {
     if (!failed_) return std::nullopt;
-    return SyntaxError(std::move(failMessage_), text_, failPosition_);
+    SyntaxError e(std::move(failMessage_), text_, failPosition_);
+    if (failedTooLarge_) e.markTooLarge();
+    return e;
   }
   /// The first pass's error, thrown (where it found one).
   void throwIfFailed() {
@@ -122,6 +125,10 @@ public:
   /// constant, an expression past the size limits).
   [[noreturn]] void refuse(const std::string &message, std::size_t position) const {
     throw SyntaxError(message, text_, position);
+  }
+  /// Refused for its size (InputTooLarge's limits), with the position where it grew past them.
+  [[noreturn]] void refuseTooLarge(const std::string &message, std::size_t position) const {
+    throw SyntaxError(message, text_, position).markTooLarge();
   }
   /// `what` names the operand: text, or a function making the text (then made only on failure;
   /// these checks run for every operator read).
@@ -328,10 +335,10 @@ private:
       }
       std::size_t bits = mag.toString().size() * 4; // >= log2(mag), a safe over-estimate
       if (*c > Integer(int64_t(65536 / bits)))
-        refuse("the power is too large (more than 65536 bits)", b.position);
+        refuseTooLarge("the power is too large (more than 65536 bits)", b.position);
       return exprValue(Expr(Integer::pow(*base, uint32_t(c->toInt64Checked()))), a.position);
     }
-    if (*c > Integer(64)) refuse("the exponent of '**' must be at most 64", b.position);
+    if (*c > Integer(64)) refuseTooLarge("the exponent of '**' must be at most 64", b.position);
     uint32_t k = static_cast<uint32_t>(c->toInt64Checked());
     return exprValue(guard([&] { return pow(a.expr, k); }, op.position), a.position);
   }
@@ -341,6 +348,8 @@ private:
       return f();
     } catch (const SyntaxError &) {
       throw;
+    } catch (const InputTooLarge &e) {
+      refuseTooLarge(e.what(), position);
     } catch (const UserError &e) {
       refuse(e.what(), position);
     }
@@ -612,6 +621,7 @@ private:
   bool failed_ = false; // the first pass met an error: failMessage_ at failPosition_
   std::string failMessage_;
   std::size_t failPosition_ = 0;
+  bool failedTooLarge_ = false; // the error is the text's size (SyntaxError::tooLarge)
   Token cur_{Tok::End, 0, ""};
   int depth_ = 0;
   int deepest_ = 0;
@@ -634,7 +644,7 @@ template <class F> auto built(Parser &check, const std::string &text, std::size_
   try {
     return body(p);
   } catch (const InputTooLarge &e) {
-    p.refuse(e.what(), p.tokenStart());
+    p.refuseTooLarge(e.what(), p.tokenStart());
   }
 }
 

@@ -136,9 +136,13 @@ def test_bad_input_raises_value_errors():
         sl.broadcast("(n,", "(3,)")
     with pytest.raises(sl.InconsistentAssumptions):
         sl.decide("n > 1", assume=["n < 0"])
-    with pytest.raises(sl.SyntaxError, match="too large") as info:  # limits in a text get a caret
-        sl.decide("(a+b+c+d+e+f)**12 == 0")
-    assert info.value.position == 13
+    # Text refused for its size is InputTooLarge, with its caret (position and text).
+    for text, position in (("(a+b+c+d+e+f)**12 == 0", 13), ("(W + 3**702)**52 == 1", 12)):
+        with pytest.raises(sl.InputTooLarge, match="too large") as info:
+            sl.decide(text)
+        assert info.value.position == position and info.value.text == text
+    with pytest.raises(sl.InputTooLarge):
+        sl.broadcast(("n" + " + n" * 40000,), (1,))
     for bad in (3.5, [1.5], {"a": 1}, [True], np.array([1.5]), np.zeros((2, 2), dtype=int)):
         with pytest.raises(TypeError):  # not a shape: a TypeError, as NumPy raises
             sl.broadcast(bad)

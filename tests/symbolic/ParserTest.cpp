@@ -493,3 +493,38 @@ TEST(Parser, AProductIsTheFoldOfItsFactors) {
   });
   EXPECT_TRUE(ok);
 }
+
+// Issue 65: every text refused for its size says so (SyntaxError::tooLarge, which the CLI
+// reports as input too large and Python raises as InputTooLarge), with its caret; a grammar
+// error never does. Over texts of growing size: each is read, or refused as too large.
+TEST(Parser, TextsRefusedForTheirSizeAreTooLargeAndNoOthers) {
+  auto refusal = [](const std::string &text) -> std::optional<SyntaxError> {
+    try {
+      (void)parsePred(text);
+    } catch (const SyntaxError &e) {
+      return e;
+    }
+    return std::nullopt;
+  };
+  const std::vector<std::string> tooLarge = {
+      "(W + 3**702)**52 == 1", "(a+b+c+d+e+f)**12 == 0", "2 ** 100000 + 1 == n", "n ** 65 == 1",
+      std::string(300, '(') + "n" + std::string(300, ')') + " == 1", "n == 1" + std::string(kMaxTextBytes, ' ')};
+  for (const std::string &t : tooLarge) {
+    std::optional<SyntaxError> e = refusal(t);
+    ASSERT_TRUE(e) << t.substr(0, 60);
+    EXPECT_TRUE(e->tooLarge()) << e->message();
+  }
+  for (const std::string &t : {"n + * 2 == 1", "n // m == 1", "n ** m == 1", "(n == 1"}) {
+    std::optional<SyntaxError> e = refusal(t);
+    ASSERT_TRUE(e) << t;
+    EXPECT_FALSE(e->tooLarge()) << e->message();
+  }
+  // Powers of sums of growing width and exponent: read, or refused as too large.
+  for (int width = 1; width <= 8; ++width)
+    for (int exponent = 1; exponent <= 64; exponent *= 2) {
+      std::string sum;
+      for (int i = 0; i < width; ++i) sum += (i ? " + x" : "x") + std::to_string(i);
+      const std::string text = "(" + sum + " + 3**700)**" + std::to_string(exponent) + " == 1";
+      if (std::optional<SyntaxError> e = refusal(text)) EXPECT_TRUE(e->tooLarge()) << text << ": " << e->message();
+    }
+}
