@@ -7,11 +7,12 @@ namespace shapelab {
 
 namespace {
 std::string withPosition(const std::string &message, std::size_t position) {
-  const std::string at = std::to_string(position);
+  // A 1-based column (the byte's), as the JSON replies' "column" counts.
+  const std::string at = std::to_string(position + 1);
   std::string out;
-  out.reserve(message.size() + 13 + at.size());
+  out.reserve(message.size() + 11 + at.size());
   out += message;
-  out += " at position ";
+  out += " at column ";
   out += at;
   return out;
 }

@@ -399,7 +399,7 @@ private:
       return group(t.position, t.position, [&] {
         advance();
         Value v = parseTernary();
-        expect(Tok::RParen, [&] { return "expected ')' to close the '(' at position " + std::to_string(t.position); });
+        expect(Tok::RParen, [&] { return "expected ')' to close the '(' at column " + std::to_string(t.position + 1); });
         v.position = t.position;
         return v;
       });

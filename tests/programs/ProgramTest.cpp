@@ -444,12 +444,12 @@ TEST(Session, ErrorsNameWholeCharactersAndTheCaretCountsColumns) {
     EXPECT_TRUE(r.failed) << line;
     return r.lines().at(0);
   };
-  EXPECT_EQ(reply("v = \xc3\xa9"), "error: unexpected character '\xc3\xa9' at position 4\n  v = \xc3\xa9\n      ^");
-  EXPECT_EQ(reply("w = 1 +\xe9"), "error: unexpected character '\\xe9' at position 7\n  w = 1 +\\xe9\n         ^");
-  EXPECT_EQ(reply("x = \"\xc3\xa9\" + $"), "error: unexpected character '$' at position 11\n  x = \"\xc3\xa9\" + $\n            ^");
+  EXPECT_EQ(reply("v = \xc3\xa9"), "error: unexpected character '\xc3\xa9' at column 5\n  v = \xc3\xa9\n      ^");
+  EXPECT_EQ(reply("w = 1 +\xe9"), "error: unexpected character '\\xe9' at column 8\n  w = 1 +\\xe9\n         ^");
+  EXPECT_EQ(reply("x = \"\xc3\xa9\" + $"), "error: unexpected character '$' at column 12\n  x = \"\xc3\xa9\" + $\n            ^");
   // Wide characters take two columns.
   EXPECT_EQ(reply("y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1"),
-            "error: unexpected character ';' at position 13\n  y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1\n             ^");
+            "error: unexpected character ';' at column 14\n  y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1\n             ^");
   driver::SessionOptions so;
   so.json = true;
   driver::Session json(solver, so);
@@ -2090,7 +2090,7 @@ TEST(Einsum, BadSubscriptsAreRefusedWithNumpysMessages) {
       {"z = einsum('ij', a, dtype=float32)", "unexpected keyword argument 'dtype'"}};
   for (const auto &[line, message] : cases) EXPECT_TRUE(refusedWith(session, line, message));
   // The caret is at the offending character inside the string.
-  EXPECT_TRUE(refusedWith(session, "z = einsum('i1', a)", "position 13"));
+  EXPECT_TRUE(refusedWith(session, "z = einsum('i1', a)", "column 14"));
   // Sizes that cannot broadcast: NumPy's remapped shapes; a diagonal of unequal sizes.
   ASSERT_FALSE(session.execute("w = einsum('ij,jk->ik', a, s)", 4).failed);
   EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("w")).message(),

@@ -152,7 +152,7 @@ TEST(Parser, CaretRendering) {
   try {
     parseExpr("n + * 2");
   } catch (const SyntaxError &e) {
-    EXPECT_EQ(e.render(), "expected an expression, found '*' at position 4\n  n + * 2\n      ^");
+    EXPECT_EQ(e.render(), "expected an expression, found '*' at column 5\n  n + * 2\n      ^");
   }
   // A long text is shown as a window around the caret.
   std::string text = "n + " + std::string(200, '1') + " + * 2" + std::string(200, ' ') + "3";
@@ -204,7 +204,7 @@ TEST(Errors, EveryMessageIsWellFormedUtf8) {
     parseExprOrPred("(n*(n-1\xd6!/2 == k");
     FAIL() << "parsed";
   } catch (const SyntaxError &e) {
-    EXPECT_EQ(e.message(), "expected ')' to close the '(' at position 3, found '\\xd6'");
+    EXPECT_EQ(e.message(), "expected ')' to close the '(' at column 4, found '\\xd6'");
     EXPECT_TRUE(testutil::wellFormedUtf8(e.what()));
   }
   EXPECT_EQ(std::string(UserError("a \xff b \xc3\xa9").what()), "a \\xff b \xc3\xa9");
@@ -224,10 +224,10 @@ TEST(Errors, EveryMessageIsWellFormedUtf8) {
 }
 
 TEST(Errors, TheCaretCountsColumns) {
-  EXPECT_EQ(SyntaxError("m", "\xc3\xa9 + $", 5).render(), "m at position 5\n  \xc3\xa9 + $\n      ^");
+  EXPECT_EQ(SyntaxError("m", "\xc3\xa9 + $", 5).render(), "m at column 6\n  \xc3\xa9 + $\n      ^");
   // A wide character takes two columns; an escaped byte its four.
-  EXPECT_EQ(SyntaxError("m", "\xe6\x97\xa5$", 3).render(), "m at position 3\n  \xe6\x97\xa5$\n    ^");
-  EXPECT_EQ(SyntaxError("m", "\xe9$", 1).render(), "m at position 1\n  \\xe9$\n      ^");
+  EXPECT_EQ(SyntaxError("m", "\xe6\x97\xa5$", 3).render(), "m at column 4\n  \xe6\x97\xa5$\n    ^");
+  EXPECT_EQ(SyntaxError("m", "\xe9$", 1).render(), "m at column 2\n  \\xe9$\n      ^");
   // The window around the caret in a long text does not cut a character in two.
   std::string text;
   for (int i = 0; i < 100; ++i) text += "\xc3\xa9";
