@@ -814,6 +814,45 @@ struct Session::Impl {
     }
     return unheldName(t);
   }
+  /// Python statements the language does not have, each with what to write instead.
+  void refuseStatementKeyword(const Token &t) {
+    const std::string &k = t.text;
+    if (is(k, "import") || is(k, "from"))
+      failAt("'" + k + "' is not needed: np (numpy), random and linalg are always there (write np.exp(x), "
+             "random.normal(0.0, 1.0, size=(n,)))", t.pos);
+    if (is(k, "for") || is(k, "while"))
+      failAt("there are no loops: write the computation on whole arrays (broadcasting, reductions with "
+             "axis=, einsum)", t.pos);
+    if (is(k, "def") || is(k, "lambda") || is(k, "class"))
+      failAt("'" + k + "' is not supported: functions are not defined here; write each step as an assignment "
+             "(y = np.exp(x) * 2.0)", t.pos);
+    if (is(k, "if") || is(k, "elif") || is(k, "else"))
+      failAt("there is no 'if' statement: for a choice between arrays write np.where(condition, x, y); for "
+             "a condition on sizes, assume", t.pos);
+    if (is(k, "return") || is(k, "try") || is(k, "with") || is(k, "del") || is(k, "global"))
+      failAt("'" + k + "' is not part of the language: a program is assignments, param, assume and mode lines",
+             t.pos);
+  }
+  /// What follows a whole expression that should have ended the line.
+  [[noreturn]] void unexpectedAfterExpression() {
+    if (isName("if"))
+      fail("conditional expressions (x if c else y) are not supported: write np.where(c, x, y), which computes "
+           "both and picks elementwise");
+    if (isName("for")) fail("comprehensions are not supported: write the computation on whole arrays");
+    fail("unexpected '" + peek().text + "'");
+  }
+  /// NumPy dtypes shapelab does not compute with.
+  static bool unsupportedDType(const std::string &n) {
+    static const std::vector<std::string> names = {"int8", "int16", "uint8", "uint16", "uint32", "uint64",
+                                                   "float16", "float128", "complex64", "complex128", "complex256",
+                                                   "half", "single", "double", "longdouble", "byte", "ubyte",
+                                                   "short", "ushort", "intc", "uintc", "longlong", "ulonglong",
+                                                   "complex", "str_", "object_", "bytes_", "datetime64", "timedelta64"};
+    return std::find(names.begin(), names.end(), n) != names.end();
+  }
+  static std::string unsupportedDTypeMessage(const std::string &n) {
+    return "dtype '" + n + "' is not supported: the dtypes are bool, int32, int64, float32 and float64";
+  }
   /// A name no statement assigned: True, False, None, a dtype, a module or a function.
   Value unheldName(const Token &t) {
     const std::string &n = t.text;
@@ -828,6 +867,8 @@ struct Session::Impl {
     } else if (is(n, "np") || is(n, "numpy") || is(n, "random") || is(n, "linalg") || isFunction(n)) {
       v.kind = Value::Callable;
       v.text = (is(n, "np") || is(n, "numpy")) ? "" : n;
+    } else if (unsupportedDType(n)) {
+      failAt(unsupportedDTypeMessage(n), t.pos);
     } else {
       failAt("name '" + n + "' is not defined", t.pos);
     }
@@ -864,6 +905,7 @@ struct Session::Impl {
       Value f = v;
       f.text = v.text.empty() ? a : v.text + "." + a;
       f.flag = v.text.empty(); // spelled np.NAME
+      if (v.text.empty() && unsupportedDType(a)) failAt(unsupportedDTypeMessage(a), t.pos);
       if (v.text.empty() && !(is(a, "random") || is(a, "linalg") || isFunction(a))) failAt("no function '" + a + "'", t.pos);
       if (is(v.text, "random") && !findRandomVariable(a)) failAt("unknown random variable '" + a + "' (see :ops)", t.pos);
       if (is(v.text, "linalg") && !is(a, "det") && !is(a, "inv") && !is(a, "solve") && !is(a, "norm"))
@@ -2016,6 +2058,7 @@ struct Session::Impl {
       tokenize(text, toks);
       if (peek().kind == Token::End) return r;
       if (isOp(":")) return command(lineNumber);
+      if (peek().kind == Token::Name && !isOp("=", 1)) refuseStatementKeyword(peek());
       if (isName("param") && peek(1).kind == Token::Name) {
         ++at;
         // Every name is read and checked before any is declared: a statement that fails
@@ -2087,14 +2130,14 @@ struct Session::Impl {
         rhsStart = peek().pos;
         inputMade = nullptr;
         Value v = expressionList();
-        if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+        if (peek().kind != Token::End) unexpectedAfterExpression();
         if (inputMade && v.node != inputMade)
           failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", rhsStart);
         assign(targets, std::move(v), lineNumber, r);
         return r;
       }
       Value v = expressionList();
-      if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+      if (peek().kind != Token::End) unexpectedAfterExpression();
       // A bare expression shows what an assignment would.
       assign({"_"}, std::move(v), lineNumber, r, true);
       return r;

@@ -88,7 +88,7 @@ void requireOr(Validity &v, const Pred &pred, const std::string &what, const std
     v.fail(concrete);
     return;
   }
-  v.require(pred, what, kind);
+  v.require(pred, what, kind, concrete);
 }
 
 /// Dimensions given by the user must be sizes (>= 0, defined: shape obligations) of at most
@@ -644,8 +644,8 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
     // bounds of data-dependent sizes (each satisfiable by 0) do not restrict the parameters,
     // and their products would only make the question harder.
     const Context &where = g.userOnly ? graph.context() : context;
-    if (g.from->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision, o.kind);
-    else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate), o.kind);
+    if (g.from->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision, o.kind, o.refusal);
+    else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate), o.kind, o.refusal);
   }
   for (const Node *node : nodes) {
     v.mention(node->shape);

@@ -235,8 +235,13 @@ GufuncResult resolveGufunc(Solver &solver, const Context &context, const Signatu
         // k*u + rest == size  =>  u = (size - rest) / k, defined where it divides.
         Expr u = k.sign() > 0 ? exactDiv(p.size - rest, k) : exactDiv(rest - p.size, -k);
         bound.emplace(unknown[0], u);
-        r.validity.require(ge(u, Expr(0)), "core dimension '" + unknown[0] + "' solved from '" + p.text +
-                                               "' of input " + std::to_string(p.operand) + " is a size");
+        r.validity.require(ge(u, Expr(0)),
+                           "core dimension '" + unknown[0] + "' solved from '" + p.text + "' of input " +
+                               std::to_string(p.operand) + " is a size",
+                           ObligationKind::Shape,
+                           "Input operand " + std::to_string(p.operand) + " has a mismatch in its core dimension '" +
+                               p.text + "', with gufunc signature " + sig.text + " (no size " + unknown[0] +
+                               " makes " + p.text + " equal to " + p.size.toString() + ")");
       } else {
         continue;
       }

@@ -28,16 +28,17 @@ const char *spelling(ObligationKind k) {
   return "?";
 }
 
-void Validity::require(const Pred &predicate, std::string what, ObligationKind kind) {
+void Validity::require(const Pred &predicate, std::string what, ObligationKind kind, std::string refusal) {
   settled_ = false;
   valid_.reset();
-  obligations_.push_back({std::move(what), predicate, solver_->decide(context_, predicate), kind});
+  obligations_.push_back({std::move(what), predicate, solver_->decide(context_, predicate), kind, std::move(refusal)});
 }
 
-void Validity::record(const Pred &predicate, std::string what, Decision decision, ObligationKind kind) {
+void Validity::record(const Pred &predicate, std::string what, Decision decision, ObligationKind kind,
+                      std::string refusal) {
   settled_ = false;
   valid_.reset();
-  obligations_.push_back({std::move(what), predicate, std::move(decision), kind});
+  obligations_.push_back({std::move(what), predicate, std::move(decision), kind, std::move(refusal)});
 }
 
 void Validity::fail(std::string message) { failures_.push_back(std::move(message)); }
@@ -628,11 +629,12 @@ std::string Validity::message() const {
   for (int pass = 0; pass < 2; ++pass)
     for (const Obligation &o : obligations_)
       if (o.decision.answer == Answer::Refuted && (pass == 1 || o.kind == ObligationKind::Shape)) {
-        std::string at = o.decision.violating && !o.decision.violating->empty()
-                             ? " (for example at " + o.decision.violating->toString() + ")"
-                             : "";
-        return "the requirement that " + o.what + " fails for every allowed size: " + o.predicate.toString() +
-               " is false" + at;
+        const bool at = o.decision.violating && !o.decision.violating->empty();
+        // NumPy's words where the op has them, then for which sizes; else the requirement.
+        if (!o.refusal.empty())
+          return o.refusal + ", for every size allowed" + (at ? " (for example at " + o.decision.violating->toString() + ")" : "");
+        return "it requires that " + o.what + ", which holds for no size allowed (" + o.predicate.toString() +
+               " is false" + (at ? ", for example at " + o.decision.violating->toString() : "") + ")";
       }
   switch (status()) {
   case Status::Valid: return "valid for every size allowed";

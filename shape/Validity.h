@@ -39,6 +39,7 @@ struct Obligation {
   Pred predicate;    // must hold
   Decision decision; // its answer under the context
   ObligationKind kind = ObligationKind::Shape;
+  std::string refusal; // what NumPy says where it fails for every size ("" for a sentence made of `what`)
 };
 
 /// The largest size a witness takes when the least point is computed by isl (DESIGN §3.4:
@@ -50,9 +51,11 @@ public:
   Validity(Solver &solver, const Context &context) : solver_(&solver), context_(context) {}
 
   /// Decides `predicate` and records it as an obligation.
-  void require(const Pred &predicate, std::string what, ObligationKind kind = ObligationKind::Shape);
+  void require(const Pred &predicate, std::string what, ObligationKind kind = ObligationKind::Shape,
+               std::string refusal = {});
   /// Records an obligation decided elsewhere (by evaluation, or jointly with others).
-  void record(const Pred &predicate, std::string what, Decision decision, ObligationKind kind = ObligationKind::Shape);
+  void record(const Pred &predicate, std::string what, Decision decision, ObligationKind kind = ObligationKind::Shape,
+              std::string refusal = {});
   /// Records a violation found without the solver (e.g. a rank error), with a message.
   void fail(std::string message);
   /// Takes over another computation's obligations and failures (same solver; its context the

@@ -35,6 +35,7 @@ check gu-undetermined 0 '"out_shapes": [[null]], "undetermined": ["p"]' $S gufun
 check gu-shape-only 0 '"out_shapes": [[5, 4]]' $S gufunc '(m),<n>->(m,n)' '(5,)' '<4>' --json
 check gu-solve 0 '"core_dims": {"n": "d - 1"}' $S gufunc '(n+1)->(n)' '(d,)' --json
 check gu-parse 2 'expect dimension name or non-zero frozen size at position 1 in "((i)),(i)->()"' $S gufunc '((i)),(i)->()' '(3,)' '(3,)'
+check gu-solved-never 1 "Input operand 0 has a mismatch in its core dimension '2*n', with gufunc signature (2*n)->() (no size n makes 2*n equal to 7), for every size allowed" $S gufunc '(2*n)->()' '(7,)'
 check gu-args 2 'takes 2 input(s), but 1 were given' $S gufunc '(i),(i)->()' '(3,)'
 check gu-rank 1 'Input operand 0 does not have enough dimensions (has 0, gufunc core with signature (i),(i)->() requires 1)' $S gufunc '(i),(i)->()' '()' '(3,)' --json
 check rv-normal 0 '"shape": [3, 4], "batch_shape": [3, 4], "signature": "(),()->()"' $S rv normal '(3,1)' '(4,)' --json
