@@ -58,7 +58,7 @@ int rulesCommand(const RulesOptions &o) {
       line += "\n    " + std::string(rewrite::spelling(c.soundness)) + " (" + std::to_string(c.applications) +
               " applications in " + std::to_string(c.instances) + " programs)";
       if (c.soundness != rewrite::Soundness::Strict) {
-        line += ": " + c.reason + (c.point ? " at " + c.point->toString() : "") + "; the program:\n";
+        line += ": " + c.reason + (c.point && !c.point->empty() ? " at " + c.point->toString() : "") + "; the program:\n";
         std::istringstream p(c.program);
         for (std::string l; std::getline(p, l);) line += "      " + l + "\n";
         line.pop_back();

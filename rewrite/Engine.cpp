@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "rewrite/Builtins.h"
+#include "symbolic/Evaluate.h"
 
 namespace shapelab::rewrite {
 
@@ -364,6 +365,46 @@ bool Engine::conditionHolds(const Rule &rule, const Node *self, const Bindings &
 
 const Node *Engine::tryRule(const Rule &rule, const Node *n) {
   return apply(rule, rule.builtin ? findBuiltin(rule.name) : nullptr, n);
+}
+
+std::optional<std::string> Engine::replacementText(const Rule &rule, const Node *n,
+                                                   const std::function<std::optional<std::string>(const Node *)> &nameOf,
+                                                   const Assignment &at) {
+  if (rule.builtin || !rule.pattern || !rule.replacement) return std::nullopt;
+  Bindings b;
+  if (!match(*rule.pattern, n, b)) return std::nullopt;
+  bool named = true;
+  std::function<std::string(const Term &)> write = [&](const Term &t) -> std::string {
+    if (t.kind == Term::Var) {
+      std::optional<std::string> name = nameOf(b.at(t.name));
+      named = named && name;
+      return name.value_or(t.name);
+    }
+    if (t.kind == Term::Number) {
+      std::string s = t.toString();
+      // A float literal reads as one (1.0, not the integer 1), as the replacement builds it.
+      if (!t.integer && s.find_first_of(".einf") == std::string::npos) s += ".0";
+      return s;
+    }
+    if ((t.name == "zeros_like" || t.name == "ones_like") && t.args.size() == 1 && t.args[0].kind == Term::Var) {
+      const Node *x = b.at(t.args[0].name);
+      std::string dims;
+      for (const Expr &d : x->shape) {
+        std::optional<Integer> v = evaluate(d, at);
+        named = named && v;
+        dims += (v ? v->toString() : "0") + ", ";
+      }
+      if (x->shape.size() > 1) dims.resize(dims.size() - 2);
+      else if (x->shape.size() == 1) dims.pop_back();
+      return std::string(t.name == "zeros_like" ? "zeros" : "ones") + "((" + dims + "), " + ops::spelling(x->dtype) + ")";
+    }
+    std::string s = t.name + "(" + (t.list ? "[" : "");
+    for (std::size_t i = 0; i < t.args.size(); ++i) s += (i ? ", " : "") + write(t.args[i]);
+    return s + (t.list ? "])" : ")");
+  };
+  std::string text = write(*rule.replacement);
+  if (!named) return std::nullopt;
+  return text;
 }
 
 const Node *Engine::apply(const Rule &rule, const BuiltinRewrite *builtin, const Node *n) {

@@ -16,6 +16,7 @@
 // keeps the same shape expressions and the same pending obligations).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -75,6 +76,15 @@ public:
   OptimizeResult run(const std::vector<const ops::Node *> &outputs);
   /// `rule`'s replacement for `n` when it matches and its condition is proven (unchecked).
   const ops::Node *tryRule(const Rule &rule, const ops::Node *n);
+  /// A pattern rule's replacement for `n` as program text at the point `at` (`x`, `zeros((2,),
+  /// float64)`), each pattern variable written as `nameOf` names the node it binds. zeros_like
+  /// and ones_like build an array of their operand's shape without computing the operand, which
+  /// NumPy's functions of that name do: they are written with the shape's values at `at`.
+  /// Nullopt for a builtin, where it does not match, where a bound node has no name, or where a
+  /// shape is undefined at `at`.
+  std::optional<std::string> replacementText(const Rule &rule, const ops::Node *n,
+                                             const std::function<std::optional<std::string>(const ops::Node *)> &nameOf,
+                                             const Assignment &at);
 
 private:
   const ops::Node *rewrite(const ops::Node *n, Phase phase, OptimizeResult &result);
