@@ -37,10 +37,12 @@ void addCommonOptions(CLI::App *cmd, CommonOptions &o, unsigned flags) {
       ->type_name("MS")
       ->check(nonNegative)
       ->capture_default_str();
-  cmd->add_option("--memory-limit", o.memoryLimitMb, "MiB of resident-memory growth one question may cause (0: unbounded)")
+  // The range is said in the text: a validator's description would be printed inside the type.
+  cmd->add_option("--memory-limit", o.memoryLimitMb,
+                  "MiB of resident-memory growth one question may cause (0: unbounded; at most 2**40)")
       ->type_name("MB")
       ->check(nonNegative)
-      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 40).description("at most 2**40"))
+      ->check(CLI::Range(uint64_t(0), uint64_t(1) << 40).description(""))
       ->capture_default_str();
 }
 
