@@ -1750,14 +1750,26 @@ void foldBranches(Graph &g, Node &n, const Pred &cond, const Node *a, const Node
   if (a->rank() != b->rank())
     throw OpError("ifelse: the branches have ranks " + std::to_string(a->rank()) + " and " + std::to_string(b->rank()));
   n.dtype = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
-  Pred okA = validityOf(g, a).domain(), okB = validityOf(g, b).domain();
-  if (okA == okB) {
-    // Both branches need the same: no matter which runs.
-    if (!okA.isTrue()) n.validity.require(okA, "either branch is valid");
-    return;
-  }
-  if (!okA.isTrue()) n.validity.require(!cond || okA, "the first branch is valid where it is chosen");
-  if (!okB.isTrue()) n.validity.require(cond || okB, "the second branch is valid where it is chosen");
+  const Validity va = validityOf(g, a), vb = validityOf(g, b);
+  // NumPy's limits of the arrays a branch makes bind where it runs, as its shape obligations do
+  // (reported apart, as limits).
+  auto limitsOf = [](const Validity &v) {
+    std::vector<Pred> ps;
+    for (const Obligation &o : v.obligations())
+      if (o.kind == ObligationKind::Limit && o.decision.answer != Answer::Proven) ps.push_back(o.predicate);
+    return whereHolds(Pred::conjunction(ps));
+  };
+  auto fold = [&](const Pred &okA, const Pred &okB, const std::string &what, ObligationKind kind) {
+    if (okA == okB) {
+      // Both branches need the same: no matter which runs.
+      if (!okA.isTrue()) n.validity.require(okA, "either branch " + what, kind);
+      return;
+    }
+    if (!okA.isTrue()) n.validity.require(!cond || okA, "the first branch " + what + " where it is chosen", kind);
+    if (!okB.isTrue()) n.validity.require(cond || okB, "the second branch " + what + " where it is chosen", kind);
+  };
+  fold(va.domain(), vb.domain(), "is valid", ObligationKind::Shape);
+  fold(limitsOf(va), limitsOf(vb), "makes arrays that fit NumPy's limits", ObligationKind::Limit);
 }
 } // namespace
 

@@ -1850,6 +1850,27 @@ TEST(Programs, SplitPartsAreTheAxisDividedBySections) {
   EXPECT_GT(invalid, 20);
 }
 
+// An ifelse computes only the branch it chooses: its branches' obligations become conditional on
+// the choice, NumPy's limits of the arrays a branch makes among them (they were dropped).
+TEST(Programs, IfElseKeepsItsBranchesLimitsWhereTheyAreChosen) {
+  for (bool strict : {false, true}) {
+    Solver solver;
+    driver::SessionOptions o;
+    o.strictLimits = strict;
+    driver::Session session(solver, o);
+    ASSERT_TRUE(executesAll(session, {"param n", "y = zeros((n, n))", "w = zeros((1, 1))"}));
+    const driver::Reply r = session.execute("z = ifelse(n > 2, y, w)", 4);
+    ASSERT_FALSE(r.failed);
+    const std::string condition = "n <= 2 or n**2 <= 9223372036854775807";
+    if (strict) {
+      EXPECT_EQ(r.lines().at(0), "z: (n if n > 2 else 1, n if n > 2 else 1) float64, runtime-check: " + condition);
+    } else {
+      ASSERT_EQ(r.lines().size(), 2u) << r.lines().at(0);
+      EXPECT_EQ(r.lines().at(1), "  limits: " + condition);
+    }
+  }
+}
+
 // :eval --opt runs the program rewritten as :optimize rewrites it without flags (strict, bit for
 // bit), whatever :optimize was asked before: x - x is 0 only where x is finite, so an inexact
 // rewriting shown by :optimize must not change what --opt computes at nan.
