@@ -334,7 +334,12 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     }
     r.shape.push_back(result);
   }
-  if (requireResultCount) requireElementCountFits(r.validity, r.shape, "the result");
+  if (requireResultCount) {
+    // A result that is one of the operands' shapes ((n, m) with (1,)) is as large as an array
+    // that is given: its count fits as that operand's does (assumed, not a limit to report).
+    const bool given = std::any_of(shapes.begin(), shapes.end(), [&](const Shape &s) { return s == r.shape; });
+    requireElementCountFits(r.validity, r.shape, "the result", given ? ObligationKind::Existence : ObligationKind::Limit);
+  }
   r.message = r.validity.message();
   return r;
 }

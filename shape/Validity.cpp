@@ -332,8 +332,9 @@ std::vector<Pred> Validity::checks() const { return conditionsOf(true); }
 
 std::vector<Pred> Validity::limits() const {
   std::vector<Pred> all = conditionsOf(false);
-  // A limit the checks imply is no news: (x1, 2) needs 2*x1 <= 2**63 - 1, which x1 == 3 says.
-  if (all.empty() || status() != Status::RuntimeCheck) return all;
+  // A limit the checks imply is no news: (x1, 2) needs 2*x1 <= 2**63 - 1, which x1 == 3 says;
+  // nor one that the arrays given imply (a broadcast whose result is an operand's shape).
+  if (all.empty() || (status() != Status::RuntimeCheck && status() != Status::Valid)) return all;
   std::optional<Context> where = validContext();
   if (!where) return all;
   std::vector<Pred> out;
@@ -523,8 +524,14 @@ std::optional<Context> Validity::makeValidContext() const {
   try {
     std::vector<Pred> parts = context_.parts();
     const std::vector<Pred> checked = checks();
-    if (checked.empty()) return context_;
+    // The arrays given exist (their limits are assumed): a limit they imply is no news either.
+    std::vector<Pred> given;
+    for (const Obligation &o : obligations_)
+      if (o.kind == ObligationKind::Existence && (o.decision.answer == Answer::Depends || o.decision.answer == Answer::Unknown))
+        given.push_back(o.predicate);
+    if (checked.empty() && given.empty()) return context_;
     for (const Pred &c : checked) parts.push_back(whereHolds(c));
+    for (const Pred &e : given) parts.push_back(whereHolds(e));
     // A point where every check holds proves the context consistent without asking isl: the
     // joint decision's, else one of a check's own (each is tried against all of them).
     std::vector<const Assignment *> offered;

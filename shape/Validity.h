@@ -107,8 +107,9 @@ public:
   /// else itself. Asks the solver: for printing, not for building.
   std::vector<Expr> simplified(const std::vector<Expr> &dims) const;
   std::vector<std::optional<Expr>> simplified(const std::vector<std::optional<Expr>> &dims) const;
-  /// The assumptions and the checks, as a context: the points where the shape exists (nullopt
-  /// where none can be made, or the status is an error).
+  /// The assumptions, the checks and the limits of the arrays given (which exist), as a
+  /// context: the points where the shape exists (nullopt where none can be made, or the status
+  /// is an error).
   std::optional<Context> validContext() const;
   /// The first failure's description, or a summary.
   std::string message() const;
