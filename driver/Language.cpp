@@ -2300,7 +2300,7 @@ struct Session::Impl {
           x["predicate"] = o.predicate.toString();
           x["answer"] = spelling(o.decision.answer);
           // An input's own limits are assumed: the kind a reader acts on is "limit".
-          x["kind"] = o.kind == ObligationKind::Shape ? "shape" : "limit";
+          x["kind"] = spelling(o.kind);
           obs.push_back(x);
         }
         j["obligations"] = obs;

@@ -1001,7 +1001,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
     out[j] = choose(context, negative, *q, e);
     requireOr(v, negative || le(e, Expr(maxArraySize())),
               "the dimension " + e.toString() + " is at most 2**63 - 1 where it is not negative (inferred)",
-              "negative dimensions not allowed", ObligationKind::Limit);
+              "the dimension " + e.toString() + " is larger than 2**63 - 1", ObligationKind::Limit);
     requireOr(v, !negative || (ge(rest, 1) && definedness(*q)),
               "where " + e.toString() + " < 0 (inferred), the other dimensions are not empty and their product " +
                   rest.toString() + " divides " + sizeText,
