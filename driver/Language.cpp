@@ -1795,6 +1795,7 @@ struct Session::Impl {
     std::vector<std::string> limits;  // JSON: made with the status
     std::optional<std::string> limitsText; // text: made with the text
     std::optional<std::optional<Context>> valid; // where the checks hold (shownShape)
+    Context base;                                // the validity's own context (shownShape)
   };
   struct ArrayStatusKey {
     std::shared_ptr<const std::vector<const Node *>> pending; // held: its address stays unique
@@ -1829,10 +1830,9 @@ struct Session::Impl {
       for (const Pred &l : v.limits()) limits.push_back(l.toString());
       if (status == Status::RuntimeCheck) valid = v.validContext(); // the shape is printed simplified
     }
-    std::optional<Validity> kept;
-    if (!options.json) kept.emplace(std::move(v));
     auto made = std::make_shared<ArrayStatus>(
-        ArrayStatus{status, std::move(kept), std::nullopt, std::move(limits), std::nullopt, std::move(valid)});
+        ArrayStatus{status, std::nullopt, std::nullopt, std::move(limits), std::nullopt, std::move(valid), v.context()});
+    if (!options.json) made->validity.emplace(std::move(v));
     if (graph->solver().stats().unkept != unkept) return unkeptStatus = std::move(made);
     return arrayStatusMemo.add(std::move(key), std::move(made));
   }
@@ -1857,7 +1857,7 @@ struct Session::Impl {
       if (!s.validity) return shape;
       s.valid = s.validity->validContext();
     }
-    return simplifiedWithin(graph->solver(), *s.valid, shape);
+    return simplifiedWithin(graph->solver(), *s.valid, s.base, shape);
   }
 
   /// An array whose shape, size or dtype the statement read (x.shape, x.ndim, ...): NumPy

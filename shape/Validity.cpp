@@ -330,6 +330,76 @@ std::vector<Pred> Validity::conditionsOf(bool countedKinds) const {
 
 std::vector<Pred> Validity::checks() const { return conditionsOf(true); }
 
+namespace {
+/// The parts of `where` that bear on `x`'s parameters: those that share a parameter with them,
+/// or with such a part, and so on. A part about other sizes narrows nothing `x` takes (where is
+/// consistent).
+std::vector<Pred> bearingParts(const Context &where, const std::vector<const ExprNode *> &params) {
+  const std::vector<Pred> &parts = where.parts();
+  std::vector<const ExprNode *> reached = params;
+  std::vector<bool> taken(parts.size(), false);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (taken[i]) continue;
+      const std::vector<const ExprNode *> &ps = parameterNodes(parts[i]);
+      if (std::none_of(ps.begin(), ps.end(), [&](const ExprNode *p) {
+            return std::find(reached.begin(), reached.end(), p) != reached.end();
+          }))
+        continue;
+      taken[i] = grew = true;
+      for (const ExprNode *p : ps)
+        if (std::find(reached.begin(), reached.end(), p) == reached.end()) reached.push_back(p);
+    }
+  }
+  std::vector<Pred> kept;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (taken[i]) kept.push_back(parts[i]);
+  return kept;
+}
+
+/// Whether every one of `kept` is a part of `base`: then `where` narrows nothing beyond the
+/// context the expression was built (and decided) under.
+bool onlyBase(const std::vector<Pred> &kept, const Context &base) {
+  const std::vector<Pred> &b = base.parts();
+  return std::all_of(kept.begin(), kept.end(), [&](const Pred &p) { return std::find(b.begin(), b.end(), p) != b.end(); });
+}
+
+/// Points of `where` found without isl: its sample point, and the points that vary the sizes
+/// `params` from it (each alone, and all together) over small and large values, that satisfy
+/// every part of it. Used to see quickly that a condition is open there.
+std::vector<Assignment> pointsNear(const Context &where, const std::vector<const ExprNode *> &params) {
+  std::vector<Assignment> out;
+  Assignment sample = where.samplePoint();
+  for (const ExprNode *p : params)
+    if (!sample.find(p->name)) sample.set(p->name, Integer(0)); // a size the context does not bound
+  auto keep = [&](const Assignment &a) {
+    if (holds(where.assumptions(), a)) out.push_back(a);
+  };
+  keep(sample);
+  static const int64_t values[] = {0, 1, 2, 3, 5, 8, 1000, int64_t(1) << 31, int64_t(1) << 62};
+  for (int64_t v : values) {
+    Assignment all = sample;
+    for (const ExprNode *p : params) {
+      Assignment one = sample;
+      one.set(p->name, Integer(v));
+      keep(one);
+      all.set(p->name, Integer(v));
+    }
+    if (params.size() > 1) keep(all);
+  }
+  return out;
+}
+
+/// `where` narrowed to `kept` (its sample point proves it consistent): statements whose checks
+/// differ only about other sizes share one question to isl (compact() and proofs are kept per
+/// context).
+Context narrowed(Solver &solver, const Context &where, const std::vector<Pred> &kept) {
+  if (kept.size() == where.parts().size()) return where;
+  return solver.makeContextNear(kept, where.domain(), where.samplePoint());
+}
+} // namespace
+
 std::vector<Pred> Validity::limits() const {
   std::vector<Pred> all = conditionsOf(false);
   // A limit the checks imply is no news: (x1, 2) needs 2*x1 <= 2**63 - 1, which x1 == 3 says;
@@ -338,8 +408,22 @@ std::vector<Pred> Validity::limits() const {
   std::optional<Context> where = validContext();
   if (!where) return all;
   std::vector<Pred> out;
-  for (const Pred &l : all)
-    if (!solver_->provesQuickly(*where, l)) out.push_back(l);
+  for (const Pred &l : all) {
+    // Asked only where a check or a given array bears on it, within the parts that do.
+    const std::vector<Pred> kept = bearingParts(*where, parameterNodes(l));
+    if (std::find(kept.begin(), kept.end(), whereHolds(l)) != kept.end()) continue; // said by a given array
+    if (onlyBase(kept, context_)) {
+      out.push_back(l);
+      continue;
+    }
+    // A limit fails only at large sizes, which the solver's small points never reach: a valid
+    // point found by varying its sizes, where it fails, answers without isl.
+    const Context in = narrowed(*solver_, *where, kept);
+    const std::vector<Assignment> near = pointsNear(in, parameterNodes(l));
+    if (std::any_of(near.begin(), near.end(), [&](const Assignment &a) { return evaluate(l, a) == false; }) ||
+        !solver_->provesQuickly(in, l))
+      out.push_back(l);
+  }
   return out;
 }
 
@@ -551,7 +635,7 @@ std::optional<Context> Validity::makeValidContext() const {
 std::vector<Expr> Validity::simplified(const std::vector<Expr> &dims) const {
   if (std::all_of(dims.begin(), dims.end(), [](const Expr &d) { return d.isConstant(); })) return dims;
   if (status() != Status::RuntimeCheck) return dims; // valid: nothing narrows it; else no shape
-  return simplifiedWithin(*solver_, validContext(), dims);
+  return simplifiedWithin(*solver_, validContext(), context_, dims);
 }
 
 namespace {
@@ -577,38 +661,53 @@ bool piecewise(const Expr &e) {
   return false;
 }
 
-/// The sizes of `where` that bear on `d`: the parts that share a parameter with it, or with
-/// such a part, and so on. A part about other sizes narrows nothing `d` takes (where is
-/// consistent), and leaving it out lets the statements whose checks differ only elsewhere share
-/// one question to isl (compact() is kept per context). Its sample point proves the narrower
-/// context consistent.
-Context bearingOn(Solver &solver, const Context &where, const Expr &d) {
-  const std::vector<Pred> &parts = where.parts();
-  std::vector<const ExprNode *> reached = parameterNodes(d);
-  std::vector<bool> taken(parts.size(), false);
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (taken[i]) continue;
-      const std::vector<const ExprNode *> &ps = parameterNodes(parts[i]);
-      if (std::none_of(ps.begin(), ps.end(), [&](const ExprNode *p) {
-            return std::find(reached.begin(), reached.end(), p) != reached.end();
-          }))
-        continue;
-      taken[i] = grew = true;
-      for (const ExprNode *p : ps)
-        if (std::find(reached.begin(), reached.end(), p) == reached.end()) reached.push_back(p);
-    }
-  }
-  if (std::all_of(taken.begin(), taken.end(), [](bool t) { return t; })) return where;
-  std::vector<Pred> kept;
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    if (taken[i]) kept.push_back(parts[i]);
-  return solver.makeContextNear(kept, where.domain(), where.samplePoint());
-}
 } // namespace
 
-std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> &where, const std::vector<Expr> &dims) {
+/// Whether every choice inside `e` (a min or max between two of its operands, a choice's
+/// condition) goes both ways among `points`; a division or remainder counts as settled (the
+/// sizes may make it exact).
+bool allChoicesOpen(const Expr &e, const std::vector<Assignment> &points) {
+  auto open = [&](const Pred &c) {
+    bool yes = false, no = false;
+    for (const Assignment &a : points) {
+      std::optional<bool> v = evaluate(c, a);
+      yes = yes || v == true;
+      no = no || v == false;
+    }
+    return yes && no;
+  };
+  std::vector<const ExprNode *> todo{e.node()}, seen;
+  while (!todo.empty()) {
+    const ExprNode *n = todo.back();
+    todo.pop_back();
+    if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+    seen.push_back(n);
+    switch (n->kind) {
+    case ExprKind::Constant:
+    case ExprKind::Param: break;
+    case ExprKind::Sum:
+      for (const Term &t : n->terms)
+        for (const auto &[atom, exponent] : t.monomial) todo.push_back(atom.node());
+      break;
+    case ExprKind::Min:
+    case ExprKind::Max:
+      for (std::size_t i = 0; i < n->operands.size(); ++i)
+        for (std::size_t j = i + 1; j < n->operands.size(); ++j)
+          if (!open(le(n->operands[i], n->operands[j]))) return false;
+      for (const Expr &o : n->operands) todo.push_back(o.node());
+      break;
+    case ExprKind::Select:
+      if (!open(n->condition)) return false;
+      for (const Expr &o : n->operands) todo.push_back(o.node());
+      break;
+    default: return false;
+    }
+  }
+  return true;
+}
+
+std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> &where, const Context &base,
+                                   const std::vector<Expr> &dims) {
   if (!where) return dims;
   std::vector<Expr> out;
   for (const Expr &d : dims) {
@@ -616,16 +715,26 @@ std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> 
       out.push_back(d);
       continue;
     }
+    const std::vector<Pred> kept = bearingParts(*where, parameterNodes(d));
+    if (onlyBase(kept, base)) { // as it was built: nothing the checks say bears on it
+      out.push_back(d);
+      continue;
+    }
+    const Context in = narrowed(solver, *where, kept);
     // The constant it is at one valid point, if it is that everywhere.
-    if (auto v = evaluate(d, completed(where->samplePoint(), *where, ge(d, Expr(0)))))
-      if (solver.provesQuickly(*where, eq(d, Expr(*v)))) {
+    if (auto v = evaluate(d, completed(in.samplePoint(), in, ge(d, Expr(0)))))
+      if (solver.provesQuickly(in, eq(d, Expr(*v)))) {
         out.push_back(Expr(*v));
         continue;
       }
     // A polynomial is left as it is unless the narrower sizes pin it (above): isl rewrites
-    // only choices between pieces (a max that the checks decide, a division they make exact).
-    if (auto c = !piecewise(d) ? std::nullopt : solver.compact(bearingOn(solver, *where, d), d)) out.push_back(*c);
-    else out.push_back(d);
+    // only choices between pieces (a max that the checks decide, a division they make exact),
+    // and only where a choice may be settled: one that goes both ways at points of `in` found
+    // by evaluation is open there, and a shape whose choices are all open is left as built.
+    if (auto c = !piecewise(d) || allChoicesOpen(d, pointsNear(in, parameterNodes(d))) ? std::nullopt : solver.compact(in, d))
+      out.push_back(*c);
+    else
+      out.push_back(d);
   }
   return out;
 }

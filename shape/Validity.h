@@ -147,10 +147,12 @@ private:
   std::optional<Context> makeValidContext() const;
 };
 
-/// `dims` simplified within `where` (Validity::validContext()): each dimension the constant it
-/// is at every point there, else isl's compact form there, else itself; `dims` when `where` is
-/// none.
-std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> &where, const std::vector<Expr> &dims);
+/// `dims` simplified within `where` (Validity::validContext() of a validity whose context is
+/// `base`): each dimension the constant it is at every point there, else isl's compact form
+/// there, else itself; itself where nothing `where` adds to `base` bears on it; `dims` when
+/// `where` is none.
+std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> &where, const Context &base,
+                                   const std::vector<Expr> &dims);
 
 /// `pred` as a Depends decision read off evaluated points, without asking isl: the first
 /// candidate where the context and `pred` hold, and the first where the context holds and `pred`
