@@ -39,7 +39,7 @@ void declare(std::vector<std::string> &lines, std::vector<std::string> &params, 
   lines.push_back(v + " = " + v + "a + " + v + "b");
 }
 
-/// Whether `reply` to a line failed; its first line, for the reasons.
+/// Whether `line` fails when `session` runs it.
 bool failed(driver::Session &session, const std::string &line, int number) {
   return session.execute(line, number).failed;
 }
