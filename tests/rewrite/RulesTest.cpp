@@ -1,0 +1,65 @@
+// The rule file format (rewrite/Rules.h): what parses, and every refusal named with
+// FILE:LINE:COLUMN (the column 1-based, at the problem).
+#include <gtest/gtest.h>
+
+#include "rewrite/Rules.h"
+
+using namespace shapelab;
+using namespace shapelab::rewrite;
+
+namespace {
+/// The message parsing `text` gives, or "" when it parses.
+std::string refusal(const std::string &text) {
+  try {
+    (void)parseRules(text, "t.rules");
+  } catch (const RuleError &e) {
+    return e.what();
+  }
+  return "";
+}
+} // namespace
+
+TEST(Rules, ARuleFileParses) {
+  const std::vector<Rule> rules = parseRules("# comment\n"
+                                             "rule double_negative: -(-x) -> x\n"
+                                             "rule mul_div_cancel: (x * y) / y -> x if self.shape == x.shape and self.dtype == x.dtype\n"
+                                             "  exact: no\n"
+                                             "  phase: specialize\n"
+                                             "  example: (x * y) / y\n"
+                                             "builtin constant_fold: constants folded\n",
+                                             "t.rules");
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].name, "double_negative");
+  EXPECT_TRUE(rules[0].exact);
+  EXPECT_EQ(rules[0].replacement->toString(), "x");
+  EXPECT_EQ(rules[1].variables, (std::vector<std::string>{"x", "y"}));
+  EXPECT_FALSE(rules[1].exact);
+  EXPECT_EQ(rules[1].phase, Phase::Specialize);
+  EXPECT_EQ(rules[1].condition.size(), 2u);
+  EXPECT_EQ(rules[1].examples, (std::vector<std::string>{"(x * y) / y"}));
+  EXPECT_EQ(rules[1].line, 3);
+  EXPECT_TRUE(rules[2].builtin);
+  EXPECT_EQ(rules[2].body(), "constants folded");
+  // The shipped file parses, and every rule in it has a name of its own.
+  const std::vector<Rule> &shipped = defaultRules();
+  EXPECT_GT(shipped.size(), 10u);
+  for (std::size_t i = 0; i < shipped.size(); ++i)
+    for (std::size_t j = i + 1; j < shipped.size(); ++j) EXPECT_NE(shipped[i].name, shipped[j].name);
+}
+
+TEST(Rules, EveryRefusalNamesFileLineAndColumn) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"rule r: x - x -> y", "t.rules:1:18: the replacement uses 'y', which the pattern does not bind"},
+      {"rule r: x -> x", "t.rules:1:9: a pattern must be an operation, not a variable or number"},
+      {"rule r: -(-x) -> x\nrule r: -(-x) -> x", "t.rules:2:6: a rule named 'r' is defined above"},
+      {"  exact: no", "t.rules:1:1: an indented option line needs a rule above it"},
+      {"rule r: -(-x) -> x\n  phase: later", "t.rules:2:10: unknown phase 'later' (canonicalize, specialize, fuse)"},
+      {"rule r: -(-x) -> x\n  speed: fast", "t.rules:2:1: unknown option 'speed' (phase, exact, example)"},
+      {"rewrite r: -(-x) -> x", "t.rules:1:1: expected 'rule' or 'builtin', got 'rewrite'"},
+      {"builtin nothing_such: what", "t.rules:1:9: no builtin rewrite is named 'nothing_such'"},
+      {"rule r: -(-x) -> x if z.dtype == float64", "t.rules:1:23: the condition uses 'z', which the pattern does not bind"},
+      {"rule r: -(-x) -> x x", "t.rules:1:20: unexpected text after the rule"},
+  };
+  for (const auto &[text, message] : cases) EXPECT_EQ(refusal(text), message) << text;
+  EXPECT_THROW(loadRules("/no/such/file.rules"), RuleError);
+}
