@@ -22,7 +22,7 @@
 #include "rewrite/Engine.h"
 #include "shape/RandomVariable.h"
 #include "symbolic/Errors.h"
-#include "symbolic/FlatIndex.h"
+#include "support/FlatIndex.h"
 #include "symbolic/Parser.h"
 
 namespace shapelab::driver {

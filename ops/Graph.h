@@ -37,7 +37,7 @@
 #include "shape/Einsum.h"
 #include "shape/Validity.h"
 #include "symbolic/Errors.h"
-#include "symbolic/FlatIndex.h"
+#include "support/FlatIndex.h"
 
 namespace shapelab::ops {
 

@@ -3,7 +3,7 @@
 #include <mutex>
 #include <optional>
 
-#include "symbolic/FlatIndex.h"
+#include "support/FlatIndex.h"
 #include "symbolic/Range.h"
 
 namespace shapelab {

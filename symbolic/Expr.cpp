@@ -9,8 +9,8 @@
 #include <unordered_set>
 
 #include "symbolic/Errors.h"
-#include "symbolic/FlatIndex.h"
-#include "symbolic/InternTable.h"
+#include "support/FlatIndex.h"
+#include "support/InternTable.h"
 #include "symbolic/Parser.h"
 
 namespace shapelab {

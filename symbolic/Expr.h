@@ -38,7 +38,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "symbolic/Integer.h"
-#include "symbolic/Slots.h"
+#include "support/Slots.h"
 
 namespace shapelab {
 

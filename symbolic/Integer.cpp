@@ -7,7 +7,7 @@
 
 #include "symbolic/Errors.h"
 #include "symbolic/IntegerGmp.h"
-#include "symbolic/Slots.h"
+#include "support/Slots.h"
 
 namespace shapelab {
 

@@ -10,7 +10,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "symbolic/Errors.h"
-#include "symbolic/FlatIndex.h"
+#include "support/FlatIndex.h"
 
 namespace shapelab {
 

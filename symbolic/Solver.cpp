@@ -26,7 +26,7 @@
 #include <unordered_set>
 
 #include "symbolic/Errors.h"
-#include "symbolic/FlatIndex.h"
+#include "support/FlatIndex.h"
 #include "symbolic/Range.h"
 #include "symbolic/IntegerGmp.h"
 #include "symbolic/Watchdog.h"

@@ -14,8 +14,8 @@
 #include "symbolic/Errors.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Expr.h"
-#include "symbolic/FlatIndex.h"
-#include "symbolic/InternTable.h"
+#include "support/FlatIndex.h"
+#include "support/InternTable.h"
 #include "symbolic/Parser.h"
 #include "tests/symbolic/RandomAst.h"
 

@@ -11,7 +11,7 @@
 #include <new>
 #include <vector>
 
-#include "symbolic/Slots.h"
+#include "support/Slots.h"
 
 namespace shapelab::detail {
 

@@ -1,5 +1,5 @@
-// Slots — memory blocks kept per thread once freed and handed out again (private to symbolic/,
-// public only because Expr.h names SlotAllocator in its small vectors' types).
+// Slots — memory blocks kept per thread once freed and handed out again (a generic container
+// of support/; installed because symbolic/Expr.h names SlotAllocator in its small vectors' types).
 //
 // A parse makes and frees tens of expression nodes, and as many term lists and monomials that
 // outgrow their inline space; each was an allocation and a free of the heap. The heap is fast
