@@ -639,29 +639,30 @@ std::vector<Expr> Validity::simplified(const std::vector<Expr> &dims) const {
 }
 
 namespace {
-/// Whether `e` chooses between pieces (a min, max, choice, division or remainder inside): only
-/// then can isl's compact form under narrower sizes differ from it other than by a constant.
-bool piecewise(const Expr &e) {
+/// Whether `ok` holds for every node of `e`, each shared node visited once (a sum's atoms and
+/// every node's operands are below it); stops at the first where it does not.
+bool everyNode(const Expr &e, const std::function<bool(const ExprNode *)> &ok) {
   std::vector<const ExprNode *> todo{e.node()}, seen;
   while (!todo.empty()) {
     const ExprNode *n = todo.back();
     todo.pop_back();
     if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
     seen.push_back(n);
-    switch (n->kind) {
-    case ExprKind::Constant:
-    case ExprKind::Param: break;
-    case ExprKind::Sum:
-      for (const Term &t : n->terms)
-        for (const auto &[atom, exponent] : t.monomial) todo.push_back(atom.node());
-      break;
-    default: return true;
-    }
+    if (!ok(n)) return false;
+    for (const Term &t : n->terms)
+      for (const auto &[atom, exponent] : t.monomial) todo.push_back(atom.node());
+    for (const Expr &o : n->operands) todo.push_back(o.node());
   }
-  return false;
+  return true;
 }
 
-} // namespace
+/// Whether `e` chooses between pieces (a min, max, choice, division or remainder inside): only
+/// then can isl's compact form under narrower sizes differ from it other than by a constant.
+bool piecewise(const Expr &e) {
+  return !everyNode(e, [](const ExprNode *n) {
+    return n->kind == ExprKind::Constant || n->kind == ExprKind::Param || n->kind == ExprKind::Sum;
+  });
+}
 
 /// Whether every choice inside `e` (a min or max between two of its operands, a choice's
 /// condition) goes both ways among `points`; a division or remainder counts as settled (the
@@ -676,35 +677,23 @@ bool allChoicesOpen(const Expr &e, const std::vector<Assignment> &points) {
     }
     return yes && no;
   };
-  std::vector<const ExprNode *> todo{e.node()}, seen;
-  while (!todo.empty()) {
-    const ExprNode *n = todo.back();
-    todo.pop_back();
-    if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
-    seen.push_back(n);
+  return everyNode(e, [&](const ExprNode *n) {
     switch (n->kind) {
     case ExprKind::Constant:
-    case ExprKind::Param: break;
-    case ExprKind::Sum:
-      for (const Term &t : n->terms)
-        for (const auto &[atom, exponent] : t.monomial) todo.push_back(atom.node());
-      break;
+    case ExprKind::Param:
+    case ExprKind::Sum: return true;
     case ExprKind::Min:
     case ExprKind::Max:
       for (std::size_t i = 0; i < n->operands.size(); ++i)
         for (std::size_t j = i + 1; j < n->operands.size(); ++j)
           if (!open(le(n->operands[i], n->operands[j]))) return false;
-      for (const Expr &o : n->operands) todo.push_back(o.node());
-      break;
-    case ExprKind::Select:
-      if (!open(n->condition)) return false;
-      for (const Expr &o : n->operands) todo.push_back(o.node());
-      break;
+      return true;
+    case ExprKind::Select: return open(n->condition);
     default: return false;
     }
-  }
-  return true;
+  });
 }
+} // namespace
 
 std::vector<Expr> simplifiedWithin(Solver &solver, const std::optional<Context> &where, const Context &base,
                                    const std::vector<Expr> &dims) {
