@@ -1,5 +1,5 @@
 // `shapelab rules [--check] [--json] [--rules FILE]`: the rewrite rule table and, with --check,
-// each rule's class for all input shapes (rewrite/Classify.h) with a witness where it is not
+// each rule's class for all input shapes (proptests/Classify.h) with a witness where it is not
 // strict.
 #include <iomanip>
 #include <iostream>
@@ -10,7 +10,7 @@
 #include "driver/Json.h"
 #include "interp/Threads.h"
 #include "proptests/Differential.h"
-#include "rewrite/Classify.h"
+#include "proptests/Classify.h"
 
 #include <algorithm>
 #include <atomic>

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/DType.h"
+#include "ops/Scalar.h"
 
 namespace shapelab::interp {
 
@@ -27,47 +27,10 @@ using ops::DType;
 /// The largest array the interpreters materialize (elements); larger ones are refused.
 inline constexpr int64_t kMaxElements = int64_t(1) << 28;
 
-/// The C++ element type of each dtype.
-template <DType T> struct Element;
-template <> struct Element<DType::Bool> { using type = bool; };
-template <> struct Element<DType::Int32> { using type = int32_t; };
-template <> struct Element<DType::Int64> { using type = int64_t; };
-template <> struct Element<DType::Float32> { using type = float; };
-template <> struct Element<DType::Float64> { using type = double; };
-
-/// Calls f(T{}) with T the element type of `t`.
-template <class F> decltype(auto) dispatch(DType t, F &&f) {
-  switch (t) {
-  case DType::Bool: return f(bool{});
-  case DType::Int32: return f(int32_t{});
-  case DType::Int64: return f(int64_t{});
-  case DType::Float32: return f(float{});
-  default: return f(double{});
-  }
-}
-
-template <class T> constexpr DType dtypeOf();
-template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
-template <> constexpr DType dtypeOf<int32_t>() { return DType::Int32; }
-template <> constexpr DType dtypeOf<int64_t>() { return DType::Int64; }
-template <> constexpr DType dtypeOf<float>() { return DType::Float32; }
-template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
-
-/// NumPy's cast of one value (float to int: NaN and out-of-range values give the type's
-/// minimum, as NumPy's C casts do on x86-64; to bool: non-zero).
-template <class To, class From> To castValue(From v) {
-  if constexpr (std::is_same_v<To, bool>) return v != From(0);
-  else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    constexpr double lo = double(std::numeric_limits<To>::min());
-    constexpr double hi = -lo; // 2**31 or 2**63, exactly representable
-    if (!(double(v) >= lo && double(v) < hi)) return std::numeric_limits<To>::min();
-    return To(v);
-  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
-    return To(static_cast<std::make_unsigned_t<To>>(v)); // wraps, as NumPy's int casts do
-  } else {
-    return To(v);
-  }
-}
+using ops::Element;
+using ops::dispatch;
+using ops::dtypeOf;
+using ops::castValue;
 
 class Array {
 public:

@@ -161,8 +161,6 @@ bool powerIsSquare(const Node *n) {
   return c && *c == Integer(2);
 }
 
-void negativeIntegerPower() { throw EvalError(EvalError::Value, "Integers to negative integer powers are not allowed."); }
-
 Array seededInput(const std::string &name, DType dtype, const std::vector<int64_t> &shape, uint64_t seed) {
   Array a(dtype, shape);
   uint64_t key = std::hash<std::string>()(name);

@@ -27,15 +27,7 @@
 
 namespace shapelab::interp {
 
-/// A failure while evaluating: a shape error (the program is invalid at these sizes), a value
-/// error (a singular matrix, an index out of bounds, a negative integer power), or bad inputs.
-class EvalError : public UserError {
-public:
-  enum Kind { Shape, Value, Input };
-  EvalError(Kind kind, std::string message) : UserError(std::move(message)), kind(kind) {}
-  Kind kind;
-  static const char *spelling(Kind k) { return k == Shape ? "shape" : k == Value ? "value" : "input"; }
-};
+using ops::EvalError; // ops/Scalar.h: shape, value and input errors
 
 struct InterpreterOptions {
   uint64_t seed = 0;

@@ -4,8 +4,7 @@
 #include <functional>
 #include <unordered_map>
 
-#include "interp/Array.h"
-#include "interp/Kernels.h"
+#include "ops/Scalar.h"
 
 namespace shapelab::rewrite {
 
@@ -34,29 +33,29 @@ const Node *constantFold(ops::Graph &g, const Node *n) {
     if (n->kind == OpKind::Unary && ops::isUnaryTest(n->op)) {
       // A test reads the operand in its own dtype (isnan of a float, not of its truth).
       double x = n->inputs[0]->number;
-      interp::dispatch(n->inputs[0]->dtype, [&](auto s) {
-        value = double(interp::unaryTest<decltype(s)>(n->op, decltype(s)(x)));
+      ops::dispatch(n->inputs[0]->dtype, [&](auto s) {
+        value = double(ops::unaryTest<decltype(s)>(n->op, decltype(s)(x)));
       });
     } else if (n->kind == OpKind::Cast || n->kind == OpKind::Unary) {
       double x = n->inputs[0]->number;
-      interp::dispatch(n->dtype, [&](auto t) {
+      ops::dispatch(n->dtype, [&](auto t) {
         using T = decltype(t);
         // The operand as the node's type first (a cast, or the unary op's input conversion).
-        T v = interp::dispatch(n->inputs[0]->dtype, [&](auto s) { return interp::castValue<T>(decltype(s)(x)); });
-        value = exactly<T>(n->kind == OpKind::Cast ? v : interp::unaryValue<T>(n->op, v));
+        T v = ops::dispatch(n->inputs[0]->dtype, [&](auto s) { return ops::castValue<T>(decltype(s)(x)); });
+        value = exactly<T>(n->kind == OpKind::Cast ? v : ops::unaryValue<T>(n->op, v));
       });
     } else {
-      interp::Bin op = interp::binCode(n->op);
-      bool compare = op >= interp::Bin::Eq && op <= interp::Bin::Ge;
+      ops::Bin op = ops::binCode(n->op);
+      bool compare = op >= ops::Bin::Eq && op <= ops::Bin::Ge;
       const Node *a = n->inputs[0], *b = n->inputs[1];
       DType compute = compare ? ops::resultType({{a->dtype, a->weak}, {b->dtype, b->weak}}) : n->dtype;
-      interp::dispatch(compute, [&](auto t) {
+      ops::dispatch(compute, [&](auto t) {
         using T = decltype(t);
         auto operand = [&](const Node *o) {
-          return interp::dispatch(o->dtype, [&](auto s) { return interp::castValue<T>(decltype(s)(o->number)); });
+          return ops::dispatch(o->dtype, [&](auto s) { return ops::castValue<T>(decltype(s)(o->number)); });
         };
-        if (compare) value = double(interp::comparison<T>(op, operand(a), operand(b)));
-        else value = exactly<T>(interp::arithmetic<T>(op, operand(a), operand(b)));
+        if (compare) value = double(ops::comparison<T>(op, operand(a), operand(b)));
+        else value = exactly<T>(ops::arithmetic<T>(op, operand(a), operand(b)));
       });
     }
   } catch (const UserError &) {

@@ -1,4 +1,4 @@
-#include "rewrite/Classify.h"
+#include "proptests/Classify.h"
 
 #include <regex>
 #include <sstream>
