@@ -14,7 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "driver/Language.h"
+#include "lang/Session.h"
 #include "ops/Graph.h"
 #include "proptests/RandomProgram.h"
 #include "rewrite/Engine.h"
@@ -50,7 +50,7 @@ template <class... Owned> double dropUntimed(benchmark::State &state, Owned &...
 /// parameters the first declared (partText gives a part that runs alone).
 std::vector<std::vector<std::string>> programParts(std::size_t nodes, bool basicOnly, std::size_t parts = 1) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   std::mt19937_64 rng(2026);
   proptests::ProgramOptions o;
   o.dataDependent = !basicOnly;
@@ -88,13 +88,13 @@ void BM_ParseBuildInfer(benchmark::State &state) {
   uint64_t islQuestions = 0;
   SolverOptions options;
   options.witnessSearchPoints = uint64_t(state.range(1));
-  driver::SessionOptions sessionOptions;
+  lang::SessionOptions sessionOptions;
   sessionOptions.json = state.range(3) != 0;
   double teardownSeconds = 0;
   for (auto _ : state) {
     clearElementCountMemo(); // a cold build: nothing remembered from the last run
     auto solver = std::make_unique<Solver>(options);
-    auto session = std::make_unique<driver::Session>(*solver, sessionOptions);
+    auto session = std::make_unique<lang::Session>(*solver, sessionOptions);
     int k = 0;
     // The replies are read, as a script's are printed (a reply's text is made when read).
     for (const std::string &l : lines) benchmark::DoNotOptimize(session->execute(l, ++k).lines().size());
@@ -148,7 +148,7 @@ RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::strin
   options.witnessSearchPoints = 256;
   clearElementCountMemo();
   auto solver = std::make_unique<Solver>(options);
-  auto session = std::make_unique<driver::Session>(*solver, driver::SessionOptions{});
+  auto session = std::make_unique<lang::Session>(*solver, lang::SessionOptions{});
   int k = 0;
   std::vector<std::string> names;
   for (const std::string &l : lines) {
@@ -267,7 +267,7 @@ void BM_BuildAndDropPrograms(benchmark::State &state) {
   long before = 0;
   for (auto _ : state) {
     for (int64_t i = 0; i < state.range(0); ++i) {
-      driver::Session session(solver, {});
+      lang::Session session(solver, {});
       proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 4);
       benchmark::DoNotOptimize(p);
       if (i == 100) before = peakRssKb();

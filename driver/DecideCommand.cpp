@@ -2,12 +2,14 @@
 #include <iostream>
 
 #include "driver/Command.h"
-#include "driver/Json.h"
+#include "lang/Json.h"
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
 #include "symbolic/Solver.h"
 
 namespace shapelab::driver {
+
+using namespace lang; // the session, its replies and their JSON
 
 namespace {
 const char *kDecideDescription =

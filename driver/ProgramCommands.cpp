@@ -1,4 +1,4 @@
-// `shapelab run FILE` and `shapelab repl`: programs in the shapelab language (driver/Language.h).
+// `shapelab run FILE` and `shapelab repl`: programs in the shapelab language (lang/Session.h).
 // The REPL edits lines and keeps history with libedit when standard input is a terminal, and
 // reads plain lines otherwise (so scripts and tests can pipe into it).
 #include <editline/readline.h>
@@ -11,10 +11,12 @@
 #include <sstream>
 
 #include "driver/Command.h"
-#include "driver/Language.h"
+#include "lang/Session.h"
 #include "symbolic/Errors.h"
 
 namespace shapelab::driver {
+
+using namespace lang; // the session, its replies and their JSON
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "driver/Command.h"
-#include "driver/Json.h"
+#include "lang/Json.h"
 #include "interp/Threads.h"
 #include "proptests/Differential.h"
 #include "proptests/Classify.h"
@@ -19,6 +19,8 @@
 #include <thread>
 
 namespace shapelab::driver {
+
+using namespace lang; // the session, its replies and their JSON
 
 namespace {
 

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "driver/Command.h"
-#include "driver/Json.h"
+#include "lang/Json.h"
 #include "shape/Broadcast.h"
 #include "shape/Einsum.h"
 #include "shape/Gufunc.h"
@@ -11,6 +11,8 @@
 #include "symbolic/Parser.h"
 
 namespace shapelab::driver {
+
+using namespace lang; // the session, its replies and their JSON
 
 namespace {
 

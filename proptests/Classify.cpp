@@ -4,7 +4,7 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "driver/Language.h"
+#include "lang/Session.h"
 
 namespace shapelab::rewrite {
 
@@ -40,7 +40,7 @@ void declare(std::vector<std::string> &lines, std::vector<std::string> &params, 
 }
 
 /// Whether `line` fails when `session` runs it.
-bool failed(driver::Session &session, const std::string &line, int number) {
+bool failed(lang::Session &session, const std::string &line, int number) {
   return session.execute(line, number).failed;
 }
 
@@ -101,7 +101,7 @@ std::string reproducer(Solver &solver, const std::vector<std::string> &lines, co
       first = script;
       point = at;
     }
-    driver::Session session(solver, {});
+    lang::Session session(solver, {});
     int k = 0;
     bool built = true;
     for (const std::string &l : lines) built = built && !failed(session, l, ++k);
@@ -154,7 +154,7 @@ RuleClass classifyRule(const Rule &rule, Solver &solver, int maxRank) {
         }
         lines.insert(lines.end(), decls.begin(), decls.end());
         lines.push_back("self = " + example);
-        driver::Session session(solver, {});
+        lang::Session session(solver, {});
         bool built = true;
         for (std::size_t i = 0; i < lines.size() && built; ++i) built = !session.execute(lines[i], int(i + 1)).failed;
         if (!built) continue; // ranks the example does not accept

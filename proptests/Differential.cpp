@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <variant>
 
-#include "driver/Language.h"
+#include "lang/Session.h"
 #include "interp/Optimized.h"
 #include "proptests/RandomProgram.h"
 #include "rewrite/Engine.h"
@@ -64,7 +64,7 @@ std::string describe(const Outcome &o) {
 }
 
 /// The names a program assigns (inputs excluded) that its session holds, in order.
-std::vector<std::string> outputNames(driver::Session &session, const std::vector<std::string> &lines) {
+std::vector<std::string> outputNames(lang::Session &session, const std::vector<std::string> &lines) {
   std::vector<std::string> names;
   for (const std::string &line : lines) {
     std::size_t eq = line.find(" = ");
@@ -149,7 +149,7 @@ std::vector<Assignment> pointsFor(Solver &solver, const ops::Graph &g, const std
 }
 
 /// The check on a program already built in `session`.
-std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, const std::vector<std::string> &names,
+std::optional<std::string> checkBuilt(lang::Session &session, Solver &solver, const std::vector<std::string> &names,
                                       uint64_t seed, const DifferentialOptions &options, DifferentialStats *stats) {
   ops::Graph &g = session.mutableGraph();
   std::vector<const ops::Node *> originals;
@@ -250,12 +250,12 @@ std::optional<std::string> checkBuilt(driver::Session &session, Solver &solver, 
 std::optional<std::string> checkProgram(const std::vector<std::string> &lines, uint64_t seed,
                                         const DifferentialOptions &options, DifferentialStats *stats) {
   Solver local;
-  driver::SessionOptions so;
+  lang::SessionOptions so;
   so.mode = options.mode;
   so.json = true; // replies are read only for failure: nothing rendered as text
   so.replies = false;
   Solver &solver = options.solver ? *options.solver : local;
-  driver::Session session(solver, so);
+  lang::Session session(solver, so);
   for (std::size_t i = 0; i < lines.size(); ++i) session.execute(lines[i], int(i + 1));
   return checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);
 }
@@ -267,12 +267,12 @@ std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const Diffe
   {
     // The program is checked in the session that generated it (built once).
     Solver local;
-    driver::SessionOptions so;
+    lang::SessionOptions so;
     so.mode = options.mode;
     so.json = true;
     so.replies = false;
     Solver &solver = options.solver ? *options.solver : local;
-    driver::Session session(solver, so);
+    lang::Session session(solver, so);
     std::mt19937_64 rng(seed);
     lines = generateProgram(session, rng, options.statements).lines;
     if (options.mode == BroadcastMode::Static) lines.insert(lines.begin(), "mode static");

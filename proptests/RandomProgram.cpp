@@ -1,6 +1,6 @@
 #include "proptests/RandomProgram.h"
 
-#include "driver/Language.h"
+#include "lang/Session.h"
 #include "ops/Graph.h"
 
 namespace shapelab::proptests {
@@ -13,12 +13,12 @@ struct Var {
 };
 } // namespace
 
-GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng, int count, ProgramOptions options) {
+GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, int count, ProgramOptions options) {
   GeneratedProgram out;
   std::vector<Var> vars;
   int line = 0;
   auto run = [&](const std::string &text) {
-    driver::Reply r = session.execute(text, ++line);
+    lang::Reply r = session.execute(text, ++line);
     if (r.failed) return false;
     out.lines.push_back(text);
     return true;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace shapelab::driver {
+namespace shapelab::lang {
 class Session;
 }
 
@@ -35,7 +35,7 @@ struct ProgramOptions {
   bool basicOnly = false;
 };
 
-GeneratedProgram generateProgram(driver::Session &session, std::mt19937_64 &rng, int count,
+GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, int count,
                                  ProgramOptions options = {});
 
 } // namespace shapelab::proptests

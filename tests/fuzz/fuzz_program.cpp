@@ -5,7 +5,7 @@
 // :save and load() are filtered out (no file I/O), and numbers are kept to three digits, and
 // powers out of programs that evaluate, so evaluations stay small.
 #include "tests/fuzz/FuzzCommon.h"
-#include "driver/Language.h"
+#include "lang/Session.h"
 
 #include <cctype>
 #include <sstream>
@@ -51,12 +51,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (text.find("**") != std::string::npos && text.find(":eval") != std::string::npos) return 0;
   Solver *solver = &programSolver();
   {
-    driver::Session session(*solver, {});
+    lang::Session session(*solver, {});
     std::istringstream in(text);
     std::string line;
     int number = 0;
     while (std::getline(in, line) && number < 16) {
-      driver::Reply r = session.execute(line, ++number);
+      lang::Reply r = session.execute(line, ++number);
       // Whatever bytes the line held, a reply is well-formed UTF-8 (an error echoes the line).
       for (const std::string &l : r.lines())
         if (!testutil::wellFormedUtf8(l)) fuzz::finding("a reply that is not well-formed UTF-8: " + printable(l));

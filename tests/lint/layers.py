@@ -4,8 +4,8 @@ only symbolic/ includes isl or GMP headers. Reads every source's #include lines.
 
     layers.py ROOT      exit 1, one line per include that breaks the table
 
-KNOWN lists the includes that break it today, each to be removed by issue 66 (one op list, a
-lang/ layer): a new one fails, and one that no longer exists must leave the list.
+KNOWN lists the includes that break it (none today): a new one fails, and one that no longer
+exists must leave the list.
 """
 import pathlib
 import re
@@ -16,11 +16,7 @@ RANK = {layer: i for i, layer in enumerate(ORDER)}
 RANK["python"] = RANK["driver"]  # the two top layers, side by side
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 # (the including file, the included file): known breaks of the table.
-KNOWN = {
-    ("proptests/Classify.cpp", "driver/Language.h"),  # the rule classifier runs the language
-    ("proptests/Differential.cpp", "driver/Language.h"),  # programs run by the language (lang/ to be)
-    ("proptests/RandomProgram.cpp", "driver/Language.h"),
-}
+KNOWN: set = set()
 
 
 def main(root):

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "driver/Json.h"
-#include "driver/Language.h"
+#include "lang/Json.h"
+#include "lang/Session.h"
 #include "interp/Interpreter.h"
 #include "interp/Kernels.h"
 #include "interp/Optimized.h"
@@ -63,7 +63,7 @@ TEST(Graph, EqualNodesAreOneNode) {
 
 TEST(Graph, SameProgramTwiceIsTheSameNodeSet) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   std::mt19937_64 rng(7);
   proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 200);
   std::size_t nodes = session.nodeCount();
@@ -127,7 +127,7 @@ TEST(Graph, MaskSizesAreBoundedDataDependentSizes) {
 // reshaped array read as valid.
 TEST(Graph, MaskOfAReshapeKeepsTheReshapesRequirement) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   int line = 0;
   for (const char *l : {"param m", "x = input((1, m), int32)", "v = x[x > 0]", "r = reshape(v, (2, -1))", "w = r[r > 0]"})
     ASSERT_FALSE(session.execute(l, ++line).failed) << l;
@@ -262,7 +262,7 @@ TEST(Graph, BroadcastsAreRememberedOnlyWhenNoAnswerWasCutShort) {
 
 /// In `session`: `param n`, x of shape `shape`, then y = x[x > 0] built with the solver's clock
 /// run out (it stays run out); `k` is y's size, a data-dependent size.
-void maskPastTheClock(Solver &solver, driver::Session &session, const std::string &shape, Expr &k) {
+void maskPastTheClock(Solver &solver, lang::Session &session, const std::string &shape, Expr &k) {
   ASSERT_FALSE(session.execute("param n", 1).failed);
   ASSERT_FALSE(session.execute("x = input(" + shape + ", float64)", 2).failed);
   solver.limitTotalTime(1);
@@ -280,7 +280,7 @@ void maskPastTheClock(Solver &solver, driver::Session &session, const std::strin
 // point (n = 0, k = 0) does not satisfy, so that isl is asked for a point.
 TEST(Graph, AContextTheClockCutShortIsNotRemembered) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   Expr k(0);
   maskPastTheClock(solver, session, "(n - 5,)", k);
   if (HasFatalFailure()) return;
@@ -297,7 +297,7 @@ TEST(Graph, AContextTheClockCutShortIsNotRemembered) {
 // 8% of the property harness's time).
 TEST(Graph, AMasksContextTakesTheGraphsPointWhenItFits) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   Expr k(0);
   maskPastTheClock(solver, session, "(n,)", k);
   if (HasFatalFailure()) return;
@@ -316,7 +316,7 @@ TEST(Graph, AMasksContextTakesTheGraphsPointWhenItFits) {
 // statement, and gained a check per statement).
 TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   session.execute("param n, m", 1);
   session.execute("x = input((n, 1), float64)", 2);
   session.execute("y = input((m, 1), float64)", 3);
@@ -326,7 +326,7 @@ TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
   const std::string limits = "  limits: m*(m if n == 1 else n) <= 9223372036854775807";
   for (int k = 0; k < 12; ++k) {
     // Both operands again, in either order, and the result beside the operand it came from.
-    driver::Reply r = session.execute(k % 3 == 2 ? "x = (y * x + b) * x0" : k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
+    lang::Reply r = session.execute(k % 3 == 2 ? "x = (y * x + b) * x0" : k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
     ASSERT_EQ(r.lines().size(), 2u);
     EXPECT_EQ(r.lines()[0], expected) << "statement " << k + 1;
     EXPECT_EQ(r.lines()[1], limits) << "statement " << k + 1;
@@ -338,18 +338,18 @@ TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
 // A binding that is accepted and never read ('True = 1', where True reads as the constant) is
 // a silently wrong program.
 TEST(Session, AnAcceptedAssignmentReadsBack) {
-  driver::SessionOptions so;
+  lang::SessionOptions so;
   so.json = true;
   int refused = 0;
   for (const char *name : {"True", "False", "None", "np", "numpy", "random", "linalg", "sum", "input", "where",
                            "float32", "int64", "bool", "param", "assume", "mode", "_k1", "_", "plain"}) {
     Solver solver;
-    driver::Session session(solver, so);
+    lang::Session session(solver, so);
     if (session.execute(std::string(name) + " = 7", 1).failed) {
       ++refused;
       continue;
     }
-    driver::Reply r = session.execute(std::string("y = ") + name, 2);
+    lang::Reply r = session.execute(std::string("y = ") + name, 2);
     ASSERT_FALSE(r.failed) << name;
     const nlohmann::json j = nlohmann::json::parse(r.lines().at(0));
     EXPECT_EQ(j.value("value", nlohmann::json()), "7") << name << " = 7 was accepted, and then y = " << name << " read " << r.lines().at(0);
@@ -363,7 +363,7 @@ TEST(Session, AnAcceptedAssignmentReadsBack) {
 // no name, and its arrays belong to the program (an error among them is in the error domain).
 TEST(Session, ABareExpressionShowsItsValue) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   for (const char *line : {"param n", "x = input((n,), float64)", "w = input((3,), float64)", "s = \"abc\""})
     ASSERT_FALSE(session.execute(line, 1).failed) << line;
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -373,7 +373,7 @@ TEST(Session, ABareExpressionShowsItsValue) {
       {"np.random", "_: a module"},     {"np.sum", "_: a function"},       {"np.random.normal", "_: a function"}};
   int k = 2;
   for (const auto &[line, expected] : cases) {
-    driver::Reply r = session.execute(line, ++k);
+    lang::Reply r = session.execute(line, ++k);
     ASSERT_FALSE(r.failed) << line << ": " << (r.lines().empty() ? "" : r.lines()[0]);
     ASSERT_EQ(r.lines().size(), 1u) << line;
     EXPECT_EQ(r.lines()[0], expected) << line;
@@ -383,7 +383,7 @@ TEST(Session, ABareExpressionShowsItsValue) {
   EXPECT_EQ(session.lookup("_"), nullptr);
   const ops::Node *x = session.lookup("x");
   ASSERT_NE(x, nullptr);
-  driver::Reply graph = session.execute(":graph x", ++k);
+  lang::Reply graph = session.execute(":graph x", ++k);
   ASSERT_FALSE(graph.failed);
   std::string shown;
   for (const std::string &l : graph.lines()) shown += l + "\n";
@@ -393,10 +393,10 @@ TEST(Session, ABareExpressionShowsItsValue) {
   const std::string none = session.execute(":errors", ++k).lines().at(0);
   EXPECT_NE(none.find("empty"), std::string::npos) << none;
   // A module is named as one in messages too.
-  driver::Reply subscript = session.execute("z = np[0]", ++k);
+  lang::Reply subscript = session.execute("z = np[0]", ++k);
   ASSERT_TRUE(subscript.failed);
   EXPECT_NE(subscript.lines().at(0).find("a module is not subscriptable"), std::string::npos) << subscript.lines().at(0);
-  driver::Reply bad = session.execute("x + w", ++k);
+  lang::Reply bad = session.execute("x + w", ++k);
   ASSERT_FALSE(bad.failed);
   EXPECT_EQ(bad.lines().at(0).rfind("_: ", 0), 0u) << bad.lines().at(0);
   EXPECT_NE(bad.lines().at(0).find("runtime-check: n == 3 or n == 1"), std::string::npos) << bad.lines().at(0);
@@ -409,10 +409,10 @@ TEST(Session, ABareExpressionShowsItsValue) {
 // separated by commas are a tuple, as in Python, on the right of an assignment and alone.
 TEST(Session, ATupleNeedsNoParentheses) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   int k = 0;
   auto says = [&](const std::string &line) {
-    driver::Reply r = session.execute(line, ++k);
+    lang::Reply r = session.execute(line, ++k);
     std::string out;
     for (const std::string &l : r.lines()) out += (out.empty() ? "" : "\n") + l;
     return (r.failed ? "failed: " : "") + out;
@@ -438,9 +438,9 @@ TEST(Session, ATupleNeedsNoParentheses) {
 // the caret counts columns.
 TEST(Session, ErrorsNameWholeCharactersAndTheCaretCountsColumns) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   auto reply = [&](const std::string &line) {
-    driver::Reply r = session.execute(line, 1);
+    lang::Reply r = session.execute(line, 1);
     EXPECT_TRUE(r.failed) << line;
     return r.lines().at(0);
   };
@@ -450,9 +450,9 @@ TEST(Session, ErrorsNameWholeCharactersAndTheCaretCountsColumns) {
   // Wide characters take two columns.
   EXPECT_EQ(reply("y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1"),
             "error: unexpected character ';' at column 14\n  y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1\n             ^");
-  driver::SessionOptions so;
+  lang::SessionOptions so;
   so.json = true;
-  driver::Session json(solver, so);
+  lang::Session json(solver, so);
   EXPECT_EQ(json.execute("w = 1 +\xe9", 1).lines().at(0), "{\"line\": 1, \"error\": \"unexpected character '\\\\xe9'\", \"column\": 8}");
 }
 
@@ -468,12 +468,12 @@ TEST(Session, EveryReplyIsWellFormedUtf8) {
     std::string line;
     for (std::size_t p : parts) line += pieces[p];
     for (bool asJson : {false, true}) {
-      driver::SessionOptions so;
+      lang::SessionOptions so;
       so.json = asJson;
-      driver::Session session(solver, so);
+      lang::Session session(solver, so);
       session.execute("param n", 1);
       session.execute("x = input((n,), float64)", 2);
-      driver::Reply r = session.execute(line, 3);
+      lang::Reply r = session.execute(line, 3);
       for (const std::string &l : r.lines()) {
         RC_ASSERT(shapelab::testutil::wellFormedUtf8(l));
         if (asJson) RC_ASSERT(nlohmann::json::parse(l).is_object());
@@ -493,17 +493,17 @@ TEST(Session, AStatusTheClockCutShortIsNotRemembered) {
   const std::vector<std::string> before = {"param n, m", "x = input(((n + m) % 2 - 1,))",
                                            "y = input((n % 2 - m % 2, m % 2 - n % 2))"};
   const std::string joint = "z = sum(x) + sum(y)";
-  auto status = [](const driver::Reply &r) { return nlohmann::json::parse(r.lines().at(0)).at("status").get<std::string>(); };
-  driver::SessionOptions so;
+  auto status = [](const lang::Reply &r) { return nlohmann::json::parse(r.lines().at(0)).at("status").get<std::string>(); };
+  lang::SessionOptions so;
   so.json = true;
   {
     Solver fresh;
-    driver::Session s(fresh, so);
+    lang::Session s(fresh, so);
     for (const std::string &line : before) s.execute(line, 1);
     EXPECT_EQ(status(s.execute(joint, 2)), "error");
   }
   Solver solver;
-  driver::Session session(solver, so);
+  lang::Session session(solver, so);
   for (const std::string &line : before) session.execute(line, 1);
   solver.limitTotalTime(1);
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -515,7 +515,7 @@ TEST(Session, AStatusTheClockCutShortIsNotRemembered) {
 
 namespace {
 
-void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram &p, BroadcastMode mode,
+void kernelsAgreeAt(lang::Session &session, const proptests::GeneratedProgram &p, BroadcastMode mode,
                     uint64_t seed, const std::vector<std::pair<int64_t, int64_t>> &points);
 
 /// The property: at small parameter points, a kernel raises a shape error exactly where its
@@ -525,9 +525,9 @@ void kernelsAgreeWithShapeRules(BroadcastMode mode) {
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   std::mt19937_64 rng(seed);
   Solver solver;
-  driver::SessionOptions so;
+  lang::SessionOptions so;
   so.mode = mode;
-  driver::Session session(solver, so);
+  lang::Session session(solver, so);
   proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 10);
   // Small sizes, 0 and 1 often: where broadcasting and slicing rules change.
   std::vector<std::pair<int64_t, int64_t>> points;
@@ -536,7 +536,7 @@ void kernelsAgreeWithShapeRules(BroadcastMode mode) {
 }
 
 /// The program's kernels against their shape rules at the points (n, m).
-void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram &p, BroadcastMode mode,
+void kernelsAgreeAt(lang::Session &session, const proptests::GeneratedProgram &p, BroadcastMode mode,
                     uint64_t seed, const std::vector<std::pair<int64_t, int64_t>> &points) {
   const ops::Graph &g = session.graph();
   for (const auto &[n, m] : points) {
@@ -574,15 +574,15 @@ void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram 
 }
 
 /// Runs `lines` in `session`, line k as line k + 1; fails at the first line that does not build.
-::testing::AssertionResult executesAll(driver::Session &session, const std::vector<std::string> &lines) {
+::testing::AssertionResult executesAll(lang::Session &session, const std::vector<std::string> &lines) {
   for (std::size_t i = 0; i < lines.size(); ++i)
     if (session.execute(lines[i], int(i + 1)).failed) return ::testing::AssertionFailure() << lines[i];
   return ::testing::AssertionSuccess();
 }
 
 /// Runs `line` in `session`: success when it fails and its first reply line holds `message`.
-::testing::AssertionResult refusedWith(driver::Session &session, const std::string &line, const std::string &message) {
-  driver::Reply r = session.execute(line, 1);
+::testing::AssertionResult refusedWith(lang::Session &session, const std::string &line, const std::string &message) {
+  lang::Reply r = session.execute(line, 1);
   if (!r.failed) return ::testing::AssertionFailure() << line << " was not refused";
   const std::string first = r.lines().empty() ? std::string() : r.lines().front();
   if (first.find(message) == std::string::npos)
@@ -593,9 +593,9 @@ void kernelsAgreeAt(driver::Session &session, const proptests::GeneratedProgram 
 /// Runs `lines` in a session and evaluates `name` at `point`: its shape, or "shape error".
 std::string outcomeOf(const std::vector<std::string> &lines, const std::string &name, const Assignment &point) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    driver::Reply r = session.execute(lines[i], int(i + 1));
+    lang::Reply r = session.execute(lines[i], int(i + 1));
     if (r.failed) return "build error: " + (r.lines().empty() ? std::string() : r.lines().front());
   }
   interp::Interpreter in(session.graph(), point, {}, {});
@@ -713,9 +713,9 @@ void gufuncKernelAgreesWithItsShapeRule() {
   p.lines.push_back(std::string("c = ") + op.call);
   p.names = {"c"};
   Solver solver;
-  driver::SessionOptions so;
+  lang::SessionOptions so;
   so.mode = mode;
-  driver::Session session(solver, so);
+  lang::Session session(solver, so);
   for (std::size_t i = 0; i < p.lines.size(); ++i)
     if (session.execute(p.lines[i], int(i + 1)).failed) return; // ranks no size can fix
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
@@ -767,8 +767,8 @@ TEST(RandomVariables, EverySamplerEndsAtEverySpecialParameterValue) {
 /// the build or evaluation error.
 std::string valueOfLine(const std::string &line) {
   Solver solver;
-  driver::Session session(solver, {});
-  driver::Reply r = session.execute(line, 1);
+  lang::Session session(solver, {});
+  lang::Reply r = session.execute(line, 1);
   if (r.failed) return "build error: " + (r.lines().empty() ? std::string() : r.lines().front());
   interp::Interpreter in(session.graph(), {}, {}, {});
   try {
@@ -829,7 +829,7 @@ RC_GTEST_PROP(Differential, RewrittenOptimizedAgreesWithReference, ()) {
 // through them what the reference computes; the input is never written.
 TEST(Optimized, BasicIndexingAndSplitAreViews) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   std::vector<std::string> lines = {"param n, m", "x = input((n, m), float64)", "y = x[1:, ::-2]",
                                     "z = exp(y) * 2.0 + x[:3, ::2]", "a, b = split(x, 2, axis=0)", "w = a[:, None, :] - b[::-1, None, :]",
                                     "s = x[-1, 2]"};
@@ -854,7 +854,7 @@ TEST(Optimized, BasicIndexingAndSplitAreViews) {
 // value within the stated bound of the reference's (VectorMathTest measures sincos itself).
 TEST(Optimized, SinAndCosOfOneOperandShareOneSincos) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   std::vector<std::string> lines = {"param n", "x = input((n,), float64)",
                                     "z = exp(-((sin(x)*0.5 + cos(x))**2)) + x - sin(x + 1.0)"};
   ASSERT_TRUE(executesAll(session, lines));
@@ -885,7 +885,7 @@ TEST(Optimized, SinAndCosOfOneOperandShareOneSincos) {
 // than the parallel threshold and not a whole number of chunks or blocks.
 TEST(Optimized, ParallelFusedLoopsGiveTheReferencesBits) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   std::vector<std::string> lines = {"param n, m", "x = input((n, m), float64)", "t = input((m, n), float64)",
                                     "r = input((m,), float64)", "z = exp(-((sin(x)*0.5 + cos(x))**2)) + transpose(t) * r - 3.0"};
   ASSERT_TRUE(executesAll(session, lines));
@@ -937,7 +937,7 @@ TEST(DataDependentSizes, AnAttributeReadingAnotherArraysSizeRunsThatArrayFirst) 
                                     "c = ifelse(b.shape[0] > 2, a, a * 2.0)",
                                     "g = random.normal(0.0, 1.0, size=(b.shape[0],))"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   interp::Array x = interp::seededInput("x", ops::DType::Float64, {4}, 0);
   double xs[] = {1.0, -1.0, 2.0, 3.0};
@@ -979,7 +979,7 @@ TEST(IfElse, AConditionOnASizeThatDoesNotExistIsAShapeError) {
   EXPECT_EQ(outcomeOf(lines, "c", {{"m", 4}}), "(4,)");
   EXPECT_EQ(outcomeOf(lines, "c", {{"m", 2}}), "(2,)");
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   for (std::size_t i = 0; i < lines.size(); ++i) session.execute(lines[i], int(i + 1));
   Validity v = ops::validityOf(session.graph(), session.lookup("c"));
   EXPECT_EQ(evaluate(v.domain(), {{"m", 1}}), std::optional<bool>(false));
@@ -1012,7 +1012,7 @@ TEST(Rewrite, KeepsComputingTheSourceOfADataDependentSize) {
       "v51 = broadcast_to(v26, (v23[v23 > 0].shape[0], v26.shape[-1]))"};
   EXPECT_EQ(proptests::checkProgram(lines, 300473, {}), std::nullopt);
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
   rewrite::OptimizeResult r = engine.run({session.lookup("v51")});
@@ -1038,7 +1038,7 @@ TEST(Rewrite, SubtensorIsNotLiftedThroughAnIntegerPower) {
                                        "w = (f ** f)[1:]"};
   EXPECT_EQ(proptests::checkProgram(lines, 2579, {}), std::nullopt);
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
   EXPECT_EQ(engine.run({session.lookup("v20")}).fired.count("subtensor_lift"), 0u);
@@ -1052,7 +1052,7 @@ TEST(Rewrite, SubtensorIsNotLiftedThroughAnIntegerPower) {
 // runs as well and must make the copy.
 TEST(Graph, ArgmaxOverEveryAxisIsRebuiltOverNewOperands) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param n, m", "x = input((n, m), float64)", "y = input((m, n + 1), float64)",
                                     "z = input((n, m), float64)", "a = argmax(x)", "b = argmin(x, axis=1)"}));
   ops::Graph &g = session.mutableGraph();
@@ -1080,7 +1080,7 @@ TEST(Graph, ArgmaxOverEveryAxisIsRebuiltOverNewOperands) {
 RC_GTEST_PROP(Graph, OperandTableListsEveryNodesOperandsInOrder, ()) {
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   std::mt19937_64 rng(seed);
   proptests::GeneratedProgram p = proptests::generateProgram(session, rng, *rc::gen::inRange(1, 40));
   std::vector<const ops::Node *> outputs;
@@ -1107,7 +1107,7 @@ TEST(Rewrite, SubtensorIsLiftedOnlyThroughAnOpNothingElseReads) {
                                        "u = (x + y)[1:]",   "m = u * 2.0",              "t = m[::2]"};
   auto lifts = [&](const std::vector<std::string> &outputs) {
     Solver solver;
-    driver::Session session(solver, {});
+    lang::Session session(solver, {});
     EXPECT_TRUE(executesAll(session, lines));
     std::vector<const ops::Node *> nodes;
     for (const std::string &o : outputs) nodes.push_back(session.lookup(o));
@@ -1139,7 +1139,7 @@ TEST(Rewrite, ChecksWhereAValidityConditionIsUndefined) {
       "v43 = squeeze(expand_dims(v42, 0), axis=0)"};
   EXPECT_EQ(proptests::checkProgram(lines, 7103677, {}), std::nullopt);
   Solver solver;
-  driver::Session session(solver, {}); // text replies: each statement's status is rendered
+  lang::Session session(solver, {}); // text replies: each statement's status is rendered
   ASSERT_TRUE(executesAll(session, lines));
   rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
   rewrite::OptimizeResult r;
@@ -1167,7 +1167,7 @@ TEST(Shapes, SliceBoundsOfAnExactDivisionAreNotAChoice) {
   const std::vector<std::string> lines{"param n", "x = input((n,), float64)", "y = reshape(x, (2, -1))",
                                        "z = y[:, -n:]"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   const ops::Node *z = session.lookup("z");
   EXPECT_EQ(z->shape[1].toString().find(" if "), std::string::npos) << z->shape[1].toString();
@@ -1187,7 +1187,7 @@ TEST(Shapes, NestedSlicesAreWrittenAsTheirFunction) {
                                        "b = x[n - 1::2][1:m:2]", "f = x[1:][m::2][1:n - 1:3][:m]",
                                        "g = x[2:m][::-2][1:]"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   EXPECT_EQ(toString(session.lookup("e")->shape), "(0,)");
   // Lengths written by the signs of their bounds stay short enough that these need no
@@ -1238,7 +1238,7 @@ TEST(Shapes, SliceLengthsAgreeWithPythonsRuleAtEveryPoint) {
     }
     const std::vector<std::string> lines{"param n, m", "x = input((" + length + ",), float64)", "y = " + text};
     Solver solver;
-    driver::Session session(solver, {});
+    lang::Session session(solver, {});
     RC_ASSERT(executesAll(session, lines));
     const Expr dim = session.lookup("y")->shape.at(0);
     RC_LOG() << text << " of length " << length << ": " << dim.toString() << "\n";
@@ -1271,7 +1271,7 @@ TEST(Shapes, TwentyFiveNestedSlicesBuild) {
     lines.push_back("y" + std::to_string(i) + " = " + e);
   }
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   const Expr dim = session.lookup("y24")->shape[0];
   EXPECT_LT(dim.toString().size(), 80u) << dim.toString();
@@ -1299,7 +1299,7 @@ TEST(Programs, AMaskMustMatchTheAxesItIndexes) {
                                           "u = input((n, m), float64)",
                                           "v = u[x > 0]"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("e")).status(), Status::Error);
   for (const char *name : {"z", "w", "v"}) {
@@ -1338,7 +1338,7 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
                                           "q = [a + b, 3][1]",
                                           "y = zeros(q)"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   for (const char *name : {"z", "w", "l", "d", "t", "y"}) {
     const ops::Node *node = session.lookup(name);
@@ -1360,7 +1360,7 @@ TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
   EXPECT_EQ(session.lookup("i")->kind, ops::OpKind::IfElse);
   EXPECT_EQ(outcomeOf(lines, "i", {{"n", 2}, {"m", 3}}), "(2,)");
   EXPECT_EQ(outcomeOf(lines, "i", {{"n", 3}, {"m", 2}}), "shape error");
-  driver::Reply errors = session.execute(":errors", int(lines.size() + 1));
+  lang::Reply errors = session.execute(":errors", int(lines.size() + 1));
   ASSERT_FALSE(errors.lines().empty());
   EXPECT_EQ(errors.lines()[0].find("empty"), std::string::npos) << errors.lines()[0];
 }
@@ -1378,13 +1378,13 @@ TEST(Programs, ObligationsImpossibleTogetherAreAnError) {
                                        "b = reshape(x, (2, -1))", "c = a + b[0]", "d = exp(c)",
                                        "e = d * 2.0 + c", "f = reshape(e, (3, -1))"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("a")).status(), Status::RuntimeCheck);
   EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("b")).status(), Status::RuntimeCheck);
   for (const char *name : {"c", "d", "e", "f"}) {
     Solver fresh;
-    driver::Session again(fresh, {});
+    lang::Session again(fresh, {});
     ASSERT_TRUE(executesAll(again, lines));
     fresh.clearMemo(); // nothing remembered: the question is asked for this node alone
     EXPECT_EQ(ops::validityOf(again.graph(), again.lookup(name)).status(), Status::Error) << name;
@@ -1407,13 +1407,13 @@ TEST(Programs, ErrorStatusIsAnEmptyDomainOnABoundedBox) {
     std::vector<std::string> lines;
     {
       Solver s;
-      driver::Session g(s, {});
+      lang::Session g(s, {});
       lines = proptests::generateProgram(g, rng, *rc::gen::inRange(3, 16), o).lines;
     }
     RC_PRE(!lines.empty() && lines[0].rfind("param ", 0) == 0);
     lines.insert(lines.begin() + 1, "assume n <= 5 and m <= 5");
     Solver solver;
-    driver::Session session(solver, {});
+    lang::Session session(solver, {});
     int k = 0;
     for (const std::string &line : lines) session.execute(line, ++k);
     for (const std::string &line : lines) {
@@ -1446,7 +1446,7 @@ TEST(Shapes, AChoiceWhoseSidesAgreeWhereItsConditionPinsASizeIsOneExpression) {
   const std::vector<std::string> lines{"param n, m",      "x = input((n, n), float64)", "y = x[1::2]",
                                        "z = reshape(y, (-1,))", "w = z[-n:]", "u = z[:-n]", "t = z[m - 1:]"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   EXPECT_EQ(session.lookup("w")->shape[0].toString(), "min(n, n*(n // 2))");
   EXPECT_EQ(session.lookup("u")->shape[0].toString(), "max(0, n*(n // 2) - n)");
@@ -1471,7 +1471,7 @@ TEST(Shapes, AChoiceThatPinsASizeReadsItsValue) {
   const std::vector<std::string> lines{"param n, m", "x = input((n, m), float64)", "a = x[:n - 1]",
                                        "b = x[n - 1:, :m - 3]", "c = x[-m:, 2 - m:]"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   EXPECT_EQ(session.lookup("a")->shape[0].toString(), "max(0, n - 1)");
   for (const char *name : {"a", "b", "c"}) {
@@ -1492,7 +1492,7 @@ TEST(Shapes, AReductionOverASliceChecksTheUnclippedLength) {
   const std::vector<std::string> lines{"param n, m", "x = input((n,), float64)", "y = max(x[1:], axis=0)",
                                        "z = min(x[m:n:2])"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   for (const char *name : {"y", "z"}) {
     std::vector<Pred> checks = ops::validityOf(session.graph(), session.lookup(name)).checks();
@@ -1516,7 +1516,7 @@ TEST(Interpreter, MaximumAndMinimumOfEqualZerosAreNumpys) {
   const std::vector<std::string> lines{"x = input((4,), float64)", "y = input((4,), float64)", "hi = maximum(x, y)",
                                        "lo = minimum(x, y)", "r = max(x[1:3])", "q = min(x[:2])"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   interp::Array x(ops::DType::Float64, {4}), y(ops::DType::Float64, {4});
   const double xs[] = {-0.0, 0.0, -0.0, 0.0}, ys[] = {0.0, -0.0, -0.0, 0.0};
@@ -1547,7 +1547,7 @@ TEST(Interpreter, SetSubtensorReportsAValueThatDoesNotFitBeforeAnIndexOutOfRange
                                        "v = input((2,), float64)", "y = set_subtensor(a[i], v)",
                                        "z = inc_subtensor(a[i], 1.0)"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   auto run = [&](const char *name, int64_t n, int64_t m, std::vector<int64_t> index) {
     interp::Array ia(ops::DType::Int64, {2});
@@ -1578,7 +1578,7 @@ TEST(Reshape, MinusOneThatCancelsToAConstant) {
                                        "x = reshape(b, (b.shape[0], -1))", "y = reshape(a, (a.shape[1], -1))",
                                        "z = reshape(a, (n*m, -1))", "w = x + 1.0"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   EXPECT_EQ(toString(session.lookup("x")->shape), "(m, 1)");
   EXPECT_EQ(toString(session.lookup("y")->shape), "(m, n)");
@@ -1594,7 +1594,7 @@ TEST(Reshape, MinusOneThatCancelsToAConstant) {
 // region by buffer offsets; it now places it by positions in the operand's C order.
 TEST(Interpreter, IncSubtensorOfABroadcastOperand) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   for (const char *l : {"x = input((2, 3), float64)", "y = inc_subtensor(x[1:], 1.0)", "z = set_subtensor(x[:, 1], 5.0)"})
     ASSERT_FALSE(session.execute(l, 1).failed) << l;
   interp::Array row(ops::DType::Float64, {1, 3});
@@ -1614,7 +1614,7 @@ void sameOutcomeWhateverTheLayout() {
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   std::mt19937_64 rng(seed);
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   // Short programs: most statements then read an input (a viewed one) directly.
   proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 6);
   Assignment point{{"n", int64_t(rng() % 5)}, {"m", int64_t(rng() % 5)}};
@@ -1730,7 +1730,7 @@ TEST(Programs, AReductionOfATupleOfSizesIsASize) {
       "j = ifelse(np.any((n - n, m)), ones(2), zeros(3))",
       "y = x.reshape(np.prod(x.shape))"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   for (int64_t n = 0; n <= 4; ++n)
     for (int64_t m = 0; m <= 4; ++m) {
@@ -1749,7 +1749,7 @@ TEST(Programs, AReductionOfATupleOfSizesIsASize) {
   // no size.
   for (const char *bad : {"d = np.max(())", "d = np.sum(x.shape, axis=1)", "d = np.mean(x.shape)",
                           "d = np.prod((n, 2.5))", "d = np.sum(x.shape, keepdims=True)"}) {
-    driver::Reply r = session.execute(bad, 13);
+    lang::Reply r = session.execute(bad, 13);
     EXPECT_TRUE(r.failed) << bad;
   }
   EXPECT_NE(session.execute("d = np.max(())", 14).lines().at(0).find("zero-size array to reduction operation maximum"),
@@ -1778,7 +1778,7 @@ TEST(Programs, ArangeAndEyeOverSizes) {
   for (const Case &c : cases) {
     const std::vector<std::string> lines = {"param n, m", std::string("a = ") + c.text};
     Solver solver;
-    driver::Session session(solver, {});
+    lang::Session session(solver, {});
     ASSERT_TRUE(executesAll(session, lines)) << c.text;
     const ops::Node *a = session.lookup("a");
     // Valid, but where a bound passes int64 (2*m can).
@@ -1804,7 +1804,7 @@ TEST(Programs, ArangeAndEyeOverSizes) {
       EXPECT_EQ(outcomeOf(lines, "g", at), n >= 2 ? interp::shapeText({n - 2, n - 2}) : "shape error");
     }
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   interp::Interpreter in(session.graph(), {{"n", 2}, {"m", 2}}, {}, {});
   EXPECT_EQ(in.evaluate(session.lookup("e")).toString(), "[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]");
@@ -1819,7 +1819,7 @@ TEST(Programs, ArangeAndEyeOverSizes) {
 // length L / k, and raises a shape error where it is not.
 TEST(Programs, SplitPartsAreTheAxisDividedBySections) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param n, m", "x = input((n - m, 2, m), float64)", "a, b, c = split(x, 3)",
                                     "p, q = split(x, 2, axis=2)"}));
   EXPECT_EQ(toString(session.lookup("b")->shape), "((-m + n) // 3, 2, m)");
@@ -1855,11 +1855,11 @@ TEST(Programs, SplitPartsAreTheAxisDividedBySections) {
 TEST(Programs, IfElseKeepsItsBranchesLimitsWhereTheyAreChosen) {
   for (bool strict : {false, true}) {
     Solver solver;
-    driver::SessionOptions o;
+    lang::SessionOptions o;
     o.strictLimits = strict;
-    driver::Session session(solver, o);
+    lang::Session session(solver, o);
     ASSERT_TRUE(executesAll(session, {"param n", "y = zeros((n, n))", "w = zeros((1, 1))"}));
-    const driver::Reply r = session.execute("z = ifelse(n > 2, y, w)", 4);
+    const lang::Reply r = session.execute("z = ifelse(n > 2, y, w)", 4);
     ASSERT_FALSE(r.failed);
     const std::string condition = "n <= 2 or n**2 <= 9223372036854775807";
     if (strict) {
@@ -1877,12 +1877,12 @@ TEST(Programs, IfElseKeepsItsBranchesLimitsWhereTheyAreChosen) {
 TEST(Programs, EvalOptRunsTheStrictExactRewritingWhateverOptimizeShowed) {
   for (const char *flags : {"--inexact", "--valid-graph", "--valid-graph --inexact"}) {
     Solver solver;
-    driver::Session session(solver, {});
+    lang::Session session(solver, {});
     ASSERT_TRUE(executesAll(session, {"x = input((1, 2), float64)", "w = x - x"}));
     const std::string eval = ":eval w --opt with x=[[nan, 1.0]]";
     const std::string before = session.execute(eval, 3).lines().at(0);
     EXPECT_EQ(before, "w = [[nan, 0.0]]  (float64, shape (1, 2))");
-    driver::Reply shown = session.execute(std::string(":optimize w ") + flags, 4);
+    lang::Reply shown = session.execute(std::string(":optimize w ") + flags, 4);
     ASSERT_FALSE(shown.failed) << shown.lines().at(0);
     EXPECT_EQ(session.execute(eval, 5).lines().at(0), before) << flags;
   }
@@ -1892,16 +1892,16 @@ TEST(Programs, EvalOptRunsTheStrictExactRewritingWhateverOptimizeShowed) {
 // assumptions allow beside the given ones (nothing computed depends on them).
 TEST(Programs, EvalNeedsOnlyTheSizesItReads) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param n, m, k", "assume m >= n + 2", "x = input((n,), float64)", "y = x * 2.0",
                                     "z = zeros((k,))", "w = x[:m]"}));
-  driver::Reply ok = session.execute(":eval y with n=3, x=[1.0, 2.0, 3.0]", 7);
+  lang::Reply ok = session.execute(":eval y with n=3, x=[1.0, 2.0, 3.0]", 7);
   ASSERT_FALSE(ok.failed) << ok.lines().at(0);
   EXPECT_EQ(ok.lines().at(0), "y = [2.0, 4.0, 6.0]  (float64, shape (3,))");
   for (const char *bad : {":eval z with n=3", ":eval w with n=3"}) // z reads k, w reads m
     EXPECT_TRUE(refusedWith(session, bad, "no value for size parameter"));
   // Given values that break the assumptions are still refused.
-  driver::Reply r = session.execute(":eval y with n=3, m=1", 9);
+  lang::Reply r = session.execute(":eval y with n=3, m=1", 9);
   ASSERT_TRUE(r.failed);
   EXPECT_NE(r.lines().at(0).find("does not satisfy the assumption m >= n + 2"), std::string::npos) << r.lines().at(0);
 }
@@ -1932,9 +1932,9 @@ RC_GTEST_PROP(Programs, ListLiteralsAreReadAsNumPyReadsThem, ()) {
     expected += (i ? ", " : "") + value;
   }
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   RC_ASSERT(executesAll(session, {"param n", std::string("f = input((n,), ") + (floatInput ? "float64" : "int64") + ")"}));
-  const driver::Reply r = session.execute(":eval f with n=" + std::to_string(count) + ", f=[" + literal + "]", 3);
+  const lang::Reply r = session.execute(":eval f with n=" + std::to_string(count) + ", f=[" + literal + "]", 3);
   RC_ASSERT(!r.failed);
   RC_ASSERT(r.lines().at(0) == "f = [" + expected + "]  (" + (floatInput ? "float64" : "int64") + ", shape (" +
                                     std::to_string(count) + ",))");
@@ -1989,9 +1989,9 @@ RC_GTEST_PROP(Einsum, KernelAgreesWithShapeRuleOnABox, ()) {
     for (int64_t m = 0; m <= 3; ++m) box.push_back({n, m});
   for (BroadcastMode mode : {BroadcastMode::Numpy, BroadcastMode::Static}) {
     Solver solver;
-    driver::SessionOptions so;
+    lang::SessionOptions so;
     so.mode = mode;
-    driver::Session session(solver, so);
+    lang::Session session(solver, so);
     bool built = true;
     for (std::size_t i = 0; i < p.lines.size() && built; ++i) built = !session.execute(p.lines[i], int(i + 1)).failed;
     if (!built) continue; // subscripts that do not fit the ranks: refused when built, as NumPy refuses them
@@ -2018,7 +2018,7 @@ TEST(Einsum, ShapesDtypesAndValuesAsNumpy) {
       "f = input((3,), float32)",
       "scaled = einsum('i,->i', f, 2.0)"};  // a Python number is a 0-d float64 array here
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   auto shape = [&](const char *name) { return toString(session.lookup(name)->shape); };
   EXPECT_EQ(shape("mm"), "(n, p)");
@@ -2046,11 +2046,11 @@ TEST(Einsum, ShapesDtypesAndValuesAsNumpy) {
 // huge sizes. Checked with 2**40-element broadcast views in NumPy 1.24.
 TEST(Einsum, RunningCountOfTheIterationInNumpysOrder) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param n", "big = input((2**40,), float64)", "none = input((0,), float64)",
                                     "x = input((n,), float64)"}));
   auto status = [&](const std::string &line) {
-    driver::Reply r = session.execute(line, 9);
+    lang::Reply r = session.execute(line, 9);
     EXPECT_FALSE(r.failed) << line;
     return ops::validityOf(session.graph(), session.lookup(line.substr(0, line.find(' ')))).status();
   };
@@ -2075,7 +2075,7 @@ TEST(Einsum, RunningCountOfTheIterationInNumpysOrder) {
 // iteration's positions ("dimension -1 (axis 2)") are no operand's.
 TEST(Einsum, BroadcastObligationsNameTheLabel) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param n, m, p, q", "a = input((n, m), float64)", "b = input((p, q), float64)",
                                     "c = einsum('ij,jk->ik', a, b)", "d = einsum('...i,...i', a, b)"}));
   auto whats = [&](const char *name) {
@@ -2093,7 +2093,7 @@ TEST(Einsum, BroadcastObligationsNameTheLabel) {
 // The subscripts are read as NumPy reads them; each refusal names the problem at its place.
 TEST(Einsum, BadSubscriptsAreRefusedWithNumpysMessages) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"a = input((2, 3), float64)", "s = input((2, 3), float64)"}));
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"z = einsum('ij,jk->ik', a)", "fewer operands provided to einstein sum function"},
@@ -2142,7 +2142,7 @@ TEST(Pad, WidthsAndConstantsAsNumpyReadsThem) {
       "scalar = np.pad(z, (m - 1, 0))",
       "empty = np.pad(x, 2, mode='empty')"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, lines));
   auto shape = [&](const char *name) { return toString(session.lookup(name)->shape); };
   EXPECT_EQ(shape("one"), "(4, 5)");
@@ -2176,7 +2176,7 @@ TEST(Pad, WidthsAndConstantsAsNumpyReadsThem) {
 // why and what to write instead — a parameter for the quotient, defined by an assumption.
 TEST(Programs, SizesDividedBySizesSayWhatToWriteInstead) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param b, t, d, h", "x = input((b, t, d), float32)"}));
   EXPECT_TRUE(refusedWith(session, "assume d % h == 0", "'d % h' is an int64 array computed at run time"));
   EXPECT_TRUE(refusedWith(session, "assume d % h == 0 and h >= 1", "(param q, assume d == q*h)"));
@@ -2200,9 +2200,9 @@ TEST(Programs, AReshapeIntoHeadsIsDecidedUnderADefiningAssumption) {
                                           "att = heads @ transpose(heads, (0, 1, 3, 2))",
                                           "back = reshape(transpose(att @ heads, (0, 2, 1, 3)), (b, t, d))"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    driver::Reply r = session.execute(lines[i], int(i + 1));
+    lang::Reply r = session.execute(lines[i], int(i + 1));
     ASSERT_FALSE(r.failed) << lines[i];
     if (i >= 3) {
       // Decided: valid, with only the sizes' limits reported apart (never unknown).
@@ -2225,9 +2225,9 @@ TEST(Programs, AReshapeIntoHeadsIsDecidedUnderADefiningAssumption) {
 /// again with the same replies as the first time.
 TEST(Programs, AnArraysReplyFollowsTheAssumptionsOfItsLine) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   auto reply = [&](const std::string &line) {
-    driver::Reply r = session.execute(line, 1);
+    lang::Reply r = session.execute(line, 1);
     EXPECT_FALSE(r.failed) << line;
     return r.lines().empty() ? std::string() : r.lines().front();
   };
@@ -2269,7 +2269,7 @@ TEST(Reshape, AComputedNegativeEntryIsInferredAsNumPyInfersIt) {
         EXPECT_EQ(outcomeOf(lines, "y", at), expected) << "q = " << q << ", d = " << d << ", t = " << t;
       }
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_FALSE(session.execute(lines[i], int(i + 1)).failed);
   // -q is 0 wherever it is not negative: the second branch reads so.
   EXPECT_EQ(toString(session.lookup("y")->shape), "(b, t, d if -q < 0 else 0)");
@@ -2283,9 +2283,9 @@ TEST(Reshape, AnEntryThatIsASizeWhereTheOperandIsValidIsASize) {
   const std::vector<std::string> lines = {"param n, m", "x = input((n - 1, m - 1), float64)",
                                           "y = reshape(x, (x.shape[1], x.shape[0]))", "z = x.reshape(m - 1, n - 1)"};
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    driver::Reply r = session.execute(lines[i], int(i + 1));
+    lang::Reply r = session.execute(lines[i], int(i + 1));
     ASSERT_FALSE(r.failed) << lines[i] << ": " << (r.lines().empty() ? "" : r.lines().front());
   }
   EXPECT_EQ(toString(session.lookup("y")->shape), "(m - 1, n - 1)");
@@ -2314,11 +2314,11 @@ TEST(Reshape, ComputedEntriesFollowNumPy) {
   std::size_t compared = 0;
   for (const auto &[program, points] : cases) {
     Solver solver;
-    driver::Session session(solver, {});
+    lang::Session session(solver, {});
     const std::vector<std::string> lines = {"param a, b, c", "x = input(" + program.first + ", float64)",
                                             "y = reshape(x, " + program.second + ")"};
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      driver::Reply r = session.execute(lines[i], int(i + 1));
+      lang::Reply r = session.execute(lines[i], int(i + 1));
       ASSERT_FALSE(r.failed) << lines[i] << ": " << (r.lines().empty() ? "" : r.lines().front());
     }
     for (const auto *row : points) {
@@ -2345,7 +2345,7 @@ TEST(Reshape, ComputedEntriesFollowNumPy) {
 /// built, saying what to write instead.
 TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) {
   Solver solver;
-  driver::Session session(solver, {});
+  lang::Session session(solver, {});
   for (const char *l : {"param n, m", "x = input((6,), float64)", "y = reshape(x, (0, -1))", "z = reshape(x, (-1, 4))"})
     ASSERT_FALSE(session.execute(l, 1).failed) << l;
   Assignment at;
@@ -2368,7 +2368,7 @@ TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) 
   EXPECT_TRUE(refusedWith(session, "p = split(x, n - 1)[0]", "the number of sections must be a constant"));
   ASSERT_FALSE(session.execute("u = input((n*m,), float64)", 5).failed);
   EXPECT_TRUE(refusedWith(session, "w = reshape(u, (n - 1, m - 1))", "may be negative"));
-  driver::Reply two = session.execute("v = reshape(x, (-1, -2))", 9);
+  lang::Reply two = session.execute("v = reshape(x, (-1, -2))", 9);
   ASSERT_TRUE(two.failed);
   EXPECT_NE(two.lines().front().find("can only specify one unknown dimension"), std::string::npos) << two.lines().front();
 }
@@ -2377,13 +2377,13 @@ TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) 
 // statement it reports); every value must come out as the library writes it, scalar by scalar,
 // with the contract's ", " and ": " separators. The reference below is that definition.
 namespace {
-std::string referenceJson(const driver::Json &j) {
-  auto scalar = [](const driver::Json &s) { return s.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace); };
+std::string referenceJson(const lang::Json &j) {
+  auto scalar = [](const lang::Json &s) { return s.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace); };
   if (j.is_object()) {
     std::string out = "{";
     bool first = true;
     for (auto it = j.begin(); it != j.end(); ++it) {
-      out += (first ? "" : ", ") + scalar(driver::Json(it.key())) + ": " + referenceJson(it.value());
+      out += (first ? "" : ", ") + scalar(lang::Json(it.key())) + ": " + referenceJson(it.value());
       first = false;
     }
     return out + "}";
@@ -2403,8 +2403,8 @@ rc::Gen<std::string> jsonText() {
                         rc::gen::element<std::string>("", "\"", "\\", "a\nb", "\x7f", "\xc3\xa9", "\xff\xfe", "\xe2\x82"));
 }
 
-rc::Gen<driver::Json> jsonScalar() {
-  using driver::Json;
+rc::Gen<lang::Json> jsonScalar() {
+  using lang::Json;
   return rc::gen::oneOf(
       rc::gen::just(Json(nullptr)), rc::gen::map(rc::gen::arbitrary<bool>(), [](bool b) { return Json(b); }),
       rc::gen::map(rc::gen::arbitrary<int64_t>(), [](int64_t v) { return Json(v); }),
@@ -2418,7 +2418,7 @@ rc::Gen<driver::Json> jsonScalar() {
 } // namespace
 
 RC_GTEST_PROP(Json, WriterAgreesWithTheLibraryScalarByScalar, ()) {
-  using driver::Json;
+  using lang::Json;
   const auto items = *rc::gen::container<std::vector<Json>>(jsonScalar());
   const auto keys = *rc::gen::container<std::vector<std::string>>(items.size(), jsonText());
   Json object = Json::object(), array = Json::array();
@@ -2431,8 +2431,8 @@ RC_GTEST_PROP(Json, WriterAgreesWithTheLibraryScalarByScalar, ()) {
   nested["array"] = array;
   nested["empty"] = Json::array();
   for (const Json &j : {nested, array, object})
-    RC_ASSERT(driver::dumpJson(j) == referenceJson(j));
-  for (const Json &j : items) RC_ASSERT(driver::dumpJson(j) == referenceJson(j));
+    RC_ASSERT(lang::dumpJson(j) == referenceJson(j));
+  for (const Json &j : items) RC_ASSERT(lang::dumpJson(j) == referenceJson(j));
 }
 
 // Assignment replies are written straight into text (appendJsonString, appendJsonInteger): each
@@ -2440,16 +2440,16 @@ RC_GTEST_PROP(Json, WriterAgreesWithTheLibraryScalarByScalar, ()) {
 RC_GTEST_PROP(Json, AppendedPiecesAgreeWithTheLibrary, ()) {
   const std::string text = *jsonText();
   std::string out = "x";
-  driver::appendJsonString(out, text);
-  RC_ASSERT(out == "x" + referenceJson(driver::Json(text)));
+  lang::appendJsonString(out, text);
+  RC_ASSERT(out == "x" + referenceJson(lang::Json(text)));
   // Integers of every size: int64 extremes, and past them (written as strings).
   const int64_t v = *rc::gen::arbitrary<int64_t>();
   const int shift = *rc::gen::inRange(0, 3);
   Integer i(v);
   for (int k = 0; k < shift; ++k) i = i * Integer(int64_t(1) << 40);
   std::string n;
-  driver::appendJsonInteger(n, i);
-  RC_ASSERT(n == referenceJson(driver::integerJson(i)));
+  lang::appendJsonInteger(n, i);
+  RC_ASSERT(n == referenceJson(lang::integerJson(i)));
 }
 
 // The engine passes over a rule at a node whose kind its pattern's root cannot match (found
@@ -2471,7 +2471,7 @@ TEST(Rewrite, EveryRuleThatAppliesInAnExampleFiresThroughTheEngine) {
           std::string shape = rank == 0 ? "()" : rank == 1 ? "(n,)" : "(n, n)";
           for (const char *v : {"x", "y", "z"}) lines.push_back(std::string(v) + " = input(" + shape + ", float64)");
           lines.push_back("self = " + example);
-          driver::Session session(solver, {});
+          lang::Session session(solver, {});
           bool built = true;
           for (std::size_t i = 0; i < lines.size() && built; ++i) built = !session.execute(lines[i], int(i + 1)).failed;
           if (!built) continue;

@@ -1,8 +1,8 @@
-#include "driver/Json.h"
+#include "lang/Json.h"
 
 #include <algorithm>
 
-namespace shapelab::driver {
+namespace shapelab::lang {
 
 Json integerJson(const Integer &i) {
   if (auto v = i.tryToInt64()) return Json(*v);
@@ -90,4 +90,4 @@ std::string dumpJson(const Json &j) {
   return out;
 }
 
-} // namespace shapelab::driver
+} // namespace shapelab::lang

@@ -11,7 +11,7 @@
 #include "symbolic/Evaluate.h"
 #include "symbolic/Integer.h"
 
-namespace shapelab::driver {
+namespace shapelab::lang {
 
 using Json = nlohmann::ordered_json;
 
@@ -26,4 +26,4 @@ std::string dumpJson(const Json &j);
 void appendJsonString(std::string &out, const std::string &s);
 void appendJsonInteger(std::string &out, const Integer &i);
 
-} // namespace shapelab::driver
+} // namespace shapelab::lang

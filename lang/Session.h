@@ -1,5 +1,6 @@
-// Language — the statements of a shapelab program and the session that runs them (the REPL
-// and `shapelab run`).
+// Session — the statements of a shapelab program and the session that runs them (the REPL
+// and `shapelab run`). The parts are in lang/: Lexer, Value, Parser and Literals (expressions),
+// Library (the NumPy functions), Statements (assignment, guards, status), Commands.
 //
 // Model: one statement per line, `#` comments. A program reads as NumPy code with four extra
 // statements: `param n, m` declares size parameters, `assume <predicate>` adds assumptions,
@@ -29,7 +30,7 @@ class Graph;
 struct Node;
 } // namespace shapelab::ops
 
-namespace shapelab::driver {
+namespace shapelab::lang {
 
 struct SessionOptions {
   BroadcastMode mode = BroadcastMode::Numpy;
@@ -96,4 +97,4 @@ private:
 int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out,
               const std::string &fileName);
 
-} // namespace shapelab::driver
+} // namespace shapelab::lang

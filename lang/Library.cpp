@@ -1,0 +1,667 @@
+#include "lang/SessionImpl.h"
+
+namespace shapelab::lang {
+
+auto Session::Impl::checkArguments(const Args &a, std::size_t most, std::initializer_list<const char *> keywords) -> void {
+  if (a.positional.size() > most)
+    failAt(a.fn + "() takes at most " + std::to_string(most) + " positional arguments (" + std::to_string(a.positional.size()) + " given)", a.pos);
+  for (const auto &[k, v] : a.keywords) {
+    bool ok = false;
+    for (const char *w : keywords) ok |= k == w;
+    if (!ok) failAt(a.fn + "() got an unexpected keyword argument '" + k + "'", v.pos);
+  }
+}
+
+auto Session::Impl::required(const Args &a, std::size_t i, const char *keyword) -> const Value & {
+  const Value *v = a.get(i, keyword);
+  if (!v) failAt(a.fn + "() missing required argument '" + keyword + "'", a.pos);
+  return *v;
+}
+
+auto Session::Impl::optional(const Args &a, std::size_t i, const char *keyword) -> Value {
+  const Value *v = a.get(i, keyword);
+  return v ? *v : Value();
+}
+
+auto Session::Impl::arrays(const Value &list) -> std::vector<const Node *> {
+  if (list.kind != Value::Tuple) failAt("expected a list of arrays", list.pos);
+  std::vector<const Node *> out;
+  for (const Value &v : list.items) out.push_back(array(v));
+  return out;
+}
+
+auto Session::Impl::call(const Value &f, Args &a) -> Value {
+  std::string fn = f.text;
+  const std::size_t p = f.pos;
+  auto node = [&](const Node *n) { return Value::ofNode(n, p); };
+  // Methods: x.sum(axis=...) is sum(x, axis=...).
+  if (f.node) a.positional.insert(a.positional.begin(), Value::ofNode(f.node, p));
+  if (is(fn, "amax")) fn = "max";
+  if (is(fn, "amin")) fn = "min";
+  if (is(fn, "divide")) fn = "true_divide";
+  if (is(fn, "mod")) fn = "remainder";
+  if (is(fn, "input")) {
+    checkArguments(a, 2, {"shape", "dtype"});
+    if (pendingInputName.empty() || p != rhsStart) failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", p);
+    Shape s = shapeOf(required(a, 0, "shape"));
+    Value d = optional(a, 1, "dtype");
+    std::string name = pendingInputName;
+    pendingInputName.clear();
+    inputMade = graph->input(name, d.kind == Value::None ? DType::Float64 : dtypeOf(d), s);
+    return node(inputMade);
+  }
+  if (ops::isUnaryOp(fn)) {
+    checkArguments(a, 1, {"x"});
+    return node(graph->unary(fn, array(required(a, 0, "x"))));
+  }
+  if (ops::isBinaryOp(fn)) {
+    checkArguments(a, 2, {"x1", "x2"});
+    return node(graph->binary(fn, array(required(a, 0, "x1")), array(required(a, 1, "x2")), mode));
+  }
+  if (is(fn, "where")) {
+    checkArguments(a, 3, {"condition", "x", "y"});
+    return node(graph->where(array(required(a, 0, "condition")), array(required(a, 1, "x")), array(required(a, 2, "y")), mode));
+  }
+  if (is(fn, "astype")) {
+    checkArguments(a, 2, {"x", "dtype"});
+    return node(graph->astype(array(required(a, 0, "x")), dtypeOf(required(a, 1, "dtype"))));
+  }
+  if (is(fn, "transpose")) {
+    const Node *x = array(required(a, 0, "a"));
+    if (f.node && a.positional.size() > 2) {
+      Value t;
+      t.kind = Value::Tuple;
+      t.items.assign(a.positional.begin() + 1, a.positional.end());
+      return node(graph->transpose(x, axesOf(t)));
+    }
+    checkArguments(a, 2, {"a", "axes"});
+    return node(graph->transpose(x, axesOf(optional(a, 1, "axes"))));
+  }
+  if (is(fn, "expand_dims")) {
+    checkArguments(a, 2, {"a", "axis"});
+    return node(graph->expandDims(array(required(a, 0, "a")), *axesOf(required(a, 1, "axis"))));
+  }
+  if (is(fn, "squeeze")) {
+    checkArguments(a, 2, {"a", "axis"});
+    return node(graph->squeeze(array(required(a, 0, "a")), axesOf(optional(a, 1, "axis"))));
+  }
+  if (is(fn, "reshape")) {
+    const Node *x = array(required(a, 0, "a"));
+    Value s = required(a, 1, "newshape");
+    if (f.node && a.positional.size() > 2) {
+      s = Value();
+      s.kind = Value::Tuple;
+      s.items.assign(a.positional.begin() + 1, a.positional.end());
+    } else {
+      checkArguments(a, 2, {"a", "newshape", "shape"});
+    }
+    return node(graph->reshape(x, shapeOf(s)));
+  }
+  if (is(fn, "broadcast_to")) {
+    checkArguments(a, 2, {"array", "shape"});
+    return node(graph->broadcastTo(array(required(a, 0, "array")), shapeOf(required(a, 1, "shape"))));
+  }
+  if (is(fn, "ravel") || is(fn, "flatten")) { // flatten is a method only
+    checkArguments(a, 1, {"a"});
+    return node(graph->reshape(array(required(a, 0, "a")), {Expr(-1)}));
+  }
+  if (is(fn, "clip")) {
+    // NumPy's clip is minimum(maximum(a, a_min), a_max), None skipping a side.
+    checkArguments(a, 3, {"a", "a_min", "a_max"});
+    const Node *x = array(required(a, 0, "a"));
+    Value lo = optional(a, 1, "a_min"), hi = optional(a, 2, "a_max");
+    if (lo.kind != Value::None) x = graph->binary("maximum", x, array(lo), mode);
+    if (hi.kind != Value::None) x = graph->binary("minimum", x, array(hi), mode);
+    return node(x);
+  }
+  if (is(fn, "zeros_like") || is(fn, "ones_like") || is(fn, "empty_like") || is(fn, "full_like")) {
+    // The shape and dtype of `a` (an array read for them: computed first, as in NumPy), the
+    // values given; `empty_like` gives zeros (NumPy leaves them unspecified).
+    bool isFull = is(fn, "full_like");
+    if (isFull) checkArguments(a, 3, {"a", "fill_value", "dtype"});
+    else checkArguments(a, 2, {"a", "dtype"});
+    const Node *x = array(required(a, 0, "a"));
+    noteRead(x);
+    Value d = optional(a, isFull ? 2 : 1, "dtype");
+    Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(is(fn, "ones_like") ? 1.0 : 0.0, p);
+    return node(graph->full(x->shape, array(fill), d.kind != Value::None ? dtypeOf(d) : x->dtype));
+  }
+  if (is(fn, "empty")) fn = "zeros"; // NumPy leaves the values unspecified: zeros
+  if (is(fn, "full") || is(fn, "zeros") || is(fn, "ones")) {
+    bool isFull = is(fn, "full");
+    checkArguments(a, isFull ? 3 : 2, {"shape", "fill_value", "dtype"});
+    Shape s = shapeOf(required(a, 0, "shape"));
+    Value d = optional(a, isFull ? 2 : 1, "dtype");
+    std::optional<DType> t;
+    if (d.kind != Value::None) t = dtypeOf(d);
+    else if (!isFull) t = DType::Float64;
+    Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(is(fn, "ones") ? 1.0 : 0.0, p);
+    const Node *value = array(fill);
+    if (!t && value->weak) t = value->dtype == DType::Bool ? DType::Bool : value->dtype;
+    return node(graph->full(s, value, t));
+  }
+  if (is(fn, "concatenate") || is(fn, "stack")) {
+    checkArguments(a, 2, {"arrays", "axis"});
+    std::vector<const Node *> xs = arrays(required(a, 0, "arrays"));
+    Value ax = optional(a, 1, "axis");
+    if (is(fn, "stack")) return node(graph->stack(xs, ax.kind == Value::None && !a.get(1, "axis") ? 0 : constant(ax, "axis")));
+    std::optional<int64_t> axis = 0;
+    if (a.get(1, "axis")) axis = ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"));
+    return node(graph->concatenate(xs, axis));
+  }
+  if (is(fn, "split")) {
+    checkArguments(a, 3, {"ary", "indices_or_sections", "axis"});
+    const Node *x = array(required(a, 0, "ary"));
+    Value how = required(a, 1, "indices_or_sections");
+    Value ax = optional(a, 2, "axis");
+    int64_t axis = ax.kind == Value::None ? 0 : constant(ax, "axis");
+    std::vector<const Node *> parts;
+    if (how.kind == Value::Tuple) {
+      std::vector<Expr> at;
+      for (const Value &v : how.items) at.push_back(sizeOf(v, "a split index"));
+      parts = graph->split(x, at, axis);
+    } else {
+      parts = graph->split(x, sizeOf(how, "sections"), axis);
+    }
+    Value t;
+    t.kind = Value::Tuple;
+    t.flag = true;
+    t.pos = p;
+    for (const Node *n : parts) t.items.push_back(Value::ofNode(n, p));
+    return t;
+  }
+  if (is(fn, "set_subtensor") || is(fn, "inc_subtensor")) {
+    checkArguments(a, 2, {"x", "y"});
+    return node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), is(fn, "inc_subtensor"), mode));
+  }
+  if (is(fn, "argmax") || is(fn, "argmin")) { // one axis, or the flat index (NumPy's out is not taken)
+    checkArguments(a, 3, {"a", "axis", "out", "keepdims"});
+    Value ax = optional(a, 1, "axis"), keep = optional(a, 3, "keepdims");
+    if (optional(a, 2, "out").kind != Value::None) failAt(fn + "(): out is not supported", p);
+    if (ax.kind == Value::Tuple) failAt("'tuple' object cannot be interpreted as an integer", ax.pos);
+    bool keepdims = keepdimsOf(keep);
+    return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(ax), keepdims));
+  }
+  if (is(fn, "sum") || is(fn, "prod") || is(fn, "max") || is(fn, "min") || is(fn, "all") || is(fn, "any") || is(fn, "mean")) {
+    checkArguments(a, 3, {"a", "axis", "keepdims"});
+    if (const Value &x = required(a, 0, "a"); x.kind == Value::Tuple) return tupleReduction(fn, x, a, p);
+    Value keep = optional(a, 2, "keepdims");
+    bool keepdims = keepdimsOf(keep);
+    return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(optional(a, 1, "axis")), keepdims));
+  }
+  if (is(fn, "matmul") || is(fn, "outer") || is(fn, "convolve") || is(fn, "linalg.solve")) {
+    checkArguments(a, 2, {"a", "b", "v", "x1", "x2"});
+    const Node *x = array(*(a.get(0, "a") ? a.get(0, "a") : &required(a, 0, "x1")));
+    const Value *second = a.get(1, "b");
+    if (!second) second = a.get(1, "v");
+    if (!second) second = a.get(1, "x2");
+    if (!second) failAt(fn + "() takes two arrays", p);
+    const Node *y = array(*second);
+    if (is(fn, "outer")) {
+      x = graph->reshape(x, {Expr(-1)});
+      y = graph->reshape(y, {Expr(-1)});
+    }
+    return node(graph->blockwise(is(fn, "linalg.solve") ? "solve" : fn, {x, y}, mode));
+  }
+  if (is(fn, "dot")) {
+    // NumPy's dot is matmul where both have at most two dimensions or b has one (and for a
+    // 1-d a); a 0-d operand multiplies. A stack times a stack is a tensor product NumPy
+    // computes differently: refused.
+    checkArguments(a, 2, {"a", "b"});
+    const Node *x = array(required(a, 0, "a")), *y = array(required(a, 1, "b"));
+    if (x->rank() == 0 || y->rank() == 0) return node(graph->binary("multiply", x, y, mode));
+    if (x->rank() > 2 && y->rank() >= 2)
+      failAt("dot of a " + std::to_string(x->rank()) + "-d and a " + std::to_string(y->rank()) +
+                 "-d array (a sum over a's last and b's second-to-last axis, not a stack) is not supported; matmul stacks",
+             p);
+    return node(graph->blockwise("matmul", {x, y}, mode));
+  }
+  if (is(fn, "linalg.norm")) {
+    // ord=None: the 2-norm of the flattened array (axis None), of vectors (one axis) or the
+    // Frobenius norm (two axes): sqrt(sum(x * x)); integers and bools as float64 first.
+    checkArguments(a, 4, {"x", "ord", "axis", "keepdims"});
+    const Node *x = array(required(a, 0, "x"));
+    if (optional(a, 1, "ord").kind != Value::None) failAt("norm(): only ord=None is supported", p);
+    Value ax = optional(a, 2, "axis"), keep = optional(a, 3, "keepdims");
+    std::optional<std::vector<int64_t>> axes = axesOf(ax);
+    if (axes && axes->size() > 2) failAt("Improper number of dimensions to norm.", ax.pos);
+    bool keepdims = keepdimsOf(keep);
+    if (!ops::isFloat(x->dtype)) x = graph->astype(x, DType::Float64);
+    const Node *squares = graph->binary("multiply", x, x, mode);
+    return node(graph->unary("sqrt", graph->reduce("sum", squares, axes, keepdims)));
+  }
+  if (is(fn, "repeat") || is(fn, "tile")) return node(repeated(fn, a, p));
+  if (is(fn, "einsum")) return node(einsum(a, p));
+  if (is(fn, "pad")) return node(padded(a, p));
+  if (is(fn, "linalg.det") || is(fn, "linalg.inv")) {
+    checkArguments(a, 1, {"a"});
+    return node(graph->blockwise(fn.substr(7), {array(required(a, 0, "a"))}, mode));
+  }
+  if (is(fn, "diff")) {
+    checkArguments(a, 3, {"a", "n", "axis"});
+    Value n = optional(a, 1, "n"), ax = optional(a, 2, "axis");
+    return node(graph->diff(array(required(a, 0, "a")), n.kind == Value::None ? 1 : constant(n, "n"),
+                            ax.kind == Value::None ? -1 : constant(ax, "axis")));
+  }
+  if (is(fn, "cumsum") || is(fn, "cumprod")) {
+    checkArguments(a, 2, {"a", "axis"});
+    Value ax = optional(a, 1, "axis");
+    return node(graph->cumulative(fn, array(required(a, 0, "a")), ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"))));
+  }
+  if (is(fn, "specify_shape")) {
+    checkArguments(a, 2, {"x", "shape"});
+    Value s = required(a, 1, "shape");
+    std::vector<std::optional<Expr>> dims;
+    if (s.kind == Value::Tuple) {
+      for (const Value &d : s.items) dims.push_back(d.kind == Value::None ? std::nullopt : std::optional<Expr>(sizeOf(d, "a dimension")));
+    } else {
+      dims.push_back(sizeOf(s, "a dimension"));
+    }
+    return node(graph->specifyShape(array(required(a, 0, "x")), dims));
+  }
+  if (is(fn, "ifelse")) {
+    checkArguments(a, 3, {"cond", "a", "b"});
+    const Value &c = required(a, 0, "cond");
+    const Node *x = array(required(a, 1, "a")), *y = array(required(a, 2, "b"));
+    if (c.kind == Value::Predicate) return node(graph->ifelse(c.pred, x, y));
+    if (c.kind == Value::Bool) return node(graph->ifelse(Pred::truth(c.flag), x, y));
+    return node(graph->ifelse(array(c), x, y));
+  }
+  if (is(fn, "flip") || is(fn, "swapaxes") || is(fn, "moveaxis") || is(fn, "copy") || fn.rfind("atleast_", 0) == 0)
+    return node(layout(fn, a, p));
+  if (is(fn, "vstack") || is(fn, "hstack")) {
+    // NumPy: vstack joins the arrays made at least 2-d along axis 0; hstack joins those made
+    // at least 1-d along axis 1, or 0 when the first is 1-d.
+    checkArguments(a, 1, {"tup"});
+    std::vector<const Node *> xs = arrays(required(a, 0, "tup"));
+    if (xs.empty()) failAt("need at least one array to concatenate", p);
+    for (const Node *&x : xs) x = atLeast(x, is(fn, "vstack") ? 2 : 1);
+    return node(graph->concatenate(xs, is(fn, "vstack") || xs[0]->rank() == 1 ? 0 : 1));
+  }
+  if (is(fn, "var") || is(fn, "std") || is(fn, "ptp")) return node(spread(fn, a, p));
+  if (is(fn, "arange")) { // arange([start,] stop[, step], dtype=None), over sizes
+    checkArguments(a, 4, {"start", "stop", "step", "dtype"});
+    const Value *first = a.get(0, "start"), *second = a.get(1, "stop"), *third = a.get(2, "step");
+    if (!first && !second) failAt("arange() requires stop to be specified", p);
+    auto bound = [&](const Value &v) {
+      if (v.kind == Value::Float) failAt("arange with a float bound: its length is computed in floating point; shapelab takes integer (size) bounds", v.pos);
+      return sizeOf(v, "an arange bound");
+    };
+    // One positional argument is stop (start 0); two or three are start, stop, step.
+    Expr start = second ? bound(*first) : Expr(0), stop = second ? bound(*second) : bound(*first);
+    int64_t step = third ? constant(*third, "arange's step") : 1;
+    Value d = optional(a, 3, "dtype");
+    return node(graph->arange(start, stop, step, d.kind == Value::None ? DType::Int64 : dtypeOf(d)));
+  }
+  if (is(fn, "eye") || is(fn, "identity")) { // eye(N, M=None, k=0, dtype=float64); identity(n, dtype=float64)
+    const bool eye = is(fn, "eye");
+    if (eye) checkArguments(a, 4, {"N", "M", "k", "dtype"});
+    else checkArguments(a, 2, {"n", "dtype"});
+    Expr rows = sizeOf(required(a, 0, eye ? "N" : "n"), "the number of rows");
+    Value m = eye ? optional(a, 1, "M") : Value();
+    Expr cols = m.kind == Value::None ? rows : sizeOf(m, "the number of columns");
+    Value kv = eye ? optional(a, 2, "k") : Value();
+    int64_t k = kv.kind == Value::None ? 0 : constant(kv, "the diagonal k");
+    Value d = optional(a, eye ? 3 : 1, "dtype");
+    // Row i holds its 1 in column i + k: arange(N)[:, None] + k == arange(M)[None, :], as
+    // dtype, of shape (N, M) (which refuses a negative N or M, as NumPy does).
+    const Node *i = graph->reshape(graph->arange(Expr(0), rows, 1, DType::Int64), {Expr(-1), Expr(1)});
+    const Node *j = graph->reshape(graph->arange(Expr(0), cols, 1, DType::Int64), {Expr(1), Expr(-1)});
+    const Node *shifted = k == 0 ? i : graph->binary("add", i, graph->literal(double(k), DType::Int64), mode);
+    const Node *ones = graph->astype(graph->binary("equal", shifted, j, mode), d.kind == Value::None ? DType::Float64 : dtypeOf(d));
+    return node(graph->broadcastTo(ones, {rows, cols}));
+  }
+  if (is(fn, "len")) { // Python's len of an array: its first dimension
+    checkArguments(a, 1, {"obj"});
+    if (const Value &t = required(a, 0, "obj"); t.kind == Value::Tuple) return Value::ofSize(Expr(int64_t(t.items.size())), p);
+    const Node *x = array(required(a, 0, "obj"));
+    if (x->rank() == 0) failAt("len() of unsized object", p);
+    noteRead(x);
+    return Value::ofSize(x->shape[0], p);
+  }
+  if (is(fn, "shape") || is(fn, "ndim") || is(fn, "size")) {
+    checkArguments(a, 1, {"a"});
+    Token t{Token::Name, fn, p};
+    return attribute(Value::ofNode(array(required(a, 0, "a")), p), t);
+  }
+  if (fn.rfind("random.", 0) == 0) return randomCall(fn.substr(7), a, p);
+  failAt("'" + fn + "' is not a function shapelab knows (see :ops)", p);
+}
+
+auto Session::Impl::atLeast(const Node *x, std::size_t rank) -> const Node * {
+  if (x->rank() >= rank) return x;
+  if (x->rank() == 0) return graph->reshape(x, Shape(rank, Expr(1)));
+  if (rank == 2) return graph->expandDims(x, {0});
+  return graph->expandDims(x, x->rank() == 1 ? std::vector<int64_t>{0, -1} : std::vector<int64_t>{-1});
+}
+
+auto Session::Impl::axisOf(const Value &v, std::size_t rank) -> int64_t {
+  int64_t k = constant(v, "axis"), r = int64_t(rank);
+  if (k < -r || k >= r) failAt("axis " + std::to_string(k) + " is out of bounds for array of dimension " + std::to_string(rank), v.pos);
+  return k < 0 ? k + r : k;
+}
+
+auto Session::Impl::layout(const std::string &fn, Args &a, std::size_t p) -> const Node * {
+  if (is(fn, "copy")) {
+    checkArguments(a, 1, {"a"});
+    return array(required(a, 0, "a")); // the same values: nodes are immutable
+  }
+  if (fn.rfind("atleast_", 0) == 0) {
+    checkArguments(a, 1, {"arys"});
+    return atLeast(array(required(a, 0, "arys")), std::size_t(fn[8] - '0'));
+  }
+  if (is(fn, "flip")) { // x[::-1] along the axes (every axis when axis is None)
+    checkArguments(a, 2, {"m", "axis"});
+    const Node *x = array(required(a, 0, "m"));
+    Value ax = optional(a, 1, "axis");
+    std::vector<bool> flipped(x->rank(), ax.kind == Value::None);
+    for (const Value &v : ax.kind == Value::Tuple ? ax.items : std::vector<Value>{ax})
+      if (v.kind != Value::None) {
+        std::size_t k = std::size_t(axisOf(v, x->rank()));
+        if (flipped[k]) failAt("repeated axis", v.pos);
+        flipped[k] = true;
+      }
+    std::vector<ops::IndexEntry> entries(x->rank());
+    for (std::size_t k = 0; k < entries.size(); ++k)
+      if (flipped[k]) entries[k].step = -1;
+    return graph->index(x, entries);
+  }
+  // swapaxes(a, axis1, axis2) and moveaxis(a, source, destination): permutations.
+  if (is(fn, "swapaxes")) checkArguments(a, 3, {"a", "axis1", "axis2"});
+  else checkArguments(a, 3, {"a", "source", "destination"});
+  const Node *x = array(required(a, 0, "a"));
+  const Value &from = required(a, 1, is(fn, "swapaxes") ? "axis1" : "source");
+  const Value &to = required(a, 2, is(fn, "swapaxes") ? "axis2" : "destination");
+  int64_t i = axisOf(from, x->rank()), j = axisOf(to, x->rank());
+  std::vector<int64_t> perm;
+  for (int64_t k = 0; k < int64_t(x->rank()); ++k) perm.push_back(k);
+  if (is(fn, "swapaxes")) {
+    std::swap(perm[std::size_t(i)], perm[std::size_t(j)]);
+  } else {
+    perm.erase(perm.begin() + i);
+    perm.insert(perm.begin() + j, i);
+  }
+  return graph->transpose(x, perm);
+}
+
+auto Session::Impl::padPairs(const Value &v, std::size_t rank, bool widths) -> std::vector<std::pair<Value, Value>> {
+  // The argument as an array of values: its shape, and its values in C order.
+  std::vector<std::size_t> shape;
+  std::vector<Value> flat;
+  auto scalar = [&](const Value &i) {
+    if (widths && (i.kind == Value::Float || (i.kind == Value::Tuple && i.items.empty())))
+      failAt("`pad_width` must be of integral type.", i.pos);
+    if (i.kind != Value::Size && i.kind != Value::Bool && (widths || i.kind != Value::Float))
+      failAt(std::string(widths ? "pad_width" : "constant_values") + " holds " + kindName(i) +
+                 (widths ? ", not a size" : ", not a number"),
+             i.pos);
+    flat.push_back(i);
+  };
+  if (v.kind != Value::Tuple) {
+    scalar(v);
+  } else if (v.items.empty()) {
+    scalar(v); // refused: NumPy's empty pad_width has no integral type
+  } else if (v.items[0].kind != Value::Tuple) {
+    shape = {v.items.size()};
+    for (const Value &i : v.items) scalar(i);
+  } else {
+    shape = {v.items.size(), v.items[0].items.size()};
+    for (const Value &row : v.items) {
+      if (row.kind != Value::Tuple || row.items.size() != shape[1])
+        failAt("setting an array element with a sequence. The requested array has an inhomogeneous shape after 1 "
+               "dimensions.",
+               row.pos);
+      for (const Value &i : row.items) {
+        if (i.kind == Value::Tuple) failAt("pad(): pairs of pairs are not supported", i.pos);
+        scalar(i);
+      }
+    }
+  }
+  if (widths)
+    for (const Value &w : flat)
+      if (auto c = sizeOf(w, "a pad width").constantValue(); c && c->sign() < 0)
+        failAt("index can't contain negative values", w.pos);
+  // One value, or one pair (not a column of two), is every axis's.
+  if (flat.size() == 1) return std::vector<std::pair<Value, Value>>(rank, {flat[0], flat[0]});
+  if (flat.size() == 2 && !(shape.size() == 2 && shape[0] == 2 && shape[1] == 1))
+    return std::vector<std::pair<Value, Value>>(rank, {flat[0], flat[1]});
+  // Otherwise broadcast to (rank, 2).
+  const std::size_t rows = shape.size() == 2 ? shape[0] : 1, columns = shape.back();
+  if ((rows != 1 && rows != rank) || (columns != 1 && columns != 2)) {
+    std::string dims = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? "," : "") + std::to_string(shape[i]);
+    failAt("operands could not be broadcast together with remapped shapes [original->remapped]: " + dims +
+               (shape.size() == 1 ? ",)" : ")") + "  and requested shape (" + std::to_string(rank) + ",2)",
+           v.pos);
+  }
+  std::vector<std::pair<Value, Value>> out;
+  for (std::size_t r = 0; r < rank; ++r) {
+    const std::size_t row = rows == 1 ? 0 : r;
+    out.push_back({flat[row * columns], flat[row * columns + (columns == 2 ? 1 : 0)]});
+  }
+  return out;
+}
+
+auto Session::Impl::padded(const Args &a, std::size_t p) -> const Node * {
+  checkArguments(a, 4, {"array", "pad_width", "mode", "constant_values"});
+  const Node *x = array(required(a, 0, "array"));
+  const Value mode = optional(a, 2, "mode");
+  bool empty = false;
+  if (mode.kind != Value::None) {
+    if (mode.kind != Value::String) failAt("pad(): mode must be a string", mode.pos);
+    static const std::set<std::string> copying = {"edge", "linear_ramp", "maximum", "mean", "median",
+                                                   "minimum", "reflect", "symmetric", "wrap"};
+    if (copying.count(mode.text))
+      failAt("pad(): mode '" + mode.text + "' is not supported (constant and empty are)", mode.pos);
+    if (!is(mode.text, "constant") && !is(mode.text, "empty")) failAt("mode '" + mode.text + "' is not supported", mode.pos);
+    empty = is(mode.text, "empty");
+  }
+  const Value given = optional(a, 3, "constant_values");
+  if (empty && given.kind != Value::None)
+    failAt("unsupported keyword arguments for mode 'empty': {'constant_values'}", given.pos);
+  const Value &widthArgument = required(a, 1, "pad_width");
+  const auto widths = padPairs(widthArgument, x->rank(), true);
+  const auto values = padPairs(given.kind == Value::None ? Value::ofSize(Expr(0), p) : given, x->rank(), false);
+  if (x->rank() == 0) {
+    // No axis uses the widths, but NumPy checks them: a symbolic one must be a size, which an
+    // empty array (w, 0) computed first (and dropped) requires without holding w elements.
+    std::vector<const Node *> guards;
+    for (const auto &[before, after] : padPairs(widthArgument, 1, true))
+      for (const Value &w : {before, after})
+        if (Expr e = sizeOf(w, "a pad width"); !e.isConstant())
+          guards.push_back(graph->full({e, Expr(0)}, graph->literal(0, DType::Bool), DType::Bool));
+    return graph->after(guards, x);
+  }
+  for (std::size_t axis = 0; axis < x->rank(); ++axis) {
+    std::vector<const Node *> parts;
+    auto side = [&](const Value &width, const Value &value) {
+      Expr w = sizeOf(width, "a pad width");
+      if (w == Expr(0)) return;
+      Shape s = x->shape;
+      s[axis] = w;
+      parts.push_back(graph->full(s, array(value), x->dtype));
+    };
+    side(widths[axis].first, values[axis].first);
+    parts.push_back(x);
+    side(widths[axis].second, values[axis].second);
+    if (parts.size() > 1) x = graph->concatenate(parts, int64_t(axis));
+  }
+  return x;
+}
+
+auto Session::Impl::einsum(const Args &a, std::size_t p) -> const Node * {
+  if (a.positional.empty() || a.positional[0].kind != Value::String)
+    failAt("einsum(): the subscripts come first, as a string (the form einsum(a, [0, 1], b, [1, 2]) is not supported)", p);
+  for (const auto &[k, v] : a.keywords) {
+    if (!is(k, "optimize")) failAt("einsum() got an unexpected keyword argument '" + k + "'", v.pos);
+    if (!(v.kind == Value::Bool && !v.flag))
+      failAt("einsum(): only optimize=False (NumPy's default) is supported: an optimized contraction is another computation", v.pos);
+  }
+  std::vector<const Node *> xs;
+  for (std::size_t i = 1; i < a.positional.size(); ++i) xs.push_back(array(a.positional[i]));
+  const Value &subscripts = a.positional[0];
+  std::vector<std::size_t> ranks;
+  for (const Node *x : xs) ranks.push_back(x->rank());
+  EinsumSpec spec;
+  try {
+    spec = parseEinsum(subscripts.text, ranks);
+  } catch (const SyntaxError &e) {
+    failAt(e.message(), subscripts.pos + 1 + e.position()); // the caret inside the quotes
+  }
+  return graph->einsum(spec, xs, mode);
+}
+
+auto Session::Impl::repeated(const std::string &fn, Args &a, std::size_t p) -> const Node * {
+  const bool tile = is(fn, "tile");
+  if (tile) checkArguments(a, 2, {"A", "reps"});
+  else checkArguments(a, 3, {"a", "repeats", "axis"});
+  const Node *x = array(required(a, 0, tile ? "A" : "a"));
+  const Value &r = required(a, 1, tile ? "reps" : "repeats");
+  std::vector<Expr> reps; // per axis of x (1 where it is not repeated)
+  if (tile) {
+    std::vector<Expr> given;
+    for (const Value &v : r.kind == Value::Tuple ? r.items : std::vector<Value>{r}) given.push_back(sizeOf(v, "a count"));
+    // The shorter of the two is padded in front with 1s (x with dimensions of 1).
+    while (x->rank() < given.size()) x = graph->expandDims(x, {0});
+    reps.assign(x->rank() - given.size(), Expr(1));
+    reps.insert(reps.end(), given.begin(), given.end());
+  } else {
+    if (r.kind == Value::Tuple) failAt("repeat(): one count for every element is supported, not a list of counts", r.pos);
+    Value ax = optional(a, 2, "axis");
+    if (ax.kind == Value::None) x = graph->reshape(x, {Expr(-1)});
+    const std::size_t k = ax.kind == Value::None ? 0 : std::size_t(axisOf(ax, x->rank()));
+    reps.assign(x->rank(), Expr(1));
+    reps[k] = sizeOf(r, "the count");
+  }
+  // x with a 1 beside each repeated axis, broadcast to the count there, then merged.
+  Shape spread, target, merged;
+  for (std::size_t i = 0; i < x->rank(); ++i) {
+    const bool counted = reps[i] != Expr(1);
+    if (counted && tile) spread.push_back(Expr(1)), target.push_back(reps[i]);
+    spread.push_back(x->shape[i]);
+    target.push_back(x->shape[i]);
+    if (counted && !tile) spread.push_back(Expr(1)), target.push_back(reps[i]);
+    merged.push_back(counted ? x->shape[i] * reps[i] : x->shape[i]);
+  }
+  if (spread.size() == x->rank()) return x; // every count is 1
+  // The counts must be sizes (NumPy: negative dimensions are not allowed), which
+  // broadcast_to requires of its target.
+  return graph->reshape(graph->broadcastTo(graph->reshape(x, spread), target), merged);
+}
+
+auto Session::Impl::spread(const std::string &fn, Args &a, std::size_t p) -> const Node * {
+  if (is(fn, "ptp")) checkArguments(a, 3, {"a", "axis", "keepdims"});
+  else checkArguments(a, 5, {"a", "axis", "dtype", "out", "ddof", "keepdims"});
+  const Node *x = array(required(a, 0, "a"));
+  std::optional<std::vector<int64_t>> axes = axesOf(optional(a, 1, "axis"));
+  Value keep = optional(a, is(fn, "ptp") ? 2 : 5, "keepdims");
+  bool keepdims = keepdimsOf(keep);
+  if (!is(fn, "ptp")) {
+    if (optional(a, 2, "dtype").kind != Value::None || optional(a, 3, "out").kind != Value::None)
+      failAt(fn + "(): dtype and out are not supported", p);
+  }
+  if (is(fn, "ptp")) return graph->binary("subtract", graph->reduce("max", x, axes, keepdims), graph->reduce("min", x, axes, keepdims), mode);
+  Value dd = optional(a, 4, "ddof");
+  Expr ddof = dd.kind == Value::None ? Expr(0) : sizeOf(dd, "ddof");
+  const Node *mean = graph->reduce("mean", x, axes, true);
+  const Node *deviation = graph->binary("subtract", x, mean, mode);
+  const Node *squares = graph->binary("multiply", deviation, deviation, mode);
+  // The count of the reduced elements (the mean's axes, normalised), less ddof, as a Python
+  // int would divide (weak).
+  Expr count(1);
+  for (int64_t k : mean->ints) count = count * x->shape[std::size_t(k)];
+  const Node *divisor = graph->size(ddof.constantValue() == Integer(0) ? count : max({count - ddof, Expr(0)}));
+  const Node *v = graph->binary("true_divide", graph->reduce("sum", squares, axes, keepdims), divisor, mode);
+  return is(fn, "std") ? graph->unary("sqrt", v) : v;
+}
+
+auto Session::Impl::tupleReduction(const std::string &fn, const Value &x, const Args &a, std::size_t p) -> Value {
+  if (Value axis = optional(a, 1, "axis"); axis.kind != Value::None)
+    if (int64_t k = constant(axis, "axis"); k != 0 && k != -1)
+      failAt("axis " + std::to_string(k) + " is out of bounds for array of dimension 1", axis.pos);
+  if (Value keep = optional(a, 2, "keepdims"); keep.kind != Value::None && !(keep.kind == Value::Bool && !keep.flag))
+    failAt(fn + "() of a tuple of sizes is a number here: keepdims is not supported", keep.pos);
+  if (is(fn, "mean")) failAt("mean() of a tuple of sizes is not a size (it is a float): take it of an array", p);
+  std::vector<Expr> items;
+  for (const Value &i : x.items) items.push_back(sizeOf(i, "each item of the tuple"));
+  if (is(fn, "all") || is(fn, "any")) {
+    std::vector<Pred> parts;
+    for (const Expr &e : items) parts.push_back(Pred::compare(CompareOp::NE, e, Expr(0)));
+    return Value::ofPred(is(fn, "all") ? Pred::conjunction(parts) : Pred::disjunction(parts), p);
+  }
+  // NumPy's answer is a NumPy scalar: np.int64, or np.float64 for an empty tuple.
+  auto numpy = [](Value v) {
+    v.numpyScalar = true;
+    return v;
+  };
+  if (items.empty()) {
+    if (is(fn, "sum")) return numpy(Value::ofFloat(0.0, p));
+    if (is(fn, "prod")) return numpy(Value::ofFloat(1.0, p));
+    failAt("zero-size array to reduction operation " + std::string(is(fn, "max") ? "maximum" : "minimum") + " which has no identity", p);
+  }
+  if (is(fn, "max")) return numpy(Value::ofSize(max(items), p));
+  if (is(fn, "min")) return numpy(Value::ofSize(min(items), p));
+  Expr r = items[0];
+  for (std::size_t i = 1; i < items.size(); ++i) r = is(fn, "sum") ? r + items[i] : r * items[i];
+  return numpy(Value::ofSize(r, p));
+}
+
+auto Session::Impl::randomCall(const std::string &name, Args &a, std::size_t p) -> Value {
+  const RandomVariableInfo *info = findRandomVariable(name);
+  if (!info) failAt("unknown random variable '" + name + "' (see :ops)", p);
+  std::vector<const Node *> params;
+  std::vector<std::optional<Shape>> shapeOnly;
+  std::optional<Shape> size;
+  const std::size_t count = info->parameters.size();
+  if (a.positional.size() > count)
+    failAt("random." + name + "() takes " + std::to_string(count) + " parameters (" + info->parameterList() + ")", p);
+  std::vector<std::optional<Value>> given(a.positional.begin(), a.positional.end());
+  given.resize(count);
+  for (const auto &[k, v] : a.keywords) {
+    if (is(k, "size")) {
+      if (v.kind != Value::None) size = shapeOf(v, "size");
+      continue;
+    }
+    auto it = std::find(info->parameters.begin(), info->parameters.end(), k);
+    if (it == info->parameters.end()) failAt("random." + name + "() got an unexpected keyword argument '" + k + "'", v.pos);
+    std::size_t i = std::size_t(it - info->parameters.begin());
+    if (given[i]) failAt("random." + name + "() got multiple values for '" + k + "'", v.pos);
+    given[i] = v;
+  }
+  // Parameters left out take the catalogue's defaults: normal(size=3) is normal(0.0, 1.0,
+  // size=3), and integers(k) is integers(0, k).
+  for (std::size_t i = 0; i < count; ++i) {
+    if (given[i]) continue;
+    const std::optional<std::optional<double>> d = info->defaultValue(i);
+    if (d && !*d && is(name, "integers") && given[0]) {
+      given[1] = given[0];
+      given[0] = Value::ofSize(Expr(0), p);
+    } else if (d && *d) {
+      given[i] = Value::ofFloat(**d, p);
+    } else if (is(name, "choice_without_replacement") && i == 1) {
+      given[i] = Value(); // p=None
+    } else {
+      failAt("random." + name + "() is missing parameter '" + info->parameters[i] + "' (" + info->parameterList() + ")", p);
+    }
+  }
+  bool byValue = is(name, "permutation") || is(name, "choice_without_replacement");
+  for (std::size_t i = 0; i < count; ++i) {
+    const Value &v = *given[i];
+    // Value-shaped parameters: permutation's integer x, choice's core_shape.
+    bool valueShaped = byValue && ((is(name, "permutation") && v.kind == Value::Size) ||
+                                   (is(name, "choice_without_replacement") && i == info->parameters.size() - 1));
+    if (valueShaped) {
+      Shape s = v.kind == Value::Tuple ? shapeOf(v) : Shape{sizeOf(v, "the value")};
+      shapeOnly.push_back(s);
+      params.push_back(graph->size(0));
+    } else if (is(name, "choice_without_replacement") && i == 1 && v.kind == Value::None) {
+      continue; // p=None
+    } else {
+      shapeOnly.push_back(std::nullopt);
+      params.push_back(array(v));
+    }
+  }
+  return Value::ofNode(graph->random(name, params, size, mode, shapeOnly), p);
+}
+
+} // namespace shapelab::lang

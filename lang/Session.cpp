@@ -1,0 +1,92 @@
+#include "lang/SessionImpl.h"
+
+namespace shapelab::lang {
+
+auto Session::Impl::nameOf(const Node *n) const -> const std::string * {
+  return n->id < names.size() && !names[n->id].empty() ? &names[n->id] : nullptr;
+}
+
+auto Session::Impl::reset() -> void {
+  variables.clear();
+  names.clear();
+  optimized.clear();
+  statements.clear();
+  statementOrigins.clear();
+  arrayStatusMemo.clear(); // before the graph: its keys hold the graph's pending lists
+  unkeptStatus.reset();
+  graph.reset();
+  graph = std::make_unique<ops::Graph>(solver);
+  mode = options.mode;
+}
+
+Session::Session(Solver &solver, SessionOptions options) : impl_(std::make_unique<Impl>(solver, std::move(options))) {}
+Session::~Session() = default;
+Reply Session::execute(const std::string &line, int lineNumber) { return impl_->execute(line, lineNumber); }
+std::size_t Session::nodeCount() const { return impl_->graph->nodes().size(); }
+const ops::Graph &Session::graph() const { return *impl_->graph; }
+ops::Graph &Session::mutableGraph() { return *impl_->graph; }
+const ops::Node *Session::lookup(const std::string &name) const {
+  const Value *v = impl_->variables.find(name);
+  return v && v->kind == Value::Array ? v->node : nullptr;
+}
+
+const std::vector<std::string> &Reply::lines() const {
+  if (!lines_) {
+    std::vector<std::string> out;
+    for (const Piece &p : pieces_) {
+      if (p.make) p.make(out);
+      else out.push_back(p.line);
+    }
+    lines_ = std::move(out);
+  }
+  return *lines_;
+}
+
+void Reply::add(std::string line) {
+  pieces_.push_back({std::move(line), {}});
+  lines_.reset();
+}
+
+void Reply::addLater(std::function<void(std::vector<std::string> &)> make) {
+  pieces_.push_back({{}, std::move(make)});
+  lines_.reset();
+}
+
+void Reply::set(std::vector<std::string> lines) {
+  pieces_.clear();
+  for (std::string &l : lines) add(std::move(l));
+}
+
+/// A script stops after this many failed lines.
+constexpr int kMaxReportedErrors = 100;
+
+int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out, const std::string &fileName) {
+  Session session(solver, options);
+  std::istringstream in(text);
+  std::string line;
+  int number = 0, failures = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    Reply r = session.execute(line, number);
+    for (const std::string &l : r.lines()) {
+      if (r.failed && !options.json) out << fileName << ":" << number << ": ";
+      out << l << "\n";
+    }
+    if (r.failed && ++failures == kMaxReportedErrors) {
+      // Past this many errors the rest is counted, not run: a file that is not a program
+      // would otherwise print an error for every line.
+      int more = 0;
+      while (std::getline(in, line)) ++more;
+      if (more > 0) {
+        if (options.json) out << "{\"error\": \"stopped after " << kMaxReportedErrors << " errors\", \"lines_not_run\": " << more << "}\n";
+        else out << fileName << ": stopped after " << kMaxReportedErrors << " errors, and " << more << " more lines not run\n";
+      }
+      break;
+    }
+    if (r.quit) break;
+  }
+  return failures;
+}
+
+
+} // namespace shapelab::lang

@@ -1,0 +1,366 @@
+// SessionImpl — the state of a session and the members that run a line (internal to lang/).
+//
+// Model: one Impl per Session. A line is tokenized into `toks`; a statement is parsed and
+// evaluated at once by recursive descent (Parser.cpp: Python's precedence; Literals.cpp: array
+// literals given by value), functions are called through the library (Library.cpp), values are
+// bound to names with their guards and status (Statements.cpp), and commands answer questions
+// about the program (Commands.cpp). Errors are LangError (a message and a byte position) or a
+// UserError of a lower layer, turned into a reply with a caret by execute().
+// Invariant: `graph` holds every node a name is bound to; `names` and `statements` index it.
+#pragma once
+
+#include <charconv>
+#include <chrono>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <set>
+#include <unordered_map>
+
+#include "interp/Interpreter.h"
+#include "interp/Optimized.h"
+#include "ops/Graph.h"
+#include "rewrite/Engine.h"
+#include "shape/RandomVariable.h"
+#include "symbolic/Errors.h"
+#include "support/FlatIndex.h"
+#include "symbolic/Parser.h"
+#include "lang/Json.h"
+#include "lang/Lexer.h"
+#include "lang/Session.h"
+#include "lang/Value.h"
+
+namespace shapelab::lang {
+
+struct Session::Impl {
+  Solver &solver;
+  SessionOptions options;
+  BroadcastMode mode;
+  std::unique_ptr<ops::Graph> graph;
+  EntryTable<std::string, Value, NameHash> variables;
+  std::vector<std::string> names; // by node id: the name a statement last gave the node, or ""
+  const std::string *nameOf(const Node *n) const;
+  std::vector<const Node *> statements; // every node a statement assigned, in order
+  /// Per entry of `statements`: the line and the name it was assigned to (`_` for a bare
+  /// expression or a value's arrays), for :errors' list of failing statements.
+  std::vector<std::pair<int, std::string>> statementOrigins;
+  std::vector<const Node *> metadataReads; // this statement's arrays read for their shape, size or dtype (noteRead)
+  std::vector<const Node *> made;          // every node this statement's evaluation built (Graph::setMadeLog)
+  std::unordered_map<const Node *, const Node *> optimized; // :optimize's results
+
+  // The line being run.
+  std::vector<Token> toks;
+  std::size_t at = 0;
+  std::string line;
+  std::string pendingInputName; // `x = input(...)`: the name the input takes
+  std::size_t rhsStart = 0;     // where that right-hand side starts
+  const Node *inputMade = nullptr;
+
+  Impl(Solver &s, SessionOptions o) : solver(s), options(std::move(o)), mode(options.mode) { reset(); }
+
+  void reset();
+
+  // ---- token helpers ----
+  const Token &peek(std::size_t k = 0) const { return toks[std::min(at + k, toks.size() - 1)]; }
+  // Against literals: the length first (known when compiled), then the bytes.
+  template <std::size_t N> bool isOp(const char (&o)[N], std::size_t k = 0) const {
+    const Token &t = peek(k);
+    return t.kind == Token::Op && is(t.text, o);
+  }
+  /// The operator of `ops` the next token is, or null. Most operands end at a token that is
+  /// no operator (the end of the line) or none of them (`,`, `)`): a test or two.
+  template <class Ops> const char *opAmong(const Ops &ops) const {
+    const Token &t = peek();
+    if (t.kind != Token::Op) return nullptr;
+    for (const char *o : ops)
+      if (t.text[0] == o[0] && t.text == o) return o;
+    return nullptr;
+  }
+  template <std::size_t N> bool isName(const char (&n)[N], std::size_t k = 0) const {
+    const Token &t = peek(k);
+    return t.kind == Token::Name && is(t.text, n);
+  }
+  /// Takes a command flag such as `--opt` out of the rest of the line (it would read as
+  /// arithmetic otherwise); true when it was there.
+  bool takeFlag(const std::string &flag);
+  template <std::size_t N> bool acceptOp(const char (&o)[N]) {
+    if (!isOp(o)) return false;
+    ++at;
+    return true;
+  }
+  template <std::size_t N> void expectOp(const char (&o)[N]) {
+    if (!acceptOp(o)) fail(std::string("expected '") + o + "'" + found());
+  }
+  std::string found() const;
+  [[noreturn]] void fail(const std::string &message) const { throw LangError{message, peek().pos}; }
+  [[noreturn]] static void failAt(const std::string &message, std::size_t pos) { throw LangError{message, pos}; }
+
+  // ---- conversions ----
+  const Node *array(const Value &v);
+  Expr sizeOf(const Value &v, const char *what);
+  int64_t constant(const Value &v, const char *what);
+  Shape shapeOf(const Value &v, const char *what = "a shape");
+  /// A keepdims argument: a bool, or an integer read as one; absent is false.
+  bool keepdimsOf(const Value &keep);
+  std::optional<std::vector<int64_t>> axesOf(const Value &v);
+  DType dtypeOf(const Value &v);
+
+  // ---- expressions (Python's precedence) ----
+  Value expression() { return orTest(); }
+  /// A statement's value: an expression, or several separated by commas, which are a tuple as in
+  /// Python (`x, y = 1, 2`; `t = n, m`; a trailing comma makes one: `t = n,`).
+  Value expressionList();
+
+  /// `or` (loosest), then `and`, both over predicates.
+  Value orTest(bool conj = false);
+  Value logical(const Value &a, const Value &b, bool conj, std::size_t p);
+  Value notTest();
+  Value comparison();
+  /// The binary operators by precedence, loosest first (Python's: | then & then + - then * / // % @).
+  static constexpr std::size_t kBinaryLevels = 5;
+  Value binaryLevel(std::size_t level = 0);
+  /// One level's operands and operators (its only return is `a`: returned in place).
+  Value binaryOperands(std::size_t level);
+  Value factor();
+  // The parsing functions return one named Value from every return (or a call's result), so
+  // that it is built in the caller's place: a Value is large, and each statement passes through
+  // every level.
+  Value power();
+
+  Value unaryOp(const std::string &op, Value a, std::size_t p);
+
+  static bool numberLike(const Value &v);
+  static double asDouble(const Value &v);
+
+  Value binary(const std::string &op, const Value &a, const Value &b, std::size_t p);
+
+  Value binaryUnchecked(const std::string &op, const Value &a, const Value &b, std::size_t p);
+
+  /// Why `x op y` of two sizes is an array computed at run time (as NumPy computes it) rather
+  /// than a size expression, and what to write instead.
+  static std::string whyNotASize(const std::string &op, const Expr &x, const Expr &y);
+  /// `message`, with why the value is not a size when it was computed from sizes.
+  static std::string withWhyNotASize(std::string message, const Value &v);
+
+  Value primary();
+
+  Value atom();
+
+  /// True, False and None, which always read as themselves: as in Python, no statement binds
+  /// them (assign and param refuse them), so `variables` never holds them.
+  static bool isConstantName(const std::string &n) { return is(n, "True") || is(n, "False") || is(n, "None"); }
+
+  Value name(const Token &t);
+  /// Python statements the language does not have, each with what to write instead.
+  void refuseStatementKeyword(const Token &t);
+  /// What follows a whole expression that should have ended the line.
+  [[noreturn]] void unexpectedAfterExpression();
+  /// NumPy dtypes shapelab does not compute with.
+  static bool unsupportedDType(const std::string &n);
+  static std::string unsupportedDTypeMessage(const std::string &n);
+  /// A name no statement assigned: True, False, None, a dtype, a module or a function.
+  Value unheldName(const Token &t);
+
+  static bool isFunction(const std::string &n);
+
+  Value attribute(const Value &v, const Token &t);
+
+  Value subscript(const Value &v, std::size_t p);
+
+  struct Args {
+    std::vector<Value> positional;
+    std::vector<std::pair<std::string, Value>> keywords;
+    std::size_t pos;
+    std::string fn;
+    const Value *get(std::size_t i, const char *keyword) const {
+      if (i < positional.size()) return &positional[i];
+      for (const auto &[k, v] : keywords)
+        if (k == keyword) return &v;
+      return nullptr;
+    }
+  };
+
+  Value callArguments(const Value &f, std::size_t p);
+
+  void checkArguments(const Args &a, std::size_t most, std::initializer_list<const char *> keywords);
+  const Value &required(const Args &a, std::size_t i, const char *keyword);
+  Value optional(const Args &a, std::size_t i, const char *keyword);
+  std::vector<const Node *> arrays(const Value &list);
+
+  Value call(const Value &f, Args &a);
+
+  /// x with at least `rank` dimensions, as NumPy's atleast_1d/2d/3d make it: () -> (1,), (1, 1)
+  /// or (1, 1, 1); (n,) -> (1, n) or (1, n, 1); (m, n) -> (m, n, 1).
+  const Node *atLeast(const Node *x, std::size_t rank);
+
+  /// An axis argument as NumPy normalises it (AxisError's message).
+  int64_t axisOf(const Value &v, std::size_t rank);
+
+  /// flip, swapaxes, moveaxis, copy and atleast_Nd: views NumPy makes of x, built from
+  /// indexing, transposes and reshapes.
+  const Node *layout(const std::string &fn, Args &a, std::size_t p);
+
+  /// pad's pad_width or constant_values as NumPy reads them (numpy/lib/arraypad.py, _as_pairs):
+  /// one value, one (before, after) pair, or one of either per axis, broadcast to `rank` pairs.
+  std::vector<std::pair<Value, Value>> padPairs(const Value &v, std::size_t rank, bool widths);
+
+  /// pad(array, pad_width, mode='constant', constant_values=0): each axis, axis 0 first, gets
+  /// its before and after widths of the constant (in the array's dtype) concatenated on, so that
+  /// a later axis's constant fills the corners, as NumPy's does. mode='empty' leaves the new
+  /// values unspecified in NumPy (zeros here); the other modes copy the array's own values and
+  /// are not supported.
+  const Node *padded(const Args &a, std::size_t p);
+
+  /// einsum(subscripts, *operands, optimize=False), NumPy's einsum without a contraction order.
+  const Node *einsum(const Args &a, std::size_t p);
+
+  /// repeat(a, repeats, axis=None) with one count (a size) for every element, and tile(A,
+  /// reps): each axis of length d becomes r*d, built by broadcasting a new axis of r next to it
+  /// (after it for repeat, before it for tile) and merging the two.
+  const Node *repeated(const std::string &fn, Args &a, std::size_t p);
+
+  /// var and std (NumPy's: the mean of the squared deviations from the mean, divided by
+  /// max(count - ddof, 0); std its square root) and ptp (max - min).
+  const Node *spread(const std::string &fn, Args &a, std::size_t p);
+
+  /// sum, prod, max, min, all or any of a tuple of sizes (np.prod(x.shape)). NumPy makes the
+  /// tuple an int64 array and reduces it: the answer is a size, or a predicate for all and any
+  /// (np.all(x.shape): no dimension is 0). An empty tuple is a float64 array, as in NumPy.
+  Value tupleReduction(const std::string &fn, const Value &x, const Args &a, std::size_t p);
+
+  Value randomCall(const std::string &name, Args &a, std::size_t p);
+
+  // ---- statements ----
+  Json lineJson(int lineNumber);
+
+  std::string statusText(const Validity &v);
+  /// The limits line of a reply ("" when there are none): never mixed into the checks.
+  std::string limitsLine(const Validity &v);
+  /// The validity of computing `nodes`, read as the session asks (strict limits or not).
+  Validity gathered(const std::vector<const Node *> &nodes);
+  Validity gathered(const Node *n) { return gathered(std::vector<const Node *>{n}); }
+  /// The declared size parameters, in declaration order: a witness's tie-break order.
+  std::vector<std::string> declaredOrder() const;
+
+  /// What an assignment's reply says of computing array `n`: the status of
+  /// ops::validityOf(n) and its text. That validity reads only n's pending nodes (a list shared
+  /// between nodes where it does not change), the data-dependent sizes n's shape mentions (their
+  /// bounds join the context) and the graph's assumptions, so it is kept under those three: a
+  /// statement that adds no obligation repeats the reply of the one it reads, and a long program
+  /// does not gather, decide and print its whole history again at every line.
+  /// The text (the checks, whose exact conditions the solver may still have to read) is made
+  /// when first asked for: a JSON reply says only the status, and a JSON session keeps no
+  /// validity for it (at 10^5 statements they held 26 MB of obligations that nothing read).
+  struct ArrayStatus {
+    Status status;
+    std::optional<Validity> validity; // kept where a text may be asked for, until it is made
+    std::optional<std::string> text;
+    std::vector<std::string> limits;  // JSON: made with the status
+    std::optional<std::string> limitsText; // text: made with the text
+    std::optional<std::optional<Context>> valid; // where the checks hold (shownShape)
+    Context base;                                // the validity's own context (shownShape)
+  };
+  struct ArrayStatusKey {
+    std::shared_ptr<const std::vector<const Node *>> pending; // held: its address stays unique
+    std::vector<Expr> reserved;
+    Pred assumptions;
+    bool operator==(const ArrayStatusKey &) const = default;
+  };
+  struct ArrayStatusKeyHash {
+    std::size_t operator()(const ArrayStatusKey &k) const {
+      std::size_t h = std::hash<const void *>()(k.pending.get()) ^ (k.assumptions.hash() * 31);
+      for (const Expr &e : k.reserved) h = h * 1000003 + e.hash();
+      return h;
+    }
+  };
+  // Shared: a reply whose text is made when read holds the status it prints.
+  EntryTable<ArrayStatusKey, std::shared_ptr<ArrayStatus>, ArrayStatusKeyHash> arrayStatusMemo;
+
+  /// A status some solver answer of which the clock cut short: not kept (it depends on the
+  /// machine and the moment), it lives here until the next one.
+  std::shared_ptr<ArrayStatus> unkeptStatus;
+
+  std::shared_ptr<ArrayStatus> arrayStatus(const Node *n);
+  const std::string &statusTextOf(ArrayStatus &s);
+  /// A statement's shape as a reply prints it: simplified under its validity where it has
+  /// runtime checks (it exists only there). The context of the valid points is made once per
+  /// status (the nodes that share their pending list share it), with the text.
+  Shape shownShape(const Shape &shape, ArrayStatus &s);
+
+  /// An array whose shape, size or dtype the statement read (x.shape, x.ndim, ...): NumPy
+  /// computes it, so what the statement builds must not exist where it fails.
+  void noteRead(const Node *n);
+
+  /// Whether `g` adds to what computing `n` requires: a failure or an obligation of its pending
+  /// nodes that n's do not have (by node, then by predicate: a set_subtensor's region repeats
+  /// what the set_subtensor itself requires).
+  static bool addsTo(const Node *g, const Node *n);
+
+  /// Whether `g` is `n` or one of its operands, at any depth (a node's operands were made before
+  /// it: the walk stops below g's id).
+  static bool reads(const Node *n, const Node *g);
+
+  /// `n` computed after what NumPy computes in the statement and n does not read: the arrays
+  /// the statement evaluated only to drop them (`[a + b, a][1]`) or to read their shape, size or
+  /// dtype (`zeros((a + b).shape)`), where they add to what n requires. An operand of n is not
+  /// one (a lazy ifelse's branch included: only the chosen one runs).
+  const Node *guarded(const Node *n);
+
+  /// What a value that is not an array carries from its statement: every array the statement
+  /// computed (built, or read for its metadata) that can fail. `k = [a + b, 3][1]` fails where
+  /// a + b does, and so does what is built from k.
+  std::vector<const Node *> computedArrays() const;
+
+  /// Binds `v` to `targets` and replies with each name's value. `bare`: a statement that is an
+  /// expression alone, shown as `_` as if it were assigned (its arrays are the program's), but
+  /// bound to no name: `_` names are reserved, and the nodes keep the names they have.
+  void assign(const std::vector<std::string> &targets, Value v, int lineNumber, Reply &r, bool bare = false);
+
+  Reply execute(const std::string &text, int lineNumber);
+
+  Reply error(const std::string &message, std::size_t position, int lineNumber);
+
+  // ---- commands ----
+  std::string targetText() const;
+
+  const Node *target(std::string &text, bool sizesToo = false);
+
+  Json assignmentOrNull(const std::optional<Assignment> &a) { return a ? assignmentJson(*a) : Json(nullptr); }
+
+  /// `n` as :optimize left it, or rewritten now (strict, exact rules: values keep their bits).
+  const Node *optimizedFor(const Node *n);
+  static std::string formatSeconds(double s);
+  static std::string formatRatio(double r);
+
+  /// The DAG below `n` (shared nodes once), a line per node; with `json`, also as objects.
+  std::vector<std::string> graphLines(const Node *n, Json *json = nullptr);
+
+  Reply command(int lineNumber);
+
+  /// A file to read: as Python would open it (relative to the working directory), else next to
+  /// the script.
+  std::string resolve(const std::string &path) const;
+
+  /// with n=3, m=4, x=[[1.0],[2.0]], y=load("y.npy")
+  void bindings(Assignment &point, std::map<std::string, Array> &inputs);
+
+  Array scalarLiteral(bool negative);
+
+  /// The size parameters an evaluation of `n` was not given: those its computation reads (a
+  /// shape, index, size or condition of n or of what it is computed from) stay missing, and the
+  /// interpreter names them; the others take values the assumptions allow beside the given
+  /// ones (0 where no assumption mentions them), since nothing computed depends on them.
+  void completePoint(const Node *n, Assignment &point);
+
+  /// A nested list of numbers (rectangular) as an array: bool, int64 or float64 as NumPy infers.
+  Array literalArray(std::size_t p);
+};
+
+} // namespace shapelab::lang
