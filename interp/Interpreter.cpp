@@ -387,7 +387,7 @@ Array Interpreter::run(const Node *n) {
       return result;
     }
     Bin op = binCode(n->op);
-    bool compare = op >= Bin::Eq && op <= Bin::Ge;
+    bool compare = ops::isComparison(op);
     // The type the values are computed in: the promoted operand type (comparisons), else the
     // result's.
     const Node *a0 = n->inputs[0], *b0 = n->inputs[1];

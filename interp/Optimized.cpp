@@ -187,7 +187,7 @@ bool fusable(const Node *n) {
   if (n->kind == OpKind::Unary) return n->op != "invert";
   if (n->kind != OpKind::Binary) return false;
   Bin b = binCode(n->op);
-  return !(b >= Bin::Eq && b <= Bin::Ge) && b != Bin::And && b != Bin::Or;
+  return !ops::isComparison(b) && b != Bin::And && b != Bin::Or;
 }
 
 struct OptimizedInterpreter::Cluster {
@@ -211,6 +211,7 @@ OptimizedInterpreter::OptimizedInterpreter(const ops::Graph &graph, Assignment p
 }
 
 std::optional<Array> OptimizedInterpreter::view(const Node *n) {
+  if (!ops::hasTrait(n->kind, ops::trait::View)) return std::nullopt; // the op list's view kinds
   auto dim = [&](const Expr &e) {
     std::optional<Integer> v = shapelab::evaluate(e, ref_.point());
     return v && v->fitsInt64() ? std::optional<int64_t>(v->toInt64Checked()) : std::nullopt;
@@ -536,11 +537,7 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       if (std::variant<Array, EvalError> r = ref_.attempt(n); std::holds_alternative<EvalError>(r))
         return std::get<EvalError>(std::move(r));
       ++stats_.delegated;
-      static const std::unordered_set<int> fresh = {int(OpKind::Reduce), int(OpKind::Blockwise), int(OpKind::Concatenate),
-                                                    int(OpKind::Stack),  int(OpKind::Random),    int(OpKind::Cumsum),
-                                                    int(OpKind::Diff),   int(OpKind::Unary),     int(OpKind::Binary),
-                                                    int(OpKind::Where),  int(OpKind::Einsum)};
-      if (fresh.count(int(n->kind))) fusedOrFresh_.insert(n);
+      if (ops::hasTrait(n->kind, ops::trait::FreshResult)) fusedOrFresh_.insert(n);
     }
     // Liveness: a value nobody else reads is dropped (its buffer freed or reused).
     for (const Node *c : read)

@@ -19,28 +19,8 @@ namespace shapelab::ops {
 
 namespace {
 
-const std::vector<std::string> kUnary = {
-    "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sqrt", "abs", "negative", "sign", "floor", "ceil",
-    "invert",
-    // Math of the C library, float-valued as the ones above (integers give float64).
-    "exp2", "log2", "log10", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt",
-    "trunc", "rint", "fabs",
-    // The input's dtype kept.
-    "square", "positive",
-    // Bool-valued tests of any dtype.
-    "logical_not", "isnan", "isinf", "isfinite", "signbit"};
-const std::vector<std::pair<std::string, std::string>> kBinary = {
-    {"+", "add"}, {"-", "subtract"}, {"*", "multiply"}, {"/", "true_divide"}, {"//", "floor_divide"},
-    {"%", "remainder"}, {"**", "power"}, {"==", "equal"}, {"!=", "not_equal"}, {"<", "less"},
-    {"<=", "less_equal"}, {">", "greater"}, {">=", "greater_equal"}, {"&", "bitwise_and"},
-    {"|", "bitwise_or"}, {"^", "bitwise_xor"}, {"", "maximum"}, {"", "minimum"}, {"", "fmax"}, {"", "fmin"},
-    {"", "fmod"}, {"", "arctan2"}, {"", "hypot"}, {"", "copysign"}, {"", "logical_and"}, {"", "logical_or"},
-    {"", "logical_xor"}};
-
-bool isComparison(const std::string &op) {
-  return op == "equal" || op == "not_equal" || op == "less" || op == "less_equal" || op == "greater" ||
-         op == "greater_equal";
-}
+/// The dtype rule of a ufunc the factory was given (unary() and binary() check the name first).
+UfuncRule ruleOf(const std::string &op) { return ufunc(op)->rule; }
 
 std::size_t mix(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 
@@ -144,36 +124,6 @@ const char *reductionName(const std::string &op) {
 }
 
 } // namespace
-
-/// Unary ops whose result keeps the input's dtype (the others are float-valued math, or tests).
-bool keepsDType(const std::string &op) {
-  return op == "abs" || op == "negative" || op == "sign" || op == "invert" || op == "square" || op == "positive";
-}
-/// Binary math of the C library: float-valued, integers give float64.
-bool isBinaryMath(const std::string &op) { return op == "arctan2" || op == "hypot" || op == "copysign"; }
-bool isLogical(const std::string &op) { return op == "logical_and" || op == "logical_or" || op == "logical_xor"; }
-
-bool isUnaryTest(const std::string &name) {
-  return name == "logical_not" || name == "isnan" || name == "isinf" || name == "isfinite" || name == "signbit";
-}
-// Looked up by hash: the rewrite engine asks these for every pattern it matches against a node.
-bool isUnaryOp(const std::string &name) {
-  static const auto *names = new std::unordered_set<std::string>(kUnary.begin(), kUnary.end());
-  return names->count(name) != 0;
-}
-bool isBinaryOp(const std::string &name) {
-  static const auto *names = [] {
-    auto *s = new std::unordered_set<std::string>();
-    for (const auto &[symbol, n] : kBinary) s->insert(n);
-    return s;
-  }();
-  return names->count(name) != 0;
-}
-std::optional<std::string> binaryOpFor(const std::string &symbol) {
-  for (const auto &[s, name] : kBinary)
-    if (!s.empty() && s == symbol) return name;
-  return std::nullopt;
-}
 
 std::string Node::describe() const {
   switch (kind) {
@@ -815,12 +765,13 @@ const Node *Graph::unary(const std::string &op, const Node *x) {
   Node c = blank(OpKind::Unary, op, {x});
   return make(std::move(c), [&](Node &n) {
     DType t = x->dtype;
-    if (isUnaryTest(op)) { // any dtype in, bool out
+    const UfuncRule rule = ruleOf(op);
+    if (rule == UfuncRule::Test) { // any dtype in, bool out
       n.dtype = DType::Bool;
       n.shape = x->shape;
       return;
     }
-    bool math = !keepsDType(op);
+    bool math = rule != UfuncRule::Keep;
     if (op == "positive" && t == DType::Bool)
       throw OpError("ufunc 'positive' did not contain a loop with signature matching types <class 'numpy.dtype[bool_]'> -> None");
     if (op == "square" && t == DType::Bool) throw OpError("square of a bool array is int8 in NumPy, a dtype shapelab does not have; use astype first");
@@ -849,13 +800,14 @@ const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, B
       if (op == "floor_divide" || op == "remainder" || op == "power")
         throw OpError(op + " of bool arrays is int8 in NumPy, a dtype shapelab does not have; use astype first");
     }
-    const bool logical = isLogical(op), math = isBinaryMath(op);
+    const UfuncRule rule = ruleOf(op);
+    const bool math = rule == UfuncRule::Math;
     if (t == DType::Bool && (op == "fmod" || math))
       throw OpError(op + " of bool arrays is " + (math ? "float16" : "int8") + " in NumPy, a dtype shapelab does not have; use astype first");
     if ((op == "bitwise_and" || op == "bitwise_or" || op == "bitwise_xor") && isFloat(t))
       throw OpError("ufunc '" + op + "' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
-    if ((op == "true_divide" || math) && !isFloat(t)) t = DType::Float64;
-    n.dtype = isComparison(op) || logical ? DType::Bool : t;
+    if ((rule == UfuncRule::Divide || math) && !isFloat(t)) t = DType::Float64;
+    n.dtype = rule == UfuncRule::Compare || rule == UfuncRule::Logical ? DType::Bool : t;
     n.weak = a->weak && b->weak;
     broadcastOperands(n, mode);
   });
@@ -1821,16 +1773,8 @@ namespace {
 /// entries, a reshape's target) depend on the operands' ranks and shapes alone, so the old node's
 /// attributes are also what the factory would compute.
 bool derivesAlike(const Node *n, const std::vector<const Node *> &in) {
-  switch (n->kind) {
-  case OpKind::Unary: case OpKind::Binary: case OpKind::Where: case OpKind::Cast: case OpKind::Transpose:
-  case OpKind::Reduce: case OpKind::Reshape: case OpKind::BroadcastTo: case OpKind::Alloc:
-  case OpKind::Concatenate: case OpKind::Stack: case OpKind::Diff: case OpKind::Cumsum:
-  case OpKind::SpecifyShape: break;
-  case OpKind::Index:
-    if (n->inputs.size() != 1) return false;
-    break;
-  default: return false;
-  }
+  if (!hasTrait(n->kind, trait::ShapesOnly)) return false;
+  if (n->kind == OpKind::Index && n->inputs.size() != 1) return false; // an index array's values may matter
   if (n->dataSize || in.size() != n->inputs.size()) return false;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const Node *a = in[i], *b = n->inputs[i];
@@ -1986,19 +1930,21 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
 const std::vector<OpInfo> &opCatalogue() {
   static const std::vector<OpInfo> list = [] {
     std::vector<OpInfo> l;
-    for (const std::string &u : kUnary) {
-      l.push_back({u, u == "invert" ? "invert(x) / ~x" : u + "(x)",
-                   u == "invert"    ? "bool or integer; same shape and dtype"
-                   : isUnaryTest(u) ? "same shape; bool"
-                   : keepsDType(u)  ? "same shape and dtype"
-                                    : "same shape; integers give float64"});
-    }
-    for (const auto &[sym, name] : kBinary) {
-      l.push_back({name, sym.empty() ? name + "(a, b)" : "a " + sym + " b",
+    for (const UfuncInfo &f : ufuncs()) {
+      const std::string &u = f.name;
+      if (f.arity == 1) {
+        l.push_back({u, u == "invert" ? "invert(x) / ~x" : u + "(x)",
+                     u == "invert"                  ? "bool or integer; same shape and dtype"
+                     : f.rule == UfuncRule::Test ? "same shape; bool"
+                     : f.rule == UfuncRule::Keep ? "same shape and dtype"
+                                                 : "same shape; integers give float64"});
+        continue;
+      }
+      l.push_back({u, f.symbol.empty() ? u + "(a, b)" : "a " + f.symbol + " b",
                    std::string("broadcasts a with b (per mode)") +
-                       (isLogical(name) || isComparison(name)              ? "; bool"
-                        : isBinaryMath(name) || name == "true_divide" ? "; integers give float64"
-                                                                          : "")});
+                       (f.rule == UfuncRule::Logical || f.rule == UfuncRule::Compare ? "; bool"
+                        : f.rule == UfuncRule::Math || f.rule == UfuncRule::Divide   ? "; integers give float64"
+                                                                                      : "")});
     }
     std::vector<OpInfo> more = {
         {"where", "where(c, a, b)", "broadcasts the three"},

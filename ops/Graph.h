@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "ops/DType.h"
+#include "ops/OpList.h"
 #include "shape/Broadcast.h"
 #include "shape/Shape.h"
 #include "shape/Einsum.h"
@@ -48,33 +49,6 @@ public:
   using UserError::UserError;
 };
 
-enum class OpKind : uint8_t {
-  Input,       // a named tensor input (op = name)
-  Scalar,      // a 0-d constant: a Python literal (weak) or a symbolic size (exprs[0])
-  Unary,       // op = exp, log, ..., logical_not / invert (`~`)
-  Binary,      // op = add, subtract, ..., less, logical_and, ...
-  Where,       // where(c, a, b)
-  Cast,        // astype(x, dtype)
-  Transpose,   // ints = permutation
-  Reshape,     // exprs = target shape as written (negative entries inferred: see Graph::reshape)
-  BroadcastTo, // exprs = target shape
-  Alloc,       // full(shape, value): inputs {value}, exprs = shape
-  Concatenate, // ints = {axis}
-  Stack,       // ints = {axis}
-  Index,       // basic + one advanced index: index entries; inputs {x, [index array]}
-  SetSubtensor,// inputs {x, value, [index array]}; index entries; op = "set" | "inc"
-  Reduce,      // op = sum, prod, max, min, all, any, mean; ints = axes (sorted); number = keepdims
-  Blockwise,   // op = matmul, outer, det, inv, solve, convolve
-  Diff,        // ints = {n, axis}
-  Cumsum,      // op = cumsum | cumprod; ints = {axis}  (axis None flattens first: a Reshape below it)
-  Random,      // op = RV name; ints = {draw id}; inputs = parameters; exprs = size when given
-  SpecifyShape,// exprs = the shape (each dim required equal)
-  IfElse,      // inputs {a, b} and, for a data condition, {c}; cond = the size predicate
-  After,       // inputs {guards..., x}: x, computed after the guards (arrays NumPy computes
-               // first that x does not read: their shape was read, or they were dropped)
-  Arange,      // arange(start, stop, step): exprs = {start, stop}; ints = {step, dtype}
-  Einsum,      // einsum(subscripts, *operands): ints = the EinsumSpec (encodeEinsum)
-};
 
 /// One entry of an index expression, after `...` is expanded.
 struct IndexEntry {
@@ -390,14 +364,5 @@ struct OpInfo {
   std::string name, signature, rule;
 };
 const std::vector<OpInfo> &opCatalogue();
-
-/// Unary and binary elementwise op names (NumPy's ufunc names) and the operator spellings.
-bool isUnaryOp(const std::string &name);
-bool isBinaryOp(const std::string &name);
-/// The unary ops that test each element (logical_not, isnan, isinf, isfinite, signbit): any
-/// dtype in, bool out.
-bool isUnaryTest(const std::string &name);
-/// "add" for "+", "less" for "<", ...; nullopt when `symbol` is not an operator.
-std::optional<std::string> binaryOpFor(const std::string &symbol);
 
 } // namespace shapelab::ops

@@ -145,20 +145,20 @@ template <class T> T floatSign(T x) { return std::isnan(x) ? x : T((x > 0) - (x 
 /// The binary ufuncs by code, and their scalar rules (shared by both interpreters, so exact
 /// operations give the same bits in each).
 enum class Bin {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, Eq, Ne, Lt, Le, Gt, Ge, And, Or,
-  Xor, LogicalAnd, LogicalOr, LogicalXor, Fmax, Fmin, Fmod, Atan2, Hypot, Copysign
+#define SHAPELAB_BINARY(name, symbol, code, rule) code,
+#include "ops/Ufuncs.def"
 };
+/// Whether `b` compares (bool result): equal ... greater_equal, adjacent in the list.
+constexpr bool isComparison(Bin b) { return b >= Bin::Eq && b <= Bin::Ge; }
+/// The code of a binary ufunc's name (InternalError for another name). A short search: call it
+/// once per op, not per element.
 inline Bin binCode(const std::string &op) {
-  static const std::vector<std::pair<std::string, Bin>> table = {
-      {"add", Bin::Add}, {"subtract", Bin::Sub}, {"multiply", Bin::Mul}, {"true_divide", Bin::Div},
-      {"floor_divide", Bin::FloorDiv}, {"remainder", Bin::Mod}, {"power", Bin::Pow}, {"maximum", Bin::Max},
-      {"minimum", Bin::Min}, {"equal", Bin::Eq}, {"not_equal", Bin::Ne}, {"less", Bin::Lt},
-      {"less_equal", Bin::Le}, {"greater", Bin::Gt}, {"greater_equal", Bin::Ge}, {"bitwise_and", Bin::And},
-      {"bitwise_or", Bin::Or}, {"bitwise_xor", Bin::Xor}, {"logical_and", Bin::LogicalAnd},
-      {"logical_or", Bin::LogicalOr}, {"logical_xor", Bin::LogicalXor}, {"fmax", Bin::Fmax}, {"fmin", Bin::Fmin},
-      {"fmod", Bin::Fmod}, {"arctan2", Bin::Atan2}, {"hypot", Bin::Hypot}, {"copysign", Bin::Copysign}};
+  static const std::pair<const char *, Bin> table[] = {
+#define SHAPELAB_BINARY(name, symbol, code, rule) {#name, Bin::code},
+#include "ops/Ufuncs.def"
+  };
   for (const auto &[name, code] : table)
-    if (name == op) return code;
+    if (op == name) return code;
   throw InternalError("unknown binary op " + op);
 }
 

@@ -46,7 +46,7 @@ const Node *constantFold(ops::Graph &g, const Node *n) {
       });
     } else {
       ops::Bin op = ops::binCode(n->op);
-      bool compare = op >= ops::Bin::Eq && op <= ops::Bin::Ge;
+      bool compare = ops::isComparison(op);
       const Node *a = n->inputs[0], *b = n->inputs[1];
       DType compute = compare ? ops::resultType({{a->dtype, a->weak}, {b->dtype, b->weak}}) : n->dtype;
       ops::dispatch(compute, [&](auto t) {

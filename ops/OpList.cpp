@@ -1,0 +1,54 @@
+#include "ops/OpList.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace shapelab::ops {
+
+const char *kindName(OpKind k) {
+  static constexpr const char *names[] = {
+#define SHAPELAB_OP(kind, traits) #kind,
+#include "ops/OpKinds.def"
+#undef SHAPELAB_OP
+  };
+  return names[unsigned(k)];
+}
+
+namespace {
+
+const std::vector<UfuncInfo> &table() {
+  static const auto *list = [] {
+    auto *l = new std::vector<UfuncInfo>();
+    using enum UfuncRule;
+#define SHAPELAB_UNARY(name, rule) l->push_back({#name, "", 1, rule});
+#include "ops/Ufuncs.def"
+#define SHAPELAB_BINARY(name, symbol, code, rule) l->push_back({#name, symbol, 2, rule});
+#include "ops/Ufuncs.def"
+    return l;
+  }();
+  return *list;
+}
+
+} // namespace
+
+std::span<const UfuncInfo> ufuncs() { return table(); }
+
+// Looked up by hash: the rewrite engine asks for every pattern it matches against a node.
+const UfuncInfo *ufunc(std::string_view name) {
+  static const auto *index = [] {
+    auto *m = new std::unordered_map<std::string_view, const UfuncInfo *>();
+    for (const UfuncInfo &u : table()) m->emplace(u.name, &u);
+    return m;
+  }();
+  auto it = index->find(name);
+  return it == index->end() ? nullptr : it->second;
+}
+
+std::optional<std::string> binaryOpFor(std::string_view symbol) {
+  if (symbol.empty()) return std::nullopt;
+  for (const UfuncInfo &u : table())
+    if (u.symbol == symbol) return u.name;
+  return std::nullopt;
+}
+
+} // namespace shapelab::ops

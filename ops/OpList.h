@@ -1,0 +1,75 @@
+// OpList — the op list: the graph's node kinds with their traits (ops/OpKinds.def) and NumPy's
+// elementwise functions with their operators and dtype rules (ops/Ufuncs.def), each written
+// once. The enum OpKind, the kinds' names and traits, the ufunc names the language, the rule
+// engine and the catalogue know, and ops::Bin (the scalar rules' codes) all come from these
+// two files: adding a ufunc is one line there, its scalar function in ops/Scalar.h, and its
+// SIMD loop where there is one.
+// Example: traitsOf(OpKind::Transpose) has View; ufunc("add")->symbol is "+".
+// Cost: traits are a constexpr table; ufunc(name) is one hash lookup.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace shapelab::ops {
+
+enum class OpKind : uint8_t {
+#define SHAPELAB_OP(kind, traits) kind,
+#include "ops/OpKinds.def"
+#undef SHAPELAB_OP
+};
+
+namespace trait {
+enum : unsigned { None = 0, Leaf = 1, Elementwise = 2, FreshResult = 4, ShapesOnly = 8, View = 16 };
+} // namespace trait
+
+/// The traits of a kind (ops/OpKinds.def says what each means).
+constexpr unsigned traitsOf(OpKind k) {
+  using namespace trait;
+  constexpr unsigned table[] = {
+#define SHAPELAB_OP(kind, traits) (traits),
+#include "ops/OpKinds.def"
+#undef SHAPELAB_OP
+  };
+  return table[unsigned(k)];
+}
+constexpr bool hasTrait(OpKind k, unsigned t) { return (traitsOf(k) & t) == t; }
+/// "Unary", "Reshape", ...: the kind's name as the op list writes it.
+const char *kindName(OpKind k);
+
+/// The dtype rule of a ufunc (ops/Ufuncs.def).
+enum class UfuncRule : uint8_t { Math, Keep, Test, Arith, Divide, Compare, Logical };
+
+struct UfuncInfo {
+  std::string name;
+  std::string symbol; // the operator ("+"), or "" when it has none
+  unsigned arity;     // 1 or 2
+  UfuncRule rule;
+};
+/// Every ufunc, unary ones first, each group in the list's order.
+std::span<const UfuncInfo> ufuncs();
+/// The ufunc named `name`, or null.
+const UfuncInfo *ufunc(std::string_view name);
+
+/// Unary and binary elementwise op names (NumPy's ufunc names).
+inline bool isUnaryOp(std::string_view name) {
+  const UfuncInfo *u = ufunc(name);
+  return u && u->arity == 1;
+}
+inline bool isBinaryOp(std::string_view name) {
+  const UfuncInfo *u = ufunc(name);
+  return u && u->arity == 2;
+}
+/// The unary ops that test each element (logical_not, isnan, isinf, isfinite, signbit): any
+/// dtype in, bool out.
+inline bool isUnaryTest(std::string_view name) {
+  const UfuncInfo *u = ufunc(name);
+  return u && u->rule == UfuncRule::Test;
+}
+/// "add" for "+", "less" for "<", ...; nullopt when `symbol` is not an operator.
+std::optional<std::string> binaryOpFor(std::string_view symbol);
+
+} // namespace shapelab::ops
