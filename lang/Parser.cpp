@@ -479,15 +479,8 @@ auto Session::Impl::unheldName(const Token &t) -> Value {
 }
 
 auto Session::Impl::isFunction(const std::string &n) -> bool {
-  static const std::set<std::string> fns = {
-      "input", "where", "astype", "transpose", "expand_dims", "squeeze", "reshape", "broadcast_to", "full", "zeros",
-      "ones", "concatenate", "stack", "split", "set_subtensor", "inc_subtensor", "sum", "prod", "max", "min", "all",
-      "any", "mean", "amax", "amin", "matmul", "outer", "diff", "cumsum", "cumprod", "convolve", "specify_shape", "ifelse",
-      "divide", "mod", "logical_not", "shape", "ndim", "size", "ravel", "empty", "zeros_like", "ones_like",
-      "empty_like", "full_like", "clip", "len", "arange", "eye", "identity", "flip", "swapaxes", "moveaxis",
-      "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "copy", "var", "std", "ptp", "argmax",
-      "argmin", "dot", "repeat", "tile", "einsum", "pad"};
-  return fns.count(n) || ops::isUnaryOp(n) || ops::isBinaryOp(n);
+  const ops::FunctionInfo *f = ops::function(n);
+  return (f && f->has(ops::fn::Function)) || ops::ufunc(n);
 }
 
 auto Session::Impl::attribute(const Value &v, const Token &t) -> Value {
@@ -511,7 +504,7 @@ auto Session::Impl::attribute(const Value &v, const Token &t) -> Value {
     if (v.text.empty() && unsupportedDType(a)) failAt(unsupportedDTypeMessage(a), t.pos);
     if (v.text.empty() && !(is(a, "random") || is(a, "linalg") || isFunction(a))) failAt("no function '" + a + "'", t.pos);
     if (is(v.text, "random") && !findRandomVariable(a)) failAt("unknown random variable '" + a + "' (see :ops)", t.pos);
-    if (is(v.text, "linalg") && !is(a, "det") && !is(a, "inv") && !is(a, "solve") && !is(a, "norm"))
+    if (is(v.text, "linalg") && !isFunction("linalg." + a))
       failAt("linalg has det, inv, solve and norm", t.pos);
     return f;
   }
@@ -533,11 +526,7 @@ auto Session::Impl::attribute(const Value &v, const Token &t) -> Value {
   }
   if (is(a, "T")) return Value::ofNode(graph->transpose(n, std::nullopt), t.pos);
   if (is(a, "dtype")) return Value::ofDType(n->dtype, t.pos);
-  static const std::set<std::string> methods = {"sum", "prod", "max", "min", "all", "any", "mean", "reshape", "astype",
-                                                "transpose", "squeeze", "cumsum", "cumprod", "ravel", "flatten", "clip",
-                                                "swapaxes", "copy", "var", "std", "ptp", "argmax", "argmin", "dot",
-                                                "repeat"};
-  if (!methods.count(a)) failAt("an array has no attribute '" + a + "'", t.pos);
+  if (const ops::FunctionInfo *f = ops::function(a); !f || !f->has(ops::fn::Method)) failAt("an array has no attribute '" + a + "'", t.pos);
   Value m;
   m.kind = Value::Callable;
   m.text = a;

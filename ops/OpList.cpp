@@ -51,4 +51,32 @@ std::optional<std::string> binaryOpFor(std::string_view symbol) {
   return std::nullopt;
 }
 
+namespace {
+
+// The kind column of ops/Functions.def.
+#define SHAPELAB_OP(kind, traits) constexpr std::optional<OpKind> k##kind = OpKind::kind;
+#include "ops/OpKinds.def"
+#undef SHAPELAB_OP
+constexpr std::optional<OpKind> kComposite, kLanguage;
+
+constexpr FunctionInfo kFunctions[] = {
+#define SHAPELAB_FUNCTION(name, kind, flags, signature, rule) {name, k##kind, [] { using namespace fn; return unsigned(flags); }(), signature, rule},
+#include "ops/Functions.def"
+#undef SHAPELAB_FUNCTION
+};
+
+} // namespace
+
+std::span<const FunctionInfo> functions() { return kFunctions; }
+
+const FunctionInfo *function(std::string_view name) {
+  static const auto *index = [] {
+    auto *m = new std::unordered_map<std::string_view, const FunctionInfo *>();
+    for (const FunctionInfo &f : kFunctions) m->emplace(f.name, &f);
+    return m;
+  }();
+  auto it = index->find(name);
+  return it == index->end() ? nullptr : it->second;
+}
+
 } // namespace shapelab::ops

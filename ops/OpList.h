@@ -1,11 +1,14 @@
-// OpList — the op list: the graph's node kinds with their traits (ops/OpKinds.def) and NumPy's
-// elementwise functions with their operators and dtype rules (ops/Ufuncs.def), each written
-// once. The enum OpKind, the kinds' names and traits, the ufunc names the language, the rule
-// engine and the catalogue know, and ops::Bin (the scalar rules' codes) all come from these
-// two files: adding a ufunc is one line there, its scalar function in ops/Scalar.h, and its
+// OpList — the op list: the graph's node kinds with their traits (ops/OpKinds.def), NumPy's
+// elementwise functions with their operators and dtype rules (ops/Ufuncs.def), and the
+// library's other functions with the kind each builds, where it may be called (np.f, x.f),
+// whether rewrite rules may match or build it, and its catalogue entry (ops/Functions.def),
+// each written once. The enum OpKind, the kinds' names and traits, ops::Bin (the scalar rules'
+// codes), the names the language and the rule engine accept, and `:ops` all come from these
+// three files: adding a ufunc is one line there, its scalar function in ops/Scalar.h, and its
 // SIMD loop where there is one.
-// Example: traitsOf(OpKind::Transpose) has View; ufunc("add")->symbol is "+".
-// Cost: traits are a constexpr table; ufunc(name) is one hash lookup.
+// Example: traitsOf(OpKind::Transpose) has View; ufunc("add")->symbol is "+";
+// function("sum")->has(fn::Method).
+// Cost: traits are a constexpr table; ufunc(name) and function(name) are one hash lookup.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +26,7 @@ enum class OpKind : uint8_t {
 };
 
 namespace trait {
-enum : unsigned { None = 0, Leaf = 1, Elementwise = 2, FreshResult = 4, ShapesOnly = 8, View = 16 };
+enum : unsigned { None = 0, Leaf = 1, Elementwise = 2, FreshResult = 4, ShapesOnly = 8, View = 16, NamedByOp = 32 };
 } // namespace trait
 
 /// The traits of a kind (ops/OpKinds.def says what each means).
@@ -71,5 +74,22 @@ inline bool isUnaryTest(std::string_view name) {
 }
 /// "add" for "+", "less" for "<", ...; nullopt when `symbol` is not an operator.
 std::optional<std::string> binaryOpFor(std::string_view symbol);
+
+namespace fn {
+enum : unsigned { None = 0, Function = 1, Method = 2, Pattern = 4, Build = 8 };
+} // namespace fn
+
+/// A row of the library's function list (ops/Functions.def).
+struct FunctionInfo {
+  std::string_view name;
+  std::optional<OpKind> kind; // the node kind it builds as one op; nullopt: composite, or the language's own
+  unsigned flags;             // fn::Function | fn::Method | fn::Pattern | fn::Build
+  std::string_view signature, rule; // "" when the row before lists it too
+  bool has(unsigned f) const { return (flags & f) == f; }
+};
+/// Every row, in the list's order.
+std::span<const FunctionInfo> functions();
+/// The row named `name` ("sum", "linalg.det"), or null.
+const FunctionInfo *function(std::string_view name);
 
 } // namespace shapelab::ops

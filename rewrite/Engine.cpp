@@ -33,25 +33,20 @@ struct NameMatch {
   OpKind kind;
   bool sameOp;
 };
-NameMatch nameMatch(const std::string &name) {
-  if (ops::isUnaryOp(name)) return {OpKind::Unary, true};
-  if (ops::isBinaryOp(name)) return {OpKind::Binary, true};
-  if (name == "where") return {OpKind::Where, false};
-  if (name == "astype") return {OpKind::Cast, false};
-  if (name == "transpose") return {OpKind::Transpose, false};
-  if (name == "reshape" || name == "expand_dims" || name == "squeeze") return {OpKind::Reshape, true};
-  if (name == "broadcast_to") return {OpKind::BroadcastTo, false};
-  if (name == "full") return {OpKind::Alloc, false};
-  if (name == "specify_shape") return {OpKind::SpecifyShape, false};
-  if (name == "concatenate") return {OpKind::Concatenate, false};
-  return {OpKind::Reduce, true};
+/// From the op list: a ufunc's kind (Unary, Binary), or the kind of a function a pattern may
+/// match (the rule parser refuses any other name); the op too where the kind is NamedByOp.
+std::optional<NameMatch> nameMatch(const std::string &name) {
+  if (const ops::UfuncInfo *u = ops::ufunc(name)) return NameMatch{u->arity == 1 ? OpKind::Unary : OpKind::Binary, true};
+  const ops::FunctionInfo *f = ops::function(name);
+  if (!f || !f->has(ops::fn::Pattern) || !f->kind) return std::nullopt;
+  return NameMatch{*f->kind, ops::hasTrait(*f->kind, ops::trait::NamedByOp)};
 }
 
 bool kindMatches(const std::string &name, const Node *n) {
   // Matching runs for every rule at every node: the names of the rules are read once (the
   // table is built on first use and never changes, so engines on several threads share it).
   static const auto *known = [] {
-    auto *m = new std::unordered_map<std::string, NameMatch>();
+    auto *m = new std::unordered_map<std::string, std::optional<NameMatch>>();
     for (const Rule &r : defaultRules()) {
       if (!r.pattern) continue;
       std::vector<const Term *> todo{&*r.pattern};
@@ -65,8 +60,8 @@ bool kindMatches(const std::string &name, const Node *n) {
     return m;
   }();
   auto it = known->find(name);
-  const NameMatch how = it != known->end() ? it->second : nameMatch(name);
-  return n->kind == how.kind && (!how.sameOp || n->op == name);
+  const std::optional<NameMatch> how = it != known->end() ? it->second : nameMatch(name);
+  return how && n->kind == how->kind && (!how->sameOp || n->op == name);
 }
 
 bool match(const Term &t, const Node *n, Bindings &b) {
@@ -325,9 +320,11 @@ Engine::Engine(ops::Graph &graph, std::vector<Rule> rules, EngineOptions options
     if (rule.builtin) c.builtin = findBuiltin(rule.name);
     if (!rule.builtin && rule.pattern && rule.pattern->kind == Term::Call) {
       // What kindMatches asks of the root, asked once.
-      const NameMatch how = nameMatch(rule.pattern->name);
-      c.kind = how.kind;
-      if (how.sameOp) c.op = rule.pattern->name;
+      // (A name the list does not know matches nothing: kindMatches refuses every node.)
+      if (const std::optional<NameMatch> how = nameMatch(rule.pattern->name)) {
+        c.kind = how->kind;
+        if (how->sameOp) c.op = rule.pattern->name;
+      }
     }
     candidates_[std::size_t(rule.phase)].push_back(std::move(c));
   }

@@ -34,17 +34,11 @@ std::string Term::toString() const {
 
 namespace {
 
-/// Calls a pattern may match (beyond the elementwise ufuncs and operators).
-const std::set<std::string> &matchable() {
-  static const std::set<std::string> s = {"where", "astype", "transpose", "reshape", "expand_dims", "squeeze",
-                                          "broadcast_to", "full", "specify_shape", "concatenate", "sum", "prod",
-                                          "max", "min", "all", "any", "mean"};
-  return s;
-}
-/// Calls a replacement may build (beyond the elementwise ufuncs and operators).
-const std::set<std::string> &buildable() {
-  static const std::set<std::string> s = {"where", "zeros_like", "ones_like"};
-  return s;
+/// Whether a pattern may match (a replacement may build) a call of `name`, beyond the
+/// elementwise ufuncs and operators: the op list's Pattern (Build) rows.
+bool allowed(const std::string &name, bool pattern) {
+  const ops::FunctionInfo *f = ops::function(name);
+  return f && f->has(pattern ? ops::fn::Pattern : ops::fn::Build);
 }
 
 struct Parser {
@@ -221,7 +215,7 @@ void checkTerm(const Term &t, bool pattern, const std::vector<std::string> &boun
   }
   if (t.kind == Term::Call) {
     bool ufunc = ops::isUnaryOp(t.name) || ops::isBinaryOp(t.name);
-    if (!ufunc && !(pattern ? matchable() : buildable()).count(t.name))
+    if (!ufunc && !allowed(t.name, pattern))
       p.fail(std::string(pattern ? "a pattern cannot match '" : "a replacement cannot build '") + t.name + "'", at);
     if (ops::isUnaryOp(t.name) && t.args.size() != 1) p.fail(t.name + " takes one operand", at);
     if (ops::isBinaryOp(t.name) && t.args.size() != 2) p.fail(t.name + " takes two operands", at);

@@ -1,0 +1,55 @@
+// The library (lang/Library.cpp) against the op list (ops/Functions.def): every name the list
+// says is callable is bound, as np.f(...) and, where it says so, as x.f(...); no other name is.
+#include <gtest/gtest.h>
+
+#include "lang/Session.h"
+#include "ops/OpList.h"
+#include "symbolic/Solver.h"
+
+using namespace shapelab;
+
+namespace {
+/// The reply of one line after `x = input((3, 4), float64)`.
+lang::Reply run(const std::string &line) {
+  static Solver solver;
+  lang::Session s(solver, {});
+  EXPECT_FALSE(s.execute("x = input((3, 4), float64)", 1).failed);
+  return s.execute(line, 2);
+}
+std::string text(const lang::Reply &r) {
+  std::string out;
+  for (const std::string &l : r.lines()) out += l + "\n";
+  return out;
+}
+} // namespace
+
+TEST(Library, EveryFunctionOfTheListIsBound) {
+  for (const ops::FunctionInfo &f : ops::functions()) {
+    const std::string name(f.name);
+    if (f.has(ops::fn::Function)) {
+      // Called with no arguments, a bound function refuses them (or, for input, where it is
+      // written); an unbound one would say it is not a function shapelab knows.
+      lang::Reply r = run("np." + name + "()");
+      EXPECT_EQ(text(r).find("is not a function shapelab knows"), std::string::npos) << name << ": " << text(r);
+      EXPECT_EQ(text(r).find("no function"), std::string::npos) << name << ": " << text(r);
+    } else if (name.find('.') == std::string::npos) {
+      EXPECT_TRUE(run("np." + name).failed) << name << " is not in NumPy's namespace";
+    }
+    if (f.has(ops::fn::Method)) {
+      lang::Reply r = run("x." + name);
+      EXPECT_FALSE(r.failed) << name << ": " << text(r);
+    } else if (name.find('.') == std::string::npos && name != "shape" && name != "ndim" && name != "size") {
+      // (x.shape, x.ndim and x.size are attributes, as in NumPy, not methods.)
+      lang::Reply r = run("x." + name);
+      EXPECT_TRUE(r.failed && text(r).find("has no attribute") != std::string::npos) << name << ": " << text(r);
+    }
+  }
+}
+
+TEST(Library, UfuncsAreFunctionsAndOperatorsBuildThem) {
+  for (const ops::UfuncInfo &u : ops::ufuncs()) {
+    lang::Reply r = run("np." + u.name + "()");
+    EXPECT_EQ(text(r).find("is not a function shapelab knows"), std::string::npos) << u.name;
+  }
+  EXPECT_FALSE(run("x ** 2 // x").failed);
+}
