@@ -550,6 +550,8 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
     const Node *from;
     const Obligation *obligation;
     bool userOnly;
+    ObligationKind kind; // see gather
+    bool givenInput;     // an input's own existence (an array the user gives)
   };
   std::vector<Gathered> gathered;
   std::vector<const Node *> pending;
@@ -557,29 +559,42 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
   // Told apart as Graph::finish does (appendIfNew); one node's list holds each pending node
   // once (finish made it so).
   std::unordered_set<const Node *> seen;
-  std::unordered_set<Pred> recorded;
+  std::unordered_map<Pred, std::size_t> recorded; // gathered's entries by predicate, once it is long
   auto firstVisit = [&](const Node *p) {
     if (nodes.size() != 1) return appendIfNew(pending, p, seen);
     pending.push_back(p);
     return true;
   };
-  auto newRequirement = [&](const Pred &q) { // the same requirement from another op: once
+  // The same requirement from another op is gathered once, whichever op comes first, with the
+  // kind that says most: an existence when an input has it (an array the user gives, so the
+  // requirement holds), else a limit when an op has it so (an array computed here must fit),
+  // else an existence (an op's operands exist: their own obligations say when).
+  auto gather = [&](const Node *p, const Obligation &o) {
+    const bool input = p->kind == OpKind::Input && o.kind == ObligationKind::Existence;
+    Gathered *same = nullptr;
     if (gathered.size() < kLinearSearch) {
-      for (const Gathered &g : gathered)
-        if (g.obligation->predicate == q) return false;
-      return true;
+      for (Gathered &g : gathered)
+        if (g.obligation->predicate == o.predicate) same = &g;
+    } else {
+      if (recorded.empty())
+        for (std::size_t i = 0; i < gathered.size(); ++i) recorded.emplace(gathered[i].obligation->predicate, i);
+      auto [at, added] = recorded.emplace(o.predicate, gathered.size());
+      if (!added) same = &gathered[at->second];
     }
-    if (recorded.empty())
-      for (const Gathered &g : gathered) recorded.insert(g.obligation->predicate);
-    return recorded.insert(q).second;
+    if (!same) {
+      gathered.push_back({p, &o, !addReserved(reserved, parameterNodes(o.predicate)), o.kind, input});
+    } else if (input) {
+      same->kind = ObligationKind::Existence, same->givenInput = true;
+    } else if (!same->givenInput && o.kind == ObligationKind::Limit) {
+      same->kind = ObligationKind::Limit;
+    }
   };
   pending.reserve(nodes.size() == 1 && nodes[0]->pending ? nodes[0]->pending->size() : 0);
   for (const Node *node : nodes) {
     if (node->pending)
       for (const Node *p : *node->pending)
         if (firstVisit(p)) {
-          for (const Obligation &o : p->validity.obligations())
-            if (newRequirement(o.predicate)) gathered.push_back({p, &o, !addReserved(reserved, parameterNodes(o.predicate))});
+          for (const Obligation &o : p->validity.obligations()) gather(p, o);
         }
     for (const Expr &d : node->shape) addReserved(reserved, parameterNodes(d));
   }
@@ -594,8 +609,8 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) 
     // bounds of data-dependent sizes (each satisfiable by 0) do not restrict the parameters,
     // and their products would only make the question harder.
     const Context &where = g.userOnly ? graph.context() : context;
-    if (g.from->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision, o.kind, o.refusal);
-    else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate), o.kind, o.refusal);
+    if (g.from->validity.context().assumptions() == where.assumptions()) v.record(o.predicate, o.what, o.decision, g.kind, o.refusal);
+    else v.record(o.predicate, o.what, graph.solver().decide(where, o.predicate), g.kind, o.refusal);
   }
   for (const Node *node : nodes) {
     v.mention(node->shape);
