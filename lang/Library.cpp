@@ -267,6 +267,24 @@ auto Session::Impl::call(const Value &f, Args &a) -> Value {
     if (c.kind == Value::Bool) return node(graph->ifelse(Pred::truth(c.flag), x, y));
     return node(graph->ifelse(array(c), x, y));
   }
+  if (is(fn, "tril") || is(fn, "triu")) {
+    checkArguments(a, 2, {"m", "k"});
+    const Node *m = array(required(a, 0, "m"));
+    Value k = optional(a, 1, "k");
+    Expr diagonal = k.kind == Value::None ? Expr(0) : sizeOf(k, "the diagonal k");
+    return node(is(fn, "tril") ? ops::tril(*graph, m, diagonal, mode) : ops::triu(*graph, m, diagonal, mode));
+  }
+  if (is(fn, "roll")) {
+    checkArguments(a, 3, {"a", "shift", "axis"});
+    const Node *x = array(required(a, 0, "a"));
+    const Value &s = required(a, 1, "shift");
+    std::vector<Expr> shifts;
+    if (s.kind == Value::Tuple)
+      for (const Value &v : s.items) shifts.push_back(sizeOf(v, "a shift"));
+    else
+      shifts.push_back(sizeOf(s, "the shift"));
+    return node(ops::roll(*graph, x, shifts, axesOf(optional(a, 2, "axis")), mode));
+  }
   if (is(fn, "flip") || is(fn, "swapaxes") || is(fn, "moveaxis") || is(fn, "copy") || fn.rfind("atleast_", 0) == 0)
     return node(layout(fn, a, p));
   if (is(fn, "vstack") || is(fn, "hstack")) {

@@ -26,6 +26,7 @@
 
 #include "interp/Interpreter.h"
 #include "interp/Optimized.h"
+#include "ops/Composites.h"
 #include "ops/Graph.h"
 #include "rewrite/Engine.h"
 #include "shape/RandomVariable.h"

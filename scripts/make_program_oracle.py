@@ -30,9 +30,11 @@ warnings.simplefilter("ignore")
 COUNT = int(sys.argv[1]) if len(sys.argv) > 1 else 150
 SEED = int(sys.argv[2]) if len(sys.argv) > 2 else 2026
 # Optional: forms of kind 25 to dwell on (e.g. "10,11": einsum and pad), written to
-# tests/data/numpy_programs_focus.jsonl: half the statements are kind 25, and 80% of those one of
-# these forms.
+# tests/data/numpy_programs_focus.jsonl (or numpy_programs_NAME.jsonl with a fourth argument):
+# half the statements are kind 25, and 80% of those one of these forms. Form 12 (tril, triu,
+# roll) is drawn only so: `make_program_oracle.py 120 12 12 tri`.
 FOCUS = [int(f) for f in sys.argv[3].split(",")] if len(sys.argv) > 3 else []
+NAME = sys.argv[4] if len(sys.argv) > 4 else "focus"
 
 UNARY_EXACT = ["abs", "negative", "floor", "ceil", "sign"]
 UNARY_INEXACT = ["exp", "sqrt", "tanh", "log1p", "sin"]
@@ -435,6 +437,24 @@ def make_program(rng):
                     else:
                         text, val = f"identity(m, dtype=int32)", np.identity(m, dtype=np.int32)
                     exact = True
+                elif form == 12:
+                    # tril / triu (the last two axes; a 1-d array as the rows of a square; k a
+                    # size) and roll (shifts as sizes, negative too, per axis or for the
+                    # flattened array). Only with FOCUS: the random mix above keeps its stream.
+                    r = X.ndim
+                    sizes = {"n": n, "m": m}
+                    sub = rng.randrange(3)
+                    if sub < 2:
+                        fn = "tril" if sub == 0 else "triu"
+                        diag = rng.choice(["0", "1", "-1", "n", "-m", "m - 2"])
+                        text = f"np.{fn}({x}" + ("" if diag == "0" and rng.random() < 0.5 else f", k={diag}") + ")"
+                        val = getattr(np, fn)(X, k=eval(diag, {}, sizes))  # TypeError for a 0-d array: skipped
+                    else:
+                        shift = rng.choice(["1", "-2", "n", "m + 3", "-n - 1", "(1, n)", "(2, -1)"])
+                        axes = [None] + list(range(-r, r)) + ([(0, -1), (1, 1)] if r >= 2 else [])
+                        axis = rng.choice(axes)
+                        text = f"np.roll({x}, {shift}" + ("" if axis is None else f", axis={axis}") + ")"
+                        val = np.roll(X, eval(shift, {}, sizes), axis)
                 else:
                     # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
                     fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])
@@ -561,7 +581,7 @@ def make_program(rng):
 def main():
     rng = random.Random(SEED)
     out = [make_program(rng) for _ in range(COUNT)]
-    path = __file__.rsplit("/", 2)[0] + "/tests/data/numpy_programs" + ("_focus" if FOCUS else "") + ".jsonl"
+    path = __file__.rsplit("/", 2)[0] + "/tests/data/numpy_programs" + ("_" + NAME if FOCUS else "") + ".jsonl"
     with open(path, "w") as f:
         f.write(json.dumps({"made_by": "scripts/make_program_oracle.py", "count": COUNT, "seed": SEED,
                             "focus": FOCUS, "numpy": np.__version__, "promotion": "weak (NEP 50)"}) + "\n")

@@ -1,6 +1,6 @@
 """The reference interpreter against NumPy on generated programs (tests/data/numpy_programs.jsonl,
 made by scripts/make_program_oracle.py, and numpy_programs_focus.jsonl, the same generator
-dwelling on einsum and pad) and on the elementwise catalogue over every dtype
+dwelling on einsum and pad; numpy_programs_tri.jsonl, on tril, triu and roll) and on the elementwise catalogue over every dtype
 (tests/data/numpy_ufuncs.jsonl, made by scripts/make_ufunc_oracle.py). Each program runs through `shapelab run --json`; every
 `:eval` must give NumPy's dtype and shape, and its values: bitwise for exact results, and for the
 others within 4 ulp or a relative 1e-9 (float64; 1e-5 for float32) — the interpreter's stated
@@ -33,7 +33,9 @@ HEADER, RANDOM = load("numpy_programs.jsonl")
 UFUNC_HEADER, UFUNCS = load("numpy_ufuncs.jsonl")
 # The same generator dwelling on some forms (einsum and pad: `make_program_oracle.py 200 7 10,11`).
 FOCUS_HEADER, FOCUSED = load("numpy_programs_focus.jsonl")
-PROGRAMS = RANDOM + UFUNCS + FOCUSED
+# And on the composites tril, triu and roll (`make_program_oracle.py 120 12 12 tri`).
+TRI_HEADER, TRI = load("numpy_programs_tri.jsonl")
+PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI
 
 
 def ulps(a, b):
@@ -77,6 +79,8 @@ def test_oracle_says_how_it_was_made():
     assert len(UFUNCS) == UFUNC_HEADER["count"]
     assert FOCUS_HEADER["made_by"] == "scripts/make_program_oracle.py" and FOCUS_HEADER["focus"] == [10, 11]
     assert len(FOCUSED) == FOCUS_HEADER["count"]
+    assert TRI_HEADER["made_by"] == "scripts/make_program_oracle.py" and TRI_HEADER["focus"] == [12]
+    assert len(TRI) == TRI_HEADER["count"]
 
 
 @pytest.mark.parametrize("index", range(len(PROGRAMS)))
