@@ -358,11 +358,5 @@ private:
   bool checkRebuilds_ = false;
 };
 
-/// The catalogue: every function a program may call, with its NumPy-style signature and what
-/// its shape rule requires (for `:ops` and the docs).
-struct OpInfo {
-  std::string name, signature, rule;
-};
-const std::vector<OpInfo> &opCatalogue();
 
 } // namespace shapelab::ops

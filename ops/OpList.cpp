@@ -3,6 +3,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "shape/RandomVariable.h"
+
 namespace shapelab::ops {
 
 const char *kindName(OpKind k) {
@@ -77,6 +79,36 @@ const FunctionInfo *function(std::string_view name) {
   }();
   auto it = index->find(name);
   return it == index->end() ? nullptr : it->second;
+}
+
+const std::vector<OpInfo> &opCatalogue() {
+  static const std::vector<OpInfo> list = [] {
+    std::vector<OpInfo> l;
+    for (const UfuncInfo &f : ufuncs()) {
+      const std::string &u = f.name;
+      if (f.arity == 1) {
+        l.push_back({u, u == "invert" ? "invert(x) / ~x" : u + "(x)",
+                     u == "invert"                  ? "bool or integer; same shape and dtype"
+                     : f.rule == UfuncRule::Test ? "same shape; bool"
+                     : f.rule == UfuncRule::Keep ? "same shape and dtype"
+                                                 : "same shape; integers give float64"});
+        continue;
+      }
+      l.push_back({u, f.symbol.empty() ? u + "(a, b)" : "a " + f.symbol + " b",
+                   std::string("broadcasts a with b (per mode)") +
+                       (f.rule == UfuncRule::Logical || f.rule == UfuncRule::Compare ? "; bool"
+                        : f.rule == UfuncRule::Math || f.rule == UfuncRule::Divide   ? "; integers give float64"
+                                                                                      : "")});
+    }
+    for (const FunctionInfo &f : functions())
+      if (!f.signature.empty()) l.push_back({std::string(f.name), std::string(f.signature), std::string(f.rule)});
+    for (const RandomVariableInfo &rv : randomVariableCatalogue()) {
+      l.push_back({"random." + rv.name, "random." + rv.name + "(" + rv.parameterList() + ", size=None)",
+                   rv.signature.empty() ? rv.note : "gufunc " + rv.signature});
+    }
+    return l;
+  }();
+  return list;
 }
 
 } // namespace shapelab::ops

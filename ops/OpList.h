@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shapelab::ops {
 
@@ -91,5 +92,13 @@ struct FunctionInfo {
 std::span<const FunctionInfo> functions();
 /// The row named `name` ("sum", "linalg.det"), or null.
 const FunctionInfo *function(std::string_view name);
+
+/// The catalogue: every function a program may call, with its NumPy-style signature and what
+/// its shape rule requires (for `:ops` and the docs): the ufuncs, the functions' rows with a
+/// signature, and the random variables (shape/RandomVariable.h).
+struct OpInfo {
+  std::string name, signature, rule;
+};
+const std::vector<OpInfo> &opCatalogue();
 
 } // namespace shapelab::ops

@@ -22,7 +22,9 @@ TEST(OpList, KindsHaveNamesAndTraits) {
   // A leaf has no other trait; an elementwise kind is never a view.
   for (unsigned k = 0; k <= unsigned(OpKind::Einsum); ++k) {
     const OpKind kind = OpKind(k);
-    if (hasTrait(kind, trait::Leaf)) EXPECT_EQ(traitsOf(kind), trait::Leaf) << kindName(kind);
+    if (hasTrait(kind, trait::Leaf)) {
+      EXPECT_EQ(traitsOf(kind), trait::Leaf) << kindName(kind);
+    }
     EXPECT_FALSE(hasTrait(kind, trait::Elementwise | trait::View)) << kindName(kind);
   }
 }
@@ -34,9 +36,13 @@ TEST(OpList, UfuncsAreFoundByNameAndOperator) {
     EXPECT_EQ(ufunc(u.name), &u);
     EXPECT_EQ(isUnaryOp(u.name), u.arity == 1);
     EXPECT_EQ(isBinaryOp(u.name), u.arity == 2);
-    if (!u.symbol.empty()) EXPECT_EQ(binaryOpFor(u.symbol), u.name);
+    if (!u.symbol.empty()) {
+      EXPECT_EQ(binaryOpFor(u.symbol), u.name);
+    }
     // Every binary ufunc has a scalar code, comparisons exactly the Compare rule.
-    if (u.arity == 2) EXPECT_EQ(isComparison(binCode(u.name)), u.rule == UfuncRule::Compare) << u.name;
+    if (u.arity == 2) {
+      EXPECT_EQ(isComparison(binCode(u.name)), u.rule == UfuncRule::Compare) << u.name;
+    }
   }
   EXPECT_EQ(ufunc("sum"), nullptr);
   EXPECT_EQ(binaryOpFor("@"), std::nullopt); // matmul is no ufunc
@@ -53,7 +59,9 @@ TEST(OpList, FunctionRowsAreConsistent) {
     EXPECT_EQ(function(f.name), &f);
     EXPECT_EQ(ufunc(f.name), nullptr) << f.name << " is in both lists";
     // A rule may match only a call that is one node kind; signature and rule come together.
-    if (f.has(fn::Pattern)) EXPECT_TRUE(f.kind.has_value()) << f.name;
+    if (f.has(fn::Pattern)) {
+      EXPECT_TRUE(f.kind.has_value()) << f.name;
+    }
     EXPECT_EQ(f.signature.empty(), f.rule.empty()) << f.name;
   }
   EXPECT_TRUE(function("sum")->has(fn::Function | fn::Method | fn::Pattern));
@@ -69,7 +77,9 @@ TEST(OpList, TheCatalogueListsEveryRowWithASignature) {
   std::size_t at = 0;
   for (const UfuncInfo &u : ufuncs()) EXPECT_EQ(listed.at(at++), u.name);
   for (const FunctionInfo &f : functions())
-    if (!f.signature.empty()) EXPECT_EQ(listed.at(at++), f.name);
+    if (!f.signature.empty()) {
+      EXPECT_EQ(listed.at(at++), f.name);
+    }
   // Then the random variables.
   ASSERT_LT(at, listed.size());
   EXPECT_EQ(listed[at].rfind("random.", 0), 0u);

@@ -1,0 +1,145 @@
+#include "ops/GraphDetail.h"
+
+namespace shapelab::ops {
+
+const Node *Graph::random(const std::string &name, const std::vector<const Node *> &parameters,
+                          const std::optional<Shape> &size, BroadcastMode mode,
+                          const std::vector<std::optional<Shape>> &shapeOnly) {
+  const RandomVariableInfo *info = findRandomVariable(name);
+  if (!info) throw OpError("unknown random variable '" + name + "' (see :ops)");
+  std::vector<GufuncArgument> args;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    if (i < shapeOnly.size() && shapeOnly[i]) args.push_back({*shapeOnly[i], true});
+    else args.push_back({parameters[i]->shape, false});
+  }
+  Node c = blank(OpKind::Random, name, parameters);
+  // ints: the draw, then per parameter the rank of its value-shape (-1: an array), then the
+  // rank of size when given.
+  c.ints = {reuseDraw_ ? *std::exchange(reuseDraw_, std::nullopt) : int64_t(++draws_)};
+  for (std::size_t i = 0; i < parameters.size(); ++i)
+    c.ints.push_back(i < shapeOnly.size() && shapeOnly[i] ? int64_t(shapeOnly[i]->size()) : -1);
+  for (const auto &s : shapeOnly)
+    if (s) c.exprs.insert(c.exprs.end(), s->begin(), s->end());
+  if (size) {
+    c.ints.push_back(int64_t(size->size()));
+    c.exprs.insert(c.exprs.end(), size->begin(), size->end());
+  }
+  c.mode = mode;
+  return make(std::move(c), [&](Node &n) {
+    if (size) requireSizes(n.validity, *size, "size");
+    RandomVariableResult r = inferRandomVariable(*solver_, n.validity.context(), name, args, size, mode,
+                                                 OperandsExist::Known);
+    if (!r.allocatable())
+      throw OpError(name + ": the output shape depends on the value of a parameter (" + r.undetermined.front() +
+                    "); give that parameter as a literal");
+    for (const auto &d : r.shape) n.shape.push_back(*d);
+    n.validity.absorb(r.validity);
+    if (mode == BroadcastMode::Static) {
+      // Without size the batch shapes broadcast with one another (shape/Broadcast's rule), after
+      // each parameter's core dims; parameters given by their shape alone take no part.
+      std::vector<std::size_t> core;
+      if (!size) {
+        Signature sig = parseSignature(r.signature);
+        core.assign(parameters.size(), 0);
+        for (std::size_t i = 0; i < parameters.size() && i < sig.inputs.size(); ++i) core[i] = sig.inputs[i].dims.size();
+      }
+      std::vector<bool> apart;
+      for (std::size_t i = 0; i < parameters.size(); ++i) apart.push_back(i < shapeOnly.size() && bool(shapeOnly[i]));
+      markStaticBroadcastable(n, !size, core, apart);
+    }
+    if (info->dtype == "int64") n.dtype = DType::Int64;
+    else if (name == "permutation" || name == "choice_without_replacement")
+      n.dtype = parameters.empty() || (shapeOnly.size() && shapeOnly[0]) ? DType::Int64 : parameters[0]->dtype;
+    else n.dtype = DType::Float64;
+  });
+}
+
+const Node *Graph::specifyShape(const Node *x, const std::vector<std::optional<Expr>> &shape) {
+  if (shape.size() != x->rank())
+    throw OpError("specify_shape: the array has " + std::to_string(x->rank()) + " dimension(s), the shape " +
+                  std::to_string(shape.size()));
+  Node c = blank(OpKind::SpecifyShape, "specify_shape", {x});
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    c.ints.push_back(shape[i] ? 1 : 0);
+    c.exprs.push_back(shape[i] ? *shape[i] : Expr(0));
+  }
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      n.shape.push_back(shape[i] ? *shape[i] : x->shape[i]);
+      if (shape[i])
+        requireOr(n.validity, eq(x->shape[i], *shape[i]),
+                  "dimension " + std::to_string(i) + " is " + shape[i]->toString(),
+                  "SpecifyShape: dim " + std::to_string(i) + " of input has shape " + dimText(x->shape[i]) +
+                      ", expected " + shape[i]->toString() + ".");
+    }
+  });
+}
+
+namespace {
+void foldBranches(Graph &g, Node &n, const Pred &cond, const Node *a, const Node *b) {
+  if (a->rank() != b->rank())
+    throw OpError("ifelse: the branches have ranks " + std::to_string(a->rank()) + " and " + std::to_string(b->rank()));
+  n.dtype = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
+  const Validity va = validityOf(g, a), vb = validityOf(g, b);
+  // NumPy's limits of the arrays a branch makes bind where it runs, as its shape obligations do
+  // (reported apart, as limits).
+  auto limitsOf = [](const Validity &v) {
+    std::vector<Pred> ps;
+    for (const Obligation &o : v.obligations())
+      if (o.kind == ObligationKind::Limit && o.decision.answer != Answer::Proven) ps.push_back(o.predicate);
+    return whereHolds(Pred::conjunction(ps));
+  };
+  auto fold = [&](const Pred &okA, const Pred &okB, const std::string &what, ObligationKind kind) {
+    if (okA == okB) {
+      // Both branches need the same: no matter which runs.
+      if (!okA.isTrue()) n.validity.require(okA, "either branch " + what, kind);
+      return;
+    }
+    if (!okA.isTrue()) n.validity.require(!cond || okA, "the first branch " + what + " where it is chosen", kind);
+    if (!okB.isTrue()) n.validity.require(cond || okB, "the second branch " + what + " where it is chosen", kind);
+  };
+  fold(va.domain(), vb.domain(), "is valid", ObligationKind::Shape);
+  fold(limitsOf(va), limitsOf(vb), "makes arrays that fit NumPy's limits", ObligationKind::Limit);
+}
+} // namespace
+
+const Node *Graph::ifelse(const Pred &cond, const Node *a, const Node *b) {
+  Node c = blank(OpKind::IfElse, "ifelse", {a, b});
+  c.cond = cond;
+  return make(std::move(c), [&](Node &n) {
+    // A condition over a size that may not exist (x.shape[1] of a reshape to (2, -1)) picks no
+    // branch where it does not: definedness is an obligation, as for every size.
+    Pred defined = definedness(cond);
+    if (!defined.isTrue()) n.validity.require(defined, "the condition " + cond.toString() + " is defined");
+    foldBranches(*this, n, cond, a, b);
+    for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(n.validity.context(), cond, a->shape[i], b->shape[i]));
+  });
+}
+
+const Node *Graph::after(const std::vector<const Node *> &guards, const Node *x) {
+  if (guards.empty()) return x;
+  std::vector<const Node *> inputs = guards;
+  inputs.push_back(x);
+  Node c = blank(OpKind::After, "after", inputs);
+  c.weak = x->weak; // a Python literal stays one (part of the node's key)
+  return make(std::move(c), [&](Node &n) {
+    // Nothing of its own: the guards' validity and x's come through the operands.
+    n.dtype = x->dtype;
+    n.shape = x->shape;
+  });
+}
+
+const Node *Graph::ifelse(const Node *cond, const Node *a, const Node *b) {
+  if (cond->rank() != 0) throw OpError("ifelse: the condition must be a 0-d array or a predicate over sizes");
+  Node c = blank(OpKind::IfElse, "ifelse", {a, b, cond});
+  return make(std::move(c), [&](Node &n) {
+    n.dataSize = freshDataSize(n, 1, true);
+    Pred chosen = eq(*n.dataSize, 1);
+    n.cond = chosen;
+    foldBranches(*this, n, chosen, a, b);
+    for (std::size_t i = 0; i < a->rank(); ++i) n.shape.push_back(choose(n.validity.context(), chosen, a->shape[i], b->shape[i]));
+  });
+}
+
+} // namespace shapelab::ops

@@ -1,0 +1,359 @@
+#include "ops/GraphDetail.h"
+
+namespace shapelab::ops {
+
+// ---------------------------------------------------------------------------------------------
+// Layout.
+
+const Node *Graph::transpose(const Node *x, std::optional<std::vector<int64_t>> axes) {
+  std::vector<int64_t> perm;
+  if (!axes) {
+    for (std::size_t i = x->rank(); i-- > 0;) perm.push_back(int64_t(i));
+  } else {
+    if (axes->size() != x->rank()) throw OpError("axes don't match array");
+    std::vector<bool> used(x->rank());
+    for (int64_t a : *axes) {
+      int64_t k = normalizeAxis(a, x->rank());
+      if (used[k]) throw OpError("repeated axis in transpose");
+      used[k] = true;
+      perm.push_back(k);
+    }
+  }
+  Node c = blank(OpKind::Transpose, "transpose", {x});
+  c.ints = perm;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    for (int64_t k : perm) n.shape.push_back(x->shape[k]);
+  });
+}
+
+namespace {
+/// An operand of " / " as a message writes it: in parentheses unless a parameter or a constant
+/// (6 / (2*n - 2), (b*d*t) / (b*h*t)).
+std::string operandText(const Expr &e) {
+  if (e.kind() == ExprKind::Param || e.isConstant()) return e.toString();
+  return "(" + e.toString() + ")";
+}
+} // namespace
+
+/// The reshape rule, as NumPy reads a target (`_fix_unknown_dimension`): every negative entry,
+/// -1 or not, written or computed, is the one unknown dimension, inferred as the element count
+/// divided by the product of the others (which must be at least 1 and divide it); two negative
+/// entries are an error ("can only specify one unknown dimension"); with none, the product must
+/// be the element count. A computed entry that may be negative under the context makes the
+/// shape piecewise: `(b, t, -q)` of a `(b, t, d)` array is `(b, t, d if -q < 0 else 0)`, valid
+/// where q >= 1 and b*t >= 1, or q == 0 and b*t*d == 0. Throws OpError for two negative
+/// constants, and for an entry that may be negative where x is valid and whose quotient is not an
+/// expression (a sum divides nothing exactly).
+Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, const std::vector<Expr> &target) {
+  Expr total = product(x->shape);
+  // Where x cannot be computed the reshape never runs: an entry that is a size wherever x is
+  // valid (x.shape[1] of an (n - 1, m - 1) array) is read as a size. x's domain is asked for
+  // only when an entry's own bounds leave its sign open.
+  std::optional<Pred> operandDomain;
+  auto sizeWhereOperandIsValid = [&](const Expr &e) {
+    try {
+      if (!operandDomain) operandDomain = validityOf(*this, x).domain();
+    } catch (const InputTooLarge &) {
+      return false;
+    }
+    return !operandDomain->isTrue() && provesCheaply(context, !*operandDomain || ge(e, 0));
+  };
+  const std::string one = "can only specify one unknown dimension";
+  std::optional<std::size_t> unknown;
+  std::vector<std::size_t> maybeNegative;
+  Shape known;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    auto value = target[i].constantValue();
+    if (!value || *value >= Integer(0)) continue;
+    if (unknown) throw OpError(one);
+    unknown = i;
+  }
+  // Beside a written unknown every other entry must be a size (one negative somewhere is a second
+  // unknown there); otherwise an entry whose sign is open is inferred where it is negative.
+  for (std::size_t i = 0; i < target.size() && !unknown; ++i) {
+    if (target[i].isConstant()) continue;
+    Range r = rangeOf(target[i], context);
+    if (!(r.low && *r.low >= Integer(0)) && !provesCheaply(context, ge(target[i], 0)) &&
+        !sizeWhereOperandIsValid(target[i]))
+      maybeNegative.push_back(i);
+  }
+  std::string shown = "(";
+  for (std::size_t i = 0; i < target.size(); ++i) shown += (i ? "," : "") + target[i].toString();
+  shown += target.size() == 1 ? ",)" : ")";
+  std::string sizeText = total.toString();
+  std::string message = "cannot reshape array of size " + sizeText + " into shape " + shown;
+  for (std::size_t i = 0; i < target.size(); ++i)
+    if (i != unknown && std::find(maybeNegative.begin(), maybeNegative.end(), i) == maybeNegative.end())
+      known.push_back(target[i]);
+  requireSizes(v, known, "the new shape");
+  if (maybeNegative.empty()) {
+    Expr rest = product(known);
+    if (!unknown) {
+      requireOr(v, eq(total, rest), "the element count is kept (" + sizeText + " == " + rest.toString() + ")", message);
+      return target;
+    }
+    if (rest.constantValue() == Integer(0)) {
+      v.fail(message);
+      return target;
+    }
+    std::optional<Expr> q = divideByMonomial(total, rest);
+    if (!q)
+      throw OpError("reshape: the -1 dimension would be " + operandText(total) + " / " + operandText(rest) +
+                    ", which is not an expression shapelab can represent; give the dimension");
+    Shape out = target;
+    out[*unknown] = *q;
+    if (!rest.isConstant()) requireOr(v, ge(rest, 1), "the known dimensions are not empty", message);
+    requireOr(v, definedness(*q), "the element count " + sizeText + " is a multiple of " + rest.toString(), message);
+    return out;
+  }
+  Shape out = target;
+  std::vector<Pred> someNegative;
+  for (std::size_t k = 0; k < maybeNegative.size(); ++k) {
+    const std::size_t j = maybeNegative[k];
+    const Expr &e = target[j];
+    Shape others = target;
+    others.erase(others.begin() + std::ptrdiff_t(j));
+    Expr rest = product(others);
+    std::optional<Expr> q = divideByMonomial(total, rest);
+    if (!q)
+      throw OpError("reshape: the dimension " + e.toString() + " may be negative, and NumPy then infers it as " +
+                    operandText(total) + " / " + operandText(rest) +
+                    ", which is not an expression shapelab can represent; assume " + e.toString() +
+                    " >= 0 or give the dimension");
+    const Pred negative = lt(e, 0);
+    someNegative.push_back(negative);
+    out[j] = choose(context, negative, *q, e);
+    requireOr(v, negative || le(e, Expr(maxArraySize())),
+              "the dimension " + e.toString() + " is at most 2**63 - 1 where it is not negative (inferred)",
+              "the dimension " + e.toString() + " is larger than 2**63 - 1", ObligationKind::Limit);
+    requireOr(v, !negative || (ge(rest, 1) && definedness(*q)),
+              "where " + e.toString() + " < 0 (inferred), the other dimensions are not empty and their product " +
+                  rest.toString() + " divides " + sizeText,
+              message);
+    for (std::size_t l = 0; l < k; ++l)
+      requireOr(v, !(negative && someNegative[l]),
+                "at most one of " + target[maybeNegative[l]].toString() + " and " + e.toString() + " is negative",
+                one);
+  }
+  const Expr count = product(target);
+  requireOr(v, Pred::disjunction(someNegative) || eq(total, count),
+            "the element count is kept (" + sizeText + " == " + count.toString() + ") where no dimension is negative",
+            message);
+  return out;
+}
+
+const Node *Graph::reshape(const Node *x, const std::vector<Expr> &shape) {
+  Node c = blank(OpKind::Reshape, "reshape", {x});
+  c.exprs = shape;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = reshapeTarget(n.validity, n.validity.context(), x, shape);
+    // Where every size is at least 1 the new shape has x's element count, which fits. An empty
+    // array does not make any shape of count 0 possible: NumPy refuses to reshape np.empty(0)
+    // to (0, 7, 1111**6), whose sizes other than 0 multiply past 2**63 - 1.
+    bool mayBeZero = std::any_of(n.shape.begin(), n.shape.end(), [&](const Expr &d) {
+      Range r = rangeOf(d, n.validity.context());
+      return !r.low || *r.low < Integer(1);
+    });
+    if (mayBeZero) requireElementCountFits(n.validity, n.shape, "the result");
+  });
+}
+
+const Node *Graph::expandDims(const Node *x, std::vector<int64_t> axes) {
+  std::size_t rank = x->rank() + axes.size();
+  std::vector<bool> isNew(rank);
+  for (int64_t a : axes) {
+    int64_t k = normalizeAxis(a, rank);
+    if (isNew[k]) throw OpError("repeated axis");
+    isNew[k] = true;
+  }
+  Shape target;
+  for (std::size_t i = 0, j = 0; i < rank; ++i) target.push_back(isNew[i] ? Expr(1) : x->shape[j++]);
+  Node c = blank(OpKind::Reshape, "expand_dims", {x});
+  c.exprs = target;
+  for (std::size_t i = 0; i < rank; ++i)
+    if (isNew[i]) c.ints.push_back(int64_t(i));
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = target;
+  });
+}
+
+const Node *Graph::squeeze(const Node *x, std::optional<std::vector<int64_t>> axes) {
+  std::vector<bool> drop(x->rank());
+  if (axes) {
+    for (int64_t a : *axes) {
+      int64_t k = normalizeAxis(a, x->rank());
+      if (drop[k]) throw OpError("repeated axis");
+      drop[k] = true;
+    }
+  } else {
+    for (std::size_t i = 0; i < x->rank(); ++i) {
+      Decision d = solver_->decide(contextFor(reservedOf(blank(OpKind::Reshape, "", {x}))), eq(x->shape[i], 1));
+      if (d.answer == Answer::Proven) drop[i] = true;
+      else if (d.answer != Answer::Refuted)
+        throw OpError("squeeze without axis: whether dimension " + std::to_string(i) + " (" + dimText(x->shape[i]) +
+                      ") is 1 depends on the sizes, so the result's rank would too; give axis=");
+    }
+  }
+  Shape target;
+  for (std::size_t i = 0; i < x->rank(); ++i)
+    if (!drop[i]) target.push_back(x->shape[i]);
+  Node c = blank(OpKind::Reshape, "squeeze", {x});
+  c.exprs = target;
+  c.ints.assign(drop.begin(), drop.end());
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = target;
+    for (std::size_t i = 0; i < x->rank(); ++i)
+      if (drop[i])
+        requireOr(n.validity, eq(x->shape[i], 1), "squeezed dimension " + std::to_string(i) + " is 1",
+                  "cannot select an axis to squeeze out which has size not equal to one");
+  });
+}
+
+const Node *Graph::broadcastTo(const Node *x, const Shape &shape) {
+  Node c = blank(OpKind::BroadcastTo, "broadcast_to", {x});
+  c.exprs = shape;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    requireSizes(n.validity, shape, "the target shape");
+    BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), x->shape, shape);
+    n.shape = shape;
+    n.validity.absorb(r.validity);
+  });
+}
+
+const Node *Graph::full(const Shape &shape, const Node *value, std::optional<DType> dtype) {
+  Node c = blank(OpKind::Alloc, "full", {value});
+  c.exprs = shape;
+  if (dtype) c.ints = {int64_t(*dtype)};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = dtype ? *dtype : value->dtype;
+    requireSizes(n.validity, shape, "the shape");
+    BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), value->shape, shape);
+    n.validity.absorb(r.validity);
+    n.shape = shape;
+  });
+}
+
+const Node *Graph::arange(const Expr &start, const Expr &stop, int64_t step, DType dtype) {
+  if (step == 0) throw OpError("arange's step must not be 0 (NumPy: division by zero)");
+  Node c = blank(OpKind::Arange, "arange", {});
+  c.exprs = {start, stop};
+  c.ints = {step, int64_t(dtype)};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = dtype;
+    // NumPy takes Python integers as int64: each bound must fit.
+    const Expr highest(maxArraySize()), lowest(-maxArraySize() - Integer(1));
+    for (const auto &[bound, name] : {std::pair{start, "start"}, std::pair{stop, "stop"}})
+      for (const Pred &fits : {ge(bound, lowest), le(bound, highest)})
+        requireOr(n.validity, fits, std::string("arange's ") + name + " fits in int64", "Python int too large to convert to C long");
+    // ceil(d / step) for the distance d the values run over, or 0 where d has the other sign.
+    const Expr distance = step > 0 ? stop - start : start - stop;
+    const Integer s = Integer::abs(Integer(step));
+    n.shape = {smaller(n.validity.context(), Expr(0), floorDiv(distance + Expr(s - Integer(1)), s), false)};
+    requireSizes(n.validity, n.shape, "the length");
+  });
+}
+
+const Node *Graph::concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axisArg) {
+  if (xs.empty()) throw OpError("need at least one array to concatenate");
+  if (!axisArg) {
+    std::vector<const Node *> flat;
+    for (const Node *x : xs) flat.push_back(reshape(x, {Expr(-1)}));
+    return concatenate(flat, 0);
+  }
+  std::size_t rank = xs[0]->rank();
+  if (rank == 0) throw OpError("zero-dimensional arrays cannot be concatenated");
+  for (std::size_t i = 1; i < xs.size(); ++i)
+    if (xs[i]->rank() != rank)
+      throw OpError("all the input arrays must have same number of dimensions, but the array at index 0 has " +
+                    std::to_string(rank) + " dimension(s) and the array at index " + std::to_string(i) + " has " +
+                    std::to_string(xs[i]->rank()) + " dimension(s)");
+  int64_t axis = normalizeAxis(*axisArg, rank);
+  Node c = blank(OpKind::Concatenate, "concatenate", xs);
+  c.ints = {axis};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = arrayResultType(xs);
+    n.shape = xs[0]->shape;
+    std::vector<Expr> parts;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      parts.push_back(xs[i]->shape[axis]);
+      if (i == 0) continue;
+      for (std::size_t d = 0; d < rank; ++d) {
+        if (int64_t(d) == axis) continue;
+        const Expr &a = xs[0]->shape[d], &b = xs[i]->shape[d];
+        requireOr(n.validity, eq(a, b),
+                  "dimension " + std::to_string(d) + " of array " + std::to_string(i) + " matches array 0",
+                  "all the input array dimensions except for the concatenation axis must match exactly, but along dimension " +
+                      std::to_string(d) + ", the array at index 0 has size " + dimText(a) + " and the array at index " +
+                      std::to_string(i) + " has size " + dimText(b));
+      }
+    }
+    n.shape[axis] = signedSum(parts);
+    requireElementCountFits(n.validity, n.shape, "the result");
+  });
+}
+
+const Node *Graph::stack(const std::vector<const Node *> &xs, int64_t axisArg) {
+  if (xs.empty()) throw OpError("need at least one array to stack");
+  std::size_t rank = xs[0]->rank();
+  for (std::size_t i = 1; i < xs.size(); ++i)
+    if (xs[i]->rank() != rank) throw OpError("all input arrays must have the same shape");
+  int64_t axis = normalizeAxis(axisArg, rank + 1);
+  Node c = blank(OpKind::Stack, "stack", xs);
+  c.ints = {axis};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = arrayResultType(xs);
+    for (std::size_t i = 1; i < xs.size(); ++i)
+      for (std::size_t d = 0; d < rank; ++d)
+        requireOr(n.validity, eq(xs[0]->shape[d], xs[i]->shape[d]),
+                  "dimension " + std::to_string(d) + " of array " + std::to_string(i) + " matches array 0",
+                  "all input arrays must have the same shape");
+    n.shape = xs[0]->shape;
+    n.shape.insert(n.shape.begin() + axis, Expr(int64_t(xs.size())));
+    requireElementCountFits(n.validity, n.shape, "the result");
+  });
+}
+
+std::vector<const Node *> Graph::split(const Node *x, std::variant<Expr, std::vector<Expr>> how, int64_t axisArg) {
+  if (x->rank() == 0) throw OpError("split of a 0-d array");
+  int64_t axis = normalizeAxis(axisArg, x->rank());
+  const Expr L = x->shape[axis];
+  auto slice = [&](std::optional<Expr> a, std::optional<Expr> b) {
+    std::vector<IndexEntry> entries(std::size_t(axis), IndexEntry{});
+    entries.push_back({IndexEntry::Slice, a, b, 1});
+    return index(x, entries);
+  };
+  std::vector<const Node *> parts;
+  if (auto *sections = std::get_if<Expr>(&how)) {
+    auto count = sections->constantValue();
+    if (!count)
+      throw OpError("split: the number of sections must be a constant (it is how many arrays split returns), not " +
+                    sections->toString() + "; to cut at sizes, give indices: split(x, [i, j], axis)");
+    if (*count <= Integer(0)) throw OpError("number sections must be larger than 0.");
+    if (*count > Integer(4096)) throw OpError("split: at most 4096 sections");
+    int64_t k = count->toInt64Checked();
+    if (auto l = L.constantValue(); l && Integer::floorMod(*l, *count) != Integer(0))
+      throw OpError("array split does not result in an equal division");
+    // Part i is [i*L//k, (i+1)*L//k): total bounds; the division is an obligation of each part.
+    for (int64_t i = 0; i < k; ++i) {
+      std::vector<IndexEntry> entries(std::size_t(axis), IndexEntry{});
+      entries.push_back({IndexEntry::Slice, floorDiv(L * Expr(i), *count), floorDiv(L * Expr(i + 1), *count), 1});
+      parts.push_back(indexImpl(x, entries, nullptr, "split", {k, axis}));
+    }
+    return parts;
+  }
+  const std::vector<Expr> &at = std::get<std::vector<Expr>>(how);
+  std::optional<Expr> prev;
+  for (std::size_t i = 0; i <= at.size(); ++i) {
+    std::optional<Expr> next = i < at.size() ? std::optional<Expr>(at[i]) : std::nullopt;
+    parts.push_back(slice(prev, next));
+    prev = next;
+  }
+  return parts;
+}
+
+} // namespace shapelab::ops

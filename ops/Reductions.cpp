@@ -1,0 +1,183 @@
+#include "ops/GraphDetail.h"
+
+namespace shapelab::ops {
+
+// ---------------------------------------------------------------------------------------------
+// Reductions, Blockwise, the rest.
+
+const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
+                          bool keepdims) {
+  static const std::set<std::string> known = {"sum", "prod", "max", "min", "all", "any", "mean", "argmax", "argmin"};
+  if (!known.count(op)) throw OpError("unknown reduction '" + op + "'");
+  const bool arg = op == "argmax" || op == "argmin";
+  if (arg && axes && axes->size() != 1) throw OpError("'tuple' object cannot be interpreted as an integer");
+  std::vector<int64_t> list;
+  if (!axes) {
+    for (std::size_t i = 0; i < x->rank(); ++i) list.push_back(int64_t(i));
+  } else {
+    for (int64_t a : *axes) {
+      int64_t k = normalizeAxis(a, x->rank());
+      if (std::find(list.begin(), list.end(), k) != list.end()) throw OpError("duplicate value in 'axis'");
+      list.push_back(k);
+    }
+    std::sort(list.begin(), list.end());
+  }
+  Node c = blank(OpKind::Reduce, op, {x});
+  c.ints = list;
+  c.number = keepdims ? 1 : 0;
+  return make(std::move(c), [&](Node &n) {
+    DType t = x->dtype;
+    if (op == "sum" || op == "prod") t = isFloat(t) ? t : DType::Int64;
+    if (op == "all" || op == "any") t = DType::Bool;
+    if (op == "mean") t = isFloat(t) ? t : DType::Float64;
+    if (arg) t = DType::Int64;
+    n.dtype = t;
+    // argmax and argmin over every axis: the index into the flattened array, which must not be
+    // empty (whatever its shape: NumPy flattens first).
+    if (arg && !axes)
+      requireOr(n.validity, nonEmpty(product(x->shape)), "the array is not empty",
+                "attempt to get " + op + " of an empty sequence");
+    for (std::size_t i = 0; i < x->rank(); ++i) {
+      bool reduced = std::find(list.begin(), list.end(), int64_t(i)) != list.end();
+      if (!reduced) n.shape.push_back(x->shape[i]);
+      else if (keepdims) n.shape.push_back(1);
+      if (reduced && (op == "max" || op == "min"))
+        requireOr(n.validity, nonEmpty(x->shape[i]), "reduced axis " + std::to_string(i) + " is not empty",
+                  std::string("zero-size array to reduction operation ") + reductionName(op) + " which has no identity");
+      if (reduced && arg && axes)
+        requireOr(n.validity, nonEmpty(x->shape[i]), "reduced axis " + std::to_string(i) + " is not empty",
+                  "attempt to get " + op + " of an empty sequence");
+    }
+  });
+}
+
+const Node *Graph::blockwise(const std::string &op, const std::vector<const Node *> &xs, BroadcastMode mode) {
+  std::string sig;
+  std::size_t arity = 1;
+  if (op == "matmul") sig = "(n?,k),(k,m?)->(n?,m?)", arity = 2;
+  else if (op == "outer") sig = "(m),(n)->(m,n)", arity = 2;
+  else if (op == "det") sig = "(m,m)->()";
+  else if (op == "inv") sig = "(m,m)->(m,m)";
+  else if (op == "solve") {
+    arity = 2;
+    // NumPy's rule: b is a stack of vectors when it has one dimension fewer than a.
+    if (xs.size() == 2) sig = xs[1]->rank() + 1 == xs[0]->rank() ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)";
+  } else if (op == "convolve") arity = 2;
+  else throw OpError("unknown function '" + op + "'");
+  if (xs.size() != arity)
+    throw OpError(op + "() takes " + std::to_string(arity) + " array argument(s), " + std::to_string(xs.size()) + " given");
+  if (op == "matmul")
+    for (std::size_t i = 0; i < 2; ++i)
+      if (xs[i]->rank() == 0) throw OpError("matmul: Input operand " + std::to_string(i) + " does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)");
+  Node c = blank(OpKind::Blockwise, op, xs);
+  c.mode = mode;
+  return make(std::move(c), [&](Node &n) {
+    DType t = arrayResultType(xs);
+    if (op == "det" || op == "inv" || op == "solve") t = isFloat(t) ? t : DType::Float64;
+    if (op == "convolve" && t == DType::Bool) t = DType::Bool;
+    n.dtype = t;
+    if (op == "convolve") {
+      for (std::size_t i = 0; i < 2; ++i)
+        if (xs[i]->rank() != 1) throw OpError("object too deep for desired array");
+      const Expr &a = xs[0]->shape[0], &v = xs[1]->shape[0];
+      requireOr(n.validity, ge(a, 1), "a is not empty", "a cannot be empty");
+      requireOr(n.validity, ge(v, 1), "v is not empty", "v cannot be empty");
+      n.shape = {a + v - 1};
+      return;
+    }
+    std::vector<GufuncArgument> args;
+    for (const Node *x : xs) args.push_back({x->shape, false});
+    GufuncResult r = resolveGufunc(*solver_, n.validity.context(), parseSignature(sig), args, mode, true,
+                                   OperandsExist::Known);
+    // No output shape: an operand with too few dimensions (ranks are static, so no size fixes it).
+    if (r.outShapes.empty()) throw OpError(op + ": " + r.validity.message());
+    for (const auto &d : r.outShapes[0]) n.shape.push_back(d ? *d : Expr(0));
+    n.validity.absorb(r.validity);
+    if (mode == BroadcastMode::Static) {
+      // The batch shapes broadcast as an elementwise op's shapes do; an operand of fewer
+      // dimensions than its core (matmul's vectors) has no batch.
+      Signature parsed = parseSignature(sig);
+      std::vector<std::size_t> core;
+      for (std::size_t i = 0; i < xs.size(); ++i) core.push_back(std::min(xs[i]->rank(), parsed.inputs[i].dims.size()));
+      markStaticBroadcastable(n, true, core);
+    }
+  });
+}
+
+std::vector<int64_t> encodeEinsum(const EinsumSpec &spec) {
+  std::vector<int64_t> out{int64_t(spec.operands.size())};
+  for (const std::vector<int64_t> &labels : spec.operands) {
+    out.push_back(int64_t(labels.size()));
+    out.insert(out.end(), labels.begin(), labels.end());
+  }
+  out.push_back(int64_t(spec.output.size()));
+  out.insert(out.end(), spec.output.begin(), spec.output.end());
+  return out;
+}
+
+EinsumSpec decodeEinsum(const std::vector<int64_t> &ints) {
+  EinsumSpec spec;
+  std::size_t at = 0;
+  auto take = [&]() {
+    if (at >= ints.size()) throw InternalError("einsum: truncated subscripts");
+    return ints[at++];
+  };
+  auto labels = [&]() {
+    const int64_t count = take();
+    if (count < 0 || std::size_t(count) > ints.size()) throw InternalError("einsum: bad subscripts");
+    std::vector<int64_t> l;
+    for (int64_t i = 0; i < count; ++i) l.push_back(take());
+    return l;
+  };
+  for (int64_t k = take(); k > 0; --k) spec.operands.push_back(labels());
+  spec.output = labels();
+  return spec;
+}
+
+const Node *Graph::einsum(const EinsumSpec &spec, const std::vector<const Node *> &xs, BroadcastMode mode) {
+  // Subscripts that do not fit the operands' ranks: refused as a rank error is (NumPy's words).
+  std::vector<std::size_t> ranks;
+  for (const Node *x : xs) ranks.push_back(x->rank());
+  if (auto e = einsumOperandsError(spec, ranks)) throw OpError(*e);
+  Node c = blank(OpKind::Einsum, "einsum", xs);
+  c.mode = mode;
+  c.ints = encodeEinsum(spec);
+  return make(std::move(c), [&](Node &n) {
+    std::vector<Shape> shapes;
+    for (const Node *x : xs) shapes.push_back(x->shape);
+    // einsum makes arrays of its operands first (np.asarray): a Python number is a 0-d array,
+    // not weak (NEP 50), so einsum('i,->i', f32, 2.0) is float64.
+    n.dtype = arrayResultType(xs);
+    EinsumResult r = resolveEinsum(*solver_, n.validity.context(), spec, shapes, mode, OperandsExist::Known);
+    n.validity.absorb(r.validity);
+    n.shape = r.shape.size() == spec.output.size() ? r.shape : Shape(spec.output.size(), Expr(0));
+    if (mode == BroadcastMode::Static && r.remapped.size() == xs.size()) markStaticBroadcastable(n, true, {}, {}, &r.remapped);
+  });
+}
+
+const Node *Graph::diff(const Node *x, int64_t order, int64_t axisArg) {
+  if (x->rank() == 0) throw OpError("diff requires input that is at least one dimensional");
+  if (order < 0) throw OpError("order must be non-negative but got " + std::to_string(order));
+  int64_t axis = normalizeAxis(axisArg, x->rank());
+  Node c = blank(OpKind::Diff, "diff", {x});
+  c.ints = {order, axis};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = x->shape;
+    n.shape[axis] = max(Expr(0), x->shape[axis] - Expr(order));
+  });
+}
+
+const Node *Graph::cumulative(const std::string &op, const Node *x, std::optional<int64_t> axisArg) {
+  if (op != "cumsum" && op != "cumprod") throw OpError("unknown cumulative function '" + op + "'");
+  if (!axisArg) return cumulative(op, reshape(x, {Expr(-1)}), 0);
+  int64_t axis = normalizeAxis(*axisArg, x->rank());
+  Node c = blank(OpKind::Cumsum, op, {x});
+  c.ints = {axis};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = isFloat(x->dtype) ? x->dtype : DType::Int64;
+    n.shape = x->shape;
+  });
+}
+
+} // namespace shapelab::ops
