@@ -63,9 +63,19 @@ public:
 private:
   Array run(const ops::Node *n);
   Array inputValue(const ops::Node *n);
-  Array runBlockwise(const ops::Node *n);
-  Array runEinsum(const ops::Node *n);
-  Array runRandom(const ops::Node *n);
+  // The kernels of run(), by family (interp/kernels/).
+  Array runUnary(const ops::Node *n);       // Elementwise.cpp: unary ufuncs
+  Array runBinary(const ops::Node *n);      //   binary ufuncs, where
+  Array runReshape(const ops::Node *n);     // Layout.cpp: reshape, expand_dims, squeeze
+  Array runFill(const ops::Node *n);        //   broadcast_to, full
+  Array runJoin(const ops::Node *n);        //   concatenate, stack
+  Array runIndex(const ops::Node *n);       // Indexing.cpp: indexing, set/inc_subtensor
+  Array runReduce(const ops::Node *n);      // Reductions.cpp: reductions,
+  Array runDiff(const ops::Node *n);        //   diff,
+  Array runCumulative(const ops::Node *n);  //   cumsum, cumprod
+  Array runBlockwise(const ops::Node *n);   // Blockwise.cpp: matmul, outer, det, inv, solve, convolve,
+  Array runEinsum(const ops::Node *n);      //   einsum
+  Array runRandom(const ops::Node *n);      // Random.cpp: random variables
   /// The branch an ifelse runs (for a data condition, also binds its data-dependent size).
   const ops::Node *chosenBranch(const ops::Node *n);
   void debugCheck(const ops::Node *n, const Array &result, const EvalError *failure);

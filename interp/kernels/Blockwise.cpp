@@ -1,0 +1,192 @@
+// Reference kernels (Interpreter::run, by family): the blockwise kernels: matmul, outer, det, inv, solve and convolve over gufunc loops, and einsum.
+#include "interp/kernels/KernelDetail.h"
+
+namespace shapelab::interp {
+
+namespace {
+std::string coreMismatch(const std::string &sig, std::size_t operand, std::size_t dim, int64_t got, int64_t want) {
+  return "Input operand " + std::to_string(operand) + " has a mismatch in its core dimension " + std::to_string(dim) +
+         ", with gufunc signature " + sig + " (size " + std::to_string(got) + " is different from " + std::to_string(want) + ")";
+}
+} // namespace
+
+Array Interpreter::runEinsum(const Node *n) {
+  const EinsumSpec spec = ops::decodeEinsum(n->ints);
+  const std::vector<int64_t> labels = spec.iteration();
+  const std::size_t F = labels.size();
+  std::vector<Array> xs;
+  for (const Node *i : n->inputs) xs.push_back(values_.at(i).astype(n->dtype));
+  // Each operand as NumPy's iterator sees it: a diagonal's size once, and per iteration label
+  // the operand's size there (1 where it has no such axis) and its stride (the sum of the
+  // strides of the axes with that label: a diagonal steps along all of them).
+  std::vector<Dims> remapped;
+  std::vector<std::vector<int64_t>> strides;
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    const std::vector<int64_t> &own = spec.operands[k];
+    const Dims &shape = xs[k].shape();
+    if (auto e = spec.diagonalError(k, std::vector<std::optional<Integer>>(shape.begin(), shape.end()))) shapeError(*e);
+    Dims sizes(F, 1);
+    std::vector<int64_t> st(F, 0);
+    for (std::size_t a = 0; a < own.size(); ++a) {
+      std::size_t f = std::size_t(std::find(labels.begin(), labels.end(), own[a]) - labels.begin());
+      sizes[f] = shape[a];
+      st[f] += xs[k].strides()[a];
+    }
+    remapped.push_back(sizes);
+    strides.push_back(st);
+  }
+  // The remapped shapes broadcast as any operands do; a mismatch in NumPy's einsum words.
+  Dims iter;
+  try {
+    iter = broadcastShapes(remapped);
+  } catch (const EvalError &) {
+    std::vector<std::vector<std::string>> texts;
+    for (const Array &x : xs) {
+      texts.emplace_back();
+      for (int64_t d : x.shape()) texts.back().push_back(std::to_string(d));
+    }
+    shapeError(einsumMismatchMessage(spec, texts));
+  }
+  checkStaticBroadcast(n, remapped, iter);
+  // The iterator's running element count (c_einsum: "iterator is too large"); a view is not
+  // iterated.
+  for (int64_t d = 0, count = 1; !spec.isView() && std::size_t(d) < F; ++d) {
+    if (count != 0 && iter[std::size_t(d)] > std::numeric_limits<int64_t>::max() / count)
+      shapeError("iterator is too large");
+    count *= iter[std::size_t(d)];
+  }
+  const std::size_t outRank = spec.output.size();
+  Array out(n->dtype, Dims(iter.begin(), iter.begin() + std::ptrdiff_t(outRank)));
+  // A size-1 axis broadcast along a longer label steps nowhere.
+  for (std::size_t k = 0; k < xs.size(); ++k)
+    for (std::size_t f = 0; f < F; ++f)
+      if (remapped[k][f] == 1) strides[k][f] = 0;
+  int64_t total = 1;
+  for (int64_t d : iter) total *= d;
+  if (total == 0) return out;
+  dispatch(n->dtype, [&](auto t) {
+    using T = decltype(t);
+    T *o = out.base<T>();
+    std::vector<const T *> base;
+    for (const Array &x : xs) base.push_back(x.base<T>() + x.offset());
+    std::vector<int64_t> index(F, 0), at(xs.size(), 0);
+    int64_t inner = 1;
+    for (std::size_t f = outRank; f < F; ++f) inner *= iter[f];
+    // One operand and nothing summed is a view in NumPy (a permutation or a diagonal): its
+    // values as they are (-0.0 stays -0.0). Otherwise each output element is 0 plus the
+    // products, the summed labels in C order.
+    const bool view = spec.isView();
+    for (int64_t e = 0; e < total / inner; ++e) {
+      T sum = T(0);
+      for (int64_t i = 0; i < inner; ++i) {
+        T product = base[0][at[0]];
+        for (std::size_t k = 1; k < xs.size(); ++k) product = arithmetic<T>(Bin::Mul, product, base[k][at[k]]);
+        sum = view ? product : arithmetic<T>(Bin::Add, sum, product);
+        // Next index of the whole iteration (the odometer runs over output and summed labels).
+        for (std::size_t f = F; f-- > 0;) {
+          for (std::size_t k = 0; k < xs.size(); ++k) at[k] += strides[k][f];
+          if (++index[f] < iter[f]) break;
+          for (std::size_t k = 0; k < xs.size(); ++k) at[k] -= strides[k][f] * iter[f];
+          index[f] = 0;
+        }
+      }
+      o[e] = sum;
+    }
+  });
+  return out;
+}
+
+Array Interpreter::runBlockwise(const Node *n) {
+  std::vector<Array> xs;
+  for (const Node *i : n->inputs) xs.push_back(values_.at(i));
+  const std::string &op = n->op;
+  auto square = [&](const Array &a) {
+    if (a.rank() < 2)
+      shapeError(std::string(op) + ": " + std::to_string(a.rank()) + "-dimensional array given. Array must be at least two-dimensional");
+    int64_t m = a.shape()[a.rank() - 1];
+    if (a.shape()[a.rank() - 2] != m) shapeError("Last 2 dimensions of the array must be square");
+    return m;
+  };
+  if (op == "convolve") {
+    int64_t na = xs[0].shape()[0], nv = xs[1].shape()[0];
+    if (na == 0) shapeError("a cannot be empty");
+    if (nv == 0) shapeError("v cannot be empty");
+    return dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      return gufuncLoop<T>(n, xs, {1, 1}, {na + nv - 1}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+        for (int64_t i = 0; i < na; ++i)
+          for (int64_t j = 0; j < nv; ++j) out[i + j] = arithmetic<T>(Bin::Add, out[i + j], arithmetic<T>(Bin::Mul, in[0][i], in[1][j]));
+      });
+    });
+  }
+  if (op == "outer") {
+    int64_t m = xs[0].shape()[0], k = xs[1].shape()[0];
+    return dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      return gufuncLoop<T>(n, xs, {1, 1}, {m, k}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < k; ++j) out[i * k + j] = arithmetic<T>(Bin::Mul, in[0][i], in[1][j]);
+      });
+    });
+  }
+  if (op == "matmul") {
+    const std::string sig = "(n?,k),(k,m?)->(n?,m?)";
+    Array a = xs[0], b = xs[1];
+    bool aVec = a.rank() == 1, bVec = b.rank() == 1;
+    if (aVec) a = a.reshaped({1, a.shape()[0]});
+    if (bVec) b = b.reshaped({b.shape()[0], 1});
+    int64_t rows = a.shape()[a.rank() - 2], inner = a.shape()[a.rank() - 1], cols = b.shape()[b.rank() - 1];
+    if (b.shape()[b.rank() - 2] != inner) shapeError("matmul: " + coreMismatch(sig, 1, 0, b.shape()[b.rank() - 2], inner));
+    Dims core;
+    if (!aVec) core.push_back(rows);
+    if (!bVec) core.push_back(cols);
+    return dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      Array r = gufuncLoop<T>(n, {a, b}, {2, 2}, {rows, cols}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j) {
+            T s = T(0);
+            for (int64_t q = 0; q < inner; ++q) s = arithmetic<T>(Bin::Add, s, arithmetic<T>(Bin::Mul, in[0][i * inner + q], in[1][q * cols + j]));
+            out[i * cols + j] = s;
+          }
+      });
+      Dims s(r.shape().begin(), r.shape().end() - 2);
+      s.insert(s.end(), core.begin(), core.end());
+      return r.reshaped(s);
+    });
+  }
+  if (op == "det" || op == "inv") {
+    int64_t m = square(xs[0]);
+    std::size_t sz = std::size_t(m);
+    Dims core = op == "det" ? Dims{} : Dims{m, m};
+    return gufuncLoop<double>(n, xs, {2}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
+      std::vector<double> a(in[0], in[0] + m * m);
+      if (op == "det") {
+        out[0] = determinant(a, sz);
+        return;
+      }
+      std::vector<double> eye(sz * sz, 0.0);
+      for (std::size_t i = 0; i < sz; ++i) eye[i * sz + i] = 1.0;
+      if (!solveLinear(a, sz, eye, sz)) valueError("Singular matrix");
+      std::copy(eye.begin(), eye.end(), out);
+    });
+  }
+  if (op == "solve") {
+    int64_t m = square(xs[0]);
+    bool vector = xs[1].rank() + 1 == xs[0].rank();
+    if (xs[1].rank() < 1) shapeError("solve: b must have at least one dimension");
+    int64_t bm = xs[1].shape()[xs[1].rank() - (vector ? 1 : 2)];
+    std::string sig = vector ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)";
+    if (bm != m) shapeError("solve: " + coreMismatch(sig, 1, 0, bm, m));
+    int64_t k = vector ? 1 : xs[1].shape()[xs[1].rank() - 1];
+    Dims core = vector ? Dims{m} : Dims{m, k};
+    return gufuncLoop<double>(n, xs, {2, vector ? 1u : 2u}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
+      std::vector<double> a(in[0], in[0] + m * m), b(in[1], in[1] + m * k);
+      if (!solveLinear(a, std::size_t(m), b, std::size_t(k))) valueError("Singular matrix");
+      std::copy(b.begin(), b.end(), out);
+    });
+  }
+  throw InternalError("unknown blockwise op " + op);
+}
+
+} // namespace shapelab::interp

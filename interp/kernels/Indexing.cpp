@@ -1,0 +1,153 @@
+// Reference kernels (Interpreter::run, by family): the indexing kernels: basic and advanced indexing, boolean masks, set_subtensor and inc_subtensor.
+#include "interp/kernels/KernelDetail.h"
+
+namespace shapelab::interp {
+
+Array Interpreter::runIndex(const Node *n) {
+  auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
+  const Array &x = in(0);
+  if (n->op == "split" && x.shape()[n->ints[1]] % n->ints[0] != 0) shapeError("array split does not result in an equal division");
+  const Array *array = nullptr;
+  if (n->kind == OpKind::Index && n->inputs.size() > 1) array = &in(1);
+  if (n->kind == OpKind::SetSubtensor && n->inputs.size() > 3) array = &in(2);
+  // Walk the entries: output dims, and per output element the source offset.
+  struct Step {
+    IndexEntry::Kind kind;
+    int64_t start = 0, step = 1, axis = 0;
+  };
+  std::vector<Step> steps;
+  Dims outShape;
+  std::size_t axis = 0;
+  std::vector<std::vector<int64_t>> maskCoords; // bool index: coordinates of the true elements
+  Array arrayValues;
+  std::optional<std::string> outOfBounds; // an index array's value out of range (a value error)
+  for (const IndexEntry &e : n->index) {
+    switch (e.kind) {
+    case IndexEntry::NewAxis:
+      outShape.push_back(1);
+      steps.push_back({e.kind});
+      break;
+    case IndexEntry::Integer: {
+      int64_t L = x.shape()[axis], i = value(*e.start);
+      if (i < -L || i >= L)
+        shapeError("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(L));
+      steps.push_back({e.kind, i < 0 ? i + L : i, 0, int64_t(axis++)});
+      break;
+    }
+    case IndexEntry::Slice: {
+      auto bound = [&](const std::optional<Expr> &v) { return v ? std::optional<int64_t>(value(*v)) : std::nullopt; };
+      SliceBounds b = sliceBounds(x.shape()[axis], bound(e.start), bound(e.stop), e.step);
+      outShape.push_back(b.length);
+      steps.push_back({e.kind, b.start, e.step, int64_t(axis++)});
+      break;
+    }
+    case IndexEntry::Array: {
+      if (array->dtype() == DType::Bool) {
+        Array mask = array->contiguous();
+        for (std::size_t d = 0; d < mask.rank(); ++d)
+          if (mask.shape()[d] != 0 && mask.shape()[d] != x.shape()[axis + d]) // NumPy skips an empty dimension
+            shapeError("boolean index did not match indexed array along dimension " + std::to_string(axis + d) +
+                       "; dimension is " + std::to_string(x.shape()[axis + d]) + " but corresponding boolean dimension is " +
+                       std::to_string(mask.shape()[d]));
+        for (int64_t k = 0; k < mask.size(); ++k)
+          if (mask.base<bool>()[k]) {
+            std::vector<int64_t> c(mask.rank());
+            int64_t r = k;
+            for (std::size_t d = mask.rank(); d-- > 0;) c[d] = r % mask.shape()[d], r /= mask.shape()[d];
+            maskCoords.push_back(c);
+          }
+        // The mask's count is the region's data-dependent size (a set/inc_subtensor's region
+        // is not computed on its own: its kernel counts for it).
+        const Node *owner = n->kind == OpKind::Index ? n : n->inputs.back();
+        if (owner->dataSize) point_.set((*owner->dataSize)->name, int64_t(maskCoords.size()));
+        outShape.push_back(int64_t(maskCoords.size()));
+        steps.push_back({e.kind, 0, 0, int64_t(axis)});
+        axis += mask.rank();
+      } else {
+        arrayValues = array->astype(DType::Int64);
+        int64_t L = x.shape()[axis];
+        for (int64_t k = 0; k < arrayValues.size() && !outOfBounds; ++k) {
+          int64_t &v = arrayValues.base<int64_t>()[k];
+          if (v < -L || v >= L)
+            outOfBounds = "index " + std::to_string(v) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(L);
+          if (v < 0) v += L;
+        }
+        outShape.insert(outShape.end(), arrayValues.shape().begin(), arrayValues.shape().end());
+        steps.push_back({e.kind, 0, 0, int64_t(axis++)});
+      }
+      break;
+    }
+    }
+  }
+  // set / inc: the value must fit the region (a shape error) before the index array's values
+  // are read (a value error), as NumPy checks them.
+  if (n->kind == OpKind::SetSubtensor && !broadcastsTo(in(1).shape(), outShape))
+    shapeError("could not broadcast input array from shape " + shapeText(in(1).shape()) + " into shape " + shapeText(outShape));
+  if (outOfBounds) valueError(*outOfBounds);
+  // The region, in its C order: for a gather, offsets into x's buffer (read through any
+  // view); for set/inc, which write a C-ordered copy of x, positions in x's C order — a
+  // broadcast x has one buffer offset for many elements, which offsets would not tell apart.
+  const bool cOrder = n->kind == OpKind::SetSubtensor;
+  const Dims strides = cOrder ? Array::cStrides(x.shape()) : x.strides();
+  int64_t count = checkedCount(outShape);
+  std::vector<int64_t> source;
+  source.reserve(std::size_t(count));
+  Dims idx(outShape.size(), 0);
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t off = cOrder ? 0 : x.offset();
+    std::size_t o = 0;
+    for (const Step &s : steps) {
+      switch (s.kind) {
+      case IndexEntry::NewAxis: ++o; break;
+      case IndexEntry::Integer: off += s.start * strides[s.axis]; break;
+      case IndexEntry::Slice: off += (s.start + idx[o++] * s.step) * strides[s.axis]; break;
+      case IndexEntry::Array:
+        if (array->dtype() == DType::Bool) {
+          const std::vector<int64_t> &c = maskCoords[idx[o++]];
+          for (std::size_t d = 0; d < c.size(); ++d) off += c[d] * strides[s.axis + d];
+        } else {
+          int64_t lin = 0;
+          for (std::size_t d = 0; d < arrayValues.rank(); ++d) lin = lin * arrayValues.shape()[d] + idx[o++];
+          off += arrayValues.base<int64_t>()[lin] * strides[s.axis];
+        }
+        break;
+      }
+    }
+    source.push_back(off);
+    for (std::size_t d = outShape.size(); d-- > 0;) {
+      if (++idx[d] < outShape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  if (n->kind == OpKind::Index) {
+    Array result(n->dtype, outShape);
+    std::size_t item = ops::itemSize(n->dtype);
+    for (int64_t k = 0; k < count; ++k) std::memcpy(result.base<char>() + k * item, x.base<char>() + source[k] * item, item);
+    return result;
+  }
+  // set / inc: a fresh copy of x with the region written.
+  const Array &v = in(1);
+  Array copy = x.contiguous().astype(x.dtype());
+  // set: the value cast to x's dtype; inc: x + value computed in their promoted type, then
+  // cast back (NumPy's `x[idx] += v`).
+  const Node *vn = n->inputs[1];
+  DType compute = n->op == "inc_subtensor" ? ops::resultType({{n->dtype, false}, {vn->dtype, vn->weak}}) : n->dtype;
+  Array value = v.astype(compute);
+  std::vector<int64_t> vo = offsets(value, outShape);
+  bool inc = n->op == "inc_subtensor";
+  dispatch(n->dtype, [&](auto t) {
+    using T = decltype(t);
+    T *dst = copy.base<T>() + copy.offset();
+    dispatch(compute, [&](auto c) {
+      using C = decltype(c);
+      const C *src = value.base<C>();
+      for (int64_t k = 0; k < count; ++k) {
+        T &d = dst[source[k]];
+        d = inc ? castValue<T>(arithmetic<C>(Bin::Add, castValue<C>(d), src[vo[k]])) : castValue<T>(src[vo[k]]);
+      }
+    });
+  });
+  return copy;
+}
+
+} // namespace shapelab::interp

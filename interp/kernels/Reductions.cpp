@@ -1,0 +1,148 @@
+// Reference kernels (Interpreter::run, by family): the reduction kernels: sum, prod, max, min, all, any, mean, argmax, argmin; diff; cumsum and cumprod.
+#include "interp/kernels/KernelDetail.h"
+
+namespace shapelab::interp {
+
+Array Interpreter::runReduce(const Node *n) {
+  auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
+  const Array &x = in(0);
+  std::vector<bool> reduced(x.rank());
+  for (int64_t a : n->ints) reduced[a] = true;
+  Dims kept, outShape;
+  int64_t per = 1;
+  for (std::size_t i = 0; i < x.rank(); ++i) {
+    if (!reduced[i]) kept.push_back(x.shape()[i]);
+    else per *= x.shape()[i];
+  }
+  const std::string &op = n->op;
+  if ((op == "max" || op == "min") && per == 0)
+    shapeError(std::string("zero-size array to reduction operation ") + (op == "max" ? "maximum" : "minimum") + " which has no identity");
+  const bool arg = op == "argmax" || op == "argmin";
+  if (arg && per == 0) shapeError("attempt to get " + op + " of an empty sequence");
+  for (std::size_t i = 0; i < x.rank(); ++i) {
+    if (!reduced[i]) outShape.push_back(x.shape()[i]);
+    else if (n->number != 0) outShape.push_back(1);
+  }
+  // Move reduced axes last: out index major, reduced minor (C order within: argmax over every
+  // axis is the flat index).
+  std::vector<int64_t> perm;
+  for (std::size_t i = 0; i < x.rank(); ++i)
+    if (!reduced[i]) perm.push_back(int64_t(i));
+  for (std::size_t i = 0; i < x.rank(); ++i)
+    if (reduced[i]) perm.push_back(int64_t(i));
+  const int64_t outCount = checkedCount(kept);
+  Array result(n->dtype, kept);
+  if (arg) {
+    // The values in their own dtype: the first extreme, and the first NaN, which wins over any
+    // number (NumPy's argmax and argmin).
+    const Array moved = x.transposed(perm).contiguous();
+    const bool largest = op == "argmax";
+    dispatch(x.dtype(), [&](auto t) {
+      using T = decltype(t);
+      const T *p = moved.base<T>();
+      for (int64_t o = 0; o < outCount; ++o) {
+        const T *row = p + o * per;
+        int64_t best = 0;
+        for (int64_t k = 1; k < per; ++k) {
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(row[best])) break;
+            if (std::isnan(row[k])) {
+              best = k;
+              break;
+            }
+          }
+          if (largest ? row[k] > row[best] : row[k] < row[best]) best = k;
+        }
+        result.base<int64_t>()[o] = best;
+      }
+    });
+    return result.reshaped(outShape);
+  }
+  DType acc = op == "mean" ? n->dtype : (op == "all" || op == "any") ? DType::Bool : n->dtype;
+  Array moved = x.astype(acc).transposed(perm).contiguous();
+  dispatch(acc, [&](auto t) {
+    using T = decltype(t);
+    const T *p = moved.base<T>();
+    T *r = result.base<T>();
+    for (int64_t o = 0; o < outCount; ++o) {
+      const T *row = p + o * per;
+      T v;
+      if (op == "sum" || op == "mean") {
+        v = T(0);
+        for (int64_t k = 0; k < per; ++k) v = arithmetic<T>(Bin::Add, v, row[k]);
+        if constexpr (std::is_floating_point_v<T>)
+          if (op == "mean") v = v / T(per);
+      } else if (op == "prod") {
+        v = T(1);
+        for (int64_t k = 0; k < per; ++k) v = arithmetic<T>(Bin::Mul, v, row[k]);
+      } else if (op == "max" || op == "min") {
+        v = row[0];
+        for (int64_t k = 1; k < per; ++k) v = arithmetic<T>(op == "max" ? Bin::Max : Bin::Min, v, row[k]);
+      } else if (op == "all") {
+        v = T(1);
+        for (int64_t k = 0; k < per; ++k) v = v && row[k];
+      } else {
+        v = T(0);
+        for (int64_t k = 0; k < per; ++k) v = v || row[k];
+      }
+      r[o] = v;
+    }
+  });
+  return result.reshaped(outShape);
+}
+
+Array Interpreter::runDiff(const Node *n) {
+  auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
+  int64_t order = n->ints[0], axis = n->ints[1];
+  Array x = in(0).astype(n->dtype);
+  for (int64_t r = 0; r < order && x.shape()[axis] > 0; ++r) {
+    Dims s = x.shape();
+    s[axis] -= 1;
+    Array out(n->dtype, s);
+    Dims lo(x.rank(), 0), hi(x.rank(), 0);
+    hi[axis] = 1;
+    Array a = x.view(x.offset() + x.strides()[axis], s, x.strides()), b = x.view(x.offset(), s, x.strides());
+    std::vector<int64_t> oa, ob;
+    a.forEachOffset([&](int64_t o) { oa.push_back(o); });
+    b.forEachOffset([&](int64_t o) { ob.push_back(o); });
+    dispatch(n->dtype, [&](auto t) {
+      using T = decltype(t);
+      T *d = out.base<T>();
+      const T *p = x.base<T>();
+      for (std::size_t k = 0; k < oa.size(); ++k) {
+        if constexpr (std::is_same_v<T, bool>) d[k] = p[oa[k]] != p[ob[k]];
+        else d[k] = arithmetic<T>(Bin::Sub, p[oa[k]], p[ob[k]]);
+      }
+    });
+    x = out;
+  }
+  if (x.shape()[axis] == 0 || order == 0) {
+    Dims s = x.shape();
+    s[axis] = std::max<int64_t>(0, in(0).shape()[axis] - order);
+    if (order > 0 || s != x.shape()) x = Array(n->dtype, s);
+  }
+  return x;
+}
+
+Array Interpreter::runCumulative(const Node *n) {
+  auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
+  int64_t axis = n->ints[0];
+  Array x = in(0).astype(n->dtype);
+  const bool product = n->op == "cumprod";
+  int64_t L = x.shape()[axis], inner = 1, outer = 1;
+  for (std::size_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  for (int64_t d = 0; d < axis; ++d) outer *= x.shape()[d];
+  dispatch(n->dtype, [&](auto t) {
+    using T = decltype(t);
+    T *p = x.base<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        for (int64_t k = 1; k < L; ++k) {
+          T &cur = p[(o * L + k) * inner + i];
+          cur = arithmetic<T>(product ? Bin::Mul : Bin::Add, p[(o * L + k - 1) * inner + i], cur);
+        }
+  });
+  return x;
+}
+
+} // namespace shapelab::interp
