@@ -184,7 +184,6 @@ public:
   /// The dtype is the operands' result type; sums are of products in it (bool: any of all).
   const Node *einsum(const EinsumSpec &spec, const std::vector<const Node *> &xs, BroadcastMode mode);
   const Node *diff(const Node *x, int64_t n, int64_t axis);
-  const Node *cumsum(const Node *x, std::optional<int64_t> axis) { return cumulative("cumsum", x, axis); }
   /// cumsum or cumprod along an axis (None flattens first).
   const Node *cumulative(const std::string &op, const Node *x, std::optional<int64_t> axis);
   /// Parameters are nodes; `shapeOnly` gives the value-shaped parameters of permutation and

@@ -1,7 +1,7 @@
 """Generates tests/data/numpy_reshape.tsv: NumPy's reshape of a symbolic-shaped array, at every
 point of a small box, for targets whose entries are computed from size parameters and may be
 negative (NumPy infers any negative entry, -1 or not, and refuses two). The oracle of
-ProgramTest's Reshape.ComputedEntriesFollowNumPy, which builds each program once with shapelab and
+ShapeRulesTest's Reshape.ComputedEntriesFollowNumPy, which builds each program once with shapelab and
 evaluates it at each point.
 
 Run: /usr/bin/python3 scripts/make_reshape_oracle.py

@@ -120,11 +120,6 @@ Decision oneness(Solver &solver, const Context &context, Expr d) {
   return solver.decide(context, eq(d, Expr(1)));
 }
 
-bool provablyOne(Solver &solver, const Context &context, Expr d) {
-  if (auto v = d.constantValue()) return v->isOne();
-  return oneness(solver, context, d).answer == Answer::Proven;
-}
-
 std::optional<std::vector<Integer>> broadcastConcrete(const std::vector<std::vector<Integer>> &shapes,
                                                       std::string &message, bool resultCount) {
   for (const auto &s : shapes)

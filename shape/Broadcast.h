@@ -48,9 +48,6 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
 BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,
                             const Shape &target);
 
-/// True when `d` is 1 at every point of the context (constant 1, or proven): the sizes that
-/// broadcast in static mode.
-bool provablyOne(Solver &solver, const Context &context, Expr d);
 /// The solver's answer to `d == 1`: static mode needs to tell Unknown from "not provably 1".
 Decision oneness(Solver &solver, const Context &context, Expr d);
 

@@ -79,12 +79,6 @@ std::string toString(const Shape &s) {
   return out + ")";
 }
 
-bool isConcrete(const Shape &s) {
-  for (Expr e : s)
-    if (!e.isConstant()) return false;
-  return true;
-}
-
 std::optional<std::vector<Integer>> concreteValues(const Shape &s) {
   std::vector<Integer> out;
   for (Expr e : s) {

@@ -24,7 +24,6 @@ Shape parseShapeAt(const std::string &text, std::size_t &position, bool angle = 
 
 /// NumPy's spelling: "(3,)", "(1, 3)", "()"; symbolic dims printed as expressions.
 std::string toString(const Shape &s);
-bool isConcrete(const Shape &s);
 /// The values of a concrete shape.
 std::optional<std::vector<Integer>> concreteValues(const Shape &s);
 

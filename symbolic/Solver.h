@@ -158,9 +158,8 @@ public:
   Context makeContextNear(const std::vector<Pred> &assumptions, SizeDomain domain, const Assignment &point);
   Decision decide(const Context &context, const Pred &predicate);
 
-  /// Shorthands used by the shape layer.
+  /// Whether `p` is proven under `c` (a decision: isl's work when the fast paths do not answer).
   bool proves(const Context &c, const Pred &p) { return decide(c, p).answer == Answer::Proven; }
-  bool provablyEqual(const Context &c, Expr a, Expr b) { return proves(c, eq(a, b)); }
 
   /// True when `predicate` is proven under `context`; false when it is not, or not known. At
   /// most one emptiness test, without witnesses or the exact condition (intervals and a few

@@ -1,0 +1,527 @@
+// Programs in the language (lang/): what statements build, reply and refuse, and the reference kernels against the shape rules on random programs.
+
+#include <functional>
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "lang/Json.h"
+#include "lang/Session.h"
+#include "interp/Interpreter.h"
+#include "interp/Kernels.h"
+#include "interp/Optimized.h"
+#include "shape/RandomVariable.h"
+
+#include <chrono>
+#include <limits>
+#include <thread>
+#include "ops/Graph.h"
+#include "proptests/Differential.h"
+#include "proptests/RandomProgram.h"
+#include "rewrite/Engine.h"
+#include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
+#include "tests/shape/OracleData.h"
+#include "tests/symbolic/WellFormedUtf8.h"
+
+#include "tests/lang/ProgramFixtures.h"
+
+using namespace shapelab;
+using namespace shapelab::fixtures;
+
+namespace {
+
+[[maybe_unused]] Shape shapeOf(std::initializer_list<Expr> dims) { return Shape(dims); }
+
+} // namespace
+
+RC_GTEST_PROP(Programs, ReferenceKernelsAgreeWithShapeRules, ()) { kernelsAgreeWithShapeRules(BroadcastMode::Numpy); }
+
+RC_GTEST_PROP(Programs, ReferenceKernelsAgreeWithShapeRulesInStaticMode, ()) {
+  kernelsAgreeWithShapeRules(BroadcastMode::Static);
+}
+
+// Found by fuzz_program: a mask's shape requirement was dropped when the node took its
+// data-dependent size (x[k] with x of shape (3,) and k of (2,) was `valid`), and the interpreter's
+// debug check stopped on z = (x * y)[x > 0]. NumPy checks each mask dimension that is not 0
+// (an empty one selects nothing along any axis). Checked against the interpreter, whose rule
+// is NumPy's, at every point of a box.
+TEST(Programs, AMaskMustMatchTheAxesItIndexes) {
+  const std::vector<std::string> lines = {"param n, m",
+                                          "x = input((n,), float64)",
+                                          "y = input((m,), float64)",
+                                          "z = (x * y)[x > 0]",
+                                          "w = x[y > 0]",
+                                          "c = input((3,), float64)",
+                                          "k = input((2,), bool)",
+                                          "e = c[k]",
+                                          "u = input((n, m), float64)",
+                                          "v = u[x > 0]"};
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("e")).status(), Status::Error);
+  for (const char *name : {"z", "w", "v"}) {
+    Validity v = ops::validityOf(session.graph(), session.lookup(name));
+    for (int64_t n = 0; n <= 4; ++n)
+      for (int64_t m = 0; m <= 4; ++m) {
+        std::string outcome = outcomeOf(lines, name, {{"n", n}, {"m", m}});
+        Assignment at{{"n", n}, {"m", m}};
+        for (const Expr &p : parametersOf(v.domain()))
+          if (p->reserved) at.set(p->name, 0); // the masks' counts: any value the data gives
+        EXPECT_EQ(holds(v.domain(), at), outcome != "shape error") << name << " at n = " << n << ", m = " << m << ": " << outcome;
+      }
+  }
+  // NumPy: an empty mask dimension is not checked; x[y > 0] with n = 3, m = 0 selects nothing.
+  EXPECT_EQ(outcomeOf(lines, "w", {{"n", 3}, {"m", 0}}), "(0,)");
+  EXPECT_EQ(outcomeOf(lines, "w", {{"n", 3}, {"m", 2}}), "shape error");
+}
+
+// NumPy computes an array to read its shape: zeros((a + b).shape) fails where a and b do not
+// broadcast, though its own shape only reads the broadcast's. It was `valid`, with an empty error
+// domain, and ran at such points; so did [a + b, a][1], which computes a + b only to drop it.
+// What a statement computes and its result does not read now guards the result (in the same
+// statement, or later through a size a name holds); an operand guards nothing more.
+TEST(Programs, ReadingTheShapeOfAnArrayComputesIt) {
+  const std::vector<std::string> lines = {"param n, m",
+                                          "a = input((n,), float64)",
+                                          "b = input((m,), float64)",
+                                          "z = zeros((a + b).shape)",
+                                          "k = (a * b).shape[0] + 1",
+                                          "w = full((k,), 2.0)",
+                                          "r = reshape(a, (a.shape[0], -1))",
+                                          "l = ones_like(a - b, dtype=np.int32)",
+                                          "d = [a + b, a][1]",
+                                          "t = (a * b, a)[1]",
+                                          "i = ifelse(n > m, a + b, a)",
+                                          "q = [a + b, 3][1]",
+                                          "y = zeros(q)"};
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  for (const char *name : {"z", "w", "l", "d", "t", "y"}) {
+    const ops::Node *node = session.lookup(name);
+    ASSERT_NE(node, nullptr);
+    EXPECT_EQ(node->kind, ops::OpKind::After) << name;
+    Validity v = ops::validityOf(session.graph(), node);
+    EXPECT_EQ(v.status(), Status::RuntimeCheck) << name;
+    for (int64_t n = 0; n <= 4; ++n)
+      for (int64_t m = 0; m <= 4; ++m) {
+        bool broadcasts = n == m || n == 1 || m == 1;
+        EXPECT_EQ(holds(v.domain(), {{"n", n}, {"m", m}}), broadcasts) << name << " at n = " << n << ", m = " << m;
+        std::string outcome = outcomeOf(lines, name, {{"n", n}, {"m", m}});
+        EXPECT_EQ(outcome == "shape error", !broadcasts) << name << " at n = " << n << ", m = " << m << ": " << outcome;
+      }
+  }
+  // a is r's operand: its shape adds no guard. A lazy ifelse's branch is its operand too: it
+  // runs only where chosen.
+  EXPECT_EQ(session.lookup("r")->kind, ops::OpKind::Reshape);
+  EXPECT_EQ(session.lookup("i")->kind, ops::OpKind::IfElse);
+  EXPECT_EQ(outcomeOf(lines, "i", {{"n", 2}, {"m", 3}}), "(2,)");
+  EXPECT_EQ(outcomeOf(lines, "i", {{"n", 3}, {"m", 2}}), "shape error");
+  lang::Reply errors = session.execute(":errors", int(lines.size() + 1));
+  ASSERT_FALSE(errors.lines().empty());
+  EXPECT_EQ(errors.lines()[0].find("empty"), std::string::npos) << errors.lines()[0];
+}
+
+// Obligations that each depend may be impossible together, and the status is then an error.
+// c below needs n == 1 (squeeze) and n % 2 == 0 (reshape), and it was reported as a runtime
+// check: the joint question was asked in the strict reading, where the reshape's n / 2 is
+// undefined at odd n, so "never together" could not be proven there. Every node built on c
+// holds c's obligations, and the solver remembers the impossible list (knownJointlyImpossible):
+// those nodes are errors without another question, as a fresh solver finds them: d and e hold
+// exactly c's obligations (their conjunction's decision is kept, settledJointly), f one more
+// (the remembered impossible list is part of its own).
+TEST(Programs, ObligationsImpossibleTogetherAreAnError) {
+  const std::vector<std::string> lines{"param n",         "x = input((n,), float64)", "a = squeeze(x, 0)",
+                                       "b = reshape(x, (2, -1))", "c = a + b[0]", "d = exp(c)",
+                                       "e = d * 2.0 + c", "f = reshape(e, (3, -1))"};
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("a")).status(), Status::RuntimeCheck);
+  EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("b")).status(), Status::RuntimeCheck);
+  for (const char *name : {"c", "d", "e", "f"}) {
+    Solver fresh;
+    lang::Session again(fresh, {});
+    ASSERT_TRUE(executesAll(again, lines));
+    fresh.clearMemo(); // nothing remembered: the question is asked for this node alone
+    EXPECT_EQ(ops::validityOf(again.graph(), again.lookup(name)).status(), Status::Error) << name;
+    EXPECT_EQ(ops::validityOf(session.graph(), session.lookup(name)).status(), Status::Error) << name;
+    for (int64_t n = 0; n <= 8; ++n) EXPECT_EQ(outcomeOf(lines, name, {{"n", n}}), "shape error") << name << " at n = " << n;
+  }
+  EXPECT_GT(solver.stats().impossibleByMemo, 0u);
+  EXPECT_GT(solver.stats().settledByMemo, 0u);
+}
+
+// The status of every node of random programs whose sizes the assumptions bound to a box: an
+// error exactly where no point of the box satisfies the node's validity domain, read where it
+// holds (an undefined obligation fails), by evaluation alone.
+TEST(Programs, ErrorStatusIsAnEmptyDomainOnABoundedBox) {
+  bool ok = rc::check("error exactly where nothing is valid", [] {
+    const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+    std::mt19937_64 rng(seed);
+    proptests::ProgramOptions o;
+    o.dataDependent = false;
+    std::vector<std::string> lines;
+    {
+      Solver s;
+      lang::Session g(s, {});
+      lines = proptests::generateProgram(g, rng, *rc::gen::inRange(3, 16), o).lines;
+    }
+    RC_PRE(!lines.empty() && lines[0].rfind("param ", 0) == 0);
+    lines.insert(lines.begin() + 1, "assume n <= 5 and m <= 5");
+    Solver solver;
+    lang::Session session(solver, {});
+    int k = 0;
+    for (const std::string &line : lines) session.execute(line, ++k);
+    for (const std::string &line : lines) {
+      const std::size_t eq = line.find(" = ");
+      if (eq == std::string::npos || line.find(',') < eq) continue;
+      const ops::Node *node = session.lookup(line.substr(0, eq));
+      if (!node) continue;
+      const Validity v = ops::validityOf(session.graph(), node);
+      const Status status = v.status();
+      if (status == Status::Unknown) continue;
+      const Pred holds = whereHolds(v.domain());
+      bool anyValid = false;
+      for (int64_t n = 0; n <= 5 && !anyValid; ++n)
+        for (int64_t m = 0; m <= 5 && !anyValid; ++m)
+          anyValid = evaluate(holds, Assignment{{"m", m}, {"n", n}}) == std::optional<bool>(true);
+      RC_LOG() << line << ": " << spelling(status) << "\n";
+      RC_ASSERT((status == Status::Error) == !anyValid);
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
+// np.prod(x.shape) and the other reductions of a tuple of sizes: NumPy reduces the tuple as an
+// int64 array, so the answer is a size again (a predicate for all and any), usable in shapes.
+// Each is checked against plain arithmetic on a box, through the interpreter.
+TEST(Programs, AReductionOfATupleOfSizesIsASize) {
+  const std::vector<std::string> lines = {
+      "param n, m",
+      "x = input((n, m + 1), float64)",
+      "z = full((np.prod(x.shape), np.max(x.shape), np.sum((n, 1)), len(x.shape), np.min([m, 2])), 0.5)",
+      "i = ifelse(np.all(x.shape), ones(2), zeros(3))",
+      "j = ifelse(np.any((n - n, m)), ones(2), zeros(3))",
+      "y = x.reshape(np.prod(x.shape))"};
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  for (int64_t n = 0; n <= 4; ++n)
+    for (int64_t m = 0; m <= 4; ++m) {
+      Assignment at{{"n", n}, {"m", m}};
+      std::vector<int64_t> want{n * (m + 1), std::max(n, m + 1), n + 1, 2, std::min(m, int64_t(2))};
+      EXPECT_EQ(outcomeOf(lines, "z", at), interp::shapeText(want)) << "n = " << n << ", m = " << m;
+      EXPECT_EQ(outcomeOf(lines, "i", at), n != 0 ? "(2,)" : "(3,)") << "n = " << n << ", m = " << m;
+      EXPECT_EQ(outcomeOf(lines, "j", at), m != 0 ? "(2,)" : "(3,)") << "n = " << n << ", m = " << m;
+      EXPECT_EQ(outcomeOf(lines, "y", at), interp::shapeText({n * (m + 1)}));
+    }
+  // The reply shows the value: a size or a predicate as an expression.
+  EXPECT_EQ(session.execute("a = np.all((n, 2))", 10).lines().at(0), "a: n != 0");
+  EXPECT_EQ(session.execute("b = np.prod((n, m))", 11).lines().at(0), "b: m*n");
+  EXPECT_EQ(session.execute("c = np.prod(())", 12).lines().at(0), "c: 1.0"); // float64, as NumPy's
+  // NumPy's errors: an empty tuple has no maximum, a tuple has one axis, and the mean of sizes is
+  // no size.
+  for (const char *bad : {"d = np.max(())", "d = np.sum(x.shape, axis=1)", "d = np.mean(x.shape)",
+                          "d = np.prod((n, 2.5))", "d = np.sum(x.shape, keepdims=True)"}) {
+    lang::Reply r = session.execute(bad, 13);
+    EXPECT_TRUE(r.failed) << bad;
+  }
+  EXPECT_NE(session.execute("d = np.max(())", 14).lines().at(0).find("zero-size array to reduction operation maximum"),
+            std::string::npos);
+}
+
+// arange over sizes and eye: the length is max(0, ceil((stop - start) / step)) as a piecewise
+// quasi-affine size; counted here by stepping from start to stop, at every point of a box, and
+// compared with the interpreter's values.
+TEST(Programs, ArangeAndEyeOverSizes) {
+  struct Case {
+    const char *text;
+    std::function<std::vector<int64_t>(int64_t, int64_t)> values;
+  };
+  auto stepping = [](int64_t start, int64_t stop, int64_t step) {
+    std::vector<int64_t> v;
+    for (int64_t x = start; step > 0 ? x < stop : x > stop; x += step) v.push_back(x);
+    return v;
+  };
+  const std::vector<Case> cases = {
+      {"arange(n)", [&](int64_t n, int64_t) { return stepping(0, n, 1); }},
+      {"np.arange(2, n, 3)", [&](int64_t n, int64_t) { return stepping(2, n, 3); }},
+      {"arange(n, m - 1, -2)", [&](int64_t n, int64_t m) { return stepping(n, m - 1, -2); }},
+      {"arange(m - 3)", [&](int64_t, int64_t m) { return stepping(0, m - 3, 1); }},
+      {"arange(start=n, stop=2 * m, step=4)", [&](int64_t n, int64_t m) { return stepping(n, 2 * m, 4); }}};
+  for (const Case &c : cases) {
+    const std::vector<std::string> lines = {"param n, m", std::string("a = ") + c.text};
+    Solver solver;
+    lang::Session session(solver, {});
+    ASSERT_TRUE(executesAll(session, lines)) << c.text;
+    const ops::Node *a = session.lookup("a");
+    // Valid, but where a bound passes int64 (2*m can).
+    Validity v = ops::validityOf(session.graph(), a);
+    EXPECT_EQ(v.status(), std::string(c.text).find("2 * m") == std::string::npos ? Status::Valid : Status::RuntimeCheck) << c.text;
+    for (int64_t n = 0; n <= 6; ++n)
+      for (int64_t m = 0; m <= 6; ++m) {
+        std::vector<int64_t> want = c.values(n, m);
+        Assignment at{{"n", n}, {"m", m}};
+        EXPECT_EQ(inferredAt(a->shape, at), interp::shapeText({int64_t(want.size())})) << c.text << " at " << at.toString();
+        interp::Interpreter in(session.graph(), at, {}, {});
+        interp::Array got = in.evaluate(a);
+        ASSERT_EQ(got.size(), int64_t(want.size())) << c.text;
+        for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(got.base<int64_t>()[k], want[k]) << c.text;
+      }
+  }
+  // eye(n, m, k): ones where column = row + k; a negative size is a shape error, as in NumPy.
+  const std::vector<std::string> lines = {"param n, m", "e = eye(n, m + 1, k=1)", "g = identity(n - 2, dtype=int32)"};
+  for (int64_t n = 0; n <= 4; ++n)
+    for (int64_t m = 0; m <= 3; ++m) {
+      Assignment at{{"n", n}, {"m", m}};
+      EXPECT_EQ(outcomeOf(lines, "e", at), interp::shapeText({n, m + 1}));
+      EXPECT_EQ(outcomeOf(lines, "g", at), n >= 2 ? interp::shapeText({n - 2, n - 2}) : "shape error");
+    }
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  interp::Interpreter in(session.graph(), {{"n", 2}, {"m", 2}}, {}, {});
+  EXPECT_EQ(in.evaluate(session.lookup("e")).toString(), "[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]");
+  for (const char *bad : {"z = arange(n, 1, 0)", "z = arange(1.5)", "z = arange()"})
+    EXPECT_TRUE(session.execute(bad, 9).failed) << bad;
+}
+
+// A part of split(x, k) is L // k long (the slice's own length carried clipping that cannot
+// happen, `max(0, min(L, L // 3))`, and cost several solver questions a part: 96 sections took
+// 0.22 s). At every point of a box the reference interpreter (its debug check compares each
+// result with the inferred shape) computes each part where the program is valid, with NumPy's
+// length L / k, and raises a shape error where it is not.
+TEST(Programs, SplitPartsAreTheAxisDividedBySections) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n, m", "x = input((n - m, 2, m), float64)", "a, b, c = split(x, 3)",
+                                    "p, q = split(x, 2, axis=2)"}));
+  EXPECT_EQ(toString(session.lookup("b")->shape), "((-m + n) // 3, 2, m)");
+  // An axis split leaves alone is sliced as `:`, which leaves an affine size as it is.
+  EXPECT_EQ(toString(session.lookup("q")->shape), "(-m + n, 2, m // 2)");
+  int valid = 0, invalid = 0;
+  for (int n = 0; n <= 9; ++n)
+    for (int m = 0; m <= 4; ++m) {
+      Assignment at{{"n", n}, {"m", m}};
+      for (const char *name : {"a", "b", "c", "p", "q"}) {
+        const ops::Node *part = session.lookup(name);
+        interp::Interpreter in(session.graph(), at, {});
+        auto r = in.attempt(part);
+        const bool splits3 = n >= m && (n - m) % 3 == 0, splits2 = n >= m && m % 2 == 0;
+        const bool expected = std::string("abc").find(name[0]) != std::string::npos ? splits3 : splits2;
+        ASSERT_EQ(std::holds_alternative<interp::Array>(r), expected) << name << " at n=" << n << ", m=" << m;
+        if (!expected) {
+          ++invalid;
+          continue;
+        }
+        ++valid;
+        const std::vector<int64_t> numpy = name[0] <= 'c' ? std::vector<int64_t>{(n - m) / 3, 2, m}
+                                                          : std::vector<int64_t>{n - m, 2, m / 2};
+        EXPECT_EQ(std::get<interp::Array>(r).shape(), numpy) << name << " at n=" << n << ", m=" << m;
+      }
+    }
+  EXPECT_GT(valid, 20);
+  EXPECT_GT(invalid, 20);
+}
+
+// An ifelse computes only the branch it chooses: its branches' obligations become conditional on
+// the choice, NumPy's limits of the arrays a branch makes among them (they were dropped).
+TEST(Programs, IfElseKeepsItsBranchesLimitsWhereTheyAreChosen) {
+  for (bool strict : {false, true}) {
+    Solver solver;
+    lang::SessionOptions o;
+    o.strictLimits = strict;
+    lang::Session session(solver, o);
+    ASSERT_TRUE(executesAll(session, {"param n", "y = zeros((n, n))", "w = zeros((1, 1))"}));
+    const lang::Reply r = session.execute("z = ifelse(n > 2, y, w)", 4);
+    ASSERT_FALSE(r.failed);
+    const std::string condition = "n <= 2 or n**2 <= 9223372036854775807";
+    if (strict) {
+      EXPECT_EQ(r.lines().at(0), "z: (n if n > 2 else 1, n if n > 2 else 1) float64, runtime-check: " + condition);
+    } else {
+      ASSERT_EQ(r.lines().size(), 2u) << r.lines().at(0);
+      EXPECT_EQ(r.lines().at(1), "  limits: " + condition);
+    }
+  }
+}
+
+// :eval --opt runs the program rewritten as :optimize rewrites it without flags (strict, bit for
+// bit), whatever :optimize was asked before: x - x is 0 only where x is finite, so an inexact
+// rewriting shown by :optimize must not change what --opt computes at nan.
+TEST(Programs, EvalOptRunsTheStrictExactRewritingWhateverOptimizeShowed) {
+  for (const char *flags : {"--inexact", "--valid-graph", "--valid-graph --inexact"}) {
+    Solver solver;
+    lang::Session session(solver, {});
+    ASSERT_TRUE(executesAll(session, {"x = input((1, 2), float64)", "w = x - x"}));
+    const std::string eval = ":eval w --opt with x=[[nan, 1.0]]";
+    const std::string before = session.execute(eval, 3).lines().at(0);
+    EXPECT_EQ(before, "w = [[nan, 0.0]]  (float64, shape (1, 2))");
+    lang::Reply shown = session.execute(std::string(":optimize w ") + flags, 4);
+    ASSERT_FALSE(shown.failed) << shown.lines().at(0);
+    EXPECT_EQ(session.execute(eval, 5).lines().at(0), before) << flags;
+  }
+}
+
+// :eval needs only the size parameters the value's computation reads; the others take values the
+// assumptions allow beside the given ones (nothing computed depends on them).
+TEST(Programs, EvalNeedsOnlyTheSizesItReads) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n, m, k", "assume m >= n + 2", "x = input((n,), float64)", "y = x * 2.0",
+                                    "z = zeros((k,))", "w = x[:m]"}));
+  lang::Reply ok = session.execute(":eval y with n=3, x=[1.0, 2.0, 3.0]", 7);
+  ASSERT_FALSE(ok.failed) << ok.lines().at(0);
+  EXPECT_EQ(ok.lines().at(0), "y = [2.0, 4.0, 6.0]  (float64, shape (3,))");
+  for (const char *bad : {":eval z with n=3", ":eval w with n=3"}) // z reads k, w reads m
+    EXPECT_TRUE(refusedWith(session, bad, "no value for size parameter"));
+  // Given values that break the assumptions are still refused.
+  lang::Reply r = session.execute(":eval y with n=3, m=1", 9);
+  ASSERT_TRUE(r.failed);
+  EXPECT_NE(r.lines().at(0).find("does not satisfy the assumption m >= n + 2"), std::string::npos) << r.lines().at(0);
+}
+
+// A list literal given to :eval is read as NumPy reads it: its dtype is bool when every leaf is
+// True or False, float64 when one is a float, else int64 (True is 1), then cast to the input's
+// dtype. Leaves of every kind mixed in one list, against values written out independently.
+RC_GTEST_PROP(Programs, ListLiteralsAreReadAsNumPyReadsThem, ()) {
+  const bool floatInput = *rc::gen::arbitrary<bool>();
+  const auto count = *rc::gen::inRange<std::size_t>(1, 7);
+  std::string literal, expected;
+  for (std::size_t i = 0; i < count; ++i) {
+    const int kind = *rc::gen::inRange(0, floatInput ? 4 : 3); // int, True, False, float
+    std::string leaf, value;
+    if (kind == 0) {
+      const int v = *rc::gen::inRange(-3, 4);
+      leaf = std::to_string(v);
+      value = floatInput ? std::to_string(v) + ".0" : std::to_string(v);
+    } else if (kind == 1 || kind == 2) {
+      leaf = kind == 1 ? "True" : "False";
+      value = floatInput ? (kind == 1 ? "1.0" : "0.0") : (kind == 1 ? "1" : "0");
+    } else {
+      const bool half = *rc::gen::arbitrary<bool>();
+      leaf = half ? "0.5" : "-2.25";
+      value = leaf;
+    }
+    literal += (i ? ", " : "") + leaf;
+    expected += (i ? ", " : "") + value;
+  }
+  Solver solver;
+  lang::Session session(solver, {});
+  RC_ASSERT(executesAll(session, {"param n", std::string("f = input((n,), ") + (floatInput ? "float64" : "int64") + ")"}));
+  const lang::Reply r = session.execute(":eval f with n=" + std::to_string(count) + ", f=[" + literal + "]", 3);
+  RC_ASSERT(!r.failed);
+  RC_ASSERT(r.lines().at(0) == "f = [" + expected + "]  (" + (floatInput ? "float64" : "int64") + ", shape (" +
+                                    std::to_string(count) + ",))");
+}
+
+// `d // h` and `d % h` of two sizes are int64 arrays computed at run time (as NumPy computes
+// them), not size expressions: where a size or a predicate over sizes is wanted, the error says
+// why and what to write instead — a parameter for the quotient, defined by an assumption.
+TEST(Programs, SizesDividedBySizesSayWhatToWriteInstead) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param b, t, d, h", "x = input((b, t, d), float32)"}));
+  EXPECT_TRUE(refusedWith(session, "assume d % h == 0", "'d % h' is an int64 array computed at run time"));
+  EXPECT_TRUE(refusedWith(session, "assume d % h == 0 and h >= 1", "(param q, assume d == q*h)"));
+  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, h, d // h))",
+                          "size expressions divide only by positive integer constants"));
+  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, d / 2))", "'/' is true division"));
+  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, 2**d))", "a size's exponent is a constant"));
+  // As NumPy, the quotient is still a value.
+  EXPECT_FALSE(session.execute("k = d // h", 9).failed);
+}
+
+// The way to say that h divides d is a parameter for the quotient: `assume d == h*q`. The
+// element counts of a multi-head reshape (b*d*t and b*h*q*t) are then equal by substitution, so
+// the reshape and everything after it is decided (valid: only the sizes' limits, reported apart), not
+// unknown; and the values follow NumPy's reshape at a point.
+TEST(Programs, AReshapeIntoHeadsIsDecidedUnderADefiningAssumption) {
+  const std::vector<std::string> lines = {"param b, t, d, h, q",
+                                          "assume d == h*q and h >= 1",
+                                          "x = input((b, t, d), float64)",
+                                          "heads = transpose(reshape(x, (b, t, h, q)), (0, 2, 1, 3))",
+                                          "att = heads @ transpose(heads, (0, 1, 3, 2))",
+                                          "back = reshape(transpose(att @ heads, (0, 2, 1, 3)), (b, t, d))"};
+  Solver solver;
+  lang::Session session(solver, {});
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    lang::Reply r = session.execute(lines[i], int(i + 1));
+    ASSERT_FALSE(r.failed) << lines[i];
+    if (i >= 3) {
+      // Decided: valid, with only the sizes' limits reported apart (never unknown).
+      EXPECT_NE(r.lines().at(0).find(" float64, valid"), std::string::npos) << r.lines().at(0);
+      ASSERT_EQ(r.lines().size(), 2u) << r.lines().at(0);
+      EXPECT_EQ(r.lines().at(1).rfind("  limits: ", 0), 0u) << r.lines().at(1);
+      for (const std::string &l : r.lines()) EXPECT_EQ(l.find("b*d*t"), std::string::npos) << l;
+    }
+  }
+  for (int64_t h = 1; h <= 3; ++h)
+    for (int64_t q = 0; q <= 2; ++q) {
+      Assignment at{{"b", 2}, {"t", 3}, {"d", h * q}, {"h", h}, {"q", q}};
+      EXPECT_EQ(outcomeOf(lines, "back", at), interp::shapeText({2, 3, h * q})) << "h = " << h << ", q = " << q;
+    }
+}
+
+/// An assignment's reply states the validity of computing the array under the assumptions of
+/// that moment: replies are kept per gathered obligations and assumptions (the driver's
+/// arrayStatus), so a later `assume` changes the reply for the same array and `:reset` starts
+/// again with the same replies as the first time.
+TEST(Programs, AnArraysReplyFollowsTheAssumptionsOfItsLine) {
+  Solver solver;
+  lang::Session session(solver, {});
+  auto reply = [&](const std::string &line) {
+    lang::Reply r = session.execute(line, 1);
+    EXPECT_FALSE(r.failed) << line;
+    return r.lines().empty() ? std::string() : r.lines().front();
+  };
+  const std::vector<std::string> program = {"param n", "x = input((n,), float64)", "y = input((3,), float64)"};
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string &l : program) reply(l);
+    // The shape is printed simplified under its checks: 3 wherever n == 3 or n == 1.
+    EXPECT_EQ(reply("z = x + y"), "z: (3,) float64, runtime-check: n == 3 or n == 1");
+    EXPECT_EQ(reply("w = z"), "w: (3,) float64, runtime-check: n == 3 or n == 1");
+    reply("assume n >= 2");
+    EXPECT_EQ(reply("v = z"), "v: (3,) float64, runtime-check: n == 3");
+    reply("assume n >= 3");
+    EXPECT_EQ(reply("u = z"), "u: (3,) float64, runtime-check: n == 3");
+    reply("assume n <= 3");
+    EXPECT_EQ(reply("t = z"), "t: (3 if n == 1 else n,) float64, valid");
+    reply(":reset");
+  }
+}
+
+/// NumPy's message for a reshape that cannot be done writes negative entries as `newaxis`, leaving
+/// out leading ones; an entry that may be negative where NumPy's quotient is not an expression
+/// (a sum), and a number of split sections that is a size, are refused when the program is
+/// built, saying what to write instead.
+TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) {
+  Solver solver;
+  lang::Session session(solver, {});
+  for (const char *l : {"param n, m", "x = input((6,), float64)", "y = reshape(x, (0, -1))", "z = reshape(x, (-1, 4))"})
+    ASSERT_FALSE(session.execute(l, 1).failed) << l;
+  Assignment at;
+  at.set("n", 1);
+  at.set("m", 1);
+  interp::Interpreter in(session.graph(), at, {}, {});
+  auto messageOf = [&](const char *name) -> std::string {
+    try {
+      in.evaluate(session.lookup(name));
+    } catch (const interp::EvalError &e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(messageOf("y").find("cannot reshape array of size 6 into shape (0,newaxis)"), std::string::npos) << messageOf("y");
+  EXPECT_NE(messageOf("z").find("cannot reshape array of size 6 into shape (4)"), std::string::npos) << messageOf("z");
+  // The quotient the rule would need is written with its divisor in parentheses.
+  EXPECT_TRUE(refusedWith(session, "p = reshape(x, (2, -1, n - 1))", "would be 6 / (2*n - 2), which is not"));
+  // The number of sections decides how many arrays split returns: a size is refused as such.
+  EXPECT_TRUE(refusedWith(session, "p = split(x, n - 1)[0]", "the number of sections must be a constant"));
+  ASSERT_FALSE(session.execute("u = input((n*m,), float64)", 5).failed);
+  EXPECT_TRUE(refusedWith(session, "w = reshape(u, (n - 1, m - 1))", "may be negative"));
+  lang::Reply two = session.execute("v = reshape(x, (-1, -2))", 9);
+  ASSERT_TRUE(two.failed);
+  EXPECT_NE(two.lines().front().find("can only specify one unknown dimension"), std::string::npos) << two.lines().front();
+}

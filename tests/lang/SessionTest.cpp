@@ -1,0 +1,240 @@
+// The session (lang/Session.h): replies, status memo, columns and carets, UTF-8.
+
+#include <functional>
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "lang/Json.h"
+#include "lang/Session.h"
+#include "interp/Interpreter.h"
+#include "interp/Kernels.h"
+#include "interp/Optimized.h"
+#include "shape/RandomVariable.h"
+
+#include <chrono>
+#include <limits>
+#include <thread>
+#include "ops/Graph.h"
+#include "proptests/Differential.h"
+#include "proptests/RandomProgram.h"
+#include "rewrite/Engine.h"
+#include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
+#include "tests/shape/OracleData.h"
+#include "tests/symbolic/WellFormedUtf8.h"
+
+#include "tests/lang/ProgramFixtures.h"
+
+using namespace shapelab;
+using namespace shapelab::fixtures;
+
+namespace {
+
+[[maybe_unused]] Shape shapeOf(std::initializer_list<Expr> dims) { return Shape(dims); }
+
+} // namespace
+
+// A reply's status is remembered per pending list, but not one some solver answer of which the
+// clock cut short. Each of x and y has sizes somewhere, and only isl proves that no point gives
+// both (the joint question, asked for z). Asked past the clock, z's status is unknown; the same
+// array named again once there is time is an error, as a fresh session says at once.
+// An update repeated, as a loop body writes it: `x = x * y` reads the same shape and check every
+// time, as NumPy computes the same array shape every time (it nested one level deeper per
+// statement, and gained a check per statement).
+TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
+  Solver solver;
+  lang::Session session(solver, {});
+  session.execute("param n, m", 1);
+  session.execute("x = input((n, 1), float64)", 2);
+  session.execute("y = input((m, 1), float64)", 3);
+  session.execute("b = input((1, m), float64)", 4);
+  session.execute("x0 = x", 4);
+  const std::string expected = "x: (m if n == 1 else n, m) float64, runtime-check: n == 1 or m == 1 or n == m";
+  const std::string limits = "  limits: m*(m if n == 1 else n) <= 9223372036854775807";
+  for (int k = 0; k < 12; ++k) {
+    // Both operands again, in either order, and the result beside the operand it came from.
+    lang::Reply r = session.execute(k % 3 == 2 ? "x = (y * x + b) * x0" : k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
+    ASSERT_EQ(r.lines().size(), 2u);
+    EXPECT_EQ(r.lines()[0], expected) << "statement " << k + 1;
+    EXPECT_EQ(r.lines()[1], limits) << "statement " << k + 1;
+  }
+}
+
+// Every name the language gives a meaning (constants, modules, functions, dtypes, keywords, the
+// reserved '_' names) and a plain one: `NAME = 7` is either refused, or `y = NAME` then reads 7.
+// A binding that is accepted and never read ('True = 1', where True reads as the constant) is
+// a silently wrong program.
+TEST(Session, AnAcceptedAssignmentReadsBack) {
+  lang::SessionOptions so;
+  so.json = true;
+  int refused = 0;
+  for (const char *name : {"True", "False", "None", "np", "numpy", "random", "linalg", "sum", "input", "where",
+                           "float32", "int64", "bool", "param", "assume", "mode", "_k1", "_", "plain"}) {
+    Solver solver;
+    lang::Session session(solver, so);
+    if (session.execute(std::string(name) + " = 7", 1).failed) {
+      ++refused;
+      continue;
+    }
+    lang::Reply r = session.execute(std::string("y = ") + name, 2);
+    ASSERT_FALSE(r.failed) << name;
+    const nlohmann::json j = nlohmann::json::parse(r.lines().at(0));
+    EXPECT_EQ(j.value("value", nlohmann::json()), "7") << name << " = 7 was accepted, and then y = " << name << " read " << r.lines().at(0);
+  }
+  // True, False, None, the three keywords and the two '_' names.
+  EXPECT_EQ(refused, 8);
+}
+
+// A statement that is an expression alone replied "names starting with '_' are reserved" for
+// every value (it was assigned to the reserved name `_`). It now shows its value as `_`, binds
+// no name, and its arrays belong to the program (an error among them is in the error domain).
+TEST(Session, ABareExpressionShowsItsValue) {
+  Solver solver;
+  lang::Session session(solver, {});
+  for (const char *line : {"param n", "x = input((n,), float64)", "w = input((3,), float64)", "s = \"abc\""})
+    ASSERT_FALSE(session.execute(line, 1).failed) << line;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"x", "_: (n,) float64, valid"}, {"x + 1", "_: (n,) float64, valid"}, {"1 + 2", "_: 3"},
+      {"n", "_: n"},                    {"(1, 2)", "_: (1, 2)"},           {"s", "_: a string"},
+      {"float32", "_: a dtype"},        {"np", "_: a module"},             {"np.linalg", "_: a module"},
+      {"np.random", "_: a module"},     {"np.sum", "_: a function"},       {"np.random.normal", "_: a function"}};
+  int k = 2;
+  for (const auto &[line, expected] : cases) {
+    lang::Reply r = session.execute(line, ++k);
+    ASSERT_FALSE(r.failed) << line << ": " << (r.lines().empty() ? "" : r.lines()[0]);
+    ASSERT_EQ(r.lines().size(), 1u) << line;
+    EXPECT_EQ(r.lines()[0], expected) << line;
+  }
+  // Nothing is bound to `_`, and `x` keeps its name in the graph.
+  EXPECT_TRUE(session.execute("y = _", ++k).failed);
+  EXPECT_EQ(session.lookup("_"), nullptr);
+  const ops::Node *x = session.lookup("x");
+  ASSERT_NE(x, nullptr);
+  lang::Reply graph = session.execute(":graph x", ++k);
+  ASSERT_FALSE(graph.failed);
+  std::string shown;
+  for (const std::string &l : graph.lines()) shown += l + "\n";
+  EXPECT_NE(shown.find("x"), std::string::npos) << shown;
+  // A bare expression that cannot always be computed is part of the program: its sizes are in
+  // the error domain.
+  const std::string none = session.execute(":errors", ++k).lines().at(0);
+  EXPECT_NE(none.find("empty"), std::string::npos) << none;
+  // A module is named as one in messages too.
+  lang::Reply subscript = session.execute("z = np[0]", ++k);
+  ASSERT_TRUE(subscript.failed);
+  EXPECT_NE(subscript.lines().at(0).find("a module is not subscriptable"), std::string::npos) << subscript.lines().at(0);
+  lang::Reply bad = session.execute("x + w", ++k);
+  ASSERT_FALSE(bad.failed);
+  EXPECT_EQ(bad.lines().at(0).rfind("_: ", 0), 0u) << bad.lines().at(0);
+  EXPECT_NE(bad.lines().at(0).find("runtime-check: n == 3 or n == 1"), std::string::npos) << bad.lines().at(0);
+  const std::string some = session.execute(":errors", ++k).lines().at(0);
+  EXPECT_EQ(some.find("empty"), std::string::npos) << some;
+}
+
+// `x, y = 1, 2` was a syntax error (unexpected ','): a tuple needed its parentheses. Values
+// separated by commas are a tuple, as in Python, on the right of an assignment and alone.
+TEST(Session, ATupleNeedsNoParentheses) {
+  Solver solver;
+  lang::Session session(solver, {});
+  int k = 0;
+  auto says = [&](const std::string &line) {
+    lang::Reply r = session.execute(line, ++k);
+    std::string out;
+    for (const std::string &l : r.lines()) out += (out.empty() ? "" : "\n") + l;
+    return (r.failed ? "failed: " : "") + out;
+  };
+  ASSERT_EQ(says("param n, m"), "");
+  EXPECT_EQ(says("x, y = 1, 2"), "x: 1\ny: 2");
+  EXPECT_EQ(says("t = n, m"), "t: (n, m)");
+  EXPECT_EQ(says("t2 = (n, m)"), "t2: (n, m)");
+  EXPECT_EQ(says("u = n,"), "u: (n,)");
+  EXPECT_EQ(says("n, m"), "_: (n, m)");
+  ASSERT_EQ(says("q = input((n,), float64)"), "q: (n,) float64, valid");
+  EXPECT_EQ(says("q2, q3 = q, q + 1"), "q2: (n,) float64, valid\nq3: (n,) float64, valid");
+  EXPECT_EQ(session.lookup("q2"), session.lookup("q"));
+  EXPECT_EQ(says("c, d = 1, 2, 3").rfind("failed: error: expected 2 values to unpack, got 3", 0), 0u);
+  EXPECT_EQ(says("e = 1,,").rfind("failed: error: expected an expression, found ','", 0), 0u);
+  // input(...) must still be the whole right-hand side.
+  EXPECT_EQ(says("z = input((n,), float64), 1").rfind("failed: error: input(...) must be the whole right-hand side", 0), 0u);
+}
+
+// An error at a character outside ASCII named its first byte alone (`unexpected character
+// '\xc3'`, half of `é`, raw), and the caret was placed by bytes, so it stood one column right of
+// its place for every `é` before it. Whole characters are now named, stray bytes escaped, and
+// the caret counts columns.
+TEST(Session, ErrorsNameWholeCharactersAndTheCaretCountsColumns) {
+  Solver solver;
+  lang::Session session(solver, {});
+  auto reply = [&](const std::string &line) {
+    lang::Reply r = session.execute(line, 1);
+    EXPECT_TRUE(r.failed) << line;
+    return r.lines().at(0);
+  };
+  EXPECT_EQ(reply("v = \xc3\xa9"), "error: unexpected character '\xc3\xa9' at column 5\n  v = \xc3\xa9\n      ^");
+  EXPECT_EQ(reply("w = 1 +\xe9"), "error: unexpected character '\\xe9' at column 8\n  w = 1 +\\xe9\n         ^");
+  EXPECT_EQ(reply("x = \"\xc3\xa9\" + $"), "error: unexpected character '$' at column 12\n  x = \"\xc3\xa9\" + $\n            ^");
+  // Wide characters take two columns.
+  EXPECT_EQ(reply("y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1"),
+            "error: unexpected character ';' at column 14\n  y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1\n             ^");
+  lang::SessionOptions so;
+  so.json = true;
+  lang::Session json(solver, so);
+  EXPECT_EQ(json.execute("w = 1 +\xe9", 1).lines().at(0), "{\"line\": 1, \"error\": \"unexpected character '\\\\xe9'\", \"column\": 8}");
+}
+
+// The class: whatever bytes a line holds, every reply is well-formed UTF-8 (valid JSON with
+// --json), and a failure ends with its text and caret lines.
+TEST(Session, EveryReplyIsWellFormedUtf8) {
+  Solver solver;
+  const std::vector<std::string> pieces = {"x", " = ", "input((n,), float64)", "\"", "\xc3\xa9", "\xe6\x97\xa5",
+                                           "\xe9",  "\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf", "\x01",
+                                           "\t", "+", "(", "$", ":shape ", "\xf0\x9f\x98\x80", "1"};
+  const bool ok = rc::check("replies are well-formed UTF-8", [&] {
+    const auto parts = *rc::gen::container<std::vector<std::size_t>>(rc::gen::inRange<std::size_t>(0, pieces.size()));
+    std::string line;
+    for (std::size_t p : parts) line += pieces[p];
+    for (bool asJson : {false, true}) {
+      lang::SessionOptions so;
+      so.json = asJson;
+      lang::Session session(solver, so);
+      session.execute("param n", 1);
+      session.execute("x = input((n,), float64)", 2);
+      lang::Reply r = session.execute(line, 3);
+      for (const std::string &l : r.lines()) {
+        RC_ASSERT(shapelab::testutil::wellFormedUtf8(l));
+        if (asJson) RC_ASSERT(nlohmann::json::parse(l).is_object());
+      }
+      if (r.failed && !asJson) {
+        const std::string &l = r.lines().at(0);
+        const std::size_t caretLine = l.rfind('\n');
+        RC_ASSERT(caretLine != std::string::npos && caretLine > 0 && l.rfind('\n', caretLine - 1) != std::string::npos);
+        RC_ASSERT(l.find_first_not_of(' ', caretLine + 1) == l.size() - 1 && l.back() == '^');
+      }
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
+TEST(Session, AStatusTheClockCutShortIsNotRemembered) {
+  const std::vector<std::string> before = {"param n, m", "x = input(((n + m) % 2 - 1,))",
+                                           "y = input((n % 2 - m % 2, m % 2 - n % 2))"};
+  const std::string joint = "z = sum(x) + sum(y)";
+  auto status = [](const lang::Reply &r) { return nlohmann::json::parse(r.lines().at(0)).at("status").get<std::string>(); };
+  lang::SessionOptions so;
+  so.json = true;
+  {
+    Solver fresh;
+    lang::Session s(fresh, so);
+    for (const std::string &line : before) s.execute(line, 1);
+    EXPECT_EQ(status(s.execute(joint, 2)), "error");
+  }
+  Solver solver;
+  lang::Session session(solver, so);
+  for (const std::string &line : before) session.execute(line, 1);
+  solver.limitTotalTime(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(status(session.execute(joint, 2)), "unknown") << "the clock did not cut the question short: the test shows nothing";
+  EXPECT_GE(solver.stats().unkept, 1u);
+  solver.limitTotalTime(0);
+  EXPECT_EQ(status(session.execute("w = z", 3)), "error");
+}
