@@ -190,7 +190,9 @@ struct Session::Impl {
 
   Value callArguments(const Value &f, std::size_t p);
 
-  void checkArguments(const Args &a, std::size_t most, std::initializer_list<const char *> keywords);
+  /// Refuses a call whose arguments its binding (ops::binding) does not take: too many
+  /// positional ones, an unknown keyword (NumPy's messages).
+  void checkArguments(const Args &a);
   const Value &required(const Args &a, std::size_t i, const char *keyword);
   Value optional(const Args &a, std::size_t i, const char *keyword);
   std::vector<const Node *> arrays(const Value &list);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "shape/RandomVariable.h"
+#include "symbolic/Errors.h"
 
 namespace shapelab::ops {
 
@@ -62,7 +63,8 @@ namespace {
 constexpr std::optional<OpKind> kComposite, kLanguage;
 
 constexpr FunctionInfo kFunctions[] = {
-#define SHAPELAB_FUNCTION(name, kind, flags, signature, rule) {name, k##kind, [] { using namespace fn; return unsigned(flags); }(), signature, rule},
+#define SHAPELAB_FUNCTION(name, kind, flags, binding, signature, rule)                                                 \
+  {name, k##kind, [] { using namespace fn; return unsigned(flags); }(), binding, signature, rule},
 #include "ops/Functions.def"
 #undef SHAPELAB_FUNCTION
 };
@@ -70,6 +72,53 @@ constexpr FunctionInfo kFunctions[] = {
 } // namespace
 
 std::span<const FunctionInfo> functions() { return kFunctions; }
+
+namespace {
+/// `text` read as a binding: "name(p1, p2=default, *, p3=default)" or "name(p, *rest)".
+Binding parsed(std::string_view text) {
+  Binding b;
+  b.text = text;
+  const std::size_t open = text.find('('), close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+    throw InternalError("a binding without parameters: " + std::string(text));
+  std::string_view params = text.substr(open + 1, close - open - 1);
+  bool keywordOnly = false;
+  int depth = 0;
+  std::size_t from = 0;
+  for (std::size_t i = 0; i <= params.size(); ++i) {
+    if (i < params.size() && (params[i] == '(' || params[i] == '[')) ++depth;
+    if (i < params.size() && (params[i] == ')' || params[i] == ']')) --depth;
+    if (i < params.size() && (params[i] != ',' || depth > 0)) continue;
+    std::string_view p = params.substr(from, i - from);
+    from = i + 1;
+    while (!p.empty() && p.front() == ' ') p.remove_prefix(1);
+    p = p.substr(0, p.find('='));
+    while (!p.empty() && p.back() == ' ') p.remove_suffix(1);
+    if (p == "*") {
+      keywordOnly = true;
+    } else if (!p.empty() && p.front() == '*') {
+      b.variadic = true;
+      keywordOnly = true;
+    } else if (!p.empty()) {
+      b.names.emplace_back(p);
+      if (!keywordOnly) ++b.positional;
+    }
+  }
+  return b;
+}
+} // namespace
+
+const Binding *binding(std::string_view name) {
+  static const auto *bindings = [] {
+    auto *m = new std::unordered_map<std::string_view, Binding>();
+    for (const FunctionInfo &f : kFunctions)
+      if (!f.binding.empty()) m->emplace(f.name, parsed(f.binding));
+    for (const UfuncInfo &u : table()) m->emplace(u.name, parsed(u.arity == 1 ? "(x)" : "(x1, x2)"));
+    return m;
+  }();
+  auto it = bindings->find(name);
+  return it == bindings->end() ? nullptr : &it->second;
+}
 
 const FunctionInfo *function(std::string_view name) {
   static const auto *index = [] {

@@ -85,6 +85,7 @@ struct FunctionInfo {
   std::string_view name;
   std::optional<OpKind> kind; // the node kind it builds as one op; nullopt: composite, or the language's own
   unsigned flags;             // fn::Function | fn::Method | fn::Pattern | fn::Build
+  std::string_view binding;   // the signature a call binds to: "diff(a, n=1, axis=-1)"
   std::string_view signature, rule; // "" when the row before lists it too
   bool has(unsigned f) const { return (flags & f) == f; }
 };
@@ -92,6 +93,19 @@ struct FunctionInfo {
 std::span<const FunctionInfo> functions();
 /// The row named `name` ("sum", "linalg.det"), or null.
 const FunctionInfo *function(std::string_view name);
+
+/// A call's parameters, read from a binding ("roll(a, shift, axis=None)"): their names in
+/// order; the first `positional` may be given by position, the rest (after `*`) by keyword
+/// only; `variadic` takes any number of positional arguments (`*operands`).
+struct Binding {
+  std::string_view text;
+  std::vector<std::string> names;
+  std::size_t positional = 0;
+  bool variadic = false;
+};
+/// The binding of the function or ufunc `name` (a ufunc binds (x) or (x1, x2), as NumPy names
+/// its operands); null for a name with none.
+const Binding *binding(std::string_view name);
 
 /// The catalogue: every function a program may call, with its NumPy-style signature and what
 /// its shape rule requires (for `:ops` and the docs): the ufuncs, the functions' rows with a

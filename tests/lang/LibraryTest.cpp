@@ -53,3 +53,30 @@ TEST(Library, UfuncsAreFunctionsAndOperatorsBuildThem) {
   }
   EXPECT_FALSE(run("x ** 2 // x").failed);
 }
+
+// Argument checking comes from each row's binding: one positional argument too many, and a
+// keyword it does not name, are refused with NumPy's words, for every function of the list.
+TEST(Library, EveryFunctionChecksItsArgumentsByItsBinding) {
+  for (const ops::FunctionInfo &f : ops::functions()) {
+    if (!f.has(ops::fn::Function)) continue;
+    const ops::Binding *b = ops::binding(f.name);
+    ASSERT_NE(b, nullptr) << f.name;
+    const std::string name(f.name);
+    if (!b->variadic) {
+      std::string args;
+      for (std::size_t i = 0; i <= b->positional; ++i) args += (i ? ", " : "") + std::string("x");
+      const std::string want = name + "() takes at most " + std::to_string(b->positional) + " positional arguments (" +
+                               std::to_string(b->positional + 1) + " given)";
+      EXPECT_NE(text(run("np." + name + "(" + args + ")")).find(want), std::string::npos) << name << ": " << text(run("np." + name + "(" + args + ")"));
+    }
+    const lang::Reply r = run("np." + name + "(x, no_such_keyword=1)");
+    EXPECT_NE(text(r).find(name + "() got an unexpected keyword argument 'no_such_keyword'"), std::string::npos) << name << ": " << text(r);
+  }
+  // A binding's parameters in order, keyword-only ones after `*`.
+  const ops::Binding *var = ops::binding("var");
+  EXPECT_EQ(var->names, (std::vector<std::string>{"a", "axis", "dtype", "out", "ddof", "keepdims"}));
+  EXPECT_EQ(var->positional, 5u);
+  EXPECT_EQ(ops::binding("add")->names, (std::vector<std::string>{"x1", "x2"}));
+  EXPECT_TRUE(ops::binding("einsum")->variadic);
+  EXPECT_EQ(ops::binding("index"), nullptr); // syntax, not a call
+}
