@@ -4,7 +4,8 @@ namespace shapelab::lang {
 
 namespace {
 
-const std::string kHelp =
+/// The statements part of :help; the commands part is written from the command table.
+const char *const kStatementsHelp =
     "statements (one per line, # comments):\n"
     "  param n, m                     size parameters (integers >= 0)\n"
     "  assume n >= 1 and m % 2 == 0   assumptions (predicates over sizes)\n"
@@ -12,23 +13,7 @@ const std::string kHelp =
     "  x = input((n, 1), float64)     a named input\n"
     "  z = exp(x + y) * 2.0           NumPy expressions (see :ops)\n"
     "  a, b = split(x, 2, axis=0)     several names at once\n"
-    "  x + 1                          an expression alone: shown as _, bound to no name\n"
-    "commands:\n"
-    "  :shape EXPR                    shape, dtype, status\n"
-    "  :explain EXPR                  + runtime checks, validity condition, a violating point\n"
-    "  :errors                        the program's error domain, with a witness\n"
-    "  :eval EXPR [with n=3, x=[[1.0]], y=load(\"y.npy\")]   evaluate (missing inputs are seeded; sizes it does not read may be left out)\n"
-    "  :save EXPR \"file.npy\" [with ...]                     evaluate and save as .npy\n"
-    "  :graph EXPR                    the DAG (shared nodes once)\n"
-    "  :optimize NAME [--valid-graph] [--inexact]   rewrite, every application checked: by default\n"
-    "                                 strict (keeps every shape error) with the rules that keep values\n"
-    "                                 bit for bit; --valid-graph may mask shape errors, --inexact adds\n"
-    "                                 rules that change nan/inf/rounding. Shows the rewritten graph,\n"
-    "                                 the rules that fired and the applications refused (a witness)\n"
-    "  :eval NAME --opt [with ...]    evaluate with the optimized interpreter the program rewritten as\n"
-    "                                 :optimize NAME rewrites it without flags (strict, bit for bit)\n"
-    "  :time NAME [with ...]          median seconds of the reference and the optimized interpreter\n"
-    "  :rules  :ops  :help  :reset  :quit";
+    "  x + 1                          an expression alone: shown as _, bound to no name\n";
 
 } // namespace
 
@@ -121,355 +106,477 @@ auto Session::Impl::graphLines(const Node *n, Json *json) -> std::vector<std::st
   return lines;
 }
 
+/// The REPL's commands, in the order :help lists them: the names a row answers to, its help
+/// lines (none: named on the last line of :help), and the member that runs it.
+auto Session::Impl::commandTable() -> const std::vector<CommandRow> & {
+  static const std::vector<CommandRow> rows = {
+      {{"shape"}, "  :shape EXPR                    shape, dtype, status\n", &Impl::commandShape},
+      {{"explain"}, "  :explain EXPR                  + runtime checks, validity condition, a violating point\n", &Impl::commandShape},
+      {{"errors"}, "  :errors                        the program's error domain, with a witness\n", &Impl::commandErrors},
+      {{"eval"},
+       "  :eval EXPR [with n=3, x=[[1.0]], y=load(\"y.npy\")]   evaluate (missing inputs are seeded; sizes it does not read may be left out)\n",
+       &Impl::commandEval},
+      {{"save"}, "  :save EXPR \"file.npy\" [with ...]                     evaluate and save as .npy\n", &Impl::commandEval},
+      {{"graph"}, "  :graph EXPR                    the DAG (shared nodes once)\n", &Impl::commandGraph},
+      {{"optimize"},
+       "  :optimize NAME [--valid-graph] [--inexact]   rewrite, every application checked: by default\n"
+       "                                 strict (keeps every shape error) with the rules that keep values\n"
+       "                                 bit for bit; --valid-graph may mask shape errors, --inexact adds\n"
+       "                                 rules that change nan/inf/rounding. Shows the rewritten graph,\n"
+       "                                 the rules that fired and the applications refused (a witness)\n"
+       "  :eval NAME --opt [with ...]    evaluate with the optimized interpreter the program rewritten as\n"
+       "                                 :optimize NAME rewrites it without flags (strict, bit for bit)\n",
+       &Impl::commandOptimize},
+      {{"time"}, "  :time NAME [with ...]          median seconds of the reference and the optimized interpreter\n", &Impl::commandEval},
+      {{"rules"}, "", &Impl::commandRules},
+      {{"ops"}, "", &Impl::commandOps},
+      {{"help"}, "", &Impl::commandHelp},
+      {{"reset"}, "", &Impl::commandReset},
+      {{"quit", "q", "exit"}, "", &Impl::commandQuit},
+  };
+  return rows;
+}
+
+auto Session::Impl::helpText() -> const std::string & {
+  static const std::string text = [] {
+    std::string s = std::string(kStatementsHelp) + "commands:\n", last = " ";
+    for (const CommandRow &row : commandTable()) {
+      if (*row.help) s += row.help;
+      else last += std::string(" :") + row.names[0] + " ";
+    }
+    last.pop_back();
+    return s + last;
+  }();
+  return text;
+}
+
 auto Session::Impl::command(int lineNumber) -> Reply {
-  Reply r;
   ++at;
   if (peek().kind != Token::Name) fail("expected a command after ':' (see :help)");
-  std::string cmd = peek().text;
-  std::size_t cmdPos = peek().pos;
+  CommandCall call;
+  call.name = peek().text, call.pos = peek().pos, call.json = lineJson(lineNumber), call.lineNumber = lineNumber;
   ++at;
-  Json j = lineJson(lineNumber);
-  auto done = [&]() {
+  for (const CommandRow &row : commandTable())
+    for (const char *name : row.names)
+      if (name && call.name == name) return (this->*row.run)(call);
+  failAt("unknown command ':" + call.name + "' (see :help)", call.pos);
+}
+
+auto Session::Impl::commandShape(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
     if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
   };
-  if (is(cmd, "shape") || is(cmd, "explain")) {
-    std::string name;
-    const Node *n = target(name);
-    done();
-    Validity v = gathered(n);
-    std::vector<Pred> checks = v.checks();
-    std::vector<Pred> limits = v.status() == Status::Error ? std::vector<Pred>{} : v.limits();
-    const std::vector<std::string> order = declaredOrder();
-    std::optional<Assignment> bad = v.violating(order);
-    Pred condition = v.domain();
-    const Shape shown = v.simplified(n->shape);
-    j["command"] = cmd;
-    j["name"] = name;
-    j["shape"] = v.status() == Status::Error ? Json(nullptr) : shapeJson(shown);
-    j["status"] = spelling(v.status());
-    Json cj = Json::array(), lj = Json::array();
-    for (const Pred &c : checks) cj.push_back(c.toString());
-    for (const Pred &l : limits) lj.push_back(l.toString());
-    j["checks"] = cj;
-    j["limits"] = lj;
-    j["violating"] = assignmentOrNull(bad);
-    j["condition"] = condition.toString();
-    j["dtype"] = ops::spelling(n->dtype);
-    if (is(cmd, "explain")) {
-      Json obs = Json::array();
-      for (const Obligation &o : v.obligations()) {
-        Json x;
-        x["what"] = o.what;
-        x["predicate"] = o.predicate.toString();
-        x["answer"] = spelling(o.decision.answer);
-        // An input's own limits are assumed: the kind a reader acts on is "limit".
-        x["kind"] = spelling(o.kind);
-        obs.push_back(x);
-      }
-      j["obligations"] = obs;
-      Json fs = Json::array();
-      for (const std::string &f : v.failures()) fs.push_back(f);
-      j["failures"] = fs;
+  std::string name;
+  const Node *n = target(name);
+  done();
+  Validity v = gathered(n);
+  std::vector<Pred> checks = v.checks();
+  std::vector<Pred> limits = v.status() == Status::Error ? std::vector<Pred>{} : v.limits();
+  const std::vector<std::string> order = declaredOrder();
+  std::optional<Assignment> bad = v.violating(order);
+  Pred condition = v.domain();
+  const Shape shown = v.simplified(n->shape);
+  j["command"] = cmd;
+  j["name"] = name;
+  j["shape"] = v.status() == Status::Error ? Json(nullptr) : shapeJson(shown);
+  j["status"] = spelling(v.status());
+  Json cj = Json::array(), lj = Json::array();
+  for (const Pred &c : checks) cj.push_back(c.toString());
+  for (const Pred &l : limits) lj.push_back(l.toString());
+  j["checks"] = cj;
+  j["limits"] = lj;
+  j["violating"] = assignmentOrNull(bad);
+  j["condition"] = condition.toString();
+  j["dtype"] = ops::spelling(n->dtype);
+  if (is(cmd, "explain")) {
+    Json obs = Json::array();
+    for (const Obligation &o : v.obligations()) {
+      Json x;
+      x["what"] = o.what;
+      x["predicate"] = o.predicate.toString();
+      x["answer"] = spelling(o.decision.answer);
+      // An input's own limits are assumed: the kind a reader acts on is "limit".
+      x["kind"] = spelling(o.kind);
+      obs.push_back(x);
     }
-    if (options.json) {
-      r.add(dumpJson(j));
-      return r;
-    }
-    r.add(name + ": shape " + toString(shown) + ", dtype " + ops::spelling(n->dtype) + ", " + spelling(v.status()));
-    for (std::size_t i = 0; i < n->rank(); ++i) {
-      auto c = shown[i].constantValue();
-      r.add("  dim " + std::to_string(i) + ": " + shown[i].toString() + (c ? "" : shown[i].kind() == ExprKind::Select ? "  (piecewise)" : "  (symbolic)"));
-    }
-    if (is(cmd, "explain")) {
-      for (const std::string &f : v.failures()) r.add("  error: " + f);
-      for (const Obligation &o : v.obligations())
-        if (o.decision.answer != Answer::Proven && o.kind != ObligationKind::Existence)
-          r.add("  requires " + o.what + ": " + o.predicate.toString() + "  [" + spelling(o.decision.answer) +
-                            (o.kind == ObligationKind::Limit ? ", limit" : "") + "]");
-      for (const Pred &c : checks) r.add("  runtime check: " + c.toString());
-      if (std::string l = limitsLine(v); !l.empty()) r.add(l);
-      r.add("  valid where: " + condition.toString());
-      if (bad) r.add("  violating point: " + bad->toString(order));
-    } else {
-      for (const Pred &c : checks) r.add("  runtime check: " + c.toString());
-      if (std::string l = limitsLine(v); !l.empty()) r.add(l);
-    }
+    j["obligations"] = obs;
+    Json fs = Json::array();
+    for (const std::string &f : v.failures()) fs.push_back(f);
+    j["failures"] = fs;
+  }
+  if (options.json) {
+    r.add(dumpJson(j));
     return r;
   }
-  if (is(cmd, "errors")) {
-    const bool withLimits = takeFlag("--limits"); // the limits of results count too
-    done();
-    Validity v = gathered(statements);
-    if (withLimits) v.strictLimits(true);
-    Status st = v.status();
-    j["command"] = "errors";
-    const std::vector<std::string> order = declaredOrder();
-    std::optional<Assignment> witness = v.violating(order);
-    // The statements whose own obligations fail at the witness (the nodes each statement
-    // made first: not those that fail only because an operand did).
-    Json failing = Json::array();
-    std::vector<std::string> failingText;
-    if (witness) {
-      std::unordered_set<const Node *> attributed;
-      for (std::size_t i = 0; i < statements.size(); ++i) {
-        const Node *s = statements[i];
-        if (!s->pending) continue;
-        std::optional<std::string> message;
-        for (const Node *p : *s->pending) {
-          if (!attributed.insert(p).second || message) continue;
-          if (!p->validity.failures().empty()) message = p->validity.failures().front();
-          for (const Obligation &o : p->validity.obligations())
-            if (!message && o.decision.answer != Answer::Proven &&
-                (o.kind == ObligationKind::Shape || (options.strictLimits && o.kind == ObligationKind::Limit)) &&
-                !holds(o.predicate, *witness))
-              message = o.what + " fails (" + o.predicate.toString() + ")";
-        }
-        if (!message) continue;
-        Json f;
-        f["line"] = statementOrigins[i].first;
-        f["name"] = statementOrigins[i].second;
-        f["message"] = *message;
-        failing.push_back(f);
-        failingText.push_back("line " + std::to_string(statementOrigins[i].first) + ", " + statementOrigins[i].second + ": " + *message);
-      }
-    }
-    j["failing"] = failing;
-    Json lj = Json::array();
-    if (st != Status::Error)
-      for (const Pred &l : v.limits()) lj.push_back(l.toString());
-    j["limits"] = lj;
-    std::string condition;
-    if (st == Status::Valid) condition = "False";
-    else if (st == Status::Error) condition = "True";
-    else condition = (!v.domain()).toString();
-    if (st == Status::Unknown && !witness) j["empty"] = nullptr;
-    else j["empty"] = st == Status::Valid;
-    j["condition"] = condition;
-    j["witness"] = assignmentOrNull(witness);
-    j["status"] = spelling(st);
-    if (options.json) {
-      r.add(dumpJson(j));
-      return r;
-    }
-    if (st == Status::Valid) r.add("error domain: empty (every statement is valid for every size allowed)");
-    else {
-      r.add("error domain: " + condition + (st == Status::Unknown ? "  (undecided: checked at run time)" : ""));
-      if (witness) r.add("  witness: " + witness->toString(order));
-      for (const std::string &f : failingText) r.add("  fails: " + f);
-    }
+  r.add(name + ": shape " + toString(shown) + ", dtype " + ops::spelling(n->dtype) + ", " + spelling(v.status()));
+  for (std::size_t i = 0; i < n->rank(); ++i) {
+    auto c = shown[i].constantValue();
+    r.add("  dim " + std::to_string(i) + ": " + shown[i].toString() + (c ? "" : shown[i].kind() == ExprKind::Select ? "  (piecewise)" : "  (symbolic)"));
+  }
+  if (is(cmd, "explain")) {
+    for (const std::string &f : v.failures()) r.add("  error: " + f);
+    for (const Obligation &o : v.obligations())
+      if (o.decision.answer != Answer::Proven && o.kind != ObligationKind::Existence)
+        r.add("  requires " + o.what + ": " + o.predicate.toString() + "  [" + spelling(o.decision.answer) +
+                          (o.kind == ObligationKind::Limit ? ", limit" : "") + "]");
+    for (const Pred &c : checks) r.add("  runtime check: " + c.toString());
     if (std::string l = limitsLine(v); !l.empty()) r.add(l);
+    r.add("  valid where: " + condition.toString());
+    if (bad) r.add("  violating point: " + bad->toString(order));
+  } else {
+    for (const Pred &c : checks) r.add("  runtime check: " + c.toString());
+    if (std::string l = limitsLine(v); !l.empty()) r.add(l);
+  }
+  return r;
+}
+
+auto Session::Impl::commandErrors(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  const bool withLimits = takeFlag("--limits"); // the limits of results count too
+  done();
+  Validity v = gathered(statements);
+  if (withLimits) v.strictLimits(true);
+  Status st = v.status();
+  j["command"] = "errors";
+  const std::vector<std::string> order = declaredOrder();
+  std::optional<Assignment> witness = v.violating(order);
+  // The statements whose own obligations fail at the witness (the nodes each statement
+  // made first: not those that fail only because an operand did).
+  Json failing = Json::array();
+  std::vector<std::string> failingText;
+  if (witness) {
+    std::unordered_set<const Node *> attributed;
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+      const Node *s = statements[i];
+      if (!s->pending) continue;
+      std::optional<std::string> message;
+      for (const Node *p : *s->pending) {
+        if (!attributed.insert(p).second || message) continue;
+        if (!p->validity.failures().empty()) message = p->validity.failures().front();
+        for (const Obligation &o : p->validity.obligations())
+          if (!message && o.decision.answer != Answer::Proven &&
+              (o.kind == ObligationKind::Shape || (options.strictLimits && o.kind == ObligationKind::Limit)) &&
+              !holds(o.predicate, *witness))
+            message = o.what + " fails (" + o.predicate.toString() + ")";
+      }
+      if (!message) continue;
+      Json f;
+      f["line"] = statementOrigins[i].first;
+      f["name"] = statementOrigins[i].second;
+      f["message"] = *message;
+      failing.push_back(f);
+      failingText.push_back("line " + std::to_string(statementOrigins[i].first) + ", " + statementOrigins[i].second + ": " + *message);
+    }
+  }
+  j["failing"] = failing;
+  Json lj = Json::array();
+  if (st != Status::Error)
+    for (const Pred &l : v.limits()) lj.push_back(l.toString());
+  j["limits"] = lj;
+  std::string condition;
+  if (st == Status::Valid) condition = "False";
+  else if (st == Status::Error) condition = "True";
+  else condition = (!v.domain()).toString();
+  if (st == Status::Unknown && !witness) j["empty"] = nullptr;
+  else j["empty"] = st == Status::Valid;
+  j["condition"] = condition;
+  j["witness"] = assignmentOrNull(witness);
+  j["status"] = spelling(st);
+  if (options.json) {
+    r.add(dumpJson(j));
     return r;
   }
-  if (is(cmd, "eval") || is(cmd, "save") || is(cmd, "time")) {
-    bool opt = !is(cmd, "time") && takeFlag("--opt");
-    std::string name;
-    const Node *n = target(name, true);
-    std::string path;
-    if (is(cmd, "save")) {
-      if (peek().kind != Token::String) fail("expected the file name as a string" + found());
-      path = peek().text; // written where Python would write it: the working directory
-      ++at;
-    }
-    Assignment point;
-    std::map<std::string, Array> inputs;
-    if (isName("with")) {
-      ++at;
-      bindings(point, inputs);
-    }
-    done();
-    completePoint(n, point);
-    j["command"] = cmd;
-    j["name"] = name;
-    try {
-      interp::InterpreterOptions io;
-      io.seed = options.seed;
-      io.namer = [this](const Node *x) {
-        if (x->kind == ops::OpKind::Input) return "input " + x->op;
-        const std::string *name = nameOf(x);
-        return name ? *name + " (" + x->op + ")" : x->describe();
+  if (st == Status::Valid) r.add("error domain: empty (every statement is valid for every size allowed)");
+  else {
+    r.add("error domain: " + condition + (st == Status::Unknown ? "  (undecided: checked at run time)" : ""));
+    if (witness) r.add("  witness: " + witness->toString(order));
+    for (const std::string &f : failingText) r.add("  fails: " + f);
+  }
+  if (std::string l = limitsLine(v); !l.empty()) r.add(l);
+  return r;
+}
+
+auto Session::Impl::commandEval(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  bool opt = !is(cmd, "time") && takeFlag("--opt");
+  std::string name;
+  const Node *n = target(name, true);
+  std::string path;
+  if (is(cmd, "save")) {
+    if (peek().kind != Token::String) fail("expected the file name as a string" + found());
+    path = peek().text; // written where Python would write it: the working directory
+    ++at;
+  }
+  Assignment point;
+  std::map<std::string, Array> inputs;
+  if (isName("with")) {
+    ++at;
+    bindings(point, inputs);
+  }
+  done();
+  completePoint(n, point);
+  j["command"] = cmd;
+  j["name"] = name;
+  try {
+    interp::InterpreterOptions io;
+    io.seed = options.seed;
+    io.namer = [this](const Node *x) {
+      if (x->kind == ops::OpKind::Input) return "input " + x->op;
+      const std::string *name = nameOf(x);
+      return name ? *name + " (" + x->op + ")" : x->describe();
+    };
+    if (is(cmd, "time")) {
+      // Medians of repeated runs, each interpreter fresh (no value reused between runs).
+      const Node *fast = optimizedFor(n);
+      io.debugChecks = false;
+      // Inputs not given are generated once, outside the timed runs.
+      interp::addSeededInputs(*graph, point, options.seed, inputs);
+      auto median = [&](auto &&run) {
+        std::vector<double> seconds;
+        double spent = 0;
+        while (seconds.size() < 3 || (seconds.size() < 25 && spent < 1.0)) {
+          auto start = std::chrono::steady_clock::now();
+          run();
+          seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          spent += seconds.back();
+        }
+        std::sort(seconds.begin(), seconds.end());
+        return std::pair(seconds[seconds.size() / 2], seconds.size());
       };
-      if (is(cmd, "time")) {
-        // Medians of repeated runs, each interpreter fresh (no value reused between runs).
-        const Node *fast = optimizedFor(n);
-        io.debugChecks = false;
-        // Inputs not given are generated once, outside the timed runs.
-        interp::addSeededInputs(*graph, point, options.seed, inputs);
-        auto median = [&](auto &&run) {
-          std::vector<double> seconds;
-          double spent = 0;
-          while (seconds.size() < 3 || (seconds.size() < 25 && spent < 1.0)) {
-            auto start = std::chrono::steady_clock::now();
-            run();
-            seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-            spent += seconds.back();
-          }
-          std::sort(seconds.begin(), seconds.end());
-          return std::pair(seconds[seconds.size() / 2], seconds.size());
-        };
-        auto [ref, refRuns] = median([&] { interp::Interpreter(*graph, point, inputs, io).evaluate(n); });
-        auto [optimized, optRuns] = median([&] { interp::OptimizedInterpreter(*graph, point, inputs, io).evaluate(fast); });
-        j["reference_s"] = ref;
-        j["optimized_s"] = optimized;
-        j["repeats"] = std::min(refRuns, optRuns);
-        j["reference_repeats"] = refRuns;
-        j["optimized_repeats"] = optRuns;
-        if (options.json) r.add(dumpJson(j));
-        else
-          r.add(name + ": reference " + formatSeconds(ref) + ", optimized " + formatSeconds(optimized) + " (" +
-                            (optimized > 0 ? formatRatio(ref / optimized) : std::string("-")) + "x; medians of " +
-                            std::to_string(refRuns) + " and " + std::to_string(optRuns) + " runs)");
-        return r;
-      }
-      Array value;
-      if (opt) {
-        interp::OptimizedInterpreter in(*graph, point, inputs, io);
-        value = in.evaluate(optimizedFor(n));
-      } else {
-        interp::Interpreter in(*graph, point, inputs, io);
-        value = in.evaluate(n);
-      }
-      if (is(cmd, "save")) {
-        interp::saveNpy(value, path);
-        j["path"] = path;
-      }
-      j["dtype"] = ops::spelling(value.dtype());
-      j["shape"] = value.shape();
-      if (is(cmd, "eval")) {
-        if (value.size() > 1000000) throw interp::EvalError(interp::EvalError::Input, "the value has " + std::to_string(value.size()) + " elements; use :save");
-        j["value"] = valueJson(value);
-      }
+      auto [ref, refRuns] = median([&] { interp::Interpreter(*graph, point, inputs, io).evaluate(n); });
+      auto [optimized, optRuns] = median([&] { interp::OptimizedInterpreter(*graph, point, inputs, io).evaluate(fast); });
+      j["reference_s"] = ref;
+      j["optimized_s"] = optimized;
+      j["repeats"] = std::min(refRuns, optRuns);
+      j["reference_repeats"] = refRuns;
+      j["optimized_repeats"] = optRuns;
       if (options.json) r.add(dumpJson(j));
-      else if (is(cmd, "eval"))
-        r.add(name + " = " + value.toString() + "  (" + ops::spelling(value.dtype()) + ", shape " + interp::shapeText(value.shape()) + ")");
       else
-        r.add("saved " + name + " " + interp::shapeText(value.shape()) + " " + ops::spelling(value.dtype()) + " to " + path);
-    } catch (const interp::EvalError &e) {
-      r.failed = true;
-      Json err;
-      err["kind"] = interp::EvalError::spelling(e.kind);
-      err["message"] = e.what();
-      j["error"] = err;
-      if (options.json) r.add(dumpJson(j));
-      else r.add(std::string(interp::EvalError::spelling(e.kind)) + " error: " + e.what());
-    }
-    return r;
-  }
-  if (is(cmd, "graph")) {
-    std::string name;
-    const Node *n = target(name);
-    done();
-    Json nodes = Json::array();
-    r.set(graphLines(n, &nodes));
-    j["command"] = "graph";
-    j["name"] = name;
-    j["nodes"] = nodes;
-    if (options.json) r.set({dumpJson(j)});
-    return r;
-  }
-  if (is(cmd, "rules")) {
-    done();
-    Json list = Json::array();
-    for (const rewrite::Rule &rule : rewrite::defaultRules()) {
-      Json x;
-      x["rule"] = rule.name;
-      x["phase"] = rewrite::spelling(rule.phase);
-      x["exact"] = rule.exact;
-      x["text"] = rule.body();
-      list.push_back(x);
-      r.add("  " + rule.heading());
-    }
-    j["command"] = "rules";
-    j["rules"] = list;
-    if (options.json) r.set({dumpJson(j)});
-    return r;
-  }
-  if (is(cmd, "optimize")) {
-    rewrite::EngineOptions eo;
-    if (takeFlag("--valid-graph")) eo.allow = rewrite::Soundness::ValidGraph;
-    eo.exactOnly = !takeFlag("--inexact");
-    std::string name;
-    const Node *n = target(name);
-    done();
-    auto start = std::chrono::steady_clock::now();
-    rewrite::Engine engine(*graph, rewrite::defaultRules(), eo);
-    rewrite::OptimizeResult result = engine.run({n});
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // --opt and :time run the program rewritten as :optimize rewrites it without flags
-    // (strict, values bit for bit); another rewriting is shown, not kept for them.
-    if (eo.allow == rewrite::Soundness::Strict && eo.exactOnly) optimized[n] = result.outputs[0];
-    j["command"] = "optimize";
-    j["name"] = name;
-    j["nodes_before"] = rewrite::reachableCount({n});
-    j["nodes_after"] = rewrite::reachableCount(result.outputs);
-    j["seconds"] = seconds;
-    Json fired = Json::object();
-    for (const auto &[rule, count] : result.fired) fired[rule] = count;
-    j["fired"] = fired;
-    Json refused = Json::array();
-    for (const rewrite::Refusal &f : result.refused) {
-      Json x;
-      x["rule"] = f.rule;
-      x["witness"] = assignmentOrNull(f.check.witness);
-      x["class"] = rewrite::spelling(f.check.soundness);
-      x["reason"] = f.check.reason;
-      refused.push_back(x);
-    }
-    j["refused"] = refused;
-    j["soundness"] = eo.allow == rewrite::Soundness::Strict ? "strict" : "valid-graph";
-    j["exact"] = eo.exactOnly;
-    if (options.json) {
-      r.add(dumpJson(j));
+        r.add(name + ": reference " + formatSeconds(ref) + ", optimized " + formatSeconds(optimized) + " (" +
+                          (optimized > 0 ? formatRatio(ref / optimized) : std::string("-")) + "x; medians of " +
+                          std::to_string(refRuns) + " and " + std::to_string(optRuns) + " runs)");
       return r;
     }
-    r.set(graphLines(result.outputs[0]));
-    std::string summary = name + ": " + std::to_string(j["nodes_before"].get<std::size_t>()) + " -> " +
-                          std::to_string(j["nodes_after"].get<std::size_t>()) + " nodes";
-    for (const auto &[rule, count] : result.fired) summary += ", " + rule + " x" + std::to_string(count);
-    r.add(summary);
-    for (const rewrite::Refusal &f : result.refused)
-      r.add("refused " + f.rule + " (" + rewrite::spelling(f.check.soundness) + "): " + f.check.reason +
-                        (f.check.witness ? " at " + f.check.witness->toString() : ""));
-    return r;
-  }
-  if (is(cmd, "ops")) {
-    done();
-    Json list = Json::array();
-    for (const ops::OpInfo &o : ops::opCatalogue()) {
-      Json x;
-      x["name"] = o.name;
-      x["signature"] = o.signature;
-      x["rule"] = o.rule;
-      list.push_back(x);
-      r.add("  " + o.signature + "  — " + o.rule);
+    Array value;
+    if (opt) {
+      interp::OptimizedInterpreter in(*graph, point, inputs, io);
+      value = in.evaluate(optimizedFor(n));
+    } else {
+      interp::Interpreter in(*graph, point, inputs, io);
+      value = in.evaluate(n);
     }
-    j["command"] = "ops";
-    j["ops"] = list;
-    if (options.json) r.set({dumpJson(j)});
-    return r;
-  }
-  if (is(cmd, "help")) {
-    done();
-    j["command"] = "help";
-    j["text"] = kHelp;
+    if (is(cmd, "save")) {
+      interp::saveNpy(value, path);
+      j["path"] = path;
+    }
+    j["dtype"] = ops::spelling(value.dtype());
+    j["shape"] = value.shape();
+    if (is(cmd, "eval")) {
+      if (value.size() > 1000000) throw interp::EvalError(interp::EvalError::Input, "the value has " + std::to_string(value.size()) + " elements; use :save");
+      j["value"] = valueJson(value);
+    }
     if (options.json) r.add(dumpJson(j));
-    else r.add(kHelp);
-    return r;
-  }
-  if (is(cmd, "reset")) {
-    done();
-    reset();
-    j["command"] = "reset";
+    else if (is(cmd, "eval"))
+      r.add(name + " = " + value.toString() + "  (" + ops::spelling(value.dtype()) + ", shape " + interp::shapeText(value.shape()) + ")");
+    else
+      r.add("saved " + name + " " + interp::shapeText(value.shape()) + " " + ops::spelling(value.dtype()) + " to " + path);
+  } catch (const interp::EvalError &e) {
+    r.failed = true;
+    Json err;
+    err["kind"] = interp::EvalError::spelling(e.kind);
+    err["message"] = e.what();
+    j["error"] = err;
     if (options.json) r.add(dumpJson(j));
+    else r.add(std::string(interp::EvalError::spelling(e.kind)) + " error: " + e.what());
+  }
+  return r;
+}
+
+auto Session::Impl::commandGraph(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  std::string name;
+  const Node *n = target(name);
+  done();
+  Json nodes = Json::array();
+  r.set(graphLines(n, &nodes));
+  j["command"] = "graph";
+  j["name"] = name;
+  j["nodes"] = nodes;
+  if (options.json) r.set({dumpJson(j)});
+  return r;
+}
+
+auto Session::Impl::commandRules(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  done();
+  Json list = Json::array();
+  for (const rewrite::Rule &rule : rewrite::defaultRules()) {
+    Json x;
+    x["rule"] = rule.name;
+    x["phase"] = rewrite::spelling(rule.phase);
+    x["exact"] = rule.exact;
+    x["text"] = rule.body();
+    list.push_back(x);
+    r.add("  " + rule.heading());
+  }
+  j["command"] = "rules";
+  j["rules"] = list;
+  if (options.json) r.set({dumpJson(j)});
+  return r;
+}
+
+auto Session::Impl::commandOptimize(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  rewrite::EngineOptions eo;
+  if (takeFlag("--valid-graph")) eo.allow = rewrite::Soundness::ValidGraph;
+  eo.exactOnly = !takeFlag("--inexact");
+  std::string name;
+  const Node *n = target(name);
+  done();
+  auto start = std::chrono::steady_clock::now();
+  rewrite::Engine engine(*graph, rewrite::defaultRules(), eo);
+  rewrite::OptimizeResult result = engine.run({n});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // --opt and :time run the program rewritten as :optimize rewrites it without flags
+  // (strict, values bit for bit); another rewriting is shown, not kept for them.
+  if (eo.allow == rewrite::Soundness::Strict && eo.exactOnly) optimized[n] = result.outputs[0];
+  j["command"] = "optimize";
+  j["name"] = name;
+  j["nodes_before"] = rewrite::reachableCount({n});
+  j["nodes_after"] = rewrite::reachableCount(result.outputs);
+  j["seconds"] = seconds;
+  Json fired = Json::object();
+  for (const auto &[rule, count] : result.fired) fired[rule] = count;
+  j["fired"] = fired;
+  Json refused = Json::array();
+  for (const rewrite::Refusal &f : result.refused) {
+    Json x;
+    x["rule"] = f.rule;
+    x["witness"] = assignmentOrNull(f.check.witness);
+    x["class"] = rewrite::spelling(f.check.soundness);
+    x["reason"] = f.check.reason;
+    refused.push_back(x);
+  }
+  j["refused"] = refused;
+  j["soundness"] = eo.allow == rewrite::Soundness::Strict ? "strict" : "valid-graph";
+  j["exact"] = eo.exactOnly;
+  if (options.json) {
+    r.add(dumpJson(j));
     return r;
   }
-  if (is(cmd, "quit") || is(cmd, "q") || is(cmd, "exit")) {
-    done();
-    r.quit = true;
-    j["command"] = "quit";
-    if (options.json) r.add(dumpJson(j));
-    return r;
+  r.set(graphLines(result.outputs[0]));
+  std::string summary = name + ": " + std::to_string(j["nodes_before"].get<std::size_t>()) + " -> " +
+                        std::to_string(j["nodes_after"].get<std::size_t>()) + " nodes";
+  for (const auto &[rule, count] : result.fired) summary += ", " + rule + " x" + std::to_string(count);
+  r.add(summary);
+  for (const rewrite::Refusal &f : result.refused)
+    r.add("refused " + f.rule + " (" + rewrite::spelling(f.check.soundness) + "): " + f.check.reason +
+                      (f.check.witness ? " at " + f.check.witness->toString() : ""));
+  return r;
+}
+
+auto Session::Impl::commandOps(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  done();
+  Json list = Json::array();
+  for (const ops::OpInfo &o : ops::opCatalogue()) {
+    Json x;
+    x["name"] = o.name;
+    x["signature"] = o.signature;
+    x["rule"] = o.rule;
+    list.push_back(x);
+    r.add("  " + o.signature + "  — " + o.rule);
   }
-  failAt("unknown command ':" + cmd + "' (see :help)", cmdPos);
+  j["command"] = "ops";
+  j["ops"] = list;
+  if (options.json) r.set({dumpJson(j)});
+  return r;
+}
+
+auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  done();
+  j["command"] = "help";
+  j["text"] = helpText();
+  if (options.json) r.add(dumpJson(j));
+  else r.add(helpText());
+  return r;
+}
+
+auto Session::Impl::commandReset(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  done();
+  reset();
+  j["command"] = "reset";
+  if (options.json) r.add(dumpJson(j));
+  return r;
+}
+
+auto Session::Impl::commandQuit(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  [[maybe_unused]] const std::string &cmd = call.name;
+  Json &j = call.json;
+  [[maybe_unused]] const int lineNumber = call.lineNumber;
+  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
+    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+  };
+  done();
+  r.quit = true;
+  j["command"] = "quit";
+  if (options.json) r.add(dumpJson(j));
+  return r;
 }
 
 auto Session::Impl::resolve(const std::string &path) const -> std::string {

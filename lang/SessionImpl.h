@@ -9,6 +9,7 @@
 // Invariant: `graph` holds every node a name is bound to; `names` and `statements` index it.
 #pragma once
 
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cctype>
@@ -346,6 +347,33 @@ struct Session::Impl {
   std::vector<std::string> graphLines(const Node *n, Json *json = nullptr);
 
   Reply command(int lineNumber);
+  /// A command being run: its name, where it is, the JSON reply's start, and the reply.
+  struct CommandCall {
+    Reply reply;
+    std::string name;
+    std::size_t pos = 0;
+    Json json;
+    int lineNumber = 0;
+  };
+  /// A row of the command table: the names it answers to (up to three), its :help lines.
+  struct CommandRow {
+    std::array<const char *, 3> names;
+    const char *help;
+    Reply (Impl::*run)(CommandCall &);
+  };
+  static const std::vector<CommandRow> &commandTable();
+  /// :help's text: the statements, then each command row's lines.
+  static const std::string &helpText();
+  Reply commandShape(CommandCall &call);    // :shape, :explain
+  Reply commandErrors(CommandCall &call);   // :errors
+  Reply commandEval(CommandCall &call);     // :eval, :save, :time
+  Reply commandGraph(CommandCall &call);    // :graph
+  Reply commandRules(CommandCall &call);    // :rules
+  Reply commandOptimize(CommandCall &call); // :optimize
+  Reply commandOps(CommandCall &call);      // :ops
+  Reply commandHelp(CommandCall &call);     // :help
+  Reply commandReset(CommandCall &call);    // :reset
+  Reply commandQuit(CommandCall &call);     // :quit, :q, :exit
 
   /// A file to read: as Python would open it (relative to the working directory), else next to
   /// the script.
