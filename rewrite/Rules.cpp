@@ -130,11 +130,12 @@ struct Parser {
       t.kind = Term::Number;
       std::string digits = text.substr(start, pos - start);
       t.integer = digits.find('.') == std::string::npos;
+      std::size_t used = 0;
       try {
-        t.number = std::stod(digits);
+        t.number = std::stod(digits, &used);
       } catch (const std::exception &) {
-        fail("bad number '" + digits + "'", start);
       }
+      if (used != digits.size()) fail("bad number '" + digits + "'", start); // 1.2.3 is no 1.2
       return t;
     }
     std::string name = word();

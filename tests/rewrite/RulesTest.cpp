@@ -1,6 +1,9 @@
 // The rule file format (rewrite/Rules.h): what parses, and every refusal named with
 // FILE:LINE:COLUMN (the column 1-based, at the problem).
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <regex>
 
 #include "ops/OpList.h"
 #include "rewrite/Rules.h"
@@ -60,6 +63,22 @@ TEST(Rules, EveryRefusalNamesFileLineAndColumn) {
       {"builtin nothing_such: what", "t.rules:1:9: no builtin rewrite is named 'nothing_such'"},
       {"rule r: -(-x) -> x if z.dtype == float64", "t.rules:1:23: the condition uses 'z', which the pattern does not bind"},
       {"rule r: -(-x) -> x x", "t.rules:1:20: unexpected text after the rule"},
+      // Every other refusal of the format, each at its column.
+      {"rule r: exp(x -> x", "t.rules:1:15: expected ')'"},
+      {"rule : exp(x) -> x", "t.rules:1:6: expected a name"},
+      {"rule r: x * 1.2.3 -> x", "t.rules:1:13: bad number '1.2.3'"},
+      {"rule r: exp(x) -> x if x.shape == y.dtype", "t.rules:1:35: compare shape with shape"},
+      {"rule r: exp(x) -> x if x.shape == y", "t.rules:1:35: compare a shape with another variable's shape (B.shape)"},
+      {"rule r: exp(x) -> x if x.dtype == float16", "t.rules:1:35: unknown dtype 'float16'"},
+      {"rule r: exp(x) -> x if x.ndim == two", "t.rules:1:34: expected a rank"},
+      {"rule r: exp(x) -> x if x.size == 3", "t.rules:1:24: a condition compares .shape, .dtype or .ndim"},
+      {"rule r: exp(self) -> self", "t.rules:1:9: 'self' names the matched node in a condition only"},
+      {"rule r: exp(x, y) -> x", "t.rules:1:9: exp takes one operand"},
+      {"rule r: add(x) -> x", "t.rules:1:9: add takes two operands"},
+      {"rule r: sum_all(x) -> x", "t.rules:1:9: a pattern cannot match 'sum_all'"},
+      {"rule r: exp(x) -> diff(x)", "t.rules:1:19: a replacement cannot build 'diff'"},
+      {"rule r: exp(x) -> x\n  exact: maybe", "t.rules:2:10: exact: yes or no"},
+      {"rule r: exp(x) -> x\n  example:", "t.rules:2:11: an example needs an expression"},
   };
   for (const auto &[text, message] : cases) EXPECT_EQ(refusal(text), message) << text;
   EXPECT_THROW(loadRules("/no/such/file.rules"), RuleError);
@@ -85,4 +104,24 @@ TEST(Rules, PatternsMatchTheOpListsPatternRows) {
   }
   for (const ops::UfuncInfo &u : ops::ufuncs())
     EXPECT_EQ(refusal("rule r: " + u.name + (u.arity == 1 ? "(x)" : "(x, y)") + " -> x\n"), "") << u.name;
+}
+
+// A number in a rule is read whole or refused: the parse of `x * N` holds N's value exactly when N
+// is a decimal (digits, at most one point), and is refused otherwise (1.2.3 was read as 1.2).
+RC_GTEST_PROP(Rules, ANumberIsReadWholeOrRefused, ()) {
+  const std::string digits = *rc::gen::container<std::string>(rc::gen::element('0', '1', '7', '.'));
+  RC_PRE(!digits.empty() && digits[0] != '.');
+  const bool decimal = std::regex_match(digits, std::regex("[0-9]+(\\.[0-9]*)?"));
+  std::vector<Rule> rules;
+  try {
+    rules = parseRules("rule r: x * " + digits + " -> x\n", "t.rules");
+  } catch (const RuleError &e) {
+    RC_ASSERT(!decimal);
+    RC_ASSERT(std::string(e.what()).find("bad number '" + digits + "'") != std::string::npos);
+    return;
+  }
+  RC_ASSERT(decimal);
+  const Term &n = rules.at(0).pattern->args.at(1);
+  RC_ASSERT(n.kind == Term::Number);
+  RC_ASSERT(n.number == std::strtod(digits.c_str(), nullptr));
 }
