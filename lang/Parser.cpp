@@ -407,8 +407,8 @@ auto Session::Impl::name(const Token &t) -> Value {
   const std::string &n = t.text;
   if (const Value *held = variables.find(n)) {
     // An array held by a name is its node (and, rarely, why it is not a size): copying only
-    // that reads one of the entry's four cache lines, not all (in a 10^5-statement program
-    // the entries are far apart, and the whole copy was a sixth of the build's cache misses).
+    // that reads one of the entry's four cache lines, not all (in a long program the entries
+    // lie far apart).
     Value v = held->kind == Value::Array && held->notSize.empty() ? Value::ofNode(held->node, t.pos) : *held;
     v.pos = t.pos;
     for (const Node *r : v.reads) noteRead(r);

@@ -235,9 +235,8 @@ public:
   /// The operands of node `id`, by id, in its inputs' order. They are kept beside the nodes in
   /// one array, so that a walk over the graph's edges (a rewrite phase counts the readers of
   /// every node the outputs reach, then visits each in id order) reads 4 bytes an edge in order.
-  /// Read through the nodes, the same walk loads each 368-byte node and its operand list
-  /// wherever they lie in memory, which at 10^5 nodes no longer fits in the cache: the table
-  /// took a tenth to a fifth off rewriting programs of 10^4 and 10^5 nodes.
+  /// Cost: read through the nodes, the same walk would load a 368-byte node and its operand
+  /// list per edge, wherever they lie: at 10^5 nodes that misses the cache.
   std::span<const uint32_t> operandIds(std::size_t id) const {
     return {operandIds_.data() + operandStart_[id], operandIds_.data() + operandStart_[id + 1]};
   }
@@ -317,10 +316,10 @@ private:
   FlatIndex pendingIndex_; // pendingLists_ by content
   std::vector<const Node *> mergeScratch_; // finish()'s merged list, before it is looked up
   std::unordered_map<std::string, const Node *> inputsByName_;
-  /// sliceLength's answers. One program slices the same axis the same way again and again (the
-  /// benchmark's random 10^5-statement program: 18,000 slices, 3,600 distinct), and each length
-  /// asks the solver several questions and builds choices. An answer is kept only when no
-  /// solver answer under it was cut short by the clock (SolverStats::unkept).
+  /// sliceLength's answers. A program slices the same axis the same way again and again (in
+  /// random programs about one slice in five is new), and each length asks the solver several
+  /// questions and builds choices. An answer is kept only when no solver answer under it was
+  /// cut short by the clock (SolverStats::unkept).
   struct SliceKey {
     Pred assumptions;
     SizeDomain domain;
@@ -334,8 +333,8 @@ private:
   };
   std::unordered_map<SliceKey, Expr, SliceKeyHash> sliceLengths_;
   /// broadcastOperands' broadcasts, kept likewise: an elementwise op over shapes met before
-  /// repeats the shape, obligations and decisions of the first (in the benchmark's random
-  /// 10^5-statement program, 34,020 of about 38,800 broadcasts).
+  /// repeats the shape, obligations and decisions of the first (most broadcasts of a long
+  /// program are of shapes met before).
   struct BroadcastKey {
     Pred assumptions;
     SizeDomain domain;

@@ -32,9 +32,8 @@ inline UfuncRule ruleOf(const std::string &op) { return ufunc(op)->rule; }
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 
-/// Lists of pending nodes and of requirements are short (8 pending nodes on average in the
-/// benchmark's programs, at most 36): up to this many entries a linear search tells them apart,
-/// where a hash set allocated a node per entry.
+/// Lists of pending nodes and of requirements are short (typically under a dozen entries): up
+/// to this many a linear search tells them apart, where a hash set would allocate per entry.
 constexpr std::size_t kLinearSearch = 32;
 
 /// Appends `p` to `out` unless `out` holds it: a linear search while `out` is short, past that
@@ -142,11 +141,9 @@ inline Pred nonEmpty(const Expr &d) {
   return Pred::disjunction(parts);
 }
 
-/// Dims with more nodes than this (written out as a tree) are offered to Solver::compact. Each
-/// compaction is an isl question of about 3 ms (8.5M instructions); at 40 nodes the benchmark's
-/// random programs paid more for them than their smaller dims saved later (the 10^5-statement
-/// build: 37 compactions, 4,024M instructions; at 80 none was needed, 3,776M, with the same
-/// status at every statement), while a chain of slices of slices still stays short
+/// Dims with more nodes than this (written out as a tree) are offered to Solver::compact.
+/// Cost: a compaction is an isl question of a few milliseconds; below this size it costs more
+/// than its smaller dim saves later, while a chain of slices of slices still stays short
 /// (Shapes.TwentyFiveNestedSlicesBuild).
 constexpr uint64_t kCompactDimsAbove = 80;
 /// Whether `a` has `b`'s structural key, b's operands taken to be `bInputs`.
@@ -213,7 +210,7 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
       d.broadcastable = like->broadcastable;
     };
     if (!checkRebuilds_) {
-      takeDerived(c); // in place: a copy of the candidate was a tenth of a rewrite's work
+      takeDerived(c); // in place: copying the candidate would be a large part of a rewrite
     } else {
       Node derived = c;
       takeDerived(derived);
