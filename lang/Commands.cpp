@@ -1,3 +1,5 @@
+// The REPL's commands (`:shape`, `:eval`, `:optimize`, ...), a table of rows that also writes
+// `:help`.
 #include "lang/SessionImpl.h"
 
 namespace shapelab::lang {

@@ -1,3 +1,4 @@
+// The lexer of the program language (Lexer.h): a line into tokens.
 #include "lang/Lexer.h"
 
 #include "symbolic/Errors.h"

@@ -1,3 +1,5 @@
+// The library: a call of a NumPy function, its arguments checked by its binding in the op list
+// (ops/Functions.def), built from the graph's factories and composites.
 #include "lang/SessionImpl.h"
 
 namespace shapelab::lang {

@@ -1,3 +1,5 @@
+// Array literals given by value (`:eval ... with x=[[1.0, 2.0]]`): scalars and nested lists read as
+// NumPy reads them.
 #include "lang/SessionImpl.h"
 
 namespace shapelab::lang {

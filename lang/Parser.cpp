@@ -1,3 +1,6 @@
+// Expressions of the program language, parsed and evaluated at once by recursive descent (Python's
+// precedence): token helpers, conversions of values to nodes, sizes and axes, operators, names,
+// attributes, subscripts and call arguments.
 #include "lang/SessionImpl.h"
 
 namespace shapelab::lang {

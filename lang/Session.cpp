@@ -1,3 +1,4 @@
+// The session's public face (Session.h): Session, Reply and runScript.
 #include "lang/SessionImpl.h"
 
 namespace shapelab::lang {

@@ -1,3 +1,5 @@
+// Statements: assignment of values to names, the guards of arrays read for their shape, each
+// array's status (memoized per pending list) and a line's reply.
 #include "lang/SessionImpl.h"
 
 namespace shapelab::lang {

@@ -1,3 +1,4 @@
+// Values of the program language (Value.h): their names in messages, their text, their JSON.
 #include "lang/Value.h"
 
 #include <cmath>

@@ -1,3 +1,5 @@
+// Random variables (NumPy's and PyTensor's shape rules), specify_shape, ifelse on sizes or data,
+// and after.
 #include "ops/GraphDetail.h"
 
 namespace shapelab::ops {

@@ -1,3 +1,5 @@
+// Sources (inputs, literals, sizes) and the elementwise ops: the broadcasting rule per mode, unary
+// and binary ufuncs with NumPy's dtype rules, where, astype.
 #include "ops/GraphDetail.h"
 
 namespace shapelab::ops {

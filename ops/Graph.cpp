@@ -1,3 +1,5 @@
+// The graph's bookkeeping: parameters, data-dependent sizes and their contexts, shape choice
+// (choose, smaller), the structural key and interning, pending lists and validityOf.
 #include "ops/GraphDetail.h"
 
 namespace shapelab::ops {

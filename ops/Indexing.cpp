@@ -1,3 +1,5 @@
+// Indexing: basic entries, one advanced index (integer array or mask: a data-dependent size), slice
+// lengths as NumPy clips them, set/inc_subtensor.
 #include "ops/GraphDetail.h"
 
 namespace shapelab::ops {

@@ -1,3 +1,5 @@
+// Layout ops: transpose, reshape (NumPy's reading of negative entries), expand_dims, squeeze,
+// broadcast_to, full, arange, concatenate, stack, split.
 #include "ops/GraphDetail.h"
 
 namespace shapelab::ops {

@@ -1,3 +1,5 @@
+// Graph::rebuild: a node over new operands, copied when its rule reads only their shapes (the
+// ShapesOnly trait), else through its factory.
 #include "ops/GraphDetail.h"
 
 namespace shapelab::ops {

@@ -1,3 +1,5 @@
+// Reductions (sum ... argmin), blockwise ops over gufunc signatures, einsum, diff, cumsum and
+// cumprod.
 #include "ops/GraphDetail.h"
 
 namespace shapelab::ops {

@@ -1,3 +1,5 @@
+// Printing expressions and predicates as Python writes them (precedence levels, shared subtrees
+// written once per use).
 #include "symbolic/Expr.h"
 
 #include <string>

@@ -1,3 +1,5 @@
+// Walks over expressions: their parameters (cached per node), definedness, substitution, choices
+// resolved, totalized forms.
 #include "symbolic/Expr.h"
 
 #include <algorithm>

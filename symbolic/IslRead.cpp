@@ -1,3 +1,5 @@
+// Reading isl back: points as assignments, isl's AST of a set as a predicate, within size bounds
+// that keep the AST generator's work small.
 #include "symbolic/SolverDetail.h"
 
 namespace shapelab {

@@ -1,3 +1,5 @@
+// Translation of expressions and predicates to isl: parameters and opaque monomials, piecewise
+// affine functions, sets where a predicate holds or fails, product envelopes.
 #include "symbolic/SolverDetail.h"
 
 namespace shapelab {

@@ -1,3 +1,5 @@
+// Answers before isl: contexts as isl sets (cached), fast paths over intervals, piecewise splits,
+// and the small points every question is tried at.
 #include "symbolic/SolverDetail.h"
 
 namespace shapelab {

@@ -1,3 +1,5 @@
+// The decide pipeline: compaction, least points, proofs with isl within a budget, conditions read
+// from isl, and the decision of a predicate under a context.
 #include "symbolic/SolverDetail.h"
 
 namespace shapelab {

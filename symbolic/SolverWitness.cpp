@@ -1,3 +1,5 @@
+// Witness search: points in boxes, by fixing parameters, from isl's samples, and real points among
+// a relaxation's.
 #include "symbolic/SolverDetail.h"
 
 namespace shapelab {
