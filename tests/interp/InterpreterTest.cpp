@@ -1,38 +1,9 @@
 // The reference interpreter (interp/Interpreter.h): NumPy's values, errors and their order, layouts, random variables.
 
-#include <functional>
-#include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
-
-#include "lang/Json.h"
-#include "lang/Session.h"
-#include "interp/Interpreter.h"
-#include "interp/Kernels.h"
-#include "interp/Optimized.h"
-#include "shape/RandomVariable.h"
-
-#include <chrono>
-#include <limits>
-#include <thread>
-#include "ops/Graph.h"
-#include "proptests/Differential.h"
-#include "proptests/RandomProgram.h"
-#include "rewrite/Engine.h"
-#include "symbolic/Errors.h"
-#include "symbolic/Parser.h"
-#include "tests/shape/OracleData.h"
-#include "tests/symbolic/WellFormedUtf8.h"
-
 #include "tests/lang/ProgramFixtures.h"
 
 using namespace shapelab;
 using namespace shapelab::fixtures;
-
-namespace {
-
-[[maybe_unused]] Shape shapeOf(std::initializer_list<Expr> dims) { return Shape(dims); }
-
-} // namespace
 
 // Found by the property harness with nan/inf in the data (random.gamma's rejection loop never
 // ended at shape nan or inf). The class: every scalar sampler, at every special value of every

@@ -28,6 +28,8 @@ namespace shapelab::fixtures {
 
 using namespace shapelab;
 
+inline Shape shapeOf(std::initializer_list<Expr> dims) { return Shape(dims); }
+
 /// In `session`: `param n`, x of shape `shape`, then y = x[x > 0] built with the solver's clock
 /// run out (it stays run out); `k` is y's size, a data-dependent size.
 inline void maskPastTheClock(Solver &solver, lang::Session &session, const std::string &shape, Expr &k) {

@@ -1,38 +1,9 @@
 // The session (lang/Session.h): replies, status memo, columns and carets, UTF-8.
 
-#include <functional>
-#include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
-
-#include "lang/Json.h"
-#include "lang/Session.h"
-#include "interp/Interpreter.h"
-#include "interp/Kernels.h"
-#include "interp/Optimized.h"
-#include "shape/RandomVariable.h"
-
-#include <chrono>
-#include <limits>
-#include <thread>
-#include "ops/Graph.h"
-#include "proptests/Differential.h"
-#include "proptests/RandomProgram.h"
-#include "rewrite/Engine.h"
-#include "symbolic/Errors.h"
-#include "symbolic/Parser.h"
-#include "tests/shape/OracleData.h"
-#include "tests/symbolic/WellFormedUtf8.h"
-
 #include "tests/lang/ProgramFixtures.h"
 
 using namespace shapelab;
 using namespace shapelab::fixtures;
-
-namespace {
-
-[[maybe_unused]] Shape shapeOf(std::initializer_list<Expr> dims) { return Shape(dims); }
-
-} // namespace
 
 // A reply's status is remembered per pending list, but not one some solver answer of which the
 // clock cut short. Each of x and y has sizes somewhere, and only isl proves that no point gives

@@ -1,38 +1,9 @@
 // The differential harness (proptests/Differential.h): rewritten and optimized against the reference, first errors alike.
 
-#include <functional>
-#include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
-
-#include "lang/Json.h"
-#include "lang/Session.h"
-#include "interp/Interpreter.h"
-#include "interp/Kernels.h"
-#include "interp/Optimized.h"
-#include "shape/RandomVariable.h"
-
-#include <chrono>
-#include <limits>
-#include <thread>
-#include "ops/Graph.h"
-#include "proptests/Differential.h"
-#include "proptests/RandomProgram.h"
-#include "rewrite/Engine.h"
-#include "symbolic/Errors.h"
-#include "symbolic/Parser.h"
-#include "tests/shape/OracleData.h"
-#include "tests/symbolic/WellFormedUtf8.h"
-
 #include "tests/lang/ProgramFixtures.h"
 
 using namespace shapelab;
 using namespace shapelab::fixtures;
-
-namespace {
-
-[[maybe_unused]] Shape shapeOf(std::initializer_list<Expr> dims) { return Shape(dims); }
-
-} // namespace
 
 // The differential property (proptests/Differential.h) on RapidCheck's draws: a program of
 // 1..20 statements in either mode, its seed, and the number of random points.

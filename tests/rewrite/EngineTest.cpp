@@ -1,38 +1,9 @@
 // The rewrite engine (rewrite/Engine.h): rules fire through the engine, data-dependent sizes and integer powers are kept.
 
-#include <functional>
-#include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
-
-#include "lang/Json.h"
-#include "lang/Session.h"
-#include "interp/Interpreter.h"
-#include "interp/Kernels.h"
-#include "interp/Optimized.h"
-#include "shape/RandomVariable.h"
-
-#include <chrono>
-#include <limits>
-#include <thread>
-#include "ops/Graph.h"
-#include "proptests/Differential.h"
-#include "proptests/RandomProgram.h"
-#include "rewrite/Engine.h"
-#include "symbolic/Errors.h"
-#include "symbolic/Parser.h"
-#include "tests/shape/OracleData.h"
-#include "tests/symbolic/WellFormedUtf8.h"
-
 #include "tests/lang/ProgramFixtures.h"
 
 using namespace shapelab;
 using namespace shapelab::fixtures;
-
-namespace {
-
-[[maybe_unused]] Shape shapeOf(std::initializer_list<Expr> dims) { return Shape(dims); }
-
-} // namespace
 
 // Found by `shapelab proptest --max-nodes 60 --seed 300000` (case seed 300473): the size of
 // v51 is a mask's count, proven 0 (the masked array is empty), so broadcast_to_useless replaced
