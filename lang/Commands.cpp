@@ -152,6 +152,10 @@ auto Session::Impl::helpText() -> const std::string & {
   return text;
 }
 
+auto Session::Impl::endOfCommand() const -> void {
+  if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
+}
+
 auto Session::Impl::command(int lineNumber) -> Reply {
   ++at;
   if (peek().kind != Token::Name) fail("expected a command after ':' (see :help)");
@@ -166,15 +170,11 @@ auto Session::Impl::command(int lineNumber) -> Reply {
 
 auto Session::Impl::commandShape(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
+  const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
   std::string name;
   const Node *n = target(name);
-  done();
+  endOfCommand();
   Validity v = gathered(n);
   std::vector<Pred> checks = v.checks();
   std::vector<Pred> limits = v.status() == Status::Error ? std::vector<Pred>{} : v.limits();
@@ -238,14 +238,9 @@ auto Session::Impl::commandShape(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandErrors(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
   const bool withLimits = takeFlag("--limits"); // the limits of results count too
-  done();
+  endOfCommand();
   Validity v = gathered(statements);
   if (withLimits) v.strictLimits(true);
   Status st = v.status();
@@ -310,12 +305,8 @@ auto Session::Impl::commandErrors(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandEval(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
+  const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
   bool opt = !is(cmd, "time") && takeFlag("--opt");
   std::string name;
   const Node *n = target(name, true);
@@ -331,7 +322,7 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
     ++at;
     bindings(point, inputs);
   }
-  done();
+  endOfCommand();
   completePoint(n, point);
   j["command"] = cmd;
   j["name"] = name;
@@ -412,15 +403,10 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandGraph(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
   std::string name;
   const Node *n = target(name);
-  done();
+  endOfCommand();
   Json nodes = Json::array();
   r.set(graphLines(n, &nodes));
   j["command"] = "graph";
@@ -432,13 +418,8 @@ auto Session::Impl::commandGraph(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandRules(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
-  done();
+  endOfCommand();
   Json list = Json::array();
   for (const rewrite::Rule &rule : rewrite::defaultRules()) {
     Json x;
@@ -457,18 +438,13 @@ auto Session::Impl::commandRules(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandOptimize(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
   rewrite::EngineOptions eo;
   if (takeFlag("--valid-graph")) eo.allow = rewrite::Soundness::ValidGraph;
   eo.exactOnly = !takeFlag("--inexact");
   std::string name;
   const Node *n = target(name);
-  done();
+  endOfCommand();
   auto start = std::chrono::steady_clock::now();
   rewrite::Engine engine(*graph, rewrite::defaultRules(), eo);
   rewrite::OptimizeResult result = engine.run({n});
@@ -513,13 +489,8 @@ auto Session::Impl::commandOptimize(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandOps(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
-  done();
+  endOfCommand();
   Json list = Json::array();
   for (const ops::OpInfo &o : ops::opCatalogue()) {
     Json x;
@@ -537,13 +508,8 @@ auto Session::Impl::commandOps(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
-  done();
+  endOfCommand();
   j["command"] = "help";
   j["text"] = helpText();
   if (options.json) r.add(dumpJson(j));
@@ -553,13 +519,8 @@ auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandReset(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
-  done();
+  endOfCommand();
   reset();
   j["command"] = "reset";
   if (options.json) r.add(dumpJson(j));
@@ -568,13 +529,8 @@ auto Session::Impl::commandReset(CommandCall &call) -> Reply {
 
 auto Session::Impl::commandQuit(CommandCall &call) -> Reply {
   Reply &r = call.reply;
-  [[maybe_unused]] const std::string &cmd = call.name;
   Json &j = call.json;
-  [[maybe_unused]] const int lineNumber = call.lineNumber;
-  [[maybe_unused]] auto done = [&]() { // the command takes nothing more
-    if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
-  };
-  done();
+  endOfCommand();
   r.quit = true;
   j["command"] = "quit";
   if (options.json) r.add(dumpJson(j));

@@ -362,6 +362,8 @@ struct Session::Impl {
     Reply (Impl::*run)(CommandCall &);
   };
   static const std::vector<CommandRow> &commandTable();
+  /// Refuses anything after a command that takes nothing more.
+  void endOfCommand() const;
   /// :help's text: the statements, then each command row's lines.
   static const std::string &helpText();
   Reply commandShape(CommandCall &call);    // :shape, :explain
