@@ -27,7 +27,7 @@ bool powerIsSquare(const Node *n) {
   if (n->kind != OpKind::Binary || n->op != "power" || !ops::isFloat(n->dtype) || n->inputs[0]->rank() == 0) return false;
   const Node *e = n->inputs[1];
   if (e->kind != OpKind::Scalar || !e->weak) return false;
-  if (e->exprs.empty()) return e->number == 2;
+  if (e->exprs.empty()) return e->attr<ops::attr::Constant>().value == 2;
   std::optional<Integer> c = e->exprs[0].constantValue();
   return c && *c == Integer(2);
 }
@@ -217,31 +217,36 @@ Array Interpreter::run(const Node *n) {
   case OpKind::Scalar: {
     Array a(n->dtype, {});
     if (!n->exprs.empty()) a.base<int64_t>()[0] = value(n->exprs[0]);
-    else dispatch(n->dtype, [&](auto t) { a.base<decltype(t)>()[0] = castValue<decltype(t)>(n->number); });
+    else dispatch(n->dtype, [&](auto t) { a.base<decltype(t)>()[0] = castValue<decltype(t)>(n->attr<ops::attr::Constant>().value); });
     return a;
   }
   case OpKind::Unary: return runUnary(n);
   case OpKind::Binary:
   case OpKind::Where: return runBinary(n);
   case OpKind::Cast: return in(0).astype(n->dtype);
-  case OpKind::Transpose: return in(0).transposed(n->ints).contiguous().astype(n->dtype);
-  case OpKind::Reshape: return runReshape(n);
+  case OpKind::Transpose: return in(0).transposed(n->attr<ops::attr::Permutation>().axes).contiguous().astype(n->dtype);
+  case OpKind::Reshape:
+  case OpKind::ExpandDims:
+  case OpKind::Squeeze: return runReshape(n);
   case OpKind::BroadcastTo:
   case OpKind::Alloc: return runFill(n);
   case OpKind::Concatenate:
   case OpKind::Stack: return runJoin(n);
   case OpKind::Index:
+  case OpKind::Split:
   case OpKind::SetSubtensor: return runIndex(n);
   case OpKind::Reduce: return runReduce(n);
-  case OpKind::Blockwise: return runBlockwise(n);
+  case OpKind::Blockwise:
+  case OpKind::Convolve: return runBlockwise(n);
   case OpKind::Einsum: return runEinsum(n);
   case OpKind::Diff: return runDiff(n);
-  case OpKind::Cumsum: return runCumulative(n);
+  case OpKind::Cumsum:
+  case OpKind::Cumprod: return runCumulative(n);
   case OpKind::Random: return runRandom(n);
   case OpKind::SpecifyShape: {
     const Array &x = in(0);
     for (std::size_t i = 0; i < x.rank(); ++i)
-      if (n->ints[i] && x.shape()[i] != value(n->exprs[i]))
+      if (n->attr<ops::attr::GivenDims>().given[i] && x.shape()[i] != value(n->exprs[i]))
         shapeError("SpecifyShape: dim " + std::to_string(i) + " of input has shape " + std::to_string(x.shape()[i]) + ", expected " +
                    std::to_string(value(n->exprs[i])) + ".");
     return x.contiguous().astype(n->dtype);
@@ -252,7 +257,7 @@ Array Interpreter::run(const Node *n) {
   case OpKind::After: return in(n->inputs.size() - 1).contiguous().astype(n->dtype);
   case OpKind::Arange: {
     // start + k*step for k < length: between start and stop, so int64 holds each.
-    const int64_t start = value(n->exprs[0]), step = n->ints[0], length = value(n->shape[0]);
+    const int64_t start = value(n->exprs[0]), step = n->attr<ops::attr::Steps>().step, length = value(n->shape[0]);
     Array a(DType::Int64, {length});
     for (int64_t k = 0; k < length; ++k) a.base<int64_t>()[k] = int64_t(uint64_t(start) + uint64_t(k) * uint64_t(step));
     return a.astype(n->dtype);

@@ -221,12 +221,16 @@ std::optional<Array> OptimizedInterpreter::view(const Node *n) {
   const Array &x = *xp;
   if (x.dtype() != n->dtype) return std::nullopt;
   switch (n->kind) {
-  case OpKind::Transpose: return x.transposed(n->ints);
-  case OpKind::Index: {
+  case OpKind::Transpose: return x.transposed(n->attr<ops::attr::Permutation>().axes);
+  case OpKind::Index:
+  case OpKind::Split: {
     // Basic indexing (integers, slices, None) and split's pieces: a strided view of x. Anything
     // the reference would refuse (an index out of bounds, an unequal split) is left to it.
     if (n->inputs.size() != 1) return std::nullopt;
-    if (n->op == "split" && x.shape()[std::size_t(n->ints[1])] % n->ints[0] != 0) return std::nullopt;
+    if (n->kind == OpKind::Split) {
+      const ops::attr::Sections &part = n->attr<ops::attr::Sections>();
+      if (x.shape()[std::size_t(part.axis)] % part.sections != 0) return std::nullopt;
+    }
     Dims shape, strides;
     int64_t offset = x.offset();
     std::size_t axis = 0;
@@ -269,24 +273,27 @@ std::optional<Array> OptimizedInterpreter::view(const Node *n) {
     }
     return x.broadcastTo(target);
   }
+  case OpKind::Squeeze: {
+    const std::vector<int64_t> &dropped = n->attr<ops::attr::Dropped>().axes;
+    Dims shape, strides;
+    for (std::size_t i = 0; i < x.rank(); ++i) {
+      const bool drop = std::find(dropped.begin(), dropped.end(), int64_t(i)) != dropped.end();
+      if (drop && x.shape()[i] != 1) return std::nullopt;
+      if (!drop) shape.push_back(x.shape()[i]), strides.push_back(x.strides()[i]);
+    }
+    return x.view(x.offset(), shape, strides);
+  }
+  case OpKind::ExpandDims: {
+    const std::vector<int64_t> &added = n->attr<ops::attr::NewAxes>().axes;
+    Dims shape, strides;
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < x.rank() + added.size(); ++i) {
+      if (std::find(added.begin(), added.end(), int64_t(i)) != added.end()) shape.push_back(1), strides.push_back(0);
+      else shape.push_back(x.shape()[j]), strides.push_back(x.strides()[j]), ++j;
+    }
+    return x.view(x.offset(), shape, strides);
+  }
   case OpKind::Reshape: {
-    if (n->op == "squeeze") {
-      Dims shape, strides;
-      for (std::size_t i = 0; i < x.rank(); ++i) {
-        if (n->ints[i] && x.shape()[i] != 1) return std::nullopt;
-        if (!n->ints[i]) shape.push_back(x.shape()[i]), strides.push_back(x.strides()[i]);
-      }
-      return x.view(x.offset(), shape, strides);
-    }
-    if (n->op == "expand_dims") {
-      Dims shape, strides;
-      std::size_t j = 0;
-      for (std::size_t i = 0; i < x.rank() + n->ints.size(); ++i) {
-        if (std::find(n->ints.begin(), n->ints.end(), int64_t(i)) != n->ints.end()) shape.push_back(1), strides.push_back(0);
-        else shape.push_back(x.shape()[j]), strides.push_back(x.strides()[j]), ++j;
-      }
-      return x.view(x.offset(), shape, strides);
-    }
     if (!x.isContiguous()) return std::nullopt;
     Dims shape;
     int64_t count = 1;

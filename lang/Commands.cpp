@@ -92,14 +92,14 @@ auto Session::Impl::graphLines(const Node *n, Json *json) -> std::vector<std::st
     if (const std::string *name = nameOf(x)) o["name"] = *name;
     std::string args;
     if (x->kind == ops::OpKind::Einsum) { // the subscripts are what the node computes
-      const std::string subscripts = ops::decodeEinsum(x->ints).text();
+      const std::string subscripts = x->attr<EinsumSpec>().text();
       o["subscripts"] = subscripts;
       args = "'" + subscripts + "'";
     }
     if (json) json->push_back(o);
     for (const Node *i : x->inputs) args += (args.empty() ? "%" : ", %") + std::to_string(i->id);
     std::string label = x->kind == ops::OpKind::Input ? "input " + x->op
-                        : x->kind == ops::OpKind::Scalar ? (x->exprs.empty() ? interp::formatDouble(x->number) : x->exprs[0].toString())
+                        : x->kind == ops::OpKind::Scalar ? (x->exprs.empty() ? interp::formatDouble(x->attr<ops::attr::Constant>().value) : x->exprs[0].toString())
                                                          : x->op + "(" + args + ")";
     const std::string *name = nameOf(x);
     lines.push_back("%" + std::to_string(x->id) + " = " + label + " : " + toString(x->shape) + " " + ops::spelling(x->dtype) +

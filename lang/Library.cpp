@@ -589,7 +589,7 @@ auto Session::Impl::spread(const std::string &fn, Args &a, std::size_t p) -> con
   // The count of the reduced elements (the mean's axes, normalised), less ddof, as a Python
   // int would divide (weak).
   Expr count(1);
-  for (int64_t k : mean->ints) count = count * x->shape[std::size_t(k)];
+  for (int64_t k : mean->attr<ops::attr::Reduction>().axes) count = count * x->shape[std::size_t(k)];
   const Node *divisor = graph->size(ddof.constantValue() == Integer(0) ? count : max({count - ddof, Expr(0)}));
   const Node *v = graph->binary("true_divide", graph->reduce("sum", squares, axes, keepdims), divisor, mode);
   return is(fn, "std") ? graph->unary("sqrt", v) : v;

@@ -15,17 +15,17 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
     else args.push_back({parameters[i]->shape, false});
   }
   Node c = blank(OpKind::Random, name, parameters);
-  // ints: the draw, then per parameter the rank of its value-shape (-1: an array), then the
-  // rank of size when given.
-  c.ints = {reuseDraw_ ? *std::exchange(reuseDraw_, std::nullopt) : int64_t(++draws_)};
+  attr::Draw draw;
+  draw.draw = reuseDraw_ ? *std::exchange(reuseDraw_, std::nullopt) : int64_t(++draws_);
   for (std::size_t i = 0; i < parameters.size(); ++i)
-    c.ints.push_back(i < shapeOnly.size() && shapeOnly[i] ? int64_t(shapeOnly[i]->size()) : -1);
+    draw.shapeRanks.push_back(i < shapeOnly.size() && shapeOnly[i] ? std::optional(int64_t(shapeOnly[i]->size())) : std::nullopt);
   for (const auto &s : shapeOnly)
     if (s) c.exprs.insert(c.exprs.end(), s->begin(), s->end());
   if (size) {
-    c.ints.push_back(int64_t(size->size()));
+    draw.sizeRank = int64_t(size->size());
     c.exprs.insert(c.exprs.end(), size->begin(), size->end());
   }
+  c.attrs = std::move(draw);
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
     if (size) requireSizes(n.validity, *size, "size");
@@ -61,10 +61,12 @@ const Node *Graph::specifyShape(const Node *x, const std::vector<std::optional<E
     throw OpError("specify_shape: the array has " + std::to_string(x->rank()) + " dimension(s), the shape " +
                   std::to_string(shape.size()));
   Node c = blank(OpKind::SpecifyShape, "specify_shape", {x});
+  attr::GivenDims given;
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    c.ints.push_back(shape[i] ? 1 : 0);
+    given.given.push_back(bool(shape[i]));
     c.exprs.push_back(shape[i] ? *shape[i] : Expr(0));
   }
+  c.attrs = std::move(given);
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     for (std::size_t i = 0; i < shape.size(); ++i) {

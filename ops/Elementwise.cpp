@@ -27,16 +27,14 @@ const Node *Graph::input(const std::string &name, DType dtype, const Shape &shap
 
 const Node *Graph::literal(double value, DType kind) {
   Node c = blank(OpKind::Scalar, "literal", {});
-  c.number = value;
+  c.attrs = attr::Constant{value, kind};
   c.weak = true;
-  c.ints = {int64_t(kind)};
   return make(std::move(c), [&](Node &n) { n.dtype = kind; });
 }
 
 const Node *Graph::constant(double value, DType dtype) {
   Node c = blank(OpKind::Scalar, "constant", {});
-  c.number = value;
-  c.ints = {int64_t(dtype)};
+  c.attrs = attr::Constant{value, dtype};
   return make(std::move(c), [&](Node &n) { n.dtype = dtype; });
 }
 

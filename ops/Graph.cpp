@@ -239,7 +239,8 @@ const Node *Graph::adopt(Node &&c) {
 }
 
 Node Graph::blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const {
-  Node n{.kind = kind, .inputs = std::move(inputs), .op = std::move(op), .validity = Validity(*solver_, context_)};
+  Node n{.kind = kind, .inputs = std::move(inputs), .op = std::move(op), .attrs = defaultAttrs(kind),
+         .validity = Validity(*solver_, context_)};
   return n;
 }
 

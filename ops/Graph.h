@@ -31,6 +31,7 @@
 #include <variant>
 #include <vector>
 
+#include "ops/Attrs.h"
 #include "ops/DType.h"
 #include "ops/OpList.h"
 #include "shape/Broadcast.h"
@@ -82,10 +83,9 @@ struct Node {
   std::size_t hash = 0;
   // The rest of the structural key.
   std::string op;
-  std::vector<int64_t> ints{};
+  Attrs attrs{};           // the kind's attribute struct (ops/OpKinds.def)
   std::vector<Expr> exprs{};
   std::vector<IndexEntry> index{};
-  double number = 0;       // Scalar: a float literal's value; Reduce: keepdims
   Pred cond{};             // IfElse on sizes: the condition
   Validity validity;       // this op's own obligations
   /// Static mode: per input, a bit per (right-aligned) dimension that may broadcast (provably 1,
@@ -95,13 +95,11 @@ struct Node {
   std::optional<Expr> dataSize{};
 
   std::size_t rank() const { return shape.size(); }
+  /// The attributes as the struct of the node's kind: attr<attr::Axis>().axis.
+  template <class A> const A &attr() const { return std::get<A>(attrs); }
   /// A short description: "add(x, y)", "input x".
   std::string describe() const;
 };
-
-/// The spec as an Einsum node keeps it in `ints`, and back.
-std::vector<int64_t> encodeEinsum(const EinsumSpec &spec);
-EinsumSpec decodeEinsum(const std::vector<int64_t> &ints);
 
 /// The validity of computing `nodes` from the graph's inputs, their operands included (under
 /// the current assumptions and the bounds of the data-dependent sizes involved).
@@ -176,7 +174,11 @@ public:
   const Node *setSubtensor(const Node *region, const Node *value, bool increment, BroadcastMode mode);
   const Node *reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
                      bool keepdims);
+  /// matmul, outer, linalg.det, linalg.inv, linalg.solve (op = matmul, outer, det, inv, solve):
+  /// gufuncs over the operands' batch dimensions. (op "convolve" gives convolve().)
   const Node *blockwise(const std::string &op, const std::vector<const Node *> &xs, BroadcastMode mode);
+  /// np.convolve(a, v) (mode 'full'): 1-d operands, neither empty; a + v - 1 long.
+  const Node *convolve(const Node *a, const Node *v);
   /// np.einsum(subscripts, *xs) as NumPy computes it without `optimize`: one iterator over the
   /// output's labels and then the summed ones. Each label's sizes broadcast across operands
   /// (per mode; a label repeated within one operand, a diagonal, needs equal sizes there), and
@@ -285,8 +287,9 @@ private:
                    const std::optional<Expr> &stop, int64_t step);
   Expr slicedLength(const Context &cx, const Expr &L, const std::optional<Expr> &start,
                     const std::optional<Expr> &stop, int64_t step);
-  const Node *indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array, const std::string &op,
-                        std::vector<int64_t> ints);
+  /// index(), or with `part` one part of split().
+  const Node *indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array,
+                        std::optional<attr::Sections> part);
   /// The data-dependent sizes a candidate's operands and attributes mention.
   std::vector<Expr> reservedOf(const Node &c) const;
   /// `cond` ? a : b, with the branch picked when the solver decides `cond`.

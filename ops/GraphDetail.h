@@ -148,20 +148,19 @@ inline Pred nonEmpty(const Expr &d) {
 constexpr uint64_t kCompactDimsAbove = 80;
 /// Whether `a` has `b`'s structural key, b's operands taken to be `bInputs`.
 inline bool sameKeyOver(const Node &a, const Node &b, std::span<const Node *const> bInputs) {
-  return a.kind == b.kind && a.op == b.op && std::ranges::equal(a.inputs, bInputs) && a.ints == b.ints &&
-         a.exprs == b.exprs && a.index == b.index && std::memcmp(&a.number, &b.number, sizeof(double)) == 0 &&
-         a.cond == b.cond && a.mode == b.mode && a.weak == b.weak && (a.kind != OpKind::Cast || a.dtype == b.dtype);
+  return a.kind == b.kind && a.op == b.op && std::ranges::equal(a.inputs, bInputs) && a.attrs == b.attrs &&
+         a.exprs == b.exprs && a.index == b.index && a.cond == b.cond && a.mode == b.mode && a.weak == b.weak &&
+         (a.kind != OpKind::Cast || a.dtype == b.dtype);
 }
 
 /// The hash of `c`'s structural key, its operands taken to be `inputs`.
 inline std::size_t keyHash(const Node &c, std::span<const Node *const> inputs) {
   std::size_t h = std::hash<std::string>()(c.op) ^ (std::size_t(c.kind) << 56);
   for (const Node *i : inputs) h = mix(h, i->id);
-  for (int64_t v : c.ints) h = mix(h, std::size_t(v));
+  h = mix(h, hashAttrs(c.attrs));
   for (const Expr &e : c.exprs) h = mix(h, e.hash());
   for (const IndexEntry &e : c.index)
     h = mix(mix(mix(h, e.kind * 31 + std::size_t(e.step)), e.start ? e.start->hash() : 1), e.stop ? e.stop->hash() : 2);
-  h = mix(h, std::bit_cast<uint64_t>(c.number));
   return mix(h, c.cond.hash() + std::size_t(c.mode) + (c.weak ? 7 : 0) + (c.kind == OpKind::Cast ? std::size_t(c.dtype) : 0));
 }
 /// Whether `a` and `b` derived the same dtype, literal flag, shape, broadcast bits and own
@@ -181,6 +180,7 @@ inline bool sameDerived(const Node &a, const Node &b) {
 using namespace detail;
 
 template <class Rule> const Node *Graph::make(Node c, Rule rule) {
+  if (!attrsFit(c.kind, c.attrs)) throw InternalError(std::string("a ") + kindName(c.kind) + " node with another kind's attributes");
   c.hash = keyHash(c, c.inputs);
   if (const Node *found = find(c.hash, c, c.inputs)) return found;
   // The rule, then a long dim (slices of slices clip their bounds again at each step) replaced
@@ -196,8 +196,7 @@ template <class Rule> const Node *Graph::make(Node c, Rule rule) {
   const Node *like = std::exchange(derivesLike_, nullptr);
   // Only for the node rebuild() was asked for (a factory may make other nodes first).
   if (like && !(like->kind == c.kind && like->op == c.op && like->inputs.size() == c.inputs.size() &&
-                like->ints == c.ints && like->exprs == c.exprs && like->index == c.index &&
-                std::memcmp(&like->number, &c.number, sizeof(double)) == 0 && like->cond == c.cond &&
+                like->attrs == c.attrs && like->exprs == c.exprs && like->index == c.index && like->cond == c.cond &&
                 like->mode == c.mode && (c.kind != OpKind::Cast || like->dtype == c.dtype)))
     like = nullptr;
   if (like) {

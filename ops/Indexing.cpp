@@ -8,7 +8,7 @@ namespace shapelab::ops {
 // Indexing.
 
 const Node *Graph::index(const Node *x, std::vector<IndexEntry> entries, const Node *array) {
-  return indexImpl(x, std::move(entries), array, "index", {});
+  return indexImpl(x, std::move(entries), array, std::nullopt);
 }
 
 std::size_t Graph::SliceKeyHash::operator()(const SliceKey &k) const {
@@ -124,8 +124,8 @@ Expr Graph::slicedLength(const Context &cx, const Expr &L, const std::optional<E
   return count(step > 0 ? b - a : a - b, false);
 }
 
-const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array, const std::string &op,
-                             std::vector<int64_t> ints) {
+const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, const Node *array,
+                             std::optional<attr::Sections> part) {
   // Expand `...` and pad with full slices.
   std::size_t consumed = 0, ellipses = 0, arrays = 0;
   for (const IndexEntry &e : entries) {
@@ -168,15 +168,15 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
   }
   std::vector<const Node *> ins{x};
   if (array) ins.push_back(array);
-  Node c = blank(OpKind::Index, op, ins);
+  Node c = blank(part ? OpKind::Split : OpKind::Index, part ? "split" : "index", ins);
   c.index = full;
-  c.ints = ints;
+  if (part) c.attrs = *part;
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
-    if (op == "split") {
-      const Expr &L = x->shape[ints[1]];
-      requireOr(n.validity, eq(mod(L, Integer(ints[0])), 0),
-                "axis " + std::to_string(ints[1]) + " divides into " + std::to_string(ints[0]) + " equal sections",
+    if (part) {
+      const Expr &L = x->shape[std::size_t(part->axis)];
+      requireOr(n.validity, eq(mod(L, Integer(part->sections)), 0),
+                "axis " + std::to_string(part->axis) + " divides into " + std::to_string(part->sections) + " equal sections",
                 "array split does not result in an equal division");
     }
     std::size_t axis = 0;
@@ -211,7 +211,7 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
         // slice's own length, exact at every L, would carry clipping that cannot happen there
         // (`max(0, min(L, L // 3))`), and cost a few solver questions a part.
         // The same for `:` over an affine size (`n - m`): L itself, not max(0, L).
-        if (op == "split" && at == std::size_t(ints[1])) n.shape.push_back(floorDiv(L, Integer(ints[0])));
+        if (part && at == std::size_t(part->axis)) n.shape.push_back(floorDiv(L, Integer(part->sections)));
         else if (!e.start && !e.stop && s == 1 && L.isTotal() && L.isQuasiAffine()) n.shape.push_back(L);
         else n.shape.push_back(sliceLength(n.validity.context(), L, e.start, e.stop, s));
         break;
@@ -248,7 +248,7 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
 }
 
 const Node *Graph::setSubtensor(const Node *region, const Node *value, bool increment, BroadcastMode mode) {
-  if (region->kind != OpKind::Index)
+  if (region->kind != OpKind::Index && region->kind != OpKind::Split)
     throw OpError(std::string(increment ? "inc" : "set") + "_subtensor needs an indexed array as its first argument, like x[1:3]");
   const Node *x = region->inputs[0];
   std::vector<const Node *> ins{x, value};

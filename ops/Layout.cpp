@@ -22,7 +22,7 @@ const Node *Graph::transpose(const Node *x, std::optional<std::vector<int64_t>> 
     }
   }
   Node c = blank(OpKind::Transpose, "transpose", {x});
-  c.ints = perm;
+  c.attrs = attr::Permutation{perm};
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     for (int64_t k : perm) n.shape.push_back(x->shape[k]);
@@ -172,10 +172,12 @@ const Node *Graph::expandDims(const Node *x, std::vector<int64_t> axes) {
   }
   Shape target;
   for (std::size_t i = 0, j = 0; i < rank; ++i) target.push_back(isNew[i] ? Expr(1) : x->shape[j++]);
-  Node c = blank(OpKind::Reshape, "expand_dims", {x});
+  Node c = blank(OpKind::ExpandDims, "expand_dims", {x});
   c.exprs = target;
+  attr::NewAxes added;
   for (std::size_t i = 0; i < rank; ++i)
-    if (isNew[i]) c.ints.push_back(int64_t(i));
+    if (isNew[i]) added.axes.push_back(int64_t(i));
+  c.attrs = std::move(added);
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     n.shape = target;
@@ -192,7 +194,7 @@ const Node *Graph::squeeze(const Node *x, std::optional<std::vector<int64_t>> ax
     }
   } else {
     for (std::size_t i = 0; i < x->rank(); ++i) {
-      Decision d = solver_->decide(contextFor(reservedOf(blank(OpKind::Reshape, "", {x}))), eq(x->shape[i], 1));
+      Decision d = solver_->decide(contextFor(reservedOf(blank(OpKind::Squeeze, "", {x}))), eq(x->shape[i], 1));
       if (d.answer == Answer::Proven) drop[i] = true;
       else if (d.answer != Answer::Refuted)
         throw OpError("squeeze without axis: whether dimension " + std::to_string(i) + " (" + dimText(x->shape[i]) +
@@ -202,9 +204,12 @@ const Node *Graph::squeeze(const Node *x, std::optional<std::vector<int64_t>> ax
   Shape target;
   for (std::size_t i = 0; i < x->rank(); ++i)
     if (!drop[i]) target.push_back(x->shape[i]);
-  Node c = blank(OpKind::Reshape, "squeeze", {x});
+  Node c = blank(OpKind::Squeeze, "squeeze", {x});
   c.exprs = target;
-  c.ints.assign(drop.begin(), drop.end());
+  attr::Dropped dropped;
+  for (std::size_t i = 0; i < x->rank(); ++i)
+    if (drop[i]) dropped.axes.push_back(int64_t(i));
+  c.attrs = std::move(dropped);
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     n.shape = target;
@@ -230,7 +235,7 @@ const Node *Graph::broadcastTo(const Node *x, const Shape &shape) {
 const Node *Graph::full(const Shape &shape, const Node *value, std::optional<DType> dtype) {
   Node c = blank(OpKind::Alloc, "full", {value});
   c.exprs = shape;
-  if (dtype) c.ints = {int64_t(*dtype)};
+  c.attrs = attr::Fill{dtype};
   return make(std::move(c), [&](Node &n) {
     n.dtype = dtype ? *dtype : value->dtype;
     requireSizes(n.validity, shape, "the shape");
@@ -244,7 +249,7 @@ const Node *Graph::arange(const Expr &start, const Expr &stop, int64_t step, DTy
   if (step == 0) throw OpError("arange's step must not be 0 (NumPy: division by zero)");
   Node c = blank(OpKind::Arange, "arange", {});
   c.exprs = {start, stop};
-  c.ints = {step, int64_t(dtype)};
+  c.attrs = attr::Steps{step, dtype};
   return make(std::move(c), [&](Node &n) {
     n.dtype = dtype;
     // NumPy takes Python integers as int64: each bound must fit.
@@ -276,7 +281,7 @@ const Node *Graph::concatenate(const std::vector<const Node *> &xs, std::optiona
                     std::to_string(xs[i]->rank()) + " dimension(s)");
   int64_t axis = normalizeAxis(*axisArg, rank);
   Node c = blank(OpKind::Concatenate, "concatenate", xs);
-  c.ints = {axis};
+  c.attrs = attr::Axis{axis};
   return make(std::move(c), [&](Node &n) {
     n.dtype = arrayResultType(xs);
     n.shape = xs[0]->shape;
@@ -306,7 +311,7 @@ const Node *Graph::stack(const std::vector<const Node *> &xs, int64_t axisArg) {
     if (xs[i]->rank() != rank) throw OpError("all input arrays must have the same shape");
   int64_t axis = normalizeAxis(axisArg, rank + 1);
   Node c = blank(OpKind::Stack, "stack", xs);
-  c.ints = {axis};
+  c.attrs = attr::Axis{axis};
   return make(std::move(c), [&](Node &n) {
     n.dtype = arrayResultType(xs);
     for (std::size_t i = 1; i < xs.size(); ++i)
@@ -344,7 +349,7 @@ std::vector<const Node *> Graph::split(const Node *x, std::variant<Expr, std::ve
     for (int64_t i = 0; i < k; ++i) {
       std::vector<IndexEntry> entries(std::size_t(axis), IndexEntry{});
       entries.push_back({IndexEntry::Slice, floorDiv(L * Expr(i), *count), floorDiv(L * Expr(i + 1), *count), 1});
-      parts.push_back(indexImpl(x, entries, nullptr, "split", {k, axis}));
+      parts.push_back(indexImpl(x, entries, nullptr, attr::Sections{k, axis}));
     }
     return parts;
   }

@@ -10,7 +10,7 @@ namespace shapelab::ops {
 
 const char *kindName(OpKind k) {
   static constexpr const char *names[] = {
-#define SHAPELAB_OP(kind, traits) #kind,
+#define SHAPELAB_OP(kind, attrs, traits) #kind,
 #include "ops/OpKinds.def"
 #undef SHAPELAB_OP
   };
@@ -57,7 +57,7 @@ std::optional<std::string> binaryOpFor(std::string_view symbol) {
 namespace {
 
 // The kind column of ops/Functions.def.
-#define SHAPELAB_OP(kind, traits) constexpr std::optional<OpKind> k##kind = OpKind::kind;
+#define SHAPELAB_OP(kind, attrs, traits) constexpr std::optional<OpKind> k##kind = OpKind::kind;
 #include "ops/OpKinds.def"
 #undef SHAPELAB_OP
 constexpr std::optional<OpKind> kComposite, kLanguage;

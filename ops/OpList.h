@@ -21,7 +21,7 @@
 namespace shapelab::ops {
 
 enum class OpKind : uint8_t {
-#define SHAPELAB_OP(kind, traits) kind,
+#define SHAPELAB_OP(kind, attrs, traits) kind,
 #include "ops/OpKinds.def"
 #undef SHAPELAB_OP
 };
@@ -34,7 +34,7 @@ enum : unsigned { None = 0, Leaf = 1, Elementwise = 2, FreshResult = 4, ShapesOn
 constexpr unsigned traitsOf(OpKind k) {
   using namespace trait;
   constexpr unsigned table[] = {
-#define SHAPELAB_OP(kind, traits) (traits),
+#define SHAPELAB_OP(kind, attrs, traits) (traits),
 #include "ops/OpKinds.def"
 #undef SHAPELAB_OP
   };

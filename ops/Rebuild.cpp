@@ -39,10 +39,9 @@ Node copyNode(const Node *n, const std::vector<const Node *> &in, std::size_t ha
               .shape = n->shape,
               .hash = hash,
               .op = n->op,
-              .ints = n->ints,
+              .attrs = n->attrs,
               .exprs = n->exprs,
               .index = n->index,
-              .number = n->number,
               .cond = n->cond,
               .validity = n->validity,
               .broadcastable = n->broadcastable};
@@ -85,7 +84,7 @@ const Node *Graph::rebuild(const Node *n, const std::vector<const Node *> &in) {
 const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const Node *> &in, bool alike) {
   auto keep = [&] {
     reuseDataSize_ = n->dataSize;
-    if (n->kind == OpKind::Random) reuseDraw_ = n->ints[0];
+    if (n->kind == OpKind::Random) reuseDraw_ = n->attr<attr::Draw>().draw;
   };
   struct Reset {
     Graph *g;
@@ -99,25 +98,20 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
   case OpKind::Binary: return binary(n->op, in[0], in[1], n->mode);
   case OpKind::Where: return where(in[0], in[1], in[2], n->mode);
   case OpKind::Cast: return astype(in[0], n->dtype);
-  case OpKind::Transpose: return transpose(in[0], n->ints);
-  case OpKind::Reshape:
-    if (n->op == "expand_dims") return expandDims(in[0], n->ints);
-    if (n->op == "squeeze") {
-      std::vector<int64_t> axes;
-      for (std::size_t i = 0; i < n->ints.size(); ++i)
-        if (n->ints[i]) axes.push_back(int64_t(i));
-      return squeeze(in[0], axes);
-    }
-    return reshape(in[0], n->exprs);
+  case OpKind::Transpose: return transpose(in[0], n->attr<attr::Permutation>().axes);
+  case OpKind::Reshape: return reshape(in[0], n->exprs);
+  case OpKind::ExpandDims: return expandDims(in[0], n->attr<attr::NewAxes>().axes);
+  case OpKind::Squeeze: return squeeze(in[0], n->attr<attr::Dropped>().axes);
   case OpKind::BroadcastTo: return broadcastTo(in[0], n->exprs);
-  case OpKind::Alloc: return full(n->exprs, in[0], n->ints.empty() ? std::nullopt : std::optional(DType(n->ints[0])));
-  case OpKind::Concatenate: return concatenate(in, n->ints[0]);
-  case OpKind::Stack: return stack(in, n->ints[0]);
-  case OpKind::Index: keep(); return indexImpl(in[0], n->index, in.size() > 1 ? in[1] : nullptr, n->op, n->ints);
+  case OpKind::Alloc: return full(n->exprs, in[0], n->attr<attr::Fill>().dtype);
+  case OpKind::Concatenate: return concatenate(in, n->attr<attr::Axis>().axis);
+  case OpKind::Stack: return stack(in, n->attr<attr::Axis>().axis);
+  case OpKind::Index: keep(); return indexImpl(in[0], n->index, in.size() > 1 ? in[1] : nullptr, std::nullopt);
+  case OpKind::Split: return indexImpl(in[0], n->index, nullptr, n->attr<attr::Sections>());
   case OpKind::SetSubtensor: {
     // The region must stay an indexing of the (new) array, whatever its operand became.
     const Node *region = in.back();
-    if (region->kind != OpKind::Index || region->inputs[0] != in[0]) {
+    if ((region->kind != OpKind::Index && region->kind != OpKind::Split) || region->inputs[0] != in[0]) {
       std::vector<const Node *> regionInputs{in[0]};
       if (n->inputs.size() > 3) regionInputs.push_back(in[2]);
       region = rebuild(n->inputs.back(), regionInputs);
@@ -127,37 +121,41 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
   case OpKind::Reduce: {
     // argmax/argmin take one axis or none (the flat index): their list of every axis, as the
     // node keeps it, is passed back as none.
-    const bool everyAxisOfArg = (n->op == "argmax" || n->op == "argmin") && n->ints.size() != 1;
-    return reduce(n->op, in[0], everyAxisOfArg ? std::nullopt : std::optional(n->ints), n->number != 0);
+    const attr::Reduction &r = n->attr<attr::Reduction>();
+    const bool everyAxisOfArg = (n->op == "argmax" || n->op == "argmin") && r.axes.size() != 1;
+    return reduce(n->op, in[0], everyAxisOfArg ? std::nullopt : std::optional(r.axes), r.keepdims);
   }
   case OpKind::Blockwise: return blockwise(n->op, in, n->mode);
-  case OpKind::Diff: return diff(in[0], n->ints[0], n->ints[1]);
-  case OpKind::Cumsum: return cumulative(n->op, in[0], n->ints[0]);
+  case OpKind::Convolve: return convolve(in[0], in[1]);
+  case OpKind::Diff: return diff(in[0], n->attr<attr::Difference>().n, n->attr<attr::Difference>().axis);
+  case OpKind::Cumsum:
+  case OpKind::Cumprod: return cumulative(n->op, in[0], n->attr<attr::Axis>().axis);
   case OpKind::Random: {
+    const attr::Draw &draw = n->attr<attr::Draw>();
     std::vector<std::optional<Shape>> shapeOnly;
     std::size_t e = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      int64_t r = n->ints[1 + i];
-      if (r < 0) {
+    for (const std::optional<int64_t> &r : draw.shapeRanks) {
+      if (!r) {
         shapeOnly.push_back(std::nullopt);
         continue;
       }
-      shapeOnly.push_back(Shape(n->exprs.begin() + e, n->exprs.begin() + e + r));
-      e += std::size_t(r);
+      shapeOnly.push_back(Shape(n->exprs.begin() + e, n->exprs.begin() + e + *r));
+      e += std::size_t(*r);
     }
     std::optional<Shape> size;
-    if (n->ints.size() > 1 + in.size()) size = Shape(n->exprs.begin() + e, n->exprs.end());
+    if (draw.sizeRank) size = Shape(n->exprs.begin() + e, n->exprs.end());
     keep();
     return random(n->op, in, size, n->mode, shapeOnly);
   }
   case OpKind::SpecifyShape: {
+    const std::vector<bool> &given = n->attr<attr::GivenDims>().given;
     std::vector<std::optional<Expr>> shape;
-    for (std::size_t i = 0; i < n->ints.size(); ++i) shape.push_back(n->ints[i] ? std::optional(n->exprs[i]) : std::nullopt);
+    for (std::size_t i = 0; i < given.size(); ++i) shape.push_back(given[i] ? std::optional(n->exprs[i]) : std::nullopt);
     return specifyShape(in[0], shape);
   }
   case OpKind::After: return after(std::vector<const Node *>(in.begin(), in.end() - 1), in.back());
-  case OpKind::Arange: return arange(n->exprs[0], n->exprs[1], n->ints[0], DType(n->ints[1]));
-  case OpKind::Einsum: return einsum(decodeEinsum(n->ints), in, n->mode);
+  case OpKind::Arange: return arange(n->exprs[0], n->exprs[1], n->attr<attr::Steps>().step, n->attr<attr::Steps>().dtype);
+  case OpKind::Einsum: return einsum(n->attr<EinsumSpec>(), in, n->mode);
   case OpKind::IfElse:
     if (in.size() == 3) {
       keep();

@@ -25,8 +25,7 @@ const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<st
     std::sort(list.begin(), list.end());
   }
   Node c = blank(OpKind::Reduce, op, {x});
-  c.ints = list;
-  c.number = keepdims ? 1 : 0;
+  c.attrs = attr::Reduction{list, keepdims};
   return make(std::move(c), [&](Node &n) {
     DType t = x->dtype;
     if (op == "sum" || op == "prod") t = isFloat(t) ? t : DType::Int64;
@@ -64,8 +63,10 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
     arity = 2;
     // NumPy's rule: b is a stack of vectors when it has one dimension fewer than a.
     if (xs.size() == 2) sig = xs[1]->rank() + 1 == xs[0]->rank() ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)";
-  } else if (op == "convolve") arity = 2;
-  else throw OpError("unknown function '" + op + "'");
+  } else if (op == "convolve") {
+    if (xs.size() == 2) return convolve(xs[0], xs[1]);
+    arity = 2;
+  } else throw OpError("unknown function '" + op + "'");
   if (xs.size() != arity)
     throw OpError(op + "() takes " + std::to_string(arity) + " array argument(s), " + std::to_string(xs.size()) + " given");
   if (op == "matmul")
@@ -76,17 +77,7 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
   return make(std::move(c), [&](Node &n) {
     DType t = arrayResultType(xs);
     if (op == "det" || op == "inv" || op == "solve") t = isFloat(t) ? t : DType::Float64;
-    if (op == "convolve" && t == DType::Bool) t = DType::Bool;
     n.dtype = t;
-    if (op == "convolve") {
-      for (std::size_t i = 0; i < 2; ++i)
-        if (xs[i]->rank() != 1) throw OpError("object too deep for desired array");
-      const Expr &a = xs[0]->shape[0], &v = xs[1]->shape[0];
-      requireOr(n.validity, ge(a, 1), "a is not empty", "a cannot be empty");
-      requireOr(n.validity, ge(v, 1), "v is not empty", "v cannot be empty");
-      n.shape = {a + v - 1};
-      return;
-    }
     std::vector<GufuncArgument> args;
     for (const Node *x : xs) args.push_back({x->shape, false});
     GufuncResult r = resolveGufunc(*solver_, n.validity.context(), parseSignature(sig), args, mode, true,
@@ -106,34 +97,17 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
   });
 }
 
-std::vector<int64_t> encodeEinsum(const EinsumSpec &spec) {
-  std::vector<int64_t> out{int64_t(spec.operands.size())};
-  for (const std::vector<int64_t> &labels : spec.operands) {
-    out.push_back(int64_t(labels.size()));
-    out.insert(out.end(), labels.begin(), labels.end());
-  }
-  out.push_back(int64_t(spec.output.size()));
-  out.insert(out.end(), spec.output.begin(), spec.output.end());
-  return out;
-}
-
-EinsumSpec decodeEinsum(const std::vector<int64_t> &ints) {
-  EinsumSpec spec;
-  std::size_t at = 0;
-  auto take = [&]() {
-    if (at >= ints.size()) throw InternalError("einsum: truncated subscripts");
-    return ints[at++];
-  };
-  auto labels = [&]() {
-    const int64_t count = take();
-    if (count < 0 || std::size_t(count) > ints.size()) throw InternalError("einsum: bad subscripts");
-    std::vector<int64_t> l;
-    for (int64_t i = 0; i < count; ++i) l.push_back(take());
-    return l;
-  };
-  for (int64_t k = take(); k > 0; --k) spec.operands.push_back(labels());
-  spec.output = labels();
-  return spec;
+const Node *Graph::convolve(const Node *a, const Node *v) {
+  Node c = blank(OpKind::Convolve, "convolve", {a, v});
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = arrayResultType({a, v});
+    for (const Node *x : {a, v})
+      if (x->rank() != 1) throw OpError("object too deep for desired array");
+    const Expr &la = a->shape[0], &lv = v->shape[0];
+    requireOr(n.validity, ge(la, 1), "a is not empty", "a cannot be empty");
+    requireOr(n.validity, ge(lv, 1), "v is not empty", "v cannot be empty");
+    n.shape = {la + lv - 1};
+  });
 }
 
 const Node *Graph::einsum(const EinsumSpec &spec, const std::vector<const Node *> &xs, BroadcastMode mode) {
@@ -143,7 +117,7 @@ const Node *Graph::einsum(const EinsumSpec &spec, const std::vector<const Node *
   if (auto e = einsumOperandsError(spec, ranks)) throw OpError(*e);
   Node c = blank(OpKind::Einsum, "einsum", xs);
   c.mode = mode;
-  c.ints = encodeEinsum(spec);
+  c.attrs = spec;
   return make(std::move(c), [&](Node &n) {
     std::vector<Shape> shapes;
     for (const Node *x : xs) shapes.push_back(x->shape);
@@ -162,7 +136,7 @@ const Node *Graph::diff(const Node *x, int64_t order, int64_t axisArg) {
   if (order < 0) throw OpError("order must be non-negative but got " + std::to_string(order));
   int64_t axis = normalizeAxis(axisArg, x->rank());
   Node c = blank(OpKind::Diff, "diff", {x});
-  c.ints = {order, axis};
+  c.attrs = attr::Difference{order, axis};
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     n.shape = x->shape;
@@ -174,8 +148,8 @@ const Node *Graph::cumulative(const std::string &op, const Node *x, std::optiona
   if (op != "cumsum" && op != "cumprod") throw OpError("unknown cumulative function '" + op + "'");
   if (!axisArg) return cumulative(op, reshape(x, {Expr(-1)}), 0);
   int64_t axis = normalizeAxis(*axisArg, x->rank());
-  Node c = blank(OpKind::Cumsum, op, {x});
-  c.ints = {axis};
+  Node c = blank(op == "cumsum" ? OpKind::Cumsum : OpKind::Cumprod, op, {x});
+  c.attrs = attr::Axis{axis};
   return make(std::move(c), [&](Node &n) {
     n.dtype = isFloat(x->dtype) ? x->dtype : DType::Int64;
     n.shape = x->shape;

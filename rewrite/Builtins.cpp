@@ -15,6 +15,8 @@ using ops::OpKind;
 namespace {
 
 bool isConstant(const Node *n) { return n->kind == OpKind::Scalar && n->exprs.empty(); }
+/// The value an isConstant node holds.
+double constantValue(const Node *n) { return n->attr<ops::attr::Constant>().value; }
 
 /// The value of a folded constant of type T as the double a constant node holds, when exact.
 template <class T> std::optional<double> exactly(T v) {
@@ -32,12 +34,12 @@ const Node *constantFold(ops::Graph &g, const Node *n) {
   try {
     if (n->kind == OpKind::Unary && ops::isUnaryTest(n->op)) {
       // A test reads the operand in its own dtype (isnan of a float, not of its truth).
-      double x = n->inputs[0]->number;
+      double x = constantValue(n->inputs[0]);
       ops::dispatch(n->inputs[0]->dtype, [&](auto s) {
         value = double(ops::unaryTest<decltype(s)>(n->op, decltype(s)(x)));
       });
     } else if (n->kind == OpKind::Cast || n->kind == OpKind::Unary) {
-      double x = n->inputs[0]->number;
+      double x = constantValue(n->inputs[0]);
       ops::dispatch(n->dtype, [&](auto t) {
         using T = decltype(t);
         // The operand as the node's type first (a cast, or the unary op's input conversion).
@@ -52,7 +54,7 @@ const Node *constantFold(ops::Graph &g, const Node *n) {
       ops::dispatch(compute, [&](auto t) {
         using T = decltype(t);
         auto operand = [&](const Node *o) {
-          return ops::dispatch(o->dtype, [&](auto s) { return ops::castValue<T>(decltype(s)(o->number)); });
+          return ops::dispatch(o->dtype, [&](auto s) { return ops::castValue<T>(decltype(s)(constantValue(o))); });
         };
         if (compare) value = double(ops::comparison<T>(op, operand(a), operand(b)));
         else value = exactly<T>(ops::arithmetic<T>(op, operand(a), operand(b)));
@@ -68,20 +70,27 @@ const Node *constantFold(ops::Graph &g, const Node *n) {
 const Node *transposeMerge(ops::Graph &g, const Node *n) {
   if (n->kind != OpKind::Transpose || n->inputs[0]->kind != OpKind::Transpose) return nullptr;
   const Node *inner = n->inputs[0];
+  const std::vector<int64_t> &outer = n->attr<ops::attr::Permutation>().axes, &within = inner->attr<ops::attr::Permutation>().axes;
   std::vector<int64_t> axes;
-  for (int64_t q : n->ints) axes.push_back(inner->ints[std::size_t(q)]);
+  for (int64_t q : outer) axes.push_back(within[std::size_t(q)]);
   return g.transpose(inner->inputs[0], axes);
 }
 
 const Node *transposeIdentity(ops::Graph &, const Node *n) {
   if (n->kind != OpKind::Transpose) return nullptr;
-  for (std::size_t i = 0; i < n->ints.size(); ++i)
-    if (n->ints[i] != int64_t(i)) return nullptr;
+  const std::vector<int64_t> &axes = n->attr<ops::attr::Permutation>().axes;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] != int64_t(i)) return nullptr;
   return n->inputs[0];
 }
 
+/// Reshape, ExpandDims, Squeeze: each is a reshape of its operand to its shape.
+bool reshapes(const Node *n) {
+  return n->kind == OpKind::Reshape || n->kind == OpKind::ExpandDims || n->kind == OpKind::Squeeze;
+}
+
 const Node *reshapeMerge(ops::Graph &g, const Node *n) {
-  if (n->kind != OpKind::Reshape || n->inputs[0]->kind != OpKind::Reshape) return nullptr;
+  if (!reshapes(n) || !reshapes(n->inputs[0])) return nullptr;
   return g.reshape(n->inputs[0]->inputs[0], n->shape);
 }
 
@@ -113,9 +122,9 @@ const Node *subtensorLift(ops::Graph &g, const Node *n, const Readers &readers) 
 }
 
 const Node *sumOfAlloc(ops::Graph &g, const Node *n) {
-  if (n->kind != OpKind::Reduce || n->op != "sum" || n->number != 0) return nullptr;
+  if (n->kind != OpKind::Reduce || n->op != "sum" || n->attr<ops::attr::Reduction>().keepdims) return nullptr;
   const Node *alloc = n->inputs[0];
-  if (alloc->kind != OpKind::Alloc || n->ints.size() != alloc->rank()) return nullptr;
+  if (alloc->kind != OpKind::Alloc || n->attr<ops::attr::Reduction>().axes.size() != alloc->rank()) return nullptr;
   const Node *v = alloc->inputs[0];
   if (v->rank() != 0 || v->dtype != alloc->dtype || n->dtype != alloc->dtype) return nullptr;
   if (alloc->dtype != DType::Float64 && alloc->dtype != DType::Int64) return nullptr;

@@ -72,7 +72,7 @@ bool match(const Term &t, const Node *n, Bindings &b) {
   }
   case Term::Number: {
     if (n->kind != OpKind::Scalar) return false;
-    if (n->exprs.empty()) return n->number == t.number;
+    if (n->exprs.empty()) return n->attr<ops::attr::Constant>().value == t.number;
     // A size that is a constant (a Python int meeting an array).
     std::optional<Integer> c = n->exprs[0].constantValue();
     return t.integer && c && *c == Integer(int64_t(t.number));

@@ -49,6 +49,7 @@ struct EinsumSpec {
   /// size (shape (1,) from a (0, 1) array: past its end); shapelab refuses that, in the walk's
   /// words.
   std::optional<std::string> diagonalError(std::size_t k, const std::vector<std::optional<Integer>> &sizes) const;
+  bool operator==(const EinsumSpec &) const = default;
 };
 
 /// Reads `subscripts` as NumPy does (letters, one '...' per operand, ',' between operands, an

@@ -11,7 +11,7 @@ std::string coreMismatch(const std::string &sig, std::size_t operand, std::size_
 } // namespace
 
 Array Interpreter::runEinsum(const Node *n) {
-  const EinsumSpec spec = ops::decodeEinsum(n->ints);
+  const EinsumSpec &spec = n->attr<EinsumSpec>();
   const std::vector<int64_t> labels = spec.iteration();
   const std::size_t F = labels.size();
   std::vector<Array> xs;
@@ -107,7 +107,7 @@ Array Interpreter::runBlockwise(const Node *n) {
     if (a.shape()[a.rank() - 2] != m) shapeError("Last 2 dimensions of the array must be square");
     return m;
   };
-  if (op == "convolve") {
+  if (n->kind == OpKind::Convolve) {
     int64_t na = xs[0].shape()[0], nv = xs[1].shape()[0];
     if (na == 0) shapeError("a cannot be empty");
     if (nv == 0) shapeError("v cannot be empty");

@@ -6,7 +6,10 @@ namespace shapelab::interp {
 Array Interpreter::runIndex(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
   const Array &x = in(0);
-  if (n->op == "split" && x.shape()[n->ints[1]] % n->ints[0] != 0) shapeError("array split does not result in an equal division");
+  if (n->kind == OpKind::Split) {
+    const ops::attr::Sections &part = n->attr<ops::attr::Sections>();
+    if (x.shape()[std::size_t(part.axis)] % part.sections != 0) shapeError("array split does not result in an equal division");
+  }
   const Array *array = nullptr;
   if (n->kind == OpKind::Index && n->inputs.size() > 1) array = &in(1);
   if (n->kind == OpKind::SetSubtensor && n->inputs.size() > 3) array = &in(2);
@@ -119,7 +122,7 @@ Array Interpreter::runIndex(const Node *n) {
       idx[d] = 0;
     }
   }
-  if (n->kind == OpKind::Index) {
+  if (n->kind != OpKind::SetSubtensor) {
     Array result(n->dtype, outShape);
     std::size_t item = ops::itemSize(n->dtype);
     for (int64_t k = 0; k < count; ++k) std::memcpy(result.base<char>() + k * item, x.base<char>() + source[k] * item, item);

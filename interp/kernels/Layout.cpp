@@ -7,15 +7,17 @@ Array Interpreter::runReshape(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
   const Array &x = in(0);
   Dims target;
-  if (n->op == "squeeze") {
+  if (n->kind == OpKind::Squeeze) {
+    const std::vector<int64_t> &dropped = n->attr<ops::attr::Dropped>().axes;
     for (std::size_t i = 0; i < x.rank(); ++i) {
-      if (n->ints[i] && x.shape()[i] != 1) shapeError("cannot select an axis to squeeze out which has size not equal to one");
-      if (!n->ints[i]) target.push_back(x.shape()[i]);
+      const bool drop = std::find(dropped.begin(), dropped.end(), int64_t(i)) != dropped.end();
+      if (drop && x.shape()[i] != 1) shapeError("cannot select an axis to squeeze out which has size not equal to one");
+      if (!drop) target.push_back(x.shape()[i]);
     }
   } else {
     // NumPy's reading of the target (`_fix_unknown_dimension`): every negative entry is the
     // unknown one (two are an error); the others multiply, checked, in order.
-    const bool infers = n->op == "reshape";
+    const bool infers = n->kind == OpKind::Reshape;
     for (const Expr &e : n->exprs) target.push_back(value(e));
     const std::string message = "cannot reshape array of size " + std::to_string(x.size()) + " into shape " +
                                 reshapeTargetText(target);
@@ -57,7 +59,7 @@ Array Interpreter::runFill(const Node *n) {
 
 Array Interpreter::runJoin(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
-  int64_t axis = n->ints[0];
+  int64_t axis = n->attr<ops::attr::Axis>().axis;
   std::vector<Array> xs;
   for (std::size_t i = 0; i < n->inputs.size(); ++i) {
     Array x = in(i).astype(n->dtype);

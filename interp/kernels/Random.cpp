@@ -8,7 +8,8 @@ Array Interpreter::runRandom(const Node *n) {
   Dims outShape;
   for (const Expr &d : n->shape) outShape.push_back(value(d));
   Array out(n->dtype, outShape);
-  uint64_t draw = uint64_t(n->ints[0]);
+  const ops::attr::Draw &attrs = n->attr<ops::attr::Draw>();
+  uint64_t draw = uint64_t(attrs.draw);
   std::vector<Array> ps;
   for (const Node *i : n->inputs) ps.push_back(values_.at(i));
   auto fail = [&](const std::string &why) { valueError(name + ": " + why); };
@@ -21,11 +22,11 @@ Array Interpreter::runRandom(const Node *n) {
     else if (name == "dirichlet" || name == "categorical") core = {1};
     else if (name == "multinomial") core = {0, 1};
     else if (name == "permutation" || name == "choice_without_replacement") core.assign(ps.size(), 99);
-    bool hasSize = n->ints.size() == 2 + n->inputs.size();
+    const bool hasSize = bool(attrs.sizeRank);
     std::vector<Dims> batches;
     std::vector<std::size_t> batchOwner, batchCore;
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      if (core[i] == 99 || n->ints[1 + i] >= 0) continue; // value-shaped and per-call signatures
+      if (core[i] == 99 || attrs.shapeRanks[i]) continue; // value-shaped and per-call signatures
       batchOwner.push_back(i);
       batchCore.push_back(core[i]);
       if (ps[i].rank() < core[i])
@@ -42,7 +43,7 @@ Array Interpreter::runRandom(const Node *n) {
     }
     Dims target;
     if (hasSize) {
-      int64_t sizeRank = n->ints.back();
+      const int64_t sizeRank = *attrs.sizeRank;
       target.assign(outShape.begin(), outShape.begin() + sizeRank);
       for (const Dims &b : batches) {
         if (!broadcastsTo(b, target))
@@ -183,7 +184,7 @@ Array Interpreter::runRandom(const Node *n) {
   if (name == "permutation" || name == "choice_without_replacement") {
     // permutation of arange(x) (a literal x) or of an array's first axis; choice draws
     // prod(core_shape) distinct rows of a, weighted by p when given.
-    bool literal = n->ints.size() > 1 && n->ints[1] >= 0;
+    const bool literal = !attrs.shapeRanks.empty() && attrs.shapeRanks[0];
     Array a = literal ? Array() : ps[0].contiguous();
     int64_t items = literal ? outShape.empty() ? 0 : outShape[0] : (a.rank() ? a.shape()[0] : 0);
     if (name == "permutation" && !literal && a.rank() == 0) fail("x must be an integer or at least 1-dimensional");

@@ -7,7 +7,8 @@ Array Interpreter::runReduce(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
   const Array &x = in(0);
   std::vector<bool> reduced(x.rank());
-  for (int64_t a : n->ints) reduced[a] = true;
+  const ops::attr::Reduction &reduction = n->attr<ops::attr::Reduction>();
+  for (int64_t a : reduction.axes) reduced[a] = true;
   Dims kept, outShape;
   int64_t per = 1;
   for (std::size_t i = 0; i < x.rank(); ++i) {
@@ -21,7 +22,7 @@ Array Interpreter::runReduce(const Node *n) {
   if (arg && per == 0) shapeError("attempt to get " + op + " of an empty sequence");
   for (std::size_t i = 0; i < x.rank(); ++i) {
     if (!reduced[i]) outShape.push_back(x.shape()[i]);
-    else if (n->number != 0) outShape.push_back(1);
+    else if (reduction.keepdims) outShape.push_back(1);
   }
   // Move reduced axes last: out index major, reduced minor (C order within: argmax over every
   // axis is the flat index).
@@ -93,7 +94,7 @@ Array Interpreter::runReduce(const Node *n) {
 
 Array Interpreter::runDiff(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
-  int64_t order = n->ints[0], axis = n->ints[1];
+  const int64_t order = n->attr<ops::attr::Difference>().n, axis = n->attr<ops::attr::Difference>().axis;
   Array x = in(0).astype(n->dtype);
   for (int64_t r = 0; r < order && x.shape()[axis] > 0; ++r) {
     Dims s = x.shape();
@@ -126,9 +127,9 @@ Array Interpreter::runDiff(const Node *n) {
 
 Array Interpreter::runCumulative(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
-  int64_t axis = n->ints[0];
+  int64_t axis = n->attr<ops::attr::Axis>().axis;
   Array x = in(0).astype(n->dtype);
-  const bool product = n->op == "cumprod";
+  const bool product = n->kind == OpKind::Cumprod;
   int64_t L = x.shape()[axis], inner = 1, outer = 1;
   for (std::size_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
   for (int64_t d = 0; d < axis; ++d) outer *= x.shape()[d];

@@ -1,0 +1,75 @@
+// The attribute structs' defaults per kind (from ops/OpKinds.def), the kind check, and their hash.
+#include "ops/Attrs.h"
+
+#include <array>
+
+namespace shapelab::ops {
+
+namespace {
+using namespace attr;
+constexpr std::size_t kKinds = 0
+#define SHAPELAB_OP(kind, attrs, traits) +1
+#include "ops/OpKinds.def"
+#undef SHAPELAB_OP
+    ;
+
+std::size_t mixIn(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+std::size_t mixIn(std::size_t h, const std::vector<int64_t> &v) {
+  for (int64_t x : v) h = mixIn(h, std::size_t(x));
+  return mixIn(h, v.size());
+}
+
+struct Hasher {
+  std::size_t operator()(const None &) const { return 0; }
+  std::size_t operator()(const Constant &c) const {
+    return mixIn(std::bit_cast<uint64_t>(c.value), std::size_t(c.dtype));
+  }
+  std::size_t operator()(const Permutation &a) const { return mixIn(1, a.axes); }
+  std::size_t operator()(const NewAxes &a) const { return mixIn(2, a.axes); }
+  std::size_t operator()(const Dropped &a) const { return mixIn(3, a.axes); }
+  std::size_t operator()(const Fill &a) const { return a.dtype ? 5 + std::size_t(*a.dtype) : 4; }
+  std::size_t operator()(const Axis &a) const { return mixIn(6, std::size_t(a.axis)); }
+  std::size_t operator()(const Sections &a) const { return mixIn(mixIn(7, std::size_t(a.sections)), std::size_t(a.axis)); }
+  std::size_t operator()(const Reduction &a) const { return mixIn(a.keepdims ? 9 : 8, a.axes); }
+  std::size_t operator()(const Difference &a) const { return mixIn(mixIn(10, std::size_t(a.n)), std::size_t(a.axis)); }
+  std::size_t operator()(const Draw &a) const {
+    std::size_t h = mixIn(11, std::size_t(a.draw));
+    for (const auto &r : a.shapeRanks) h = mixIn(h, r ? std::size_t(*r) : ~std::size_t(0));
+    return mixIn(h, a.sizeRank ? std::size_t(*a.sizeRank) : ~std::size_t(0));
+  }
+  std::size_t operator()(const GivenDims &a) const {
+    std::size_t h = 12;
+    for (bool g : a.given) h = mixIn(h, g ? 2 : 1);
+    return h;
+  }
+  std::size_t operator()(const Steps &a) const { return mixIn(mixIn(13, std::size_t(a.step)), std::size_t(a.dtype)); }
+  std::size_t operator()(const EinsumSpec &a) const {
+    std::size_t h = 14;
+    for (const auto &o : a.operands) h = mixIn(h, o);
+    return mixIn(h, a.output);
+  }
+};
+} // namespace
+
+Attrs defaultAttrs(OpKind kind) {
+  switch (kind) {
+#define SHAPELAB_OP(kind, attrs, traits)                                                                               \
+  case OpKind::kind: return attrs{};
+#include "ops/OpKinds.def"
+#undef SHAPELAB_OP
+  }
+  return None{};
+}
+
+bool attrsFit(OpKind kind, const Attrs &a) {
+  static const auto *index = [] {
+    auto *t = new std::array<std::size_t, kKinds>();
+    for (std::size_t k = 0; k < kKinds; ++k) (*t)[k] = defaultAttrs(OpKind(k)).index();
+    return t;
+  }();
+  return (*index)[std::size_t(kind)] == a.index();
+}
+
+std::size_t hashAttrs(const Attrs &a) { return std::visit(Hasher{}, a); }
+
+} // namespace shapelab::ops
