@@ -210,31 +210,18 @@ auto Session::Impl::call(const Value &f, Args &a) -> Value {
     return node(graph->blockwise(is(fn, "linalg.solve") ? "solve" : fn, {x, y}, mode));
   }
   if (is(fn, "dot")) {
-    // NumPy's dot is matmul where both have at most two dimensions or b has one (and for a
-    // 1-d a); a 0-d operand multiplies. A stack times a stack is a tensor product NumPy
-    // computes differently: refused.
     checkArguments(a);
     const Node *x = array(required(a, 0, "a")), *y = array(required(a, 1, "b"));
-    if (x->rank() == 0 || y->rank() == 0) return node(graph->binary("multiply", x, y, mode));
-    if (x->rank() > 2 && y->rank() >= 2)
-      failAt("dot of a " + std::to_string(x->rank()) + "-d and a " + std::to_string(y->rank()) +
-                 "-d array (a sum over a's last and b's second-to-last axis, not a stack) is not supported; matmul stacks",
-             p);
-    return node(graph->blockwise("matmul", {x, y}, mode));
+    return node(ops::dot(*graph, x, y, mode));
   }
-  if (is(fn, "linalg.norm")) {
-    // ord=None: the 2-norm of the flattened array (axis None), of vectors (one axis) or the
-    // Frobenius norm (two axes): sqrt(sum(x * x)); integers and bools as float64 first.
+  if (is(fn, "linalg.norm")) { // ord=None only
     checkArguments(a);
     const Node *x = array(required(a, 0, "x"));
     if (optional(a, 1, "ord").kind != Value::None) failAt("norm(): only ord=None is supported", p);
     Value ax = optional(a, 2, "axis"), keep = optional(a, 3, "keepdims");
     std::optional<std::vector<int64_t>> axes = axesOf(ax);
     if (axes && axes->size() > 2) failAt("Improper number of dimensions to norm.", ax.pos);
-    bool keepdims = keepdimsOf(keep);
-    if (!ops::isFloat(x->dtype)) x = graph->astype(x, DType::Float64);
-    const Node *squares = graph->binary("multiply", x, x, mode);
-    return node(graph->unary("sqrt", graph->reduce("sum", squares, axes, keepdims)));
+    return node(ops::norm(*graph, x, axes, keepdimsOf(keep), mode));
   }
   if (is(fn, "repeat") || is(fn, "tile")) return node(repeated(fn, a, p));
   if (is(fn, "einsum")) return node(einsum(a, p));
@@ -298,9 +285,7 @@ auto Session::Impl::call(const Value &f, Args &a) -> Value {
     // at least 1-d along axis 1, or 0 when the first is 1-d.
     checkArguments(a);
     std::vector<const Node *> xs = arrays(required(a, 0, "tup"));
-    if (xs.empty()) failAt("need at least one array to concatenate", p);
-    for (const Node *&x : xs) x = atLeast(x, is(fn, "vstack") ? 2 : 1);
-    return node(graph->concatenate(xs, is(fn, "vstack") || xs[0]->rank() == 1 ? 0 : 1));
+    return node(is(fn, "vstack") ? ops::vstack(*graph, xs) : ops::hstack(*graph, xs));
   }
   if (is(fn, "var") || is(fn, "std") || is(fn, "ptp")) return node(spread(fn, a, p));
   if (is(fn, "arange")) { // arange([start,] stop[, step], dtype=None), over sizes
@@ -326,13 +311,7 @@ auto Session::Impl::call(const Value &f, Args &a) -> Value {
     Value kv = eye ? optional(a, 2, "k") : Value();
     int64_t k = kv.kind == Value::None ? 0 : constant(kv, "the diagonal k");
     Value d = optional(a, eye ? 3 : 1, "dtype");
-    // Row i holds its 1 in column i + k: arange(N)[:, None] + k == arange(M)[None, :], as
-    // dtype, of shape (N, M) (which refuses a negative N or M, as NumPy does).
-    const Node *i = graph->reshape(graph->arange(Expr(0), rows, 1, DType::Int64), {Expr(-1), Expr(1)});
-    const Node *j = graph->reshape(graph->arange(Expr(0), cols, 1, DType::Int64), {Expr(1), Expr(-1)});
-    const Node *shifted = k == 0 ? i : graph->binary("add", i, graph->literal(double(k), DType::Int64), mode);
-    const Node *ones = graph->astype(graph->binary("equal", shifted, j, mode), d.kind == Value::None ? DType::Float64 : dtypeOf(d));
-    return node(graph->broadcastTo(ones, {rows, cols}));
+    return node(ops::eye(*graph, rows, cols, k, d.kind == Value::None ? DType::Float64 : dtypeOf(d), mode));
   }
   if (is(fn, "len")) { // Python's len of an array: its first dimension
     checkArguments(a);
@@ -351,13 +330,6 @@ auto Session::Impl::call(const Value &f, Args &a) -> Value {
   failAt("'" + fn + "' is not a function shapelab knows (see :ops)", p);
 }
 
-auto Session::Impl::atLeast(const Node *x, std::size_t rank) -> const Node * {
-  if (x->rank() >= rank) return x;
-  if (x->rank() == 0) return graph->reshape(x, Shape(rank, Expr(1)));
-  if (rank == 2) return graph->expandDims(x, {0});
-  return graph->expandDims(x, x->rank() == 1 ? std::vector<int64_t>{0, -1} : std::vector<int64_t>{-1});
-}
-
 auto Session::Impl::axisOf(const Value &v, std::size_t rank) -> int64_t {
   int64_t k = constant(v, "axis"), r = int64_t(rank);
   if (k < -r || k >= r) failAt("axis " + std::to_string(k) + " is out of bounds for array of dimension " + std::to_string(rank), v.pos);
@@ -371,39 +343,29 @@ auto Session::Impl::layout(const std::string &fn, Args &a, std::size_t p) -> con
   }
   if (fn.rfind("atleast_", 0) == 0) {
     checkArguments(a);
-    return atLeast(array(required(a, 0, "arys")), std::size_t(fn[8] - '0'));
+    return ops::atleast(*graph, array(required(a, 0, "arys")), std::size_t(fn[8] - '0'));
   }
   if (is(fn, "flip")) { // x[::-1] along the axes (every axis when axis is None)
     checkArguments(a);
     const Node *x = array(required(a, 0, "m"));
     Value ax = optional(a, 1, "axis");
-    std::vector<bool> flipped(x->rank(), ax.kind == Value::None);
+    std::optional<std::vector<int64_t>> axes;
+    if (ax.kind != Value::None) axes.emplace();
     for (const Value &v : ax.kind == Value::Tuple ? ax.items : std::vector<Value>{ax})
       if (v.kind != Value::None) {
-        std::size_t k = std::size_t(axisOf(v, x->rank()));
-        if (flipped[k]) failAt("repeated axis", v.pos);
-        flipped[k] = true;
+        const int64_t k = axisOf(v, x->rank());
+        if (std::find(axes->begin(), axes->end(), k) != axes->end()) failAt("repeated axis", v.pos);
+        axes->push_back(k);
       }
-    std::vector<ops::IndexEntry> entries(x->rank());
-    for (std::size_t k = 0; k < entries.size(); ++k)
-      if (flipped[k]) entries[k].step = -1;
-    return graph->index(x, entries);
+    return ops::flip(*graph, x, axes);
   }
   // swapaxes(a, axis1, axis2) and moveaxis(a, source, destination): permutations.
   checkArguments(a);
   const Node *x = array(required(a, 0, "a"));
   const Value &from = required(a, 1, is(fn, "swapaxes") ? "axis1" : "source");
   const Value &to = required(a, 2, is(fn, "swapaxes") ? "axis2" : "destination");
-  int64_t i = axisOf(from, x->rank()), j = axisOf(to, x->rank());
-  std::vector<int64_t> perm;
-  for (int64_t k = 0; k < int64_t(x->rank()); ++k) perm.push_back(k);
-  if (is(fn, "swapaxes")) {
-    std::swap(perm[std::size_t(i)], perm[std::size_t(j)]);
-  } else {
-    perm.erase(perm.begin() + i);
-    perm.insert(perm.begin() + j, i);
-  }
-  return graph->transpose(x, perm);
+  const int64_t i = axisOf(from, x->rank()), j = axisOf(to, x->rank());
+  return is(fn, "swapaxes") ? ops::swapaxes(*graph, x, i, j) : ops::moveaxis(*graph, x, i, j);
 }
 
 auto Session::Impl::padPairs(const Value &v, std::size_t rank, bool widths) -> std::vector<std::pair<Value, Value>> {
@@ -538,36 +500,15 @@ auto Session::Impl::repeated(const std::string &fn, Args &a, std::size_t p) -> c
   else checkArguments(a);
   const Node *x = array(required(a, 0, tile ? "A" : "a"));
   const Value &r = required(a, 1, tile ? "reps" : "repeats");
-  std::vector<Expr> reps; // per axis of x (1 where it is not repeated)
   if (tile) {
     std::vector<Expr> given;
     for (const Value &v : r.kind == Value::Tuple ? r.items : std::vector<Value>{r}) given.push_back(sizeOf(v, "a count"));
-    // The shorter of the two is padded in front with 1s (x with dimensions of 1).
-    while (x->rank() < given.size()) x = graph->expandDims(x, {0});
-    reps.assign(x->rank() - given.size(), Expr(1));
-    reps.insert(reps.end(), given.begin(), given.end());
-  } else {
-    if (r.kind == Value::Tuple) failAt("repeat(): one count for every element is supported, not a list of counts", r.pos);
-    Value ax = optional(a, 2, "axis");
-    if (ax.kind == Value::None) x = graph->reshape(x, {Expr(-1)});
-    const std::size_t k = ax.kind == Value::None ? 0 : std::size_t(axisOf(ax, x->rank()));
-    reps.assign(x->rank(), Expr(1));
-    reps[k] = sizeOf(r, "the count");
+    return ops::tile(*graph, x, given);
   }
-  // x with a 1 beside each repeated axis, broadcast to the count there, then merged.
-  Shape spread, target, merged;
-  for (std::size_t i = 0; i < x->rank(); ++i) {
-    const bool counted = reps[i] != Expr(1);
-    if (counted && tile) spread.push_back(Expr(1)), target.push_back(reps[i]);
-    spread.push_back(x->shape[i]);
-    target.push_back(x->shape[i]);
-    if (counted && !tile) spread.push_back(Expr(1)), target.push_back(reps[i]);
-    merged.push_back(counted ? x->shape[i] * reps[i] : x->shape[i]);
-  }
-  if (spread.size() == x->rank()) return x; // every count is 1
-  // The counts must be sizes (NumPy: negative dimensions are not allowed), which
-  // broadcast_to requires of its target.
-  return graph->reshape(graph->broadcastTo(graph->reshape(x, spread), target), merged);
+  if (r.kind == Value::Tuple) failAt("repeat(): one count for every element is supported, not a list of counts", r.pos);
+  Value ax = optional(a, 2, "axis");
+  const std::optional<int64_t> axis = ax.kind == Value::None ? std::nullopt : std::optional(axisOf(ax, x->rank()));
+  return ops::repeat(*graph, x, sizeOf(r, "the count"), axis);
 }
 
 auto Session::Impl::spread(const std::string &fn, Args &a, std::size_t p) -> const Node * {
@@ -580,19 +521,11 @@ auto Session::Impl::spread(const std::string &fn, Args &a, std::size_t p) -> con
     if (optional(a, 2, "dtype").kind != Value::None || optional(a, 3, "out").kind != Value::None)
       failAt(fn + "(): dtype and out are not supported", p);
   }
-  if (is(fn, "ptp")) return graph->binary("subtract", graph->reduce("max", x, axes, keepdims), graph->reduce("min", x, axes, keepdims), mode);
+  if (is(fn, "ptp")) return ops::ptp(*graph, x, axes, keepdims, mode);
   Value dd = optional(a, 4, "ddof");
   Expr ddof = dd.kind == Value::None ? Expr(0) : sizeOf(dd, "ddof");
-  const Node *mean = graph->reduce("mean", x, axes, true);
-  const Node *deviation = graph->binary("subtract", x, mean, mode);
-  const Node *squares = graph->binary("multiply", deviation, deviation, mode);
-  // The count of the reduced elements (the mean's axes, normalised), less ddof, as a Python
-  // int would divide (weak).
-  Expr count(1);
-  for (int64_t k : mean->attr<ops::attr::Reduction>().axes) count = count * x->shape[std::size_t(k)];
-  const Node *divisor = graph->size(ddof.constantValue() == Integer(0) ? count : max({count - ddof, Expr(0)}));
-  const Node *v = graph->binary("true_divide", graph->reduce("sum", squares, axes, keepdims), divisor, mode);
-  return is(fn, "std") ? graph->unary("sqrt", v) : v;
+  return is(fn, "std") ? ops::standardDeviation(*graph, x, axes, keepdims, ddof, mode)
+                       : ops::variance(*graph, x, axes, keepdims, ddof, mode);
 }
 
 auto Session::Impl::tupleReduction(const std::string &fn, const Value &x, const Args &a, std::size_t p) -> Value {

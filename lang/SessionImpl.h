@@ -202,7 +202,6 @@ struct Session::Impl {
 
   /// x with at least `rank` dimensions, as NumPy's atleast_1d/2d/3d make it: () -> (1,), (1, 1)
   /// or (1, 1, 1); (n,) -> (1, n) or (1, n, 1); (m, n) -> (m, n, 1).
-  const Node *atLeast(const Node *x, std::size_t rank);
 
   /// An axis argument as NumPy normalises it (AxisError's message).
   int64_t axisOf(const Value &v, std::size_t rank);

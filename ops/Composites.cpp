@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "ops/GraphDetail.h"
+
 namespace shapelab::ops {
 
 namespace {
@@ -67,6 +69,155 @@ const Node *roll(Graph &g, const Node *a, const std::vector<Expr> &shifts, const
     out = g.index(out, entries, from);
   }
   return out; // (no shift: a itself, whose values a copy would have)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout.
+
+const Node *flip(Graph &g, const Node *m, const std::optional<std::vector<int64_t>> &axes) {
+  std::vector<IndexEntry> entries(m->rank());
+  std::vector<bool> flipped(m->rank(), !axes);
+  for (int64_t a : axes.value_or(std::vector<int64_t>{})) {
+    const std::size_t k = std::size_t(detail::normalizeAxis(a, m->rank()));
+    if (flipped[k]) throw OpError("repeated axis");
+    flipped[k] = true;
+  }
+  for (std::size_t k = 0; k < entries.size(); ++k)
+    if (flipped[k]) entries[k].step = -1;
+  return g.index(m, entries);
+}
+
+namespace {
+std::vector<int64_t> identityPermutation(std::size_t rank) {
+  std::vector<int64_t> perm;
+  for (int64_t k = 0; k < int64_t(rank); ++k) perm.push_back(k);
+  return perm;
+}
+} // namespace
+
+const Node *swapaxes(Graph &g, const Node *a, int64_t axis1, int64_t axis2) {
+  const int64_t i = detail::normalizeAxis(axis1, a->rank()), j = detail::normalizeAxis(axis2, a->rank());
+  std::vector<int64_t> perm = identityPermutation(a->rank());
+  std::swap(perm[std::size_t(i)], perm[std::size_t(j)]);
+  return g.transpose(a, perm);
+}
+
+const Node *moveaxis(Graph &g, const Node *a, int64_t source, int64_t destination) {
+  const int64_t i = detail::normalizeAxis(source, a->rank()), j = detail::normalizeAxis(destination, a->rank());
+  std::vector<int64_t> perm = identityPermutation(a->rank());
+  perm.erase(perm.begin() + i);
+  perm.insert(perm.begin() + j, i);
+  return g.transpose(a, perm);
+}
+
+const Node *atleast(Graph &g, const Node *x, std::size_t rank) {
+  if (x->rank() >= rank) return x;
+  if (x->rank() == 0) return g.reshape(x, Shape(rank, Expr(1)));
+  if (rank == 2) return g.expandDims(x, {0});
+  return g.expandDims(x, x->rank() == 1 ? std::vector<int64_t>{0, -1} : std::vector<int64_t>{-1});
+}
+
+const Node *vstack(Graph &g, std::vector<const Node *> xs) {
+  if (xs.empty()) throw OpError("need at least one array to concatenate");
+  for (const Node *&x : xs) x = atleast(g, x, 2);
+  return g.concatenate(xs, 0);
+}
+
+const Node *hstack(Graph &g, std::vector<const Node *> xs) {
+  if (xs.empty()) throw OpError("need at least one array to concatenate");
+  for (const Node *&x : xs) x = atleast(g, x, 1);
+  return g.concatenate(xs, xs[0]->rank() == 1 ? 0 : 1);
+}
+
+namespace {
+/// x with a 1 beside each axis counted more than once (before it for tile, after it for
+/// repeat), broadcast to the count there, then merged with its axis. The counts must be sizes
+/// (NumPy: negative dimensions are not allowed), which broadcast_to requires of its target.
+const Node *repeatedAlong(Graph &g, const Node *x, const std::vector<Expr> &reps, bool before) {
+  Shape spread, target, merged;
+  for (std::size_t i = 0; i < x->rank(); ++i) {
+    const bool counted = reps[i] != Expr(1);
+    if (counted && before) spread.push_back(Expr(1)), target.push_back(reps[i]);
+    spread.push_back(x->shape[i]);
+    target.push_back(x->shape[i]);
+    if (counted && !before) spread.push_back(Expr(1)), target.push_back(reps[i]);
+    merged.push_back(counted ? x->shape[i] * reps[i] : x->shape[i]);
+  }
+  if (spread.size() == x->rank()) return x; // every count is 1
+  return g.reshape(g.broadcastTo(g.reshape(x, spread), target), merged);
+}
+} // namespace
+
+const Node *repeat(Graph &g, const Node *a, const Expr &count, std::optional<int64_t> axis) {
+  if (!axis) a = g.reshape(a, {Expr(-1)});
+  std::vector<Expr> reps(a->rank(), Expr(1));
+  reps[std::size_t(axis ? detail::normalizeAxis(*axis, a->rank()) : 0)] = count;
+  return repeatedAlong(g, a, reps, false);
+}
+
+const Node *tile(Graph &g, const Node *a, const std::vector<Expr> &given) {
+  while (a->rank() < given.size()) a = g.expandDims(a, {0});
+  std::vector<Expr> reps(a->rank() - given.size(), Expr(1));
+  reps.insert(reps.end(), given.begin(), given.end());
+  return repeatedAlong(g, a, reps, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources.
+
+const Node *eye(Graph &g, const Expr &rows, const Expr &cols, int64_t k, DType dtype, BroadcastMode mode) {
+  // Row i holds its 1 in column i + k: arange(N)[:, None] + k == arange(M)[None, :], as dtype,
+  // of shape (N, M) (which refuses a negative N or M, as NumPy does).
+  const Node *i = g.reshape(g.arange(Expr(0), rows, 1, DType::Int64), {Expr(-1), Expr(1)});
+  const Node *j = g.reshape(g.arange(Expr(0), cols, 1, DType::Int64), {Expr(1), Expr(-1)});
+  const Node *shifted = k == 0 ? i : g.binary("add", i, g.literal(double(k), DType::Int64), mode);
+  const Node *ones = g.astype(g.binary("equal", shifted, j, mode), dtype);
+  return g.broadcastTo(ones, {rows, cols});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions.
+
+const Node *variance(Graph &g, const Node *a, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
+                     const Expr &ddof, BroadcastMode mode) {
+  const Node *mean = g.reduce("mean", a, axes, true);
+  const Node *deviation = g.binary("subtract", a, mean, mode);
+  const Node *squares = g.binary("multiply", deviation, deviation, mode);
+  // The count of the reduced elements (the mean's axes, normalised), less ddof, as a Python
+  // int would divide (weak).
+  Expr count(1);
+  for (int64_t k : mean->attr<attr::Reduction>().axes) count = count * a->shape[std::size_t(k)];
+  const Node *divisor = g.size(ddof.constantValue() == Integer(0) ? count : max({count - ddof, Expr(0)}));
+  return g.binary("true_divide", g.reduce("sum", squares, axes, keepdims), divisor, mode);
+}
+
+const Node *standardDeviation(Graph &g, const Node *a, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
+                              const Expr &ddof, BroadcastMode mode) {
+  return g.unary("sqrt", variance(g, a, axes, keepdims, ddof, mode));
+}
+
+const Node *ptp(Graph &g, const Node *a, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
+                BroadcastMode mode) {
+  return g.binary("subtract", g.reduce("max", a, axes, keepdims), g.reduce("min", a, axes, keepdims), mode);
+}
+
+const Node *norm(Graph &g, const Node *x, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
+                 BroadcastMode mode) {
+  if (axes && axes->size() > 2) throw OpError("Improper number of dimensions to norm.");
+  if (!isFloat(x->dtype)) x = g.astype(x, DType::Float64);
+  const Node *squares = g.binary("multiply", x, x, mode);
+  return g.unary("sqrt", g.reduce("sum", squares, axes, keepdims));
+}
+
+const Node *dot(Graph &g, const Node *a, const Node *b, BroadcastMode mode) {
+  // NumPy's dot is matmul where both have at most two dimensions or b has one (and for a 1-d
+  // a); a 0-d operand multiplies. A stack times a stack is a tensor product NumPy computes
+  // differently: refused.
+  if (a->rank() == 0 || b->rank() == 0) return g.binary("multiply", a, b, mode);
+  if (a->rank() > 2 && b->rank() >= 2)
+    throw OpError("dot of a " + std::to_string(a->rank()) + "-d and a " + std::to_string(b->rank()) +
+                  "-d array (a sum over a's last and b's second-to-last axis, not a stack) is not supported; matmul stacks");
+  return g.blockwise("matmul", {a, b}, mode);
 }
 
 } // namespace shapelab::ops

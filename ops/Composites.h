@@ -3,7 +3,7 @@
 // rewrite rule of their own: their shapes, validity and values are those of the ops they are
 // made of, so both interpreters, the checked rewrites and the error domain cover them as they
 // cover any program. Each is a row of the op list (ops/Functions.def, kind Composite), and the
-// language binds it (lang/Library.cpp).
+// language binds it (lang/Library.cpp), reading its arguments (with their positions for errors).
 // Example: tril(g, m, 0, mode) of an input (n, n) is a Where node of shape (n, n), valid.
 // Errors: what NumPy refuses when the call is made (a rank, an axis) is an OpError.
 // Cost: a handful of nodes per call (each one hash lookup when it exists).
@@ -16,6 +16,8 @@
 
 namespace shapelab::ops {
 
+// Triangles and rolls.
+
 /// np.tril(m, k): the elements on and below diagonal k of the last two axes (a 1-d m is read as
 /// the rows of an (N, N) matrix, as NumPy does), the others 0 in m's dtype.
 const Node *tril(Graph &g, const Node *m, const Expr &k, BroadcastMode mode);
@@ -27,5 +29,54 @@ const Node *triu(Graph &g, const Node *m, const Expr &k, BroadcastMode mode);
 /// the flattened array rolls and takes a's shape again.
 const Node *roll(Graph &g, const Node *a, const std::vector<Expr> &shifts, const std::optional<std::vector<int64_t>> &axes,
                  BroadcastMode mode);
+
+// Layout.
+
+/// np.flip(m, axis): m[::-1] along each of `axes` (distinct; every axis when nullopt).
+const Node *flip(Graph &g, const Node *m, const std::optional<std::vector<int64_t>> &axes);
+/// np.swapaxes(a, axis1, axis2): a transpose exchanging the two axes.
+const Node *swapaxes(Graph &g, const Node *a, int64_t axis1, int64_t axis2);
+/// np.moveaxis(a, source, destination) for one axis: a transpose taking axis `source` to
+/// position `destination`, the others in order.
+const Node *moveaxis(Graph &g, const Node *a, int64_t source, int64_t destination);
+/// np.atleast_1d / 2d / 3d (rank 1, 2, 3): a view with dimensions of 1 added as NumPy adds
+/// them (a 1-d array (n,) is (1, n) at least 2-d and (1, n, 1) at least 3-d; a 2-d one gains a
+/// last axis).
+const Node *atleast(Graph &g, const Node *x, std::size_t rank);
+/// np.vstack(xs): the arrays at least 2-d, joined along axis 0.
+const Node *vstack(Graph &g, std::vector<const Node *> xs);
+/// np.hstack(xs): the arrays at least 1-d, joined along axis 1 (axis 0 when the first is 1-d).
+const Node *hstack(Graph &g, std::vector<const Node *> xs);
+/// np.repeat(a, repeats, axis): each element repeated `count` times along the axis (a
+/// flattened when nullopt). The count must be a size.
+const Node *repeat(Graph &g, const Node *a, const Expr &count, std::optional<int64_t> axis);
+/// np.tile(A, reps): A repeated reps[i] times along each axis (the shorter of A's shape and
+/// reps padded in front with 1s). Each count must be a size.
+const Node *tile(Graph &g, const Node *a, const std::vector<Expr> &reps);
+
+// Sources.
+
+/// np.eye(N, M, k, dtype): ones on diagonal k of an (N, M) matrix, zeros elsewhere.
+const Node *eye(Graph &g, const Expr &rows, const Expr &cols, int64_t k, DType dtype, BroadcastMode mode);
+
+// Reductions.
+
+/// np.var(a, axis, ddof=ddof, keepdims=keepdims): mean((a - mean(a))**2) with the count of the
+/// reduced elements less ddof as the divisor (0 when ddof exceeds it).
+const Node *variance(Graph &g, const Node *a, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
+                     const Expr &ddof, BroadcastMode mode);
+/// np.std: the square root of variance().
+const Node *standardDeviation(Graph &g, const Node *a, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
+                              const Expr &ddof, BroadcastMode mode);
+/// np.ptp(a, axis, keepdims): max - min.
+const Node *ptp(Graph &g, const Node *a, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
+                BroadcastMode mode);
+/// np.linalg.norm(x, ord=None, axis, keepdims): sqrt(sum(x * x)) over the axes (all when
+/// nullopt; at most two), integers and bools as float64 first.
+const Node *norm(Graph &g, const Node *x, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
+                 BroadcastMode mode);
+/// np.dot(a, b): a product when either is 0-d, else matmul where NumPy's dot is one (at most
+/// two dimensions each, or b 1-d); a stack times a stack is refused.
+const Node *dot(Graph &g, const Node *a, const Node *b, BroadcastMode mode);
 
 } // namespace shapelab::ops

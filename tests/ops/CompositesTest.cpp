@@ -52,3 +52,57 @@ TEST(Composites, RollKeepsTheShape) {
   EXPECT_THROW(roll(f.g, x, {Expr(1)}, std::vector<int64_t>{2}, BroadcastMode::Numpy), OpError);
   EXPECT_THROW(roll(f.g, x, {Expr(1), Expr(2), Expr(3)}, std::vector<int64_t>{0, 1}, BroadcastMode::Numpy), OpError);
 }
+
+TEST(Composites, LayoutCompositesGiveNumpysShapes) {
+  Fixture f;
+  const Node *x = f.g.input("x", DType::Float64, {f.n, f.m, Expr(3)});
+  EXPECT_EQ(flip(f.g, x, std::nullopt)->shape, (Shape{f.n, f.m, Expr(3)}));
+  EXPECT_EQ(flip(f.g, x, std::vector<int64_t>{-1, 0})->shape, (Shape{f.n, f.m, Expr(3)}));
+  EXPECT_EQ(flip(f.g, x, std::vector<int64_t>{})->kind, OpKind::Index); // NumPy: a view flipping nothing
+  EXPECT_THROW(flip(f.g, x, std::vector<int64_t>{1, -2}), OpError);     // repeated axis
+  EXPECT_THROW(flip(f.g, x, std::vector<int64_t>{3}), OpError);
+  EXPECT_EQ(swapaxes(f.g, x, 0, -1)->shape, (Shape{Expr(3), f.m, f.n}));
+  EXPECT_EQ(moveaxis(f.g, x, 0, -1)->shape, (Shape{f.m, Expr(3), f.n}));
+  EXPECT_EQ(moveaxis(f.g, x, 2, 0)->shape, (Shape{Expr(3), f.n, f.m}));
+  EXPECT_THROW(swapaxes(f.g, x, 0, 3), OpError);
+  // atleast_Nd as NumPy adds the axes: (m,) is (1, m) at 2-d and (1, m, 1) at 3-d.
+  const Node *v = f.g.input("v", DType::Int64, {f.m});
+  EXPECT_EQ(atleast(f.g, v, 1), v);
+  EXPECT_EQ(atleast(f.g, v, 2)->shape, (Shape{Expr(1), f.m}));
+  EXPECT_EQ(atleast(f.g, v, 3)->shape, (Shape{Expr(1), f.m, Expr(1)}));
+  EXPECT_EQ(atleast(f.g, f.g.input("w", DType::Int64, {f.n, f.m}), 3)->shape, (Shape{f.n, f.m, Expr(1)}));
+  EXPECT_EQ(atleast(f.g, f.g.literal(2, DType::Int64), 2)->shape, (Shape{Expr(1), Expr(1)}));
+  EXPECT_EQ(vstack(f.g, {v, v})->shape, (Shape{Expr(2), f.m}));
+  EXPECT_EQ(hstack(f.g, {v, v})->shape, (Shape{f.m * Expr(2)}));
+  EXPECT_THROW(vstack(f.g, {}), OpError);
+  // repeat without an axis flattens; tile pads the shorter of shape and reps with 1s.
+  EXPECT_EQ(repeat(f.g, v, Expr(3), 0)->shape, (Shape{f.m * Expr(3)}));
+  EXPECT_EQ(repeat(f.g, x, f.n, std::nullopt)->shape, (Shape{f.n * f.n * f.m * Expr(3)}));
+  EXPECT_EQ(repeat(f.g, x, Expr(1), 1), x);
+  EXPECT_EQ(tile(f.g, v, {Expr(2), f.n})->shape, (Shape{Expr(2), f.m * f.n}));
+  EXPECT_EQ(tile(f.g, x, {Expr(2)})->shape, (Shape{f.n, f.m, Expr(6)}));
+  // A count that may be negative is a requirement (broadcast_to's target must be a size).
+  EXPECT_EQ(validityOf(f.g, tile(f.g, v, {f.n - f.m})).status(), Status::RuntimeCheck);
+}
+
+TEST(Composites, SourcesAndReductionsGiveNumpysShapesAndDtypes) {
+  Fixture f;
+  const Node *e = eye(f.g, f.n, f.m, 1, DType::Int32, BroadcastMode::Numpy);
+  EXPECT_EQ(e->shape, (Shape{f.n, f.m}));
+  EXPECT_EQ(e->dtype, DType::Int32);
+  const Node *x = f.g.input("x", DType::Int64, {f.n, f.m});
+  const Node *var = variance(f.g, x, std::vector<int64_t>{1}, false, Expr(1), BroadcastMode::Numpy);
+  EXPECT_EQ(var->shape, (Shape{f.n}));
+  EXPECT_EQ(var->dtype, DType::Float64);
+  EXPECT_EQ(standardDeviation(f.g, x, std::nullopt, true, Expr(0), BroadcastMode::Numpy)->shape, (Shape{Expr(1), Expr(1)}));
+  EXPECT_EQ(ptp(f.g, x, std::vector<int64_t>{0}, false, BroadcastMode::Numpy)->dtype, DType::Int64);
+  EXPECT_EQ(norm(f.g, x, std::nullopt, false, BroadcastMode::Numpy)->shape, Shape{});
+  EXPECT_EQ(norm(f.g, x, std::nullopt, false, BroadcastMode::Numpy)->dtype, DType::Float64);
+  EXPECT_THROW(norm(f.g, f.g.input("t", DType::Float64, {f.n, f.n, f.n}), std::vector<int64_t>{0, 1, 2}, false,
+                    BroadcastMode::Numpy),
+               OpError);
+  const Node *y = f.g.input("y", DType::Float64, {f.m, Expr(4)});
+  EXPECT_EQ(dot(f.g, x, y, BroadcastMode::Numpy)->shape, (Shape{f.n, Expr(4)}));
+  EXPECT_EQ(dot(f.g, f.g.literal(2.0, DType::Float64), y, BroadcastMode::Numpy)->shape, (Shape{f.m, Expr(4)}));
+  EXPECT_THROW(dot(f.g, f.g.input("s", DType::Float64, {Expr(2), f.n, f.m}), y, BroadcastMode::Numpy), OpError);
+}
