@@ -62,35 +62,34 @@ std::size_t fuseSinCos(std::vector<Instr> &program) {
   return pairs;
 }
 
-/// The ufunc names of the MathOps, in their order.
-const char *const kMathNames[simd::kMathOps] = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"};
-
-std::optional<simd::MathOp> mathOp(const std::string &op) {
-  for (int i = 0; i < simd::kMathOps; ++i)
-    if (op == kMathNames[i]) return simd::MathOp(i);
-  return std::nullopt;
-}
+// The ufunc list's Vector rows are simd::MathOp's, in its order.
+static_assert(int(ops::Un::Tanh) - int(ops::Un::Exp) + 1 == simd::kMathOps);
+simd::MathOp mathOp(ops::Un u) { return simd::MathOp(int(u) - int(ops::Un::Exp)); }
+ops::Un unaryOf(simd::MathOp m) { return ops::Un(int(ops::Un::Exp) + int(m)); }
 
 Instr instrFor(const Node *n) {
   Instr i{Code::Math};
   if (n->kind == OpKind::Unary) {
-    if (auto m = mathOp(n->op)) {
-      i.math = *m;
-      return i;
-    }
-    static const std::vector<std::pair<std::string, Code>> unary = {{"sqrt", Code::Sqrt},         {"abs", Code::Abs},
-                                                                     {"negative", Code::Negative}, {"floor", Code::Floor},
-                                                                     {"ceil", Code::Ceil},         {"sign", Code::Sign},
-                                                                     {"square", Code::Mul}};
-    for (const auto &[name, code] : unary)
-      if (name == n->op) {
-        i.code = code;
-        return i;
+    // The loop column of the ufunc list (ops/Ufuncs.def).
+    const ops::Un u = ops::unaryCode(n->op);
+    switch (ops::loopOf(u)) {
+    case ops::UfuncLoop::Vector: i.math = mathOp(u); return i;
+    case ops::UfuncLoop::Arith:
+      switch (u) {
+      case ops::Un::Sqrt: i.code = Code::Sqrt; return i;
+      case ops::Un::Abs: i.code = Code::Abs; return i;
+      case ops::Un::Negative: i.code = Code::Negative; return i;
+      case ops::Un::Floor: i.code = Code::Floor; return i;
+      case ops::Un::Ceil: i.code = Code::Ceil; return i;
+      default: break;
       }
-    if (double (*fn)(double) = libmFunction<double>(n->op)) {
-      i.code = Code::Libm;
-      i.fn = fn;
-      return i;
+      break;
+    case ops::UfuncLoop::Libm: i.code = Code::Libm, i.fn = libmFunction<double>(u); return i;
+    case ops::UfuncLoop::Own:
+      if (u == ops::Un::Sign) return i.code = Code::Sign, i;
+      if (u == ops::Un::Square) return i.code = Code::Mul, i;
+      break;
+    case ops::UfuncLoop::Test: break;
     }
     throw InternalError("no fused instruction for the elementwise function " + n->op);
   }
@@ -112,8 +111,8 @@ void execute(const Instr &in, const double *a, const double *b, double *d, int64
   switch (in.code) {
   case Code::Math:
     if (libm) {
-      std::string name = kMathNames[int(in.math)];
-      for (int64_t k = 0; k < n; ++k) d[k] = unaryValue<double>(name, a[k]);
+      const ops::Un u = unaryOf(in.math);
+      for (int64_t k = 0; k < n; ++k) d[k] = unaryValue<double>(u, a[k]);
       return;
     }
     simd::apply(in.math, a, d, n);
@@ -139,7 +138,7 @@ void execute(const Instr &in, const double *a, const double *b, double *d, int64
 
 void runSinCos(const double *a, double *s, double *c, int64_t n, bool libm) {
   if (libm) {
-    for (int64_t k = 0; k < n; ++k) s[k] = unaryValue<double>("sin", a[k]), c[k] = unaryValue<double>("cos", a[k]);
+    for (int64_t k = 0; k < n; ++k) s[k] = unaryValue<double>(ops::Un::Sin, a[k]), c[k] = unaryValue<double>(ops::Un::Cos, a[k]);
     return;
   }
   simd::sincos(a, s, c, n);

@@ -23,7 +23,7 @@ const std::vector<UfuncInfo> &table() {
   static const auto *list = [] {
     auto *l = new std::vector<UfuncInfo>();
     using enum UfuncRule;
-#define SHAPELAB_UNARY(name, rule) l->push_back({#name, "", 1, rule});
+#define SHAPELAB_UNARY(name, code, rule, loop) l->push_back({#name, "", 1, rule});
 #include "ops/Ufuncs.def"
 #define SHAPELAB_BINARY(name, symbol, code, rule) l->push_back({#name, symbol, 2, rule});
 #include "ops/Ufuncs.def"

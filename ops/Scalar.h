@@ -8,8 +8,8 @@
 // rewrite/ folds with them, so exact operations give the same bits everywhere.
 // Example: arithmetic<int64_t>(Bin::FloorDiv, -7, 2) == -4; castValue<int32_t>(NAN) == INT32_MIN.
 // Errors: a value error (an integer to a negative power) is an EvalError of kind Value.
-// Cost: header-only, inlined into the kernels' loops; binCode and libmFunction look a name up
-// in a short table (call them once per op, not per element).
+// Cost: header-only, inlined into the kernels' loops; binCode and unaryCode look a name up in a
+// short table (call them once per op, not per element; the functions then switch on the code).
 #pragma once
 
 #include <algorithm>
@@ -230,73 +230,119 @@ template <class T> bool comparison(Bin op, T a, T b) {
   }
 }
 
-/// The function of a unary op computed with the C library alone (exp2, arcsin, rint, positive,
-/// ...) for float32 or float64 (T): the float overloads for float32, as NumPy's loops. The
-/// reference and the optimized interpreter call the same one, so they agree bit for bit.
-/// nullptr for the other ops.
-template <class T> T (*libmFunction(const std::string &op))(T) {
-  static const std::vector<std::pair<std::string, T (*)(T)>> table = {
-      {"exp2", [](T x) { return std::exp2(x); }},     {"log2", [](T x) { return std::log2(x); }},
-      {"log10", [](T x) { return std::log10(x); }},   {"sinh", [](T x) { return std::sinh(x); }},
-      {"cosh", [](T x) { return std::cosh(x); }},     {"arcsin", [](T x) { return std::asin(x); }},
-      {"arccos", [](T x) { return std::acos(x); }},   {"arctan", [](T x) { return std::atan(x); }},
-      {"arcsinh", [](T x) { return std::asinh(x); }}, {"arccosh", [](T x) { return std::acosh(x); }},
-      {"arctanh", [](T x) { return std::atanh(x); }}, {"cbrt", [](T x) { return std::cbrt(x); }},
-      {"trunc", [](T x) { return std::trunc(x); }},   {"rint", [](T x) { return std::nearbyint(x); }}, // halves to even
-      {"fabs", [](T x) { return std::fabs(x); }},     {"positive", [](T x) { return x; }}};
-  for (const auto &[name, fn] : table)
-    if (name == op) return fn;
-  return nullptr;
+/// The unary ufuncs by code (ops/Ufuncs.def).
+enum class Un {
+#define SHAPELAB_UNARY(name, code, rule, loop) code,
+#include "ops/Ufuncs.def"
+};
+/// How the optimized interpreter computes a unary op on float64 (ops/Ufuncs.def says each).
+enum class UfuncLoop : uint8_t { Vector, Arith, Libm, Own, Test };
+constexpr UfuncLoop loopOf(Un u) {
+  using enum UfuncLoop;
+  constexpr UfuncLoop table[] = {
+#define SHAPELAB_UNARY(name, code, rule, loop) loop,
+#include "ops/Ufuncs.def"
+  };
+  return table[int(u)];
+}
+/// The code of a unary ufunc's name (InternalError for another name). A short search: call it
+/// once per op, not per element.
+inline Un unaryCode(const std::string &op) {
+  static const std::pair<const char *, Un> table[] = {
+#define SHAPELAB_UNARY(name, code, rule, loop) {#name, Un::code},
+#include "ops/Ufuncs.def"
+  };
+  for (const auto &[name, code] : table)
+    if (op == name) return code;
+  throw InternalError("unknown unary op " + op);
 }
 
-template <class T> T unaryValue(const std::string &op, T x) {
+/// The function of a unary op computed with the C library alone (the rows of loop Libm: exp2,
+/// arcsin, rint, positive, ...) for float32 or float64 (T): the float overloads for float32, as
+/// NumPy's loops. The reference and the optimized interpreter call the same one, so they agree
+/// bit for bit. nullptr for the other ops.
+template <class T> T (*libmFunction(Un op))(T) {
+  switch (op) {
+  case Un::Exp2: return [](T x) { return std::exp2(x); };
+  case Un::Log2: return [](T x) { return std::log2(x); };
+  case Un::Log10: return [](T x) { return std::log10(x); };
+  case Un::Sinh: return [](T x) { return std::sinh(x); };
+  case Un::Cosh: return [](T x) { return std::cosh(x); };
+  case Un::Arcsin: return [](T x) { return std::asin(x); };
+  case Un::Arccos: return [](T x) { return std::acos(x); };
+  case Un::Arctan: return [](T x) { return std::atan(x); };
+  case Un::Arcsinh: return [](T x) { return std::asinh(x); };
+  case Un::Arccosh: return [](T x) { return std::acosh(x); };
+  case Un::Arctanh: return [](T x) { return std::atanh(x); };
+  case Un::Cbrt: return [](T x) { return std::cbrt(x); };
+  case Un::Trunc: return [](T x) { return std::trunc(x); };
+  case Un::Rint: return [](T x) { return std::nearbyint(x); }; // halves to even
+  case Un::Fabs: return [](T x) { return std::fabs(x); };
+  case Un::Positive: return [](T x) { return x; };
+  default: return nullptr;
+  }
+}
+
+/// The scalar function of a unary ufunc (not an element test) on a value of type T.
+template <class T> T unaryValue(Un op, T x) {
   if constexpr (std::is_same_v<T, bool>) {
-    if (op == "invert") return !x;
+    if (op == Un::Invert) return !x;
     return x; // abs
   } else if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
-    if (op == "abs") return x < 0 ? T(U(0) - U(x)) : x;
-    if (op == "negative") return T(U(0) - U(x));
-    if (op == "sign") return T((x > 0) - (x < 0));
-    if (op == "invert") return T(~x);
-    if (op == "square") return T(U(x) * U(x));
-    if (op == "positive") return x;
-    throw InternalError("integer unary " + op);
+    switch (op) {
+    case Un::Abs: return x < 0 ? T(U(0) - U(x)) : x;
+    case Un::Negative: return T(U(0) - U(x));
+    case Un::Sign: return T((x > 0) - (x < 0));
+    case Un::Invert: return T(~x);
+    case Un::Square: return T(U(x) * U(x));
+    case Un::Positive: return x;
+    default: throw InternalError("integer unary op " + std::to_string(int(op)));
+    }
   } else {
-    if (op == "exp") return std::exp(x);
-    if (op == "log") return std::log(x);
-    if (op == "log1p") return std::log1p(x);
-    if (op == "expm1") return std::expm1(x);
-    if (op == "sin") return std::sin(x);
-    if (op == "cos") return std::cos(x);
-    if (op == "tan") return std::tan(x);
-    if (op == "tanh") return std::tanh(x);
-    if (op == "sqrt") return std::sqrt(x);
-    if (op == "abs") return std::fabs(x);
-    if (op == "negative") return -x;
-    if (op == "sign") return floatSign(x);
-    if (op == "floor") return std::floor(x);
-    if (op == "ceil") return std::ceil(x);
-    if (op == "square") return x * x;
-    if (T (*fn)(T) = libmFunction<T>(op)) return fn(x);
-    throw InternalError("float unary " + op);
+    switch (op) {
+    case Un::Exp: return std::exp(x);
+    case Un::Log: return std::log(x);
+    case Un::Log1p: return std::log1p(x);
+    case Un::Expm1: return std::expm1(x);
+    case Un::Sin: return std::sin(x);
+    case Un::Cos: return std::cos(x);
+    case Un::Tan: return std::tan(x);
+    case Un::Tanh: return std::tanh(x);
+    case Un::Sqrt: return std::sqrt(x);
+    case Un::Abs: return std::fabs(x);
+    case Un::Negative: return -x;
+    case Un::Sign: return floatSign(x);
+    case Un::Floor: return std::floor(x);
+    case Un::Ceil: return std::ceil(x);
+    case Un::Square: return x * x;
+    default:
+      if (T (*fn)(T) = libmFunction<T>(op)) return fn(x);
+      throw InternalError("float unary op " + std::to_string(int(op)));
+    }
   }
 }
 
-/// The element tests (ops::isUnaryTest) on a value of the input's own dtype.
-template <class T> bool unaryTest(const std::string &op, T x) {
-  if (op == "logical_not") return x == T(0); // a NaN is true, so not logical_not
+/// The element tests (the rows of loop Test) on a value of the input's own dtype.
+template <class T> bool unaryTest(Un op, T x) {
+  if (op == Un::LogicalNot) return x == T(0); // a NaN is true, so not logical_not
   if constexpr (std::is_floating_point_v<T>) {
-    if (op == "isnan") return std::isnan(x);
-    if (op == "isinf") return std::isinf(x);
-    if (op == "isfinite") return std::isfinite(x);
-    if (op == "signbit") return std::signbit(x);
+    switch (op) {
+    case Un::Isnan: return std::isnan(x);
+    case Un::Isinf: return std::isinf(x);
+    case Un::Isfinite: return std::isfinite(x);
+    case Un::Signbit: return std::signbit(x);
+    default: break;
+    }
   } else {
-    if (op == "isnan" || op == "isinf") return false;
-    if (op == "isfinite") return true;
-    if (op == "signbit") return x < T(0);
+    switch (op) {
+    case Un::Isnan: case Un::Isinf: return false;
+    case Un::Isfinite: return true;
+    case Un::Signbit: return x < T(0);
+    default: break;
+    }
   }
-  throw InternalError("element test " + op);
+  throw InternalError("element test " + std::to_string(int(op)));
 }
 
 } // namespace shapelab::ops

@@ -36,7 +36,7 @@ const Node *constantFold(ops::Graph &g, const Node *n) {
       // A test reads the operand in its own dtype (isnan of a float, not of its truth).
       double x = constantValue(n->inputs[0]);
       ops::dispatch(n->inputs[0]->dtype, [&](auto s) {
-        value = double(ops::unaryTest<decltype(s)>(n->op, decltype(s)(x)));
+        value = double(ops::unaryTest<decltype(s)>(ops::unaryCode(n->op), decltype(s)(x)));
       });
     } else if (n->kind == OpKind::Cast || n->kind == OpKind::Unary) {
       double x = constantValue(n->inputs[0]);
@@ -44,7 +44,7 @@ const Node *constantFold(ops::Graph &g, const Node *n) {
         using T = decltype(t);
         // The operand as the node's type first (a cast, or the unary op's input conversion).
         T v = ops::dispatch(n->inputs[0]->dtype, [&](auto s) { return ops::castValue<T>(decltype(s)(x)); });
-        value = exactly<T>(n->kind == OpKind::Cast ? v : ops::unaryValue<T>(n->op, v));
+        value = exactly<T>(n->kind == OpKind::Cast ? v : ops::unaryValue<T>(ops::unaryCode(n->op), v));
       });
     } else {
       ops::Bin op = ops::binCode(n->op);

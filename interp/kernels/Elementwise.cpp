@@ -5,14 +5,15 @@ namespace shapelab::interp {
 
 Array Interpreter::runUnary(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
-  if (ops::isUnaryTest(n->op)) { // tests the value in its own dtype (isnan of a float32 is not of a bool)
+  const ops::Un op = ops::unaryCode(n->op);
+  if (ops::loopOf(op) == ops::UfuncLoop::Test) { // tests the value in its own dtype (isnan of a float32 is not of a bool)
     const Array x = in(0).contiguous();
     Array result(DType::Bool, x.shape());
     bool *r = result.base<bool>();
     dispatch(x.dtype(), [&](auto t) {
       using T = decltype(t);
       const T *p = x.base<T>();
-      for (int64_t i = 0; i < x.size(); ++i) r[i] = unaryTest<T>(n->op, p[i]);
+      for (int64_t i = 0; i < x.size(); ++i) r[i] = unaryTest<T>(op, p[i]);
     });
     return result;
   }
@@ -20,7 +21,7 @@ Array Interpreter::runUnary(const Node *n) {
   dispatch(n->dtype, [&](auto t) {
     using T = decltype(t);
     T *p = x.base<T>();
-    for (int64_t i = 0; i < x.size(); ++i) p[i] = unaryValue<T>(n->op, p[i]);
+    for (int64_t i = 0; i < x.size(); ++i) p[i] = unaryValue<T>(op, p[i]);
   });
   return x;
 }

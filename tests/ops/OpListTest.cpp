@@ -84,3 +84,32 @@ TEST(OpList, TheCatalogueListsEveryRowWithASignature) {
   ASSERT_LT(at, listed.size());
   EXPECT_EQ(listed[at].rfind("random.", 0), 0u);
 }
+
+// Each unary ufunc of the list has a code, a loop and a scalar function: every row's name reads
+// back as its code, a Libm row has the C library's function (and only those), a Test row is an
+// element test and every other row a value function, on float64 and, where NumPy defines it,
+// on int64.
+TEST(OpList, EveryUnaryUfuncHasItsScalarFunction) {
+  std::size_t rows = 0;
+  for (const UfuncInfo &u : ufuncs()) {
+    if (u.arity != 1) continue;
+    ++rows;
+    const Un code = unaryCode(u.name);
+    EXPECT_EQ(int(code), int(rows - 1)) << u.name; // the codes follow the list
+    const UfuncLoop loop = loopOf(code);
+    EXPECT_EQ(libmFunction<double>(code) != nullptr, loop == UfuncLoop::Libm) << u.name;
+    EXPECT_EQ(loop == UfuncLoop::Test, u.rule == UfuncRule::Test) << u.name;
+    if (loop == UfuncLoop::Test) {
+      EXPECT_NO_THROW(unaryTest<double>(code, 0.5)) << u.name;
+      EXPECT_NO_THROW(unaryTest<int64_t>(code, 3)) << u.name;
+    } else if (code != Un::Invert) {
+      EXPECT_NO_THROW(unaryValue<double>(code, 0.5)) << u.name;
+      if (u.rule == UfuncRule::Keep) EXPECT_NO_THROW(unaryValue<int64_t>(code, -3)) << u.name;
+    }
+  }
+  EXPECT_EQ(unaryValue<double>(Un::Rint, 2.5), 2.0); // halves to even
+  EXPECT_EQ(unaryValue<int64_t>(Un::Negative, INT64_MIN), INT64_MIN); // wraps, as NumPy
+  EXPECT_EQ(unaryValue<int32_t>(Un::Invert, 0), -1);
+  EXPECT_TRUE(unaryTest<float>(Un::Signbit, -0.0f));
+  EXPECT_THROW(unaryCode("add"), InternalError);
+}
