@@ -1,18 +1,11 @@
 // The attribute structs' defaults per kind (from ops/OpKinds.def), the kind check, and their hash.
 #include "ops/Attrs.h"
 
-#include <array>
 
 namespace shapelab::ops {
 
 namespace {
 using namespace attr;
-constexpr std::size_t kKinds = 0
-#define SHAPELAB_OP(kind, attrs, traits) +1
-#include "ops/OpKinds.def"
-#undef SHAPELAB_OP
-    ;
-
 std::size_t mixIn(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 std::size_t mixIn(std::size_t h, const std::vector<int64_t> &v) {
   for (int64_t x : v) h = mixIn(h, std::size_t(x));
@@ -61,15 +54,6 @@ Attrs defaultAttrs(OpKind kind) {
   return None{};
 }
 
-bool attrsFit(OpKind kind, const Attrs &a) {
-  static const auto *index = [] {
-    auto *t = new std::array<std::size_t, kKinds>();
-    for (std::size_t k = 0; k < kKinds; ++k) (*t)[k] = defaultAttrs(OpKind(k)).index();
-    return t;
-  }();
-  return (*index)[std::size_t(kind)] == a.index();
-}
-
-std::size_t hashAttrs(const Attrs &a) { return std::visit(Hasher{}, a); }
+std::size_t hashAttrsOf(const Attrs &a) { return std::visit(Hasher{}, a); }
 
 } // namespace shapelab::ops

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -107,11 +108,30 @@ using Attrs = std::variant<attr::None, attr::Constant, attr::Permutation, attr::
                            attr::Axis, attr::Sections, attr::Reduction, attr::Difference, attr::Draw, attr::GivenDims,
                            attr::Steps, EinsumSpec>;
 
+namespace attrindex {
+template <class T, class V> struct AttrIndex;
+template <class T, class... Ts> struct AttrIndex<T, std::variant<Ts...>> {
+  static constexpr std::size_t value = [] {
+    std::size_t i = 0;
+    (void)((std::is_same_v<T, Ts> ? false : (++i, true)) && ...);
+    return i;
+  }();
+};
+using namespace attr;
+/// Per kind, the index in Attrs of its attribute struct.
+inline constexpr std::size_t kAttrIndex[] = {
+#define SHAPELAB_OP(kind, attrs, traits) AttrIndex<attrs, Attrs>::value,
+#include "ops/OpKinds.def"
+#undef SHAPELAB_OP
+};
+} // namespace attrindex
+
 /// The attributes a node of `kind` holds, default-valued (Graph::blank starts a candidate so).
 Attrs defaultAttrs(OpKind kind);
 /// Whether `a` holds the type `kind` names.
-bool attrsFit(OpKind kind, const Attrs &a);
-/// The hash of attributes (part of the structural key's).
-std::size_t hashAttrs(const Attrs &a);
+inline bool attrsFit(OpKind kind, const Attrs &a) { return attrindex::kAttrIndex[std::size_t(kind)] == a.index(); }
+/// The hash of attributes (part of the structural key's); 0 for attr::None.
+std::size_t hashAttrsOf(const Attrs &a);
+inline std::size_t hashAttrs(const Attrs &a) { return a.index() == 0 ? 0 : hashAttrsOf(a); }
 
 } // namespace shapelab::ops

@@ -104,7 +104,9 @@ TEST(OpList, EveryUnaryUfuncHasItsScalarFunction) {
       EXPECT_NO_THROW(unaryTest<int64_t>(code, 3)) << u.name;
     } else if (code != Un::Invert) {
       EXPECT_NO_THROW(unaryValue<double>(code, 0.5)) << u.name;
-      if (u.rule == UfuncRule::Keep) EXPECT_NO_THROW(unaryValue<int64_t>(code, -3)) << u.name;
+      if (u.rule == UfuncRule::Keep) {
+        EXPECT_NO_THROW(unaryValue<int64_t>(code, -3)) << u.name;
+      }
     }
   }
   EXPECT_EQ(unaryValue<double>(Un::Rint, 2.5), 2.0); // halves to even
