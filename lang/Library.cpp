@@ -36,299 +36,455 @@ auto Session::Impl::arrays(const Value &list) -> std::vector<const Node *> {
 auto Session::Impl::call(const Value &f, Args &a) -> Value {
   std::string fn = f.text;
   const std::size_t p = f.pos;
-  auto node = [&](const Node *n) { return Value::ofNode(n, p); };
   // Methods: x.sum(axis=...) is sum(x, axis=...).
   if (f.node) a.positional.insert(a.positional.begin(), Value::ofNode(f.node, p));
+  // NumPy's other names.
   if (is(fn, "amax")) fn = "max";
   if (is(fn, "amin")) fn = "min";
   if (is(fn, "divide")) fn = "true_divide";
   if (is(fn, "mod")) fn = "remainder";
-  if (is(fn, "input")) {
-    checkArguments(a);
-    if (pendingInputName.empty() || p != rhsStart) failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", p);
-    Shape s = shapeOf(required(a, 0, "shape"));
-    Value d = optional(a, 1, "dtype");
-    std::string name = pendingInputName;
-    pendingInputName.clear();
-    inputMade = graph->input(name, d.kind == Value::None ? DType::Float64 : dtypeOf(d), s);
-    return node(inputMade);
-  }
-  if (ops::isUnaryOp(fn)) {
-    checkArguments(a);
-    return node(graph->unary(fn, array(required(a, 0, "x"))));
-  }
-  if (ops::isBinaryOp(fn)) {
-    checkArguments(a);
-    return node(graph->binary(fn, array(required(a, 0, "x1")), array(required(a, 1, "x2")), mode));
-  }
-  if (is(fn, "where")) {
-    checkArguments(a);
-    return node(graph->where(array(required(a, 0, "condition")), array(required(a, 1, "x")), array(required(a, 2, "y")), mode));
-  }
-  if (is(fn, "astype")) {
-    checkArguments(a);
-    return node(graph->astype(array(required(a, 0, "x")), dtypeOf(required(a, 1, "dtype"))));
-  }
-  if (is(fn, "transpose")) {
-    const Node *x = array(required(a, 0, "a"));
-    if (f.node && a.positional.size() > 2) {
-      Value t;
-      t.kind = Value::Tuple;
-      t.items.assign(a.positional.begin() + 1, a.positional.end());
-      return node(graph->transpose(x, axesOf(t)));
-    }
-    checkArguments(a);
-    return node(graph->transpose(x, axesOf(optional(a, 1, "axes"))));
-  }
-  if (is(fn, "expand_dims")) {
-    checkArguments(a);
-    return node(graph->expandDims(array(required(a, 0, "a")), *axesOf(required(a, 1, "axis"))));
-  }
-  if (is(fn, "squeeze")) {
-    checkArguments(a);
-    return node(graph->squeeze(array(required(a, 0, "a")), axesOf(optional(a, 1, "axis"))));
-  }
-  if (is(fn, "reshape")) {
-    // x.reshape(n, m) takes the shape as several arguments; the shape's keyword is newshape,
-    // or shape as NumPy 2 names it.
-    const bool spread = f.node && a.positional.size() > 2;
-    if (!spread) checkArguments(a);
-    const Node *x = array(required(a, 0, "a"));
-    Value s;
-    if (spread) {
-      s.kind = Value::Tuple;
-      s.items.assign(a.positional.begin() + 1, a.positional.end());
-    } else {
-      const Value *given = a.get(1, "newshape");
-      s = given ? *given : a.get(1, "shape") ? *a.get(1, "shape") : required(a, 1, "newshape");
-    }
-    return node(graph->reshape(x, shapeOf(s)));
-  }
-  if (is(fn, "broadcast_to")) {
-    checkArguments(a);
-    return node(graph->broadcastTo(array(required(a, 0, "array")), shapeOf(required(a, 1, "shape"))));
-  }
-  if (is(fn, "ravel") || is(fn, "flatten")) { // flatten is a method only
-    checkArguments(a);
-    return node(graph->reshape(array(required(a, 0, "a")), {Expr(-1)}));
-  }
-  if (is(fn, "clip")) {
-    // NumPy's clip is minimum(maximum(a, a_min), a_max), None skipping a side.
-    checkArguments(a);
-    const Node *x = array(required(a, 0, "a"));
-    Value lo = optional(a, 1, "a_min"), hi = optional(a, 2, "a_max");
-    if (lo.kind != Value::None) x = graph->binary("maximum", x, array(lo), mode);
-    if (hi.kind != Value::None) x = graph->binary("minimum", x, array(hi), mode);
-    return node(x);
-  }
-  if (is(fn, "zeros_like") || is(fn, "ones_like") || is(fn, "empty_like") || is(fn, "full_like")) {
-    // The shape and dtype of `a` (an array read for them: computed first, as in NumPy), the
-    // values given; `empty_like` gives zeros (NumPy leaves them unspecified).
-    bool isFull = is(fn, "full_like");
-    checkArguments(a);
-    const Node *x = array(required(a, 0, "a"));
-    noteRead(x);
-    Value d = optional(a, isFull ? 2 : 1, "dtype");
-    Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(is(fn, "ones_like") ? 1.0 : 0.0, p);
-    return node(graph->full(x->shape, array(fill), d.kind != Value::None ? dtypeOf(d) : x->dtype));
-  }
   if (is(fn, "empty")) fn = "zeros"; // NumPy leaves the values unspecified: zeros
-  if (is(fn, "full") || is(fn, "zeros") || is(fn, "ones")) {
-    bool isFull = is(fn, "full");
-    checkArguments(a);
-    Shape s = shapeOf(required(a, 0, "shape"));
-    Value d = optional(a, isFull ? 2 : 1, "dtype");
-    std::optional<DType> t;
-    if (d.kind != Value::None) t = dtypeOf(d);
-    else if (!isFull) t = DType::Float64;
-    Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(is(fn, "ones") ? 1.0 : 0.0, p);
-    const Node *value = array(fill);
-    if (!t && value->weak) t = value->dtype == DType::Bool ? DType::Bool : value->dtype;
-    return node(graph->full(s, value, t));
-  }
-  if (is(fn, "concatenate") || is(fn, "stack")) {
-    checkArguments(a);
-    std::vector<const Node *> xs = arrays(required(a, 0, "arrays"));
-    Value ax = optional(a, 1, "axis");
-    if (is(fn, "stack")) return node(graph->stack(xs, ax.kind == Value::None && !a.get(1, "axis") ? 0 : constant(ax, "axis")));
-    std::optional<int64_t> axis = 0;
-    if (a.get(1, "axis")) axis = ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"));
-    return node(graph->concatenate(xs, axis));
-  }
-  if (is(fn, "split")) {
-    checkArguments(a);
-    const Node *x = array(required(a, 0, "ary"));
-    Value how = required(a, 1, "indices_or_sections");
-    Value ax = optional(a, 2, "axis");
-    int64_t axis = ax.kind == Value::None ? 0 : constant(ax, "axis");
-    std::vector<const Node *> parts;
-    if (how.kind == Value::Tuple) {
-      std::vector<Expr> at;
-      for (const Value &v : how.items) at.push_back(sizeOf(v, "a split index"));
-      parts = graph->split(x, at, axis);
-    } else {
-      parts = graph->split(x, sizeOf(how, "sections"), axis);
-    }
+  Call c{fn, a, p, f};
+  if (ops::isUnaryOp(fn)) return bindUnary(c);
+  if (ops::isBinaryOp(fn)) return bindBinary(c);
+  if (fn.rfind("random.", 0) == 0) return randomCall(fn.substr(7), a, p);
+  const auto &table = binders();
+  auto it = table.find(fn);
+  if (it == table.end()) failAt("'" + fn + "' is not a function shapelab knows (see :ops)", p);
+  return (this->*it->second)(c);
+}
+
+/// The binder of each function the library builds, by name (a ufunc's by its arity): the rows
+/// of ops/Functions.def the language calls. A binder reads the call's arguments (their checks
+/// come from the row's binding) and builds the function from the graph's factories and
+/// composites.
+auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> & {
+  static const std::unordered_map<std::string, Binder> table = {
+      {"input", &Impl::bindInput},
+      {"where", &Impl::bindWhere},
+      {"astype", &Impl::bindAstype},
+      {"transpose", &Impl::bindTranspose},
+      {"expand_dims", &Impl::bindExpandDims},
+      {"squeeze", &Impl::bindSqueeze},
+      {"reshape", &Impl::bindReshape},
+      {"broadcast_to", &Impl::bindBroadcastTo},
+      {"ravel", &Impl::bindRavel},
+      {"flatten", &Impl::bindRavel},
+      {"clip", &Impl::bindClip},
+      {"zeros_like", &Impl::bindFullLike},
+      {"ones_like", &Impl::bindFullLike},
+      {"empty_like", &Impl::bindFullLike},
+      {"full_like", &Impl::bindFullLike},
+      {"full", &Impl::bindFull},
+      {"zeros", &Impl::bindFull},
+      {"ones", &Impl::bindFull},
+      {"concatenate", &Impl::bindJoin},
+      {"stack", &Impl::bindJoin},
+      {"split", &Impl::bindSplit},
+      {"set_subtensor", &Impl::bindSetSubtensor},
+      {"inc_subtensor", &Impl::bindSetSubtensor},
+      {"argmax", &Impl::bindArgReduction},
+      {"argmin", &Impl::bindArgReduction},
+      {"sum", &Impl::bindReduction},
+      {"prod", &Impl::bindReduction},
+      {"max", &Impl::bindReduction},
+      {"min", &Impl::bindReduction},
+      {"all", &Impl::bindReduction},
+      {"any", &Impl::bindReduction},
+      {"mean", &Impl::bindReduction},
+      {"matmul", &Impl::bindGufunc},
+      {"outer", &Impl::bindGufunc},
+      {"convolve", &Impl::bindGufunc},
+      {"linalg.solve", &Impl::bindGufunc},
+      {"dot", &Impl::bindDot},
+      {"linalg.norm", &Impl::bindLinalgNorm},
+      {"repeat", &Impl::bindRepeated},
+      {"tile", &Impl::bindRepeated},
+      {"einsum", &Impl::bindEinsum},
+      {"pad", &Impl::bindPad},
+      {"linalg.det", &Impl::bindLinalgSquare},
+      {"linalg.inv", &Impl::bindLinalgSquare},
+      {"diff", &Impl::bindDiff},
+      {"cumsum", &Impl::bindCumulative},
+      {"cumprod", &Impl::bindCumulative},
+      {"specify_shape", &Impl::bindSpecifyShape},
+      {"ifelse", &Impl::bindIfelse},
+      {"tril", &Impl::bindTriangle},
+      {"triu", &Impl::bindTriangle},
+      {"roll", &Impl::bindRoll},
+      {"flip", &Impl::bindLayout},
+      {"swapaxes", &Impl::bindLayout},
+      {"moveaxis", &Impl::bindLayout},
+      {"copy", &Impl::bindLayout},
+      {"atleast_1d", &Impl::bindLayout},
+      {"atleast_2d", &Impl::bindLayout},
+      {"atleast_3d", &Impl::bindLayout},
+      {"vstack", &Impl::bindStacking},
+      {"hstack", &Impl::bindStacking},
+      {"var", &Impl::bindSpread},
+      {"std", &Impl::bindSpread},
+      {"ptp", &Impl::bindSpread},
+      {"arange", &Impl::bindArange},
+      {"eye", &Impl::bindEye},
+      {"identity", &Impl::bindEye},
+      {"len", &Impl::bindLen},
+      {"shape", &Impl::bindShapeAttribute},
+      {"ndim", &Impl::bindShapeAttribute},
+      {"size", &Impl::bindShapeAttribute},
+  };
+  return table;
+}
+
+auto Session::Impl::bindInput(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  if (pendingInputName.empty() || p != rhsStart) failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", p);
+  Shape s = shapeOf(required(a, 0, "shape"));
+  Value d = optional(a, 1, "dtype");
+  std::string name = pendingInputName;
+  pendingInputName.clear();
+  inputMade = graph->input(name, d.kind == Value::None ? DType::Float64 : dtypeOf(d), s);
+  return c.node(inputMade);
+}
+
+auto Session::Impl::bindUnary(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->unary(fn, array(required(a, 0, "x"))));
+}
+
+auto Session::Impl::bindBinary(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->binary(fn, array(required(a, 0, "x1")), array(required(a, 1, "x2")), mode));
+}
+
+auto Session::Impl::bindWhere(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->where(array(required(a, 0, "condition")), array(required(a, 1, "x")), array(required(a, 2, "y")), mode));
+}
+
+auto Session::Impl::bindAstype(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->astype(array(required(a, 0, "x")), dtypeOf(required(a, 1, "dtype"))));
+}
+
+auto Session::Impl::bindTranspose(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  const Node *x = array(required(a, 0, "a"));
+  if (f.node && a.positional.size() > 2) {
     Value t;
     t.kind = Value::Tuple;
-    t.flag = true;
-    t.pos = p;
-    for (const Node *n : parts) t.items.push_back(Value::ofNode(n, p));
-    return t;
+    t.items.assign(a.positional.begin() + 1, a.positional.end());
+    return c.node(graph->transpose(x, axesOf(t)));
   }
-  if (is(fn, "set_subtensor") || is(fn, "inc_subtensor")) {
-    checkArguments(a);
-    return node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), is(fn, "inc_subtensor"), mode));
-  }
-  if (is(fn, "argmax") || is(fn, "argmin")) { // one axis, or the flat index (NumPy's out is not taken)
-    checkArguments(a);
-    Value ax = optional(a, 1, "axis"), keep = optional(a, 3, "keepdims");
-    if (optional(a, 2, "out").kind != Value::None) failAt(fn + "(): out is not supported", p);
-    if (ax.kind == Value::Tuple) failAt("'tuple' object cannot be interpreted as an integer", ax.pos);
-    bool keepdims = keepdimsOf(keep);
-    return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(ax), keepdims));
-  }
-  if (is(fn, "sum") || is(fn, "prod") || is(fn, "max") || is(fn, "min") || is(fn, "all") || is(fn, "any") || is(fn, "mean")) {
-    checkArguments(a);
-    if (const Value &x = required(a, 0, "a"); x.kind == Value::Tuple) return tupleReduction(fn, x, a, p);
-    Value keep = optional(a, 2, "keepdims");
-    bool keepdims = keepdimsOf(keep);
-    return node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(optional(a, 1, "axis")), keepdims));
-  }
-  if (is(fn, "matmul") || is(fn, "outer") || is(fn, "convolve") || is(fn, "linalg.solve")) {
-    checkArguments(a);
-    const Node *x = array(*(a.get(0, "a") ? a.get(0, "a") : &required(a, 0, "x1")));
-    const Value *second = a.get(1, "b");
-    if (!second) second = a.get(1, "v");
-    if (!second) second = a.get(1, "x2");
-    if (!second) failAt(fn + "() takes two arrays", p);
-    const Node *y = array(*second);
-    if (is(fn, "outer")) {
-      x = graph->reshape(x, {Expr(-1)});
-      y = graph->reshape(y, {Expr(-1)});
-    }
-    return node(graph->blockwise(is(fn, "linalg.solve") ? "solve" : fn, {x, y}, mode));
-  }
-  if (is(fn, "dot")) {
-    checkArguments(a);
-    const Node *x = array(required(a, 0, "a")), *y = array(required(a, 1, "b"));
-    return node(ops::dot(*graph, x, y, mode));
-  }
-  if (is(fn, "linalg.norm")) { // ord=None only
-    checkArguments(a);
-    const Node *x = array(required(a, 0, "x"));
-    if (optional(a, 1, "ord").kind != Value::None) failAt("norm(): only ord=None is supported", p);
-    Value ax = optional(a, 2, "axis"), keep = optional(a, 3, "keepdims");
-    std::optional<std::vector<int64_t>> axes = axesOf(ax);
-    if (axes && axes->size() > 2) failAt("Improper number of dimensions to norm.", ax.pos);
-    return node(ops::norm(*graph, x, axes, keepdimsOf(keep), mode));
-  }
-  if (is(fn, "repeat") || is(fn, "tile")) return node(repeated(fn, a, p));
-  if (is(fn, "einsum")) return node(einsum(a, p));
-  if (is(fn, "pad")) return node(padded(a, p));
-  if (is(fn, "linalg.det") || is(fn, "linalg.inv")) {
-    checkArguments(a);
-    return node(graph->blockwise(fn.substr(7), {array(required(a, 0, "a"))}, mode));
-  }
-  if (is(fn, "diff")) {
-    checkArguments(a);
-    Value n = optional(a, 1, "n"), ax = optional(a, 2, "axis");
-    return node(graph->diff(array(required(a, 0, "a")), n.kind == Value::None ? 1 : constant(n, "n"),
-                            ax.kind == Value::None ? -1 : constant(ax, "axis")));
-  }
-  if (is(fn, "cumsum") || is(fn, "cumprod")) {
-    checkArguments(a);
-    Value ax = optional(a, 1, "axis");
-    return node(graph->cumulative(fn, array(required(a, 0, "a")), ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"))));
-  }
-  if (is(fn, "specify_shape")) {
-    checkArguments(a);
-    Value s = required(a, 1, "shape");
-    std::vector<std::optional<Expr>> dims;
-    if (s.kind == Value::Tuple) {
-      for (const Value &d : s.items) dims.push_back(d.kind == Value::None ? std::nullopt : std::optional<Expr>(sizeOf(d, "a dimension")));
-    } else {
-      dims.push_back(sizeOf(s, "a dimension"));
-    }
-    return node(graph->specifyShape(array(required(a, 0, "x")), dims));
-  }
-  if (is(fn, "ifelse")) {
-    checkArguments(a);
-    const Value &c = required(a, 0, "cond");
-    const Node *x = array(required(a, 1, "a")), *y = array(required(a, 2, "b"));
-    if (c.kind == Value::Predicate) return node(graph->ifelse(c.pred, x, y));
-    if (c.kind == Value::Bool) return node(graph->ifelse(Pred::truth(c.flag), x, y));
-    return node(graph->ifelse(array(c), x, y));
-  }
-  if (is(fn, "tril") || is(fn, "triu")) {
-    checkArguments(a);
-    const Node *m = array(required(a, 0, "m"));
-    Value k = optional(a, 1, "k");
-    Expr diagonal = k.kind == Value::None ? Expr(0) : sizeOf(k, "the diagonal k");
-    return node(is(fn, "tril") ? ops::tril(*graph, m, diagonal, mode) : ops::triu(*graph, m, diagonal, mode));
-  }
-  if (is(fn, "roll")) {
-    checkArguments(a);
-    const Node *x = array(required(a, 0, "a"));
-    const Value &s = required(a, 1, "shift");
-    std::vector<Expr> shifts;
-    if (s.kind == Value::Tuple)
-      for (const Value &v : s.items) shifts.push_back(sizeOf(v, "a shift"));
-    else
-      shifts.push_back(sizeOf(s, "the shift"));
-    return node(ops::roll(*graph, x, shifts, axesOf(optional(a, 2, "axis")), mode));
-  }
-  if (is(fn, "flip") || is(fn, "swapaxes") || is(fn, "moveaxis") || is(fn, "copy") || fn.rfind("atleast_", 0) == 0)
-    return node(layout(fn, a, p));
-  if (is(fn, "vstack") || is(fn, "hstack")) {
-    // NumPy: vstack joins the arrays made at least 2-d along axis 0; hstack joins those made
-    // at least 1-d along axis 1, or 0 when the first is 1-d.
-    checkArguments(a);
-    std::vector<const Node *> xs = arrays(required(a, 0, "tup"));
-    return node(is(fn, "vstack") ? ops::vstack(*graph, xs) : ops::hstack(*graph, xs));
-  }
-  if (is(fn, "var") || is(fn, "std") || is(fn, "ptp")) return node(spread(fn, a, p));
-  if (is(fn, "arange")) { // arange([start,] stop[, step], dtype=None), over sizes
-    checkArguments(a);
-    const Value *first = a.get(0, "start"), *second = a.get(1, "stop"), *third = a.get(2, "step");
-    if (!first && !second) failAt("arange() requires stop to be specified", p);
-    auto bound = [&](const Value &v) {
-      if (v.kind == Value::Float) failAt("arange with a float bound: its length is computed in floating point; shapelab takes integer (size) bounds", v.pos);
-      return sizeOf(v, "an arange bound");
-    };
-    // One positional argument is stop (start 0); two or three are start, stop, step.
-    Expr start = second ? bound(*first) : Expr(0), stop = second ? bound(*second) : bound(*first);
-    int64_t step = third ? constant(*third, "arange's step") : 1;
-    Value d = optional(a, 3, "dtype");
-    return node(graph->arange(start, stop, step, d.kind == Value::None ? DType::Int64 : dtypeOf(d)));
-  }
-  if (is(fn, "eye") || is(fn, "identity")) { // eye(N, M=None, k=0, dtype=float64); identity(n, dtype=float64)
-    const bool eye = is(fn, "eye");
-    checkArguments(a);
-    Expr rows = sizeOf(required(a, 0, eye ? "N" : "n"), "the number of rows");
-    Value m = eye ? optional(a, 1, "M") : Value();
-    Expr cols = m.kind == Value::None ? rows : sizeOf(m, "the number of columns");
-    Value kv = eye ? optional(a, 2, "k") : Value();
-    int64_t k = kv.kind == Value::None ? 0 : constant(kv, "the diagonal k");
-    Value d = optional(a, eye ? 3 : 1, "dtype");
-    return node(ops::eye(*graph, rows, cols, k, d.kind == Value::None ? DType::Float64 : dtypeOf(d), mode));
-  }
-  if (is(fn, "len")) { // Python's len of an array: its first dimension
-    checkArguments(a);
-    if (const Value &t = required(a, 0, "obj"); t.kind == Value::Tuple) return Value::ofSize(Expr(int64_t(t.items.size())), p);
-    const Node *x = array(required(a, 0, "obj"));
-    if (x->rank() == 0) failAt("len() of unsized object", p);
-    noteRead(x);
-    return Value::ofSize(x->shape[0], p);
-  }
-  if (is(fn, "shape") || is(fn, "ndim") || is(fn, "size")) {
-    checkArguments(a);
-    Token t{Token::Name, fn, p};
-    return attribute(Value::ofNode(array(required(a, 0, "a")), p), t);
-  }
-  if (fn.rfind("random.", 0) == 0) return randomCall(fn.substr(7), a, p);
-  failAt("'" + fn + "' is not a function shapelab knows (see :ops)", p);
+  checkArguments(a);
+  return c.node(graph->transpose(x, axesOf(optional(a, 1, "axes"))));
 }
+
+auto Session::Impl::bindExpandDims(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->expandDims(array(required(a, 0, "a")), *axesOf(required(a, 1, "axis"))));
+}
+
+auto Session::Impl::bindSqueeze(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->squeeze(array(required(a, 0, "a")), axesOf(optional(a, 1, "axis"))));
+}
+
+auto Session::Impl::bindReshape(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  // x.reshape(n, m) takes the shape as several arguments; the shape's keyword is newshape,
+  // or shape as NumPy 2 names it.
+  const bool spread = f.node && a.positional.size() > 2;
+  if (!spread) checkArguments(a);
+  const Node *x = array(required(a, 0, "a"));
+  Value s;
+  if (spread) {
+    s.kind = Value::Tuple;
+    s.items.assign(a.positional.begin() + 1, a.positional.end());
+  } else {
+    const Value *given = a.get(1, "newshape");
+    s = given ? *given : a.get(1, "shape") ? *a.get(1, "shape") : required(a, 1, "newshape");
+  }
+  return c.node(graph->reshape(x, shapeOf(s)));
+}
+
+auto Session::Impl::bindBroadcastTo(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->broadcastTo(array(required(a, 0, "array")), shapeOf(required(a, 1, "shape"))));
+}
+
+auto Session::Impl::bindRavel(Call &c) -> Value {
+  // flatten is a method only
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->reshape(array(required(a, 0, "a")), {Expr(-1)}));
+}
+
+auto Session::Impl::bindClip(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  // NumPy's clip is minimum(maximum(a, a_min), a_max), None skipping a side.
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "a"));
+  Value lo = optional(a, 1, "a_min"), hi = optional(a, 2, "a_max");
+  if (lo.kind != Value::None) x = graph->binary("maximum", x, array(lo), mode);
+  if (hi.kind != Value::None) x = graph->binary("minimum", x, array(hi), mode);
+  return c.node(x);
+}
+
+auto Session::Impl::bindFullLike(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  // The shape and dtype of `a` (an array read for them: computed first, as in NumPy), the
+  // values given; `empty_like` gives zeros (NumPy leaves them unspecified).
+  bool isFull = is(fn, "full_like");
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "a"));
+  noteRead(x);
+  Value d = optional(a, isFull ? 2 : 1, "dtype");
+  Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(is(fn, "ones_like") ? 1.0 : 0.0, p);
+  return c.node(graph->full(x->shape, array(fill), d.kind != Value::None ? dtypeOf(d) : x->dtype));
+}
+
+auto Session::Impl::bindFull(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  bool isFull = is(fn, "full");
+  checkArguments(a);
+  Shape s = shapeOf(required(a, 0, "shape"));
+  Value d = optional(a, isFull ? 2 : 1, "dtype");
+  std::optional<DType> t;
+  if (d.kind != Value::None) t = dtypeOf(d);
+  else if (!isFull) t = DType::Float64;
+  Value fill = isFull ? required(a, 1, "fill_value") : Value::ofFloat(is(fn, "ones") ? 1.0 : 0.0, p);
+  const Node *value = array(fill);
+  if (!t && value->weak) t = value->dtype == DType::Bool ? DType::Bool : value->dtype;
+  return c.node(graph->full(s, value, t));
+}
+
+auto Session::Impl::bindJoin(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  std::vector<const Node *> xs = arrays(required(a, 0, "arrays"));
+  Value ax = optional(a, 1, "axis");
+  if (is(fn, "stack")) return c.node(graph->stack(xs, ax.kind == Value::None && !a.get(1, "axis") ? 0 : constant(ax, "axis")));
+  std::optional<int64_t> axis = 0;
+  if (a.get(1, "axis")) axis = ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"));
+  return c.node(graph->concatenate(xs, axis));
+}
+
+auto Session::Impl::bindSplit(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "ary"));
+  Value how = required(a, 1, "indices_or_sections");
+  Value ax = optional(a, 2, "axis");
+  int64_t axis = ax.kind == Value::None ? 0 : constant(ax, "axis");
+  std::vector<const Node *> parts;
+  if (how.kind == Value::Tuple) {
+    std::vector<Expr> at;
+    for (const Value &v : how.items) at.push_back(sizeOf(v, "a split index"));
+    parts = graph->split(x, at, axis);
+  } else {
+    parts = graph->split(x, sizeOf(how, "sections"), axis);
+  }
+  Value t;
+  t.kind = Value::Tuple;
+  t.flag = true;
+  t.pos = p;
+  for (const Node *n : parts) t.items.push_back(Value::ofNode(n, p));
+  return t;
+}
+
+auto Session::Impl::bindSetSubtensor(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), is(fn, "inc_subtensor"), mode));
+}
+
+auto Session::Impl::bindArgReduction(Call &c) -> Value {
+  // one axis, or the flat index (NumPy's out is not taken)
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  Value ax = optional(a, 1, "axis"), keep = optional(a, 3, "keepdims");
+  if (optional(a, 2, "out").kind != Value::None) failAt(fn + "(): out is not supported", p);
+  if (ax.kind == Value::Tuple) failAt("'tuple' object cannot be interpreted as an integer", ax.pos);
+  bool keepdims = keepdimsOf(keep);
+  return c.node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(ax), keepdims));
+}
+
+auto Session::Impl::bindReduction(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  if (const Value &x = required(a, 0, "a"); x.kind == Value::Tuple) return tupleReduction(fn, x, a, p);
+  Value keep = optional(a, 2, "keepdims");
+  bool keepdims = keepdimsOf(keep);
+  return c.node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(optional(a, 1, "axis")), keepdims));
+}
+
+auto Session::Impl::bindGufunc(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(*(a.get(0, "a") ? a.get(0, "a") : &required(a, 0, "x1")));
+  const Value *second = a.get(1, "b");
+  if (!second) second = a.get(1, "v");
+  if (!second) second = a.get(1, "x2");
+  if (!second) failAt(fn + "() takes two arrays", p);
+  const Node *y = array(*second);
+  if (is(fn, "outer")) {
+    x = graph->reshape(x, {Expr(-1)});
+    y = graph->reshape(y, {Expr(-1)});
+  }
+  return c.node(graph->blockwise(is(fn, "linalg.solve") ? "solve" : fn, {x, y}, mode));
+}
+
+auto Session::Impl::bindDot(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "a")), *y = array(required(a, 1, "b"));
+  return c.node(ops::dot(*graph, x, y, mode));
+}
+
+auto Session::Impl::bindLinalgNorm(Call &c) -> Value {
+  // ord=None only
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "x"));
+  if (optional(a, 1, "ord").kind != Value::None) failAt("norm(): only ord=None is supported", p);
+  Value ax = optional(a, 2, "axis"), keep = optional(a, 3, "keepdims");
+  std::optional<std::vector<int64_t>> axes = axesOf(ax);
+  if (axes && axes->size() > 2) failAt("Improper number of dimensions to norm.", ax.pos);
+  return c.node(ops::norm(*graph, x, axes, keepdimsOf(keep), mode));
+}
+
+auto Session::Impl::bindLinalgSquare(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->blockwise(fn.substr(7), {array(required(a, 0, "a"))}, mode));
+}
+
+auto Session::Impl::bindDiff(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  Value n = optional(a, 1, "n"), ax = optional(a, 2, "axis");
+  return c.node(graph->diff(array(required(a, 0, "a")), n.kind == Value::None ? 1 : constant(n, "n"),
+                          ax.kind == Value::None ? -1 : constant(ax, "axis")));
+}
+
+auto Session::Impl::bindCumulative(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  Value ax = optional(a, 1, "axis");
+  return c.node(graph->cumulative(fn, array(required(a, 0, "a")), ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(constant(ax, "axis"))));
+}
+
+auto Session::Impl::bindSpecifyShape(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  Value s = required(a, 1, "shape");
+  std::vector<std::optional<Expr>> dims;
+  if (s.kind == Value::Tuple) {
+    for (const Value &d : s.items) dims.push_back(d.kind == Value::None ? std::nullopt : std::optional<Expr>(sizeOf(d, "a dimension")));
+  } else {
+    dims.push_back(sizeOf(s, "a dimension"));
+  }
+  return c.node(graph->specifyShape(array(required(a, 0, "x")), dims));
+}
+
+auto Session::Impl::bindIfelse(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Value &cond = required(a, 0, "cond");
+  const Node *x = array(required(a, 1, "a")), *y = array(required(a, 2, "b"));
+  if (cond.kind == Value::Predicate) return c.node(graph->ifelse(cond.pred, x, y));
+  if (cond.kind == Value::Bool) return c.node(graph->ifelse(Pred::truth(cond.flag), x, y));
+  return c.node(graph->ifelse(array(cond), x, y));
+}
+
+auto Session::Impl::bindTriangle(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *m = array(required(a, 0, "m"));
+  Value k = optional(a, 1, "k");
+  Expr diagonal = k.kind == Value::None ? Expr(0) : sizeOf(k, "the diagonal k");
+  return c.node(is(fn, "tril") ? ops::tril(*graph, m, diagonal, mode) : ops::triu(*graph, m, diagonal, mode));
+}
+
+auto Session::Impl::bindRoll(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "a"));
+  const Value &s = required(a, 1, "shift");
+  std::vector<Expr> shifts;
+  if (s.kind == Value::Tuple)
+    for (const Value &v : s.items) shifts.push_back(sizeOf(v, "a shift"));
+  else
+    shifts.push_back(sizeOf(s, "the shift"));
+  return c.node(ops::roll(*graph, x, shifts, axesOf(optional(a, 2, "axis")), mode));
+}
+
+auto Session::Impl::bindStacking(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  // NumPy: vstack joins the arrays made at least 2-d along axis 0; hstack joins those made
+  // at least 1-d along axis 1, or 0 when the first is 1-d.
+  checkArguments(a);
+  std::vector<const Node *> xs = arrays(required(a, 0, "tup"));
+  return c.node(is(fn, "vstack") ? ops::vstack(*graph, xs) : ops::hstack(*graph, xs));
+}
+
+auto Session::Impl::bindArange(Call &c) -> Value {
+  // arange([start,] stop[, step], dtype=None), over sizes
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Value *first = a.get(0, "start"), *second = a.get(1, "stop"), *third = a.get(2, "step");
+  if (!first && !second) failAt("arange() requires stop to be specified", p);
+  auto bound = [&](const Value &v) {
+    if (v.kind == Value::Float) failAt("arange with a float bound: its length is computed in floating point; shapelab takes integer (size) bounds", v.pos);
+    return sizeOf(v, "an arange bound");
+  };
+  // One positional argument is stop (start 0); two or three are start, stop, step.
+  Expr start = second ? bound(*first) : Expr(0), stop = second ? bound(*second) : bound(*first);
+  int64_t step = third ? constant(*third, "arange's step") : 1;
+  Value d = optional(a, 3, "dtype");
+  return c.node(graph->arange(start, stop, step, d.kind == Value::None ? DType::Int64 : dtypeOf(d)));
+}
+
+auto Session::Impl::bindEye(Call &c) -> Value {
+  // eye(N, M=None, k=0, dtype=float64); identity(n, dtype=float64)
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  const bool eye = is(fn, "eye");
+  checkArguments(a);
+  Expr rows = sizeOf(required(a, 0, eye ? "N" : "n"), "the number of rows");
+  Value m = eye ? optional(a, 1, "M") : Value();
+  Expr cols = m.kind == Value::None ? rows : sizeOf(m, "the number of columns");
+  Value kv = eye ? optional(a, 2, "k") : Value();
+  int64_t k = kv.kind == Value::None ? 0 : constant(kv, "the diagonal k");
+  Value d = optional(a, eye ? 3 : 1, "dtype");
+  return c.node(ops::eye(*graph, rows, cols, k, d.kind == Value::None ? DType::Float64 : dtypeOf(d), mode));
+}
+
+auto Session::Impl::bindLen(Call &c) -> Value {
+  // Python's len of an array: its first dimension
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  if (const Value &t = required(a, 0, "obj"); t.kind == Value::Tuple) return Value::ofSize(Expr(int64_t(t.items.size())), p);
+  const Node *x = array(required(a, 0, "obj"));
+  if (x->rank() == 0) failAt("len() of unsized object", p);
+  noteRead(x);
+  return Value::ofSize(x->shape[0], p);
+}
+
+auto Session::Impl::bindShapeAttribute(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  Token t{Token::Name, fn, p};
+  return attribute(Value::ofNode(array(required(a, 0, "a")), p), t);
+}
+
 
 auto Session::Impl::axisOf(const Value &v, std::size_t rank) -> int64_t {
   int64_t k = constant(v, "axis"), r = int64_t(rank);
@@ -336,14 +492,17 @@ auto Session::Impl::axisOf(const Value &v, std::size_t rank) -> int64_t {
   return k < 0 ? k + r : k;
 }
 
-auto Session::Impl::layout(const std::string &fn, Args &a, std::size_t p) -> const Node * {
+/// flip, swapaxes, moveaxis, copy and atleast_Nd: views NumPy makes of x, built from indexing,
+/// transposes and reshapes (ops/Composites.h).
+auto Session::Impl::bindLayout(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
   if (is(fn, "copy")) {
     checkArguments(a);
-    return array(required(a, 0, "a")); // the same values: nodes are immutable
+    return c.node(array(required(a, 0, "a"))); // the same values: nodes are immutable
   }
   if (fn.rfind("atleast_", 0) == 0) {
     checkArguments(a);
-    return ops::atleast(*graph, array(required(a, 0, "arys")), std::size_t(fn[8] - '0'));
+    return c.node(ops::atleast(*graph, array(required(a, 0, "arys")), std::size_t(fn[8] - '0')));
   }
   if (is(fn, "flip")) { // x[::-1] along the axes (every axis when axis is None)
     checkArguments(a);
@@ -357,7 +516,7 @@ auto Session::Impl::layout(const std::string &fn, Args &a, std::size_t p) -> con
         if (std::find(axes->begin(), axes->end(), k) != axes->end()) failAt("repeated axis", v.pos);
         axes->push_back(k);
       }
-    return ops::flip(*graph, x, axes);
+    return c.node(ops::flip(*graph, x, axes));
   }
   // swapaxes(a, axis1, axis2) and moveaxis(a, source, destination): permutations.
   checkArguments(a);
@@ -365,7 +524,7 @@ auto Session::Impl::layout(const std::string &fn, Args &a, std::size_t p) -> con
   const Value &from = required(a, 1, is(fn, "swapaxes") ? "axis1" : "source");
   const Value &to = required(a, 2, is(fn, "swapaxes") ? "axis2" : "destination");
   const int64_t i = axisOf(from, x->rank()), j = axisOf(to, x->rank());
-  return is(fn, "swapaxes") ? ops::swapaxes(*graph, x, i, j) : ops::moveaxis(*graph, x, i, j);
+  return c.node(is(fn, "swapaxes") ? ops::swapaxes(*graph, x, i, j) : ops::moveaxis(*graph, x, i, j));
 }
 
 auto Session::Impl::padPairs(const Value &v, std::size_t rank, bool widths) -> std::vector<std::pair<Value, Value>> {
@@ -426,7 +585,13 @@ auto Session::Impl::padPairs(const Value &v, std::size_t rank, bool widths) -> s
   return out;
 }
 
-auto Session::Impl::padded(const Args &a, std::size_t p) -> const Node * {
+/// pad(array, pad_width, mode='constant', constant_values=0): each axis, axis 0 first, gets its
+/// before and after widths of the constant (in the array's dtype) concatenated on, so that a
+/// later axis's constant fills the corners, as NumPy's does. mode='empty' leaves the new values
+/// unspecified in NumPy (zeros here); the other modes copy the array's own values and are not
+/// supported.
+auto Session::Impl::bindPad(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
   const Node *x = array(required(a, 0, "array"));
   const Value mode = optional(a, 2, "mode");
@@ -454,7 +619,7 @@ auto Session::Impl::padded(const Args &a, std::size_t p) -> const Node * {
       for (const Value &w : {before, after})
         if (Expr e = sizeOf(w, "a pad width"); !e.isConstant())
           guards.push_back(graph->full({e, Expr(0)}, graph->literal(0, DType::Bool), DType::Bool));
-    return graph->after(guards, x);
+    return c.node(graph->after(guards, x));
   }
   for (std::size_t axis = 0; axis < x->rank(); ++axis) {
     std::vector<const Node *> parts;
@@ -470,10 +635,12 @@ auto Session::Impl::padded(const Args &a, std::size_t p) -> const Node * {
     side(widths[axis].second, values[axis].second);
     if (parts.size() > 1) x = graph->concatenate(parts, int64_t(axis));
   }
-  return x;
+  return c.node(x);
 }
 
-auto Session::Impl::einsum(const Args &a, std::size_t p) -> const Node * {
+/// einsum(subscripts, *operands, optimize=False), NumPy's einsum without a contraction order.
+auto Session::Impl::bindEinsum(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
   if (a.positional.empty() || a.positional[0].kind != Value::String)
     failAt("einsum(): the subscripts come first, as a string (the form einsum(a, [0, 1], b, [1, 2]) is not supported)", p);
@@ -491,10 +658,13 @@ auto Session::Impl::einsum(const Args &a, std::size_t p) -> const Node * {
   } catch (const SyntaxError &e) {
     failAt(e.message(), subscripts.pos + 1 + e.position()); // the caret inside the quotes
   }
-  return graph->einsum(spec, xs, mode);
+  return c.node(graph->einsum(spec, xs, mode));
 }
 
-auto Session::Impl::repeated(const std::string &fn, Args &a, std::size_t p) -> const Node * {
+/// repeat(a, repeats, axis=None) with one count (a size) for every element, and tile(A, reps)
+/// (ops/Composites.h).
+auto Session::Impl::bindRepeated(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
   const bool tile = is(fn, "tile");
   if (tile) checkArguments(a);
   else checkArguments(a);
@@ -503,15 +673,18 @@ auto Session::Impl::repeated(const std::string &fn, Args &a, std::size_t p) -> c
   if (tile) {
     std::vector<Expr> given;
     for (const Value &v : r.kind == Value::Tuple ? r.items : std::vector<Value>{r}) given.push_back(sizeOf(v, "a count"));
-    return ops::tile(*graph, x, given);
+    return c.node(ops::tile(*graph, x, given));
   }
   if (r.kind == Value::Tuple) failAt("repeat(): one count for every element is supported, not a list of counts", r.pos);
   Value ax = optional(a, 2, "axis");
   const std::optional<int64_t> axis = ax.kind == Value::None ? std::nullopt : std::optional(axisOf(ax, x->rank()));
-  return ops::repeat(*graph, x, sizeOf(r, "the count"), axis);
+  return c.node(ops::repeat(*graph, x, sizeOf(r, "the count"), axis));
 }
 
-auto Session::Impl::spread(const std::string &fn, Args &a, std::size_t p) -> const Node * {
+/// var and std (NumPy's: the mean of the squared deviations from the mean, divided by
+/// max(count - ddof, 0); std its square root) and ptp (max - min).
+auto Session::Impl::bindSpread(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
   const Node *x = array(required(a, 0, "a"));
   std::optional<std::vector<int64_t>> axes = axesOf(optional(a, 1, "axis"));
@@ -521,11 +694,11 @@ auto Session::Impl::spread(const std::string &fn, Args &a, std::size_t p) -> con
     if (optional(a, 2, "dtype").kind != Value::None || optional(a, 3, "out").kind != Value::None)
       failAt(fn + "(): dtype and out are not supported", p);
   }
-  if (is(fn, "ptp")) return ops::ptp(*graph, x, axes, keepdims, mode);
+  if (is(fn, "ptp")) return c.node(ops::ptp(*graph, x, axes, keepdims, mode));
   Value dd = optional(a, 4, "ddof");
   Expr ddof = dd.kind == Value::None ? Expr(0) : sizeOf(dd, "ddof");
-  return is(fn, "std") ? ops::standardDeviation(*graph, x, axes, keepdims, ddof, mode)
-                       : ops::variance(*graph, x, axes, keepdims, ddof, mode);
+  return c.node(is(fn, "std") ? ops::standardDeviation(*graph, x, axes, keepdims, ddof, mode)
+                       : ops::variance(*graph, x, axes, keepdims, ddof, mode));
 }
 
 auto Session::Impl::tupleReduction(const std::string &fn, const Value &x, const Args &a, std::size_t p) -> Value {
@@ -557,64 +730,6 @@ auto Session::Impl::tupleReduction(const std::string &fn, const Value &x, const 
   Expr r = items[0];
   for (std::size_t i = 1; i < items.size(); ++i) r = is(fn, "sum") ? r + items[i] : r * items[i];
   return numpy(Value::ofSize(r, p));
-}
-
-auto Session::Impl::randomCall(const std::string &name, Args &a, std::size_t p) -> Value {
-  const RandomVariableInfo *info = findRandomVariable(name);
-  if (!info) failAt("unknown random variable '" + name + "' (see :ops)", p);
-  std::vector<const Node *> params;
-  std::vector<std::optional<Shape>> shapeOnly;
-  std::optional<Shape> size;
-  const std::size_t count = info->parameters.size();
-  if (a.positional.size() > count)
-    failAt("random." + name + "() takes " + std::to_string(count) + " parameters (" + info->parameterList() + ")", p);
-  std::vector<std::optional<Value>> given(a.positional.begin(), a.positional.end());
-  given.resize(count);
-  for (const auto &[k, v] : a.keywords) {
-    if (is(k, "size")) {
-      if (v.kind != Value::None) size = shapeOf(v, "size");
-      continue;
-    }
-    auto it = std::find(info->parameters.begin(), info->parameters.end(), k);
-    if (it == info->parameters.end()) failAt("random." + name + "() got an unexpected keyword argument '" + k + "'", v.pos);
-    std::size_t i = std::size_t(it - info->parameters.begin());
-    if (given[i]) failAt("random." + name + "() got multiple values for '" + k + "'", v.pos);
-    given[i] = v;
-  }
-  // Parameters left out take the catalogue's defaults: normal(size=3) is normal(0.0, 1.0,
-  // size=3), and integers(k) is integers(0, k).
-  for (std::size_t i = 0; i < count; ++i) {
-    if (given[i]) continue;
-    const std::optional<std::optional<double>> d = info->defaultValue(i);
-    if (d && !*d && is(name, "integers") && given[0]) {
-      given[1] = given[0];
-      given[0] = Value::ofSize(Expr(0), p);
-    } else if (d && *d) {
-      given[i] = Value::ofFloat(**d, p);
-    } else if (is(name, "choice_without_replacement") && i == 1) {
-      given[i] = Value(); // p=None
-    } else {
-      failAt("random." + name + "() is missing parameter '" + info->parameters[i] + "' (" + info->parameterList() + ")", p);
-    }
-  }
-  bool byValue = is(name, "permutation") || is(name, "choice_without_replacement");
-  for (std::size_t i = 0; i < count; ++i) {
-    const Value &v = *given[i];
-    // Value-shaped parameters: permutation's integer x, choice's core_shape.
-    bool valueShaped = byValue && ((is(name, "permutation") && v.kind == Value::Size) ||
-                                   (is(name, "choice_without_replacement") && i == info->parameters.size() - 1));
-    if (valueShaped) {
-      Shape s = v.kind == Value::Tuple ? shapeOf(v) : Shape{sizeOf(v, "the value")};
-      shapeOnly.push_back(s);
-      params.push_back(graph->size(0));
-    } else if (is(name, "choice_without_replacement") && i == 1 && v.kind == Value::None) {
-      continue; // p=None
-    } else {
-      shapeOnly.push_back(std::nullopt);
-      params.push_back(array(v));
-    }
-  }
-  return Value::ofNode(graph->random(name, params, size, mode, shapeOnly), p);
 }
 
 } // namespace shapelab::lang

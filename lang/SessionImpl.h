@@ -198,46 +198,76 @@ struct Session::Impl {
   Value optional(const Args &a, std::size_t i, const char *keyword);
   std::vector<const Node *> arrays(const Value &list);
 
+  /// A call of a library function: its NumPy name resolved, the function's row found in
+  /// binders() (a ufunc's by its arity), and the row's binder run.
   Value call(const Value &f, Args &a);
-
-  /// x with at least `rank` dimensions, as NumPy's atleast_1d/2d/3d make it: () -> (1,), (1, 1)
-  /// or (1, 1, 1); (n,) -> (1, n) or (1, n, 1); (m, n) -> (m, n, 1).
+  /// A library call being bound: the function's name (NumPy's other names resolved), its
+  /// arguments (a method's object first), the call's position, and the callable (f.node is a
+  /// method's object).
+  struct Call {
+    std::string fn;
+    Args &a;
+    std::size_t p;
+    const Value &f;
+    /// The call's result: an array made at the call's position.
+    Value node(const Node *n) const { return Value::ofNode(n, p); }
+  };
+  using Binder = Value (Impl::*)(Call &);
+  static const std::unordered_map<std::string, Binder> &binders();
+  // The binders (lang/Library.cpp), one per function or family of functions built alike.
+  Value bindInput(Call &c);
+  Value bindUnary(Call &c);
+  Value bindBinary(Call &c);
+  Value bindWhere(Call &c);
+  Value bindAstype(Call &c);
+  Value bindTranspose(Call &c);
+  Value bindExpandDims(Call &c);
+  Value bindSqueeze(Call &c);
+  Value bindReshape(Call &c);
+  Value bindBroadcastTo(Call &c);
+  Value bindRavel(Call &c);
+  Value bindClip(Call &c);
+  Value bindFullLike(Call &c);
+  Value bindFull(Call &c);
+  Value bindJoin(Call &c);
+  Value bindSplit(Call &c);
+  Value bindSetSubtensor(Call &c);
+  Value bindArgReduction(Call &c);
+  Value bindReduction(Call &c);
+  Value bindGufunc(Call &c);
+  Value bindDot(Call &c);
+  Value bindLinalgNorm(Call &c);
+  Value bindRepeated(Call &c);
+  Value bindEinsum(Call &c);
+  Value bindPad(Call &c);
+  Value bindLinalgSquare(Call &c);
+  Value bindDiff(Call &c);
+  Value bindCumulative(Call &c);
+  Value bindSpecifyShape(Call &c);
+  Value bindIfelse(Call &c);
+  Value bindTriangle(Call &c);
+  Value bindRoll(Call &c);
+  Value bindLayout(Call &c);
+  Value bindStacking(Call &c);
+  Value bindSpread(Call &c);
+  Value bindArange(Call &c);
+  Value bindEye(Call &c);
+  Value bindLen(Call &c);
+  Value bindShapeAttribute(Call &c);
 
   /// An axis argument as NumPy normalises it (AxisError's message).
   int64_t axisOf(const Value &v, std::size_t rank);
 
-  /// flip, swapaxes, moveaxis, copy and atleast_Nd: views NumPy makes of x, built from
-  /// indexing, transposes and reshapes.
-  const Node *layout(const std::string &fn, Args &a, std::size_t p);
-
   /// pad's pad_width or constant_values as NumPy reads them (numpy/lib/arraypad.py, _as_pairs):
   /// one value, one (before, after) pair, or one of either per axis, broadcast to `rank` pairs.
   std::vector<std::pair<Value, Value>> padPairs(const Value &v, std::size_t rank, bool widths);
-
-  /// pad(array, pad_width, mode='constant', constant_values=0): each axis, axis 0 first, gets
-  /// its before and after widths of the constant (in the array's dtype) concatenated on, so that
-  /// a later axis's constant fills the corners, as NumPy's does. mode='empty' leaves the new
-  /// values unspecified in NumPy (zeros here); the other modes copy the array's own values and
-  /// are not supported.
-  const Node *padded(const Args &a, std::size_t p);
-
-  /// einsum(subscripts, *operands, optimize=False), NumPy's einsum without a contraction order.
-  const Node *einsum(const Args &a, std::size_t p);
-
-  /// repeat(a, repeats, axis=None) with one count (a size) for every element, and tile(A,
-  /// reps): each axis of length d becomes r*d, built by broadcasting a new axis of r next to it
-  /// (after it for repeat, before it for tile) and merging the two.
-  const Node *repeated(const std::string &fn, Args &a, std::size_t p);
-
-  /// var and std (NumPy's: the mean of the squared deviations from the mean, divided by
-  /// max(count - ddof, 0); std its square root) and ptp (max - min).
-  const Node *spread(const std::string &fn, Args &a, std::size_t p);
 
   /// sum, prod, max, min, all or any of a tuple of sizes (np.prod(x.shape)). NumPy makes the
   /// tuple an int64 array and reduces it: the answer is a size, or a predicate for all and any
   /// (np.all(x.shape): no dimension is 0). An empty tuple is a float64 array, as in NumPy.
   Value tupleReduction(const std::string &fn, const Value &x, const Args &a, std::size_t p);
 
+  /// np.random.NAME(parameters..., size=None) (lang/LibraryRandom.cpp).
   Value randomCall(const std::string &name, Args &a, std::size_t p);
 
   // ---- statements ----
