@@ -124,7 +124,8 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
                                   "convolve(A, B)", "split(A, 2)[0]", "squeeze(A)", "transpose(A, (1, 0))",
                                   "cumsum(A, axis=1)", "sum(A, axis=2)", "A[0, 0, 0]", "outer(A, B)",
                                   "concatenate([A, B])", "stack([A, B])", "reshape(A, (2, -1))",
-                                  "random.dirichlet(A)", "random.multivariate_normal(A, B)", "expand_dims(A, 3)"};
+                                  "random.dirichlet(A)", "random.multivariate_normal(A, B)", "expand_dims(A, 3)",
+                                  "argmax(A, axis=-1)", "argmin(A)"};
       e = any[pick(sizeof any / sizeof *any)];
       for (std::size_t at; (at = e.find('A')) != std::string::npos;) e.replace(at, 1, a.name);
       for (std::size_t at; (at = e.find('B')) != std::string::npos;) e.replace(at, 1, b.name);
