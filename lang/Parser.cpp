@@ -3,6 +3,8 @@
 // attributes, subscripts and call arguments.
 #include "lang/SessionImpl.h"
 
+#include <numbers>
+
 namespace shapelab::lang {
 
 auto Session::Impl::takeFlag(const std::string &flag) -> bool {
@@ -481,6 +483,18 @@ auto Session::Impl::unheldName(const Token &t) -> Value {
   return v;
 }
 
+auto Session::Impl::numpyConstant(const std::string &n) -> std::optional<double> {
+  constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  // NumPy 1.24's names (numpy/core/numeric.py, numpy/core/umath.py).
+  static const std::pair<const char *, double> constants[] = {
+      {"inf", inf},   {"Inf", inf}, {"Infinity", inf}, {"infty", inf}, {"PINF", inf}, {"NINF", -inf},
+      {"nan", nan},   {"NaN", nan}, {"NAN", nan},      {"pi", std::numbers::pi}, {"e", std::numbers::e}, {"euler_gamma", std::numbers::egamma},
+      {"PZERO", 0.0}, {"NZERO", -0.0}};
+  for (const auto &[name, value] : constants)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
 auto Session::Impl::isFunction(const std::string &n) -> bool {
   const ops::FunctionInfo *f = ops::function(n);
   return (f && f->has(ops::fn::Function)) || ops::ufunc(n);
@@ -497,6 +511,9 @@ auto Session::Impl::attribute(const Value &v, const Token &t) -> Value {
       none.pos = t.pos;
       return none;
     }
+    // NumPy's float constants: Python floats (weak, as a literal is).
+    if (v.text.empty())
+      if (std::optional<double> c = numpyConstant(a)) return Value::ofFloat(*c, t.pos);
     // np.float32 and the other dtype names NumPy spells as attributes (np.int and np.float
     // are gone from NumPy).
     if (v.text.empty() && !is(a, "int") && !is(a, "float"))

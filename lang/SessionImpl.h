@@ -170,6 +170,8 @@ struct Session::Impl {
   /// A name no statement assigned: True, False, None, a dtype, a module or a function.
   Value unheldName(const Token &t);
 
+  /// np.inf, np.nan, np.pi, np.e and NumPy's other float constants by name; nullopt for another name.
+  static std::optional<double> numpyConstant(const std::string &n);
   static bool isFunction(const std::string &n);
 
   Value attribute(const Value &v, const Token &t);

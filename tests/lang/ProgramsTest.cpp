@@ -496,3 +496,22 @@ TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) 
   ASSERT_TRUE(two.failed);
   EXPECT_NE(two.lines().front().find("can only specify one unknown dimension"), std::string::npos) << two.lines().front();
 }
+
+// NumPy's float constants are Python floats: weak (float32 * np.pi stays float32), negatable,
+// and their values NumPy's (an attention mask of -inf, a log of 0).
+TEST(Programs, NumpysFloatConstantsAreWeakPythonFloats) {
+  EXPECT_EQ(valueOfLine("x = np.where(np.arange(3) > 0, 0.0, -np.inf)"), "[-inf, 0.0, 0.0]");
+  EXPECT_EQ(valueOfLine("x = np.zeros(2) + np.pi"), "[3.141592653589793, 3.141592653589793]");
+  EXPECT_EQ(valueOfLine("x = np.ones(1) * np.e"), "[2.718281828459045]");
+  EXPECT_EQ(valueOfLine("x = np.isnan(np.zeros(2) + np.nan)"), "[true, true]");
+  EXPECT_EQ(valueOfLine("x = np.full((1,), np.NINF)"), "[-inf]");
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n", "f = input((n,), float32)", "g = f * np.pi", "h = np.inf"}));
+  EXPECT_EQ(session.lookup("g")->dtype, ops::DType::Float32);
+  for (const char *bad : {"k = np.pie", "k = np.random.pi", "k = np.inf(2)"}) {
+    const lang::Reply r = session.execute(bad, 5);
+    EXPECT_TRUE(r.failed) << bad;
+  }
+  EXPECT_NE(session.execute("k = np.pie", 6).lines().at(0).find("no function 'pie'"), std::string::npos);
+}
