@@ -475,6 +475,10 @@ auto Session::Impl::unheldName(const Token &t) -> Value {
   } else if (is(n, "np") || is(n, "numpy") || is(n, "random") || is(n, "linalg") || isFunction(n)) {
     v.kind = Value::Callable;
     v.text = (is(n, "np") || is(n, "numpy")) ? "" : n;
+    // A function is called by its bare name as a convenience (exp(x)); as a value the name is
+    // Python's: not defined (a program's own variable it was meant to be, usually).
+    if (!isModule(v) && !isOp("("))
+      failAt("name '" + n + "' is not defined (did you mean np." + n + "(...)?)", t.pos);
   } else if (unsupportedDType(n)) {
     failAt(unsupportedDTypeMessage(n), t.pos);
   } else {

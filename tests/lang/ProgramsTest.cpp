@@ -515,3 +515,18 @@ TEST(Programs, NumpysFloatConstantsAreWeakPythonFloats) {
   }
   EXPECT_NE(session.execute("k = np.pie", 6).lines().at(0).find("no function 'pie'"), std::string::npos);
 }
+
+// A bare function name is a call's convenience (exp(x)); read as a value it is Python's
+// undefined name, with the NumPy function it may have meant.
+TEST(Programs, AFunctionsBareNameAsAValueIsNotDefined) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"x = input((3,), float64)", "w = exp(x) + sum(x)"}));
+  for (const auto &[line, name] : std::vector<std::pair<std::string, std::string>>{{"y = var + 1", "var"}, {"y = x * power", "power"}}) {
+    const lang::Reply r = session.execute(line, 3);
+    ASSERT_TRUE(r.failed) << line;
+    EXPECT_NE(r.lines().at(0).find("name '" + name + "' is not defined (did you mean np." + name + "(...)?)"), std::string::npos)
+        << r.lines().at(0);
+  }
+  EXPECT_FALSE(session.execute("y = np.var(x)", 4).failed);
+}
