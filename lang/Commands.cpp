@@ -33,6 +33,8 @@ auto Session::Impl::target(std::string &text, bool sizesToo) -> const Node * {
   std::size_t p = peek().pos;
   Value v = expression();
   if (sizesToo && v.kind == Value::Size) return guarded(graph->size(v.size));
+  // A Python float or bool (eps = 1e-5) as the 0-d array NumPy would make of it.
+  if (v.kind == Value::Float || v.kind == Value::Bool) return guarded(array(v));
   if (v.kind != Value::Array) failAt("expected an array, found " + std::string(kindName(v)), p);
   return guarded(v.node);
 }

@@ -530,3 +530,19 @@ TEST(Programs, AFunctionsBareNameAsAValueIsNotDefined) {
   }
   EXPECT_FALSE(session.execute("y = np.var(x)", 4).failed);
 }
+
+// A Python scalar bound to a name (eps = 1e-5) is shown by the commands as the 0-d array NumPy
+// makes of it; a size's :eval is its value.
+TEST(Programs, CommandsShowPythonScalarsBoundToNames) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"eps = 1e-5", "flag = True", "s = 3"}));
+  const lang::Reply e = session.execute(":eval eps", 4);
+  ASSERT_FALSE(e.failed) << e.lines().at(0);
+  EXPECT_EQ(e.lines().at(0), "eps = 1e-05  (float64, shape ())");
+  EXPECT_EQ(session.execute(":eval flag", 5).lines().at(0), "flag = true  (bool, shape ())");
+  EXPECT_EQ(session.execute(":eval s", 6).lines().at(0), "s = 3  (int64, shape ())");
+  const lang::Reply x = session.execute(":explain eps", 7);
+  ASSERT_FALSE(x.failed) << x.lines().at(0);
+  EXPECT_EQ(x.lines().at(0), "eps: shape (), dtype float64, valid");
+}
