@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -214,6 +215,20 @@ template <class T> T arithmetic(Bin op, T a, T b) {
     case Bin::Atan2: return std::atan2(a, b);
     case Bin::Hypot: return std::hypot(a, b);
     case Bin::Copysign: return std::copysign(a, b);
+    // NumPy's npy_logaddexp and npy_logaddexp2: equal operands (infinities of one sign too)
+    // give a + log(2) (a + 1); otherwise the larger plus log1p of the exponential of the
+    // difference; a NaN operand gives the NaN difference.
+    case Bin::LogAddExp: {
+      if (a == b) return a + T(std::numbers::ln2);
+      const T d = a - b;
+      return d > 0 ? a + std::log1p(std::exp(-d)) : d <= 0 ? b + std::log1p(std::exp(d)) : d;
+    }
+    case Bin::LogAddExp2: {
+      if (a == b) return a + T(1);
+      const T d = a - b;
+      return d > 0 ? a + T(std::numbers::log2e) * std::log1p(std::exp2(-d))
+                   : d <= 0 ? b + T(std::numbers::log2e) * std::log1p(std::exp2(d)) : d;
+    }
     default: throw InternalError("float arithmetic");
     }
   }

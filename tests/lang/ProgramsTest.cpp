@@ -546,3 +546,27 @@ TEST(Programs, CommandsShowPythonScalarsBoundToNames) {
   ASSERT_FALSE(x.failed) << x.lines().at(0);
   EXPECT_EQ(x.lines().at(0), "eps: shape (), dtype float64, valid");
 }
+
+// logaddexp and logaddexp2 as NumPy 1.24 computes them (npy_logaddexp: equal operands, the
+// infinities among them, give a + log 2; a NaN gives NaN). The expected values are NumPy's:
+// np.logaddexp(a, b) and np.logaddexp2(a, b) of these a and b, printed by repr. Both
+// interpreters give them; a float32 operand with a Python float stays float32, integers give
+// float64.
+TEST(Programs, LogAddExpIsNumpys) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n", "a = input((n,), float64)", "b = input((n,), float64)",
+                                    "c = np.logaddexp(a, b)", "d = np.logaddexp2(a, b)", "f = input((1,), float32)",
+                                    "g = np.logaddexp(f, 2.25)", "i = input((2,), int64)", "h = np.logaddexp2(i, i)"}));
+  const std::string with = " with n=8, a=[0.0, 1.0, -inf, inf, -inf, nan, 1e-300, 800.0], b=[0.0, 2.0, -inf, 1.0, 3.0, 1.0, -5.0, 799.0]";
+  for (const char *opt : {"", " --opt"}) {
+    EXPECT_EQ(session.execute(std::string(":eval c") + opt + with, 10).lines().at(0),
+              "c = [0.6931471805599453, 2.313261687518223, -inf, inf, 3.0, nan, 0.006715348489118068, 800.3132616875182]  "
+              "(float64, shape (8,))");
+    EXPECT_EQ(session.execute(std::string(":eval d") + opt + with, 11).lines().at(0),
+              "d = [1.0, 2.584962500721156, -inf, inf, 3.0, nan, 0.044394119358453436, 800.5849625007212]  "
+              "(float64, shape (8,))");
+  }
+  EXPECT_EQ(session.execute(":eval g with f=[1.5]", 12).lines().at(0), "g = [2.636871]  (float32, shape (1,))");
+  EXPECT_EQ(session.lookup("h")->dtype, ops::DType::Float64);
+}
