@@ -1,6 +1,5 @@
-// The attribute structs' defaults per kind (from ops/OpKinds.def), the kind check, and their hash.
+// The attribute structs' defaults per kind (from ops/OpKinds.def) and their hash.
 #include "ops/Attrs.h"
-
 
 namespace shapelab::ops {
 

@@ -116,6 +116,7 @@ template <class T, class... Ts> struct AttrIndex<T, std::variant<Ts...>> {
     (void)((std::is_same_v<T, Ts> ? false : (++i, true)) && ...);
     return i;
   }();
+  static_assert(value < sizeof...(Ts), "an attribute struct of ops/OpKinds.def that Attrs does not hold");
 };
 using namespace attr;
 /// Per kind, the index in Attrs of its attribute struct.
