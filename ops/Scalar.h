@@ -153,14 +153,21 @@ enum class Bin {
 constexpr bool isComparison(Bin b) { return b >= Bin::Eq && b <= Bin::Ge; }
 /// The code of a binary ufunc's name (InternalError for another name). A short search: call it
 /// once per op, not per element.
+/// The code `op` has in `table` (a ufunc list's names with their codes); InternalError naming
+/// `what` for a name it does not hold.
+template <class Code, std::size_t N>
+Code codeNamed(const std::pair<const char *, Code> (&table)[N], const std::string &op, const char *what) {
+  for (const auto &[name, code] : table)
+    if (op == name) return code;
+  throw InternalError(std::string("unknown ") + what + " op " + op);
+}
+
 inline Bin binCode(const std::string &op) {
   static const std::pair<const char *, Bin> table[] = {
 #define SHAPELAB_BINARY(name, symbol, code, rule) {#name, Bin::code},
 #include "ops/Ufuncs.def"
   };
-  for (const auto &[name, code] : table)
-    if (op == name) return code;
-  throw InternalError("unknown binary op " + op);
+  return codeNamed(table, op, "binary");
 }
 
 template <class T> T arithmetic(Bin op, T a, T b) {
@@ -267,9 +274,7 @@ inline Un unaryCode(const std::string &op) {
 #define SHAPELAB_UNARY(name, code, rule, loop) {#name, Un::code},
 #include "ops/Ufuncs.def"
   };
-  for (const auto &[name, code] : table)
-    if (op == name) return code;
-  throw InternalError("unknown unary op " + op);
+  return codeNamed(table, op, "unary");
 }
 
 /// The function of a unary op computed with the C library alone (the rows of loop Libm: exp2,

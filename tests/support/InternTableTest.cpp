@@ -8,19 +8,11 @@
 #include <thread>
 #include <vector>
 
-#include "symbolic/Expr.h"
+#include "tests/support/FakeNode.h"
 #include "support/InternTable.h"
 
-namespace {
-struct FakeNode {
-  int key = 0;
-  std::size_t structuralHash = 0;
-  shapelab::RefCount refs;
-};
-struct SameKey {
-  bool operator()(const FakeNode &a, const FakeNode &b) const { return a.key == b.key; }
-};
-} // namespace
+using shapelab::testing::FakeNode;
+using shapelab::testing::SameKey;
 
 // The table itself, with hashes chosen to make long probe runs that wrap around the end of the
 // slot array (where deletion must shift entries back across the wrap), against a model.

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "symbolic/Expr.h"
+#include "tests/support/FakeNode.h"
 #include "support/InternTable.h"
 #include "support/Slots.h"
 
@@ -26,16 +26,7 @@
 #endif
 
 
-namespace {
-struct FakeNode {
-  int key = 0;
-  std::size_t structuralHash = 0;
-  shapelab::RefCount refs;
-};
-struct SameKey {
-  bool operator()(const FakeNode &a, const FakeNode &b) const { return a.key == b.key; }
-};
-} // namespace
+using shapelab::testing::FakeNode;
 
 // A freed node's memory is kept by its thread and handed out again (the last freed first), up to
 // a bound; while it is free it is poisoned under AddressSanitizer, so a use of a freed node is

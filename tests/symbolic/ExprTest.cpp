@@ -14,22 +14,8 @@
 #include "symbolic/Errors.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Expr.h"
-#include "support/FlatIndex.h"
-#include "support/InternTable.h"
 #include "symbolic/Parser.h"
 #include "tests/symbolic/RandomAst.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SHAPELAB_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SHAPELAB_ASAN 1
-#endif
-#endif
-#ifdef SHAPELAB_ASAN
-#include <sanitizer/asan_interface.h>
-#include <sanitizer/lsan_interface.h>
-#endif
 
 using namespace shapelab;
 
