@@ -15,6 +15,8 @@ const char *const kStatementsHelp =
     "  x = input((n, 1), float64)     a named input\n"
     "  z = exp(x + y) * 2.0           NumPy expressions (see :ops)\n"
     "  a, b = split(x, 2, axis=0)     several names at once\n"
+    "  x[i, 0::2] = v    x += 1       item and in-place assignment (NumPy's): x is rebound to the\n"
+    "                                 array written; what read the old x keeps it\n"
     "  x + 1                          an expression alone: shown as _, bound to no name\n";
 
 } // namespace

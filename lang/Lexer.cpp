@@ -12,12 +12,14 @@ std::size_t operatorLength(const std::string &line, std::size_t i) {
   auto next = [&](std::size_t k) { return i + k < line.size() ? line[i + k] : '\0'; };
   switch (line[i]) {
   case '.': return next(1) == '.' && next(2) == '.' ? 3 : 1;
-  case '*': return next(1) == '*' ? 2 : 1;
-  case '/': return next(1) == '/' ? 2 : 1;
+  // `**`, `//` and the augmented assignments (`+=`, `**=`, `//=`, ...) are one token each.
+  case '*': case '/':
+    if (next(1) == line[i]) return next(2) == '=' ? 3 : 2;
+    return next(1) == '=' ? 2 : 1;
   case '=': case '<': case '>': return next(1) == '=' ? 2 : 1;
   case '!': return next(1) == '=' ? 2 : 0;
-  case '(': case ')': case '[': case ']': case ',': case ':': case '+': case '-': case '%': case '@': case '&':
-  case '|': case '^': case '~': return 1;
+  case '+': case '-': case '%': case '@': case '&': case '|': case '^': return next(1) == '=' ? 2 : 1;
+  case '(': case ')': case '[': case ']': case ',': case ':': case '~': return 1;
   default: return 0;
   }
 }

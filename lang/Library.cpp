@@ -39,12 +39,20 @@ auto Session::Impl::call(const Value &f, Args &a) -> Value {
   // Methods: x.sum(axis=...) is sum(x, axis=...).
   if (f.node) a.positional.insert(a.positional.begin(), Value::ofNode(f.node, p));
   // NumPy's other names.
+  // A ufunc's method (np.add.at): the ufunc's name resolved as the ufunc's own would be.
+  std::string method;
+  if (fn.ends_with(".at") || fn.ends_with(".outer")) {
+    method = fn.substr(fn.rfind('.'));
+    fn.resize(fn.size() - method.size());
+  }
   if (is(fn, "amax")) fn = "max";
   if (is(fn, "amin")) fn = "min";
   if (is(fn, "divide")) fn = "true_divide";
   if (is(fn, "mod")) fn = "remainder";
   if (is(fn, "empty")) fn = "zeros"; // NumPy leaves the values unspecified: zeros
-  Call c{fn, a, p, f};
+  Call c{fn + method, a, p, f};
+  if (is(method, ".at")) return bindUfuncAt(c);
+  if (is(method, ".outer")) return bindUfuncOuter(c);
   if (ops::isUnaryOp(fn)) return bindUnary(c);
   if (ops::isBinaryOp(fn)) return bindBinary(c);
   if (fn.rfind("random.", 0) == 0) return randomCall(fn.substr(7), a, p);
@@ -81,6 +89,8 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"concatenate", &Impl::bindJoin},
       {"stack", &Impl::bindJoin},
       {"split", &Impl::bindSplit},
+      {"take_along_axis", &Impl::bindAlongAxis},
+      {"put_along_axis", &Impl::bindAlongAxis},
       {"set_subtensor", &Impl::bindSetSubtensor},
       {"inc_subtensor", &Impl::bindSetSubtensor},
       {"argmax", &Impl::bindArgReduction},
@@ -303,7 +313,76 @@ auto Session::Impl::bindSplit(Call &c) -> Value {
 auto Session::Impl::bindSetSubtensor(Call &c) -> Value {
   [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
-  return c.node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), is(fn, "inc_subtensor"), mode));
+  return c.node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), fn, mode));
+}
+
+auto Session::Impl::indexArgument(const Value &v) -> ops::Subscript {
+  // ufunc.at's indices: an integer array, an integer, or a tuple of them (one per axis).
+  std::vector<Value> entries = v.kind == Value::Tuple && !v.flag ? v.items : std::vector<Value>{v};
+  for (const Value &e : entries)
+    if (e.kind != Value::Array && e.kind != Value::Size)
+      failAt("the indices must be an integer array, an integer, or a tuple of them, not " + std::string(kindName(e)), e.pos);
+  return subscriptOf(entries);
+}
+
+auto Session::Impl::bindUfuncAt(Call &c) -> Value {
+  // np.UFUNC.at(a, indices, b): a changes in place (the statement rebinds its name).
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  const std::string ufunc = fn.substr(0, fn.size() - 3);
+  if (a.positional.size() + a.keywords.size() > 3 || !a.keywords.empty())
+    failAt(fn + "() takes the array, the indices and the values, by position", p);
+  if (a.positional.size() < 3)
+    failAt(fn + "(): shapelab applies ufunc.at with the values given (np." + ufunc + ".at(a, indices, b))", p);
+  const Node *x = array(a.positional[0]);
+  ops::Subscript index = indexArgument(a.positional[1]);
+  const Node *value = array(a.positional[2]);
+  rebindsArgumentAt = a.positional[0].pos;
+  try {
+    return c.node(ops::scatter(*graph, x, index, value, is(ufunc, "add") ? "inc_subtensor" : ufunc + ".at", mode));
+  } catch (const UserError &e) {
+    failAt(e.what(), p);
+  }
+}
+
+auto Session::Impl::bindUfuncOuter(Call &c) -> Value {
+  // np.UFUNC.outer(A, B): ufunc(A[..., None, ..., None], B), B's rank of new axes on A.
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  const std::string ufunc = fn.substr(0, fn.size() - 6);
+  if (a.positional.size() != 2 || !a.keywords.empty()) failAt(fn + "() takes two arrays", p);
+  const Node *x = array(a.positional[0]), *y = array(a.positional[1]);
+  std::vector<int64_t> axes;
+  for (std::size_t i = 0; i < y->rank(); ++i) axes.push_back(int64_t(x->rank() + i));
+  const Node *spread = axes.empty() ? x : graph->expandDims(x, axes);
+  return c.node(graph->binary(ufunc, spread, y, mode));
+}
+
+auto Session::Impl::bindAlongAxis(Call &c) -> Value {
+  // take_along_axis(arr, indices, axis) and put_along_axis(arr, indices, values, axis) (in
+  // place: the statement rebinds arr's name). axis=None reads arr flattened (take) or writes
+  // it so (put), as NumPy does.
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const bool put = is(fn, "put_along_axis");
+  const Node *arr = array(required(a, 0, "arr")), *indices = array(required(a, 1, "indices"));
+  const Value &ax = put ? required(a, 3, "axis") : required(a, 2, "axis");
+  const Node *values = put ? array(required(a, 2, "values")) : nullptr;
+  try {
+    const Node *target = arr;
+    int64_t axis = 0;
+    if (ax.kind == Value::None) {
+      if (indices->rank() != 1) failAt("when axis=None, `indices` must have a single dimension.", ax.pos);
+      target = graph->reshape(arr, {Expr(-1)});
+    } else {
+      axis = axisOf(ax, arr->rank());
+    }
+    ops::Subscript index = ops::alongAxis(*graph, target, indices, axis);
+    if (!put) return c.node(ops::gather(*graph, target, index));
+    rebindsArgumentAt = a.positional[0].pos;
+    const Node *written = ops::scatter(*graph, target, index, values, "set_subtensor", mode);
+    return c.node(target == arr ? written : graph->reshape(written, arr->shape));
+  } catch (const UserError &e) {
+    failAt(e.what(), p);
+  }
 }
 
 auto Session::Impl::bindArgReduction(Call &c) -> Value {

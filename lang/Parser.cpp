@@ -509,6 +509,13 @@ auto Session::Impl::attribute(const Value &v, const Token &t) -> Value {
   if (v.kind == Value::Callable && !v.node) {
     // Only the namespaces have attributes: np.random.normal is a function, and
     // random.normal.normal names nothing.
+    // A binary ufunc's methods: np.add.at (in place), np.multiply.outer.
+    if (!isModule(v) && (is(a, "at") || is(a, "outer")) &&
+        (ops::isBinaryOp(v.text) || is(v.text, "divide") || is(v.text, "mod"))) {
+      Value f = v;
+      f.text = v.text + "." + a;
+      return f;
+    }
     if (!isModule(v)) failAt("function '" + v.text + "' has no attribute '" + a + "'", t.pos);
     if (v.text.empty() && is(a, "newaxis")) { // None, as NumPy defines it
       Value none;
@@ -559,7 +566,7 @@ auto Session::Impl::attribute(const Value &v, const Token &t) -> Value {
   return m;
 }
 
-auto Session::Impl::subscript(const Value &v, std::size_t p) -> Value {
+auto Session::Impl::subscriptValues() -> std::vector<Value> {
   // Entries: expressions, slices a:b:c, None, ...
   std::vector<Value> entries;
   do {
@@ -583,16 +590,11 @@ auto Session::Impl::subscript(const Value &v, std::size_t p) -> Value {
     }
   } while (acceptOp(","));
   expectOp("]");
-  if (v.kind == Value::Tuple) {
-    if (entries.size() != 1 || entries[0].kind != Value::Size) failAt("a tuple takes one integer index", p);
-    int64_t i = constant(entries[0], "the index");
-    int64_t n = int64_t(v.items.size());
-    if (i < -n || i >= n) failAt("tuple index out of range", entries[0].pos);
-    return v.items[std::size_t(i < 0 ? i + n : i)];
-  }
-  if (v.kind != Value::Array) failAt(std::string(kindName(v)) + " is not subscriptable", p);
-  std::vector<IndexEntry> index;
-  const Node *arrayIndex = nullptr;
+  return entries;
+}
+
+auto Session::Impl::subscriptOf(const std::vector<Value> &entries) -> ops::Subscript {
+  ops::Subscript index;
   for (const Value &e : entries) {
     IndexEntry x;
     switch (e.kind) {
@@ -617,19 +619,32 @@ auto Session::Impl::subscript(const Value &v, std::size_t p) -> Value {
       x.start = e.size;
       break;
     case Value::Array:
-      if (arrayIndex) failAt("shapelab supports one array in an index", e.pos);
       x.kind = IndexEntry::Array;
-      arrayIndex = e.node;
+      index.arrays.push_back(e.node);
       break;
     case Value::Tuple:
       // NumPy reads x[[0, 2]] as an integer-array index; here an index array is an array value.
       failAt("a list or tuple cannot be an index: index with an integer array (an input, or one the program computes)", e.pos);
     default: failAt(std::string("an index cannot be ") + kindName(e), e.pos);
     }
-    index.push_back(x);
+    index.entries.push_back(x);
   }
+  return index;
+}
+
+auto Session::Impl::subscript(const Value &v, std::size_t p) -> Value {
+  std::vector<Value> entries = subscriptValues();
+  if (v.kind == Value::Tuple) {
+    if (entries.size() != 1 || entries[0].kind != Value::Size) failAt("a tuple takes one integer index", p);
+    int64_t i = constant(entries[0], "the index");
+    int64_t n = int64_t(v.items.size());
+    if (i < -n || i >= n) failAt("tuple index out of range", entries[0].pos);
+    return v.items[std::size_t(i < 0 ? i + n : i)];
+  }
+  if (v.kind != Value::Array) failAt(std::string(kindName(v)) + " is not subscriptable", p);
+  ops::Subscript index = subscriptOf(entries);
   try {
-    return Value::ofNode(graph->index(v.node, index, arrayIndex), p);
+    return Value::ofNode(ops::gather(*graph, v.node, index), p);
   } catch (const UserError &e) {
     failAt(e.what(), p);
   }

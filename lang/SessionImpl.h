@@ -177,6 +177,19 @@ struct Session::Impl {
   Value attribute(const Value &v, const Token &t);
 
   Value subscript(const Value &v, std::size_t p);
+  /// The entries of a subscript, read up to its closing ']' (the '[' was read).
+  std::vector<Value> subscriptValues();
+  /// Those entries as an index (sizes, slices, None, `...`, index arrays).
+  ops::Subscript subscriptOf(const std::vector<Value> &entries);
+  /// `NAME[index] = value` and `NAME[index] op= value` (NumPy's item assignment and its
+  /// augmented forms), and `NAME op= value`: the name rebound to the array written, as an
+  /// assignment replies. Nodes that read the old array keep it (the program is functional).
+  void itemAssignment(int lineNumber, Reply &r);
+  /// The binary ufunc of an augmented assignment operator (`+=` is add), or nullopt.
+  static std::optional<std::string> augmentedUfunc(const Token &t);
+  /// Set by a call that changes its first argument in place (np.add.at, np.put_along_axis):
+  /// where that argument was written, so the statement rebinds the name written there.
+  std::optional<std::size_t> rebindsArgumentAt;
 
   struct Args {
     std::vector<Value> positional;
@@ -234,6 +247,11 @@ struct Session::Impl {
   Value bindJoin(Call &c);
   Value bindSplit(Call &c);
   Value bindSetSubtensor(Call &c);
+  Value bindUfuncAt(Call &c);
+  Value bindUfuncOuter(Call &c);
+  Value bindAlongAxis(Call &c);
+  /// ufunc.at's indices argument as an index: an integer array, an integer, or a tuple of them.
+  ops::Subscript indexArgument(const Value &v);
   Value bindArgReduction(Call &c);
   Value bindReduction(Call &c);
   Value bindGufunc(Call &c);

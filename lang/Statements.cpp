@@ -239,11 +239,58 @@ auto Session::Impl::assign(const std::vector<std::string> &targets, Value v, int
   }
 }
 
+auto Session::Impl::augmentedUfunc(const Token &t) -> std::optional<std::string> {
+  if (t.kind != Token::Op || t.text.size() < 2 || t.text.back() != '=' || is(t.text, "==") || is(t.text, "<=") ||
+      is(t.text, ">=") || is(t.text, "!=") || is(t.text, "@="))
+    return std::nullopt;
+  return ops::binaryOpFor(std::string_view(t.text).substr(0, t.text.size() - 1));
+}
+
+auto Session::Impl::itemAssignment(int lineNumber, Reply &r) -> void {
+  const Token target = peek();
+  at = 1;
+  Value held = name(target);
+  std::optional<std::vector<Value>> entries;
+  if (acceptOp("[")) entries = subscriptValues();
+  const Token op = peek();
+  ++at;
+  if (is(op.text, "@="))
+    failAt("In-place matrix multiplication is not (yet) supported. Use 'a = a @ b' instead of 'a @= b'.", op.pos);
+  const std::optional<std::string> ufunc = augmentedUfunc(op);
+  rhsStart = peek().pos;
+  rebindsArgumentAt.reset();
+  Value v = expressionList();
+  if (peek().kind != Token::End) unexpectedAfterExpression();
+  if (rebindsArgumentAt) failAt("this call changes its first argument in place and returns None", *rebindsArgumentAt);
+  if (!entries && held.kind != Value::Array) {
+    // A size, float or bool: Python rebinds the name to the new value.
+    assign({target.text}, binary(op.text.substr(0, op.text.size() - 1), held, v, op.pos), lineNumber, r);
+    return;
+  }
+  if (held.kind != Value::Array)
+    failAt(std::string(kindName(held)) + " does not support item assignment", target.pos);
+  const Node *x = held.node, *value = array(v);
+  const Node *result;
+  try {
+    if (!entries) {
+      result = ops::inPlace(*graph, *ufunc, x, value, mode);
+    } else {
+      ops::Subscript index = subscriptOf(*entries);
+      if (ufunc) value = ops::inPlace(*graph, *ufunc, ops::gather(*graph, x, index), value, mode);
+      result = ops::scatter(*graph, x, index, value, "set_subtensor", mode);
+    }
+  } catch (const UserError &e) {
+    failAt(e.what(), op.pos);
+  }
+  assign({target.text}, Value::ofNode(result, target.pos), lineNumber, r);
+}
+
 auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
   Reply r;
   line = text;
   at = 0;
   pendingInputName.clear();
+  rebindsArgumentAt.reset();
   metadataReads.clear();
   made.clear();
   // What the statement builds is logged while it runs (guarded() reads it).
@@ -316,6 +363,22 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
       if (options.json) r.add(dumpJson(j));
       return r;
     }
+    // Item assignment and augmented assignment: NAME[index] = v, NAME[index] op= v, NAME op= v.
+    if (peek().kind == Token::Name) {
+      std::size_t k = 1;
+      if (isOp("[", 1))
+        for (int depth = 0; peek(k).kind != Token::End; ++k) {
+          if (isOp("[", k) || isOp("(", k)) ++depth;
+          else if ((isOp("]", k) || isOp(")", k)) && --depth == 0) {
+            ++k;
+            break;
+          }
+        }
+      if ((k > 1 && isOp("=", k)) || augmentedUfunc(peek(k)) || isOp("@=", k)) {
+        itemAssignment(lineNumber, r);
+        return r;
+      }
+    }
     // Assignment: NAME (, NAME)* = expression.
     std::vector<std::string> targets;
     std::size_t k = 0;
@@ -329,15 +392,33 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
       if (targets.size() == 1) pendingInputName = targets[0];
       rhsStart = peek().pos;
       inputMade = nullptr;
+      rebindsArgumentAt.reset();
       Value v = expressionList();
       if (peek().kind != Token::End) unexpectedAfterExpression();
+      if (rebindsArgumentAt)
+        failAt("this call changes its first argument in place and returns None: write it as a statement of its own "
+               "(np.add.at(x, i, 1.0))", *rebindsArgumentAt);
       if (inputMade && v.node != inputMade)
         failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", rhsStart);
       assign(targets, std::move(v), lineNumber, r);
       return r;
     }
+    rebindsArgumentAt.reset();
     Value v = expressionList();
     if (peek().kind != Token::End) unexpectedAfterExpression();
+    if (rebindsArgumentAt) {
+      // np.add.at(x, i, v), np.put_along_axis(x, i, v, axis): x changes in place; NumPy
+      // returns None.
+      std::size_t k = 0;
+      while (k + 1 < toks.size() && toks[k].pos != *rebindsArgumentAt) ++k;
+      const Token &target = toks[k], &after = toks[std::min(k + 1, toks.size() - 1)];
+      if (target.kind != Token::Name || after.kind != Token::Op || !(is(after.text, ",") || is(after.text, ")")) ||
+          v.kind != Value::Array)
+        failAt("this call changes its first argument in place and returns None: write it as a statement of its own, "
+               "with the array's name as the first argument (np.add.at(x, i, 1.0))", *rebindsArgumentAt);
+      assign({target.text}, std::move(v), lineNumber, r);
+      return r;
+    }
     // A bare expression shows what an assignment would.
     assign({"_"}, std::move(v), lineNumber, r, true);
     return r;

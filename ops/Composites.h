@@ -54,6 +54,36 @@ const Node *repeat(Graph &g, const Node *a, const Expr &count, std::optional<int
 /// reps padded in front with 1s). Each count must be a size.
 const Node *tile(Graph &g, const Node *a, const std::vector<Expr> &reps);
 
+// Indexing.
+
+/// An index as written between brackets: basic entries (an ellipsis is a Slice of step 0) and
+/// index arrays, each Array entry taking the next of `arrays` (integer or bool arrays).
+struct Subscript {
+  std::vector<IndexEntry> entries;
+  std::vector<const Node *> arrays;
+};
+/// x[s] as NumPy indexes (its advanced indexing): any number of integer index arrays, broadcast
+/// together, with the integers of the index counted among them. Their dimensions replace the
+/// indexed axes where the first of those was when the array and integer entries stand next to
+/// each other in the index as written, and go first otherwise (a slice, None or `...` between
+/// them, even a `...` that stands for no axis). With at most one array and its integers next to
+/// it this is Graph::index; otherwise the indexed axes are moved together and merged into one,
+/// and the index is the flat one, each index array normalised by indexing arange(L) with it
+/// (so its own bounds are checked, as NumPy checks each index array).
+const Node *gather(Graph &g, const Node *x, const Subscript &s);
+/// x with the elements x[s] selects written: `x[s] = v` (write "set_subtensor"),
+/// np.add.at(x, s, v) ("inc_subtensor") or np.UFUNC.at ("UFUNC.at"); see Graph::setSubtensor.
+/// v broadcasts to x[s]'s shape (a set also takes extra leading dimensions of 1, as NumPy does).
+const Node *scatter(Graph &g, const Node *x, const Subscript &s, const Node *value, const std::string &write,
+                    BroadcastMode mode);
+/// The value `x op= v` leaves in x (NumPy's in-place operators): ufunc(x, v) with x's shape
+/// (v must broadcast to it) and x's dtype (the ufunc's result must cast to it under
+/// 'same_kind': an int64 array cannot take `/= 2`).
+const Node *inPlace(Graph &g, const std::string &ufunc, const Node *x, const Node *v, BroadcastMode mode);
+/// np.take_along_axis(arr, indices, axis) as a Subscript of arr: `indices` along `axis`
+/// (same rank as arr), arange along each other axis, all broadcast together.
+Subscript alongAxis(Graph &g, const Node *arr, const Node *indices, int64_t axis);
+
 // Sources.
 
 /// np.eye(N, M, k, dtype): ones on diagonal k of an (N, M) matrix, zeros elsewhere.

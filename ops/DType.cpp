@@ -46,6 +46,8 @@ DType promote(DType a, DType b) {
 }
 } // namespace
 
+bool castsSameKind(DType from, DType to) { return kind(from) <= kind(to); }
+
 DType resultType(const std::vector<Typed> &operands) {
   std::optional<DType> strong;
   int weakKind = -1;

@@ -23,6 +23,9 @@ const char *spelling(DType t); // "bool", "int32", "int64", "float32", "float64"
 std::optional<DType> dtypeNamed(const std::string &name);
 inline bool isFloat(DType t) { return t == DType::Float32 || t == DType::Float64; }
 inline bool isInteger(DType t) { return t == DType::Int32 || t == DType::Int64; }
+/// Whether NumPy casts `from` to `to` under casting='same_kind' (the kind may rise, bool <
+/// integer < float, or stay): what an in-place operator's result must satisfy.
+bool castsSameKind(DType from, DType to);
 /// Bytes per element.
 std::size_t itemSize(DType t);
 

@@ -191,24 +191,28 @@ const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, B
   Node c = blank(OpKind::Binary, op, {a, b});
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
-    DType t = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
-    if (t == DType::Bool) {
-      if (op == "subtract")
-        throw OpError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
-      if (op == "floor_divide" || op == "remainder" || op == "power")
-        throw OpError(op + " of bool arrays is int8 in NumPy, a dtype shapelab does not have; use astype first");
-    }
-    const UfuncRule rule = ruleOf(op);
-    const bool math = rule == UfuncRule::Math;
-    if (t == DType::Bool && (op == "fmod" || math))
-      throw OpError(op + " of bool arrays is " + (math ? "float16" : "int8") + " in NumPy, a dtype shapelab does not have; use astype first");
-    if ((op == "bitwise_and" || op == "bitwise_or" || op == "bitwise_xor") && isFloat(t))
-      throw OpError("ufunc '" + op + "' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
-    if ((rule == UfuncRule::Divide || math) && !isFloat(t)) t = DType::Float64;
-    n.dtype = rule == UfuncRule::Compare || rule == UfuncRule::Logical ? DType::Bool : t;
+    n.dtype = binaryResultType(op, {a->dtype, a->weak}, {b->dtype, b->weak});
     n.weak = a->weak && b->weak;
     broadcastOperands(n, mode);
   });
+}
+
+DType Graph::binaryResultType(const std::string &op, Typed a, Typed b) {
+  DType t = resultType({a, b});
+  if (t == DType::Bool) {
+    if (op == "subtract")
+      throw OpError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
+    if (op == "floor_divide" || op == "remainder" || op == "power")
+      throw OpError(op + " of bool arrays is int8 in NumPy, a dtype shapelab does not have; use astype first");
+  }
+  const UfuncRule rule = ruleOf(op);
+  const bool math = rule == UfuncRule::Math;
+  if (t == DType::Bool && (op == "fmod" || math))
+    throw OpError(op + " of bool arrays is " + (math ? "float16" : "int8") + " in NumPy, a dtype shapelab does not have; use astype first");
+  if ((op == "bitwise_and" || op == "bitwise_or" || op == "bitwise_xor") && isFloat(t))
+    throw OpError("ufunc '" + op + "' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
+  if ((rule == UfuncRule::Divide || math) && !isFloat(t)) t = DType::Float64;
+  return rule == UfuncRule::Compare || rule == UfuncRule::Logical ? DType::Bool : t;
 }
 
 const Node *Graph::where(const Node *cnd, const Node *a, const Node *b, BroadcastMode mode) {

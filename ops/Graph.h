@@ -63,6 +63,10 @@ struct IndexEntry {
 
 class Graph;
 
+/// The binary ufunc a set/inc_subtensor node's write applies to each element ("" for a set,
+/// "add" for inc_subtensor, UFUNC for "UFUNC.at").
+std::string accumulatingUfunc(const std::string &write);
+
 struct Node {
   // The first cache line holds what a walk reads of each node (kind, id, inputs) and what a
   // node built on this one reads of it (dtype, shape; then pending, in the next line): in a
@@ -149,6 +153,9 @@ public:
   const Node *constant(double value, DType dtype);
   const Node *unary(const std::string &op, const Node *x);
   const Node *binary(const std::string &op, const Node *a, const Node *b, BroadcastMode mode);
+  /// The dtype of binary ufunc `op` of operands so typed (NumPy's loops; OpError where NumPy
+  /// has no loop for them or its loop is a dtype shapelab lacks).
+  static DType binaryResultType(const std::string &op, Typed a, Typed b);
   const Node *where(const Node *c, const Node *a, const Node *b, BroadcastMode mode);
   const Node *astype(const Node *x, DType dtype);
   const Node *transpose(const Node *x, std::optional<std::vector<int64_t>> axes);
@@ -170,8 +177,13 @@ public:
   /// Index entries may contain one Ellipsis marker (kind Slice with step 0) and one Array entry
   /// (then `array` is the int or bool index array).
   const Node *index(const Node *x, std::vector<IndexEntry> entries, const Node *array = nullptr);
-  /// set_subtensor / inc_subtensor of the region `region` (an Index node) with `value`.
-  const Node *setSubtensor(const Node *region, const Node *value, bool increment, BroadcastMode mode);
+  /// set_subtensor / inc_subtensor of the region `region` (an Index or Split node) with
+  /// `value`, the write named: "set_subtensor", "inc_subtensor" (np.add.at), or
+  /// "UFUNC.at" for another binary ufunc whose values are arithmetic (np.multiply.at,
+  /// np.maximum.at, ...): each element of the region, in the region's C order, becomes
+  /// `ufunc(element, value)` computed in the ufunc's result type and cast back to x's dtype,
+  /// so a repeated index applies the ufunc again (NumPy's ufunc.at; a set's last write wins).
+  const Node *setSubtensor(const Node *region, const Node *value, const std::string &write, BroadcastMode mode);
   const Node *reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
                      bool keepdims);
   /// matmul, outer, linalg.det, linalg.inv, linalg.solve (op = matmul, outer, det, inv, solve):

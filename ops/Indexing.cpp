@@ -154,17 +154,19 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
   if (!ellipses)
     for (std::size_t i = consumed; i < x->rank(); ++i) full.push_back(IndexEntry{});
   // Integers next to the array index join it (NumPy broadcasts them together); elsewhere they
-  // would move the array's dimensions to the front, which shapelab does not model.
+  // move the array's dimensions to the front (ops::gather builds that). "Next to" is as
+  // written: a `...` between them separates them even where it stands for no axis.
   if (array) {
-    std::size_t pos = 0;
-    while (full[pos].kind != IndexEntry::Array) ++pos;
-    std::size_t lo = pos, hi = pos;
-    while (lo > 0 && full[lo - 1].kind == IndexEntry::Integer) --lo;
-    while (hi + 1 < full.size() && full[hi + 1].kind == IndexEntry::Integer) ++hi;
-    for (std::size_t i = 0; i < full.size(); ++i)
-      if (full[i].kind == IndexEntry::Integer && (i < lo || i > hi))
-        throw OpError("an integer index separated from an array index by a slice or None moves the result's axes "
-                      "(NumPy's advanced indexing rule); shapelab does not model that: index in two steps");
+    std::size_t first = entries.size(), last = 0, advanced = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      if (entries[i].kind == IndexEntry::Integer || entries[i].kind == IndexEntry::Array) {
+        first = std::min(first, i);
+        last = i;
+        ++advanced;
+      }
+    if (last - first + 1 != advanced)
+      throw OpError("an integer index separated from an array index by a slice, None or '...' moves the result's axes "
+                    "(NumPy's advanced indexing rule): index with ops::gather");
   }
   std::vector<const Node *> ins{x};
   if (array) ins.push_back(array);
@@ -247,18 +249,38 @@ const Node *Graph::indexImpl(const Node *x, std::vector<IndexEntry> entries, con
   });
 }
 
-const Node *Graph::setSubtensor(const Node *region, const Node *value, bool increment, BroadcastMode mode) {
+/// The binary ufunc a set/inc_subtensor or ufunc.at write applies ("" for a set).
+std::string accumulatingUfunc(const std::string &write) {
+  if (write == "set_subtensor") return "";
+  if (write == "inc_subtensor") return "add";
+  return write.substr(0, write.size() - 3);
+}
+
+const Node *Graph::setSubtensor(const Node *region, const Node *value, const std::string &write, BroadcastMode mode) {
+  const bool named = write == "set_subtensor" || write == "inc_subtensor";
+  if (!named && !(write.size() > 3 && write.ends_with(".at")))
+    throw InternalError("unknown subtensor write " + write);
   if (region->kind != OpKind::Index && region->kind != OpKind::Split)
-    throw OpError(std::string(increment ? "inc" : "set") + "_subtensor needs an indexed array as its first argument, like x[1:3]");
+    throw OpError((named ? write : "np." + write) + " needs an indexed array as its first argument, like x[1:3]");
+  const std::string ufunc = accumulatingUfunc(write);
+  if (!ufunc.empty()) {
+    const UfuncRule rule = isBinaryOp(ufunc) ? ruleOf(ufunc) : UfuncRule::Compare;
+    if (rule == UfuncRule::Compare || rule == UfuncRule::Logical)
+      throw OpError("np." + ufunc + ".at: shapelab applies ufunc.at for the arithmetic binary ufuncs (add, subtract, "
+                    "multiply, divide, maximum, minimum, power, ...), not for " + ufunc);
+  }
   const Node *x = region->inputs[0];
   std::vector<const Node *> ins{x, value};
   if (region->inputs.size() > 1) ins.push_back(region->inputs[1]);
   ins.push_back(region);
-  Node c = blank(OpKind::SetSubtensor, increment ? "inc_subtensor" : "set_subtensor", ins);
+  Node c = blank(OpKind::SetSubtensor, write, ins);
   c.index = region->index;
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
+    // The ufunc must have a loop for the element and the value (np.subtract.at of bools has
+    // none); its result is cast back to x's dtype.
+    if (!ufunc.empty()) binaryResultType(ufunc, {x->dtype, false}, {value->dtype, value->weak});
     n.shape = x->shape;
     n.validity.absorb(region->validity); // the region is not computed first (readsBefore)
     BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), value->shape, region->shape);

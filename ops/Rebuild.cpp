@@ -116,7 +116,7 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
       if (n->inputs.size() > 3) regionInputs.push_back(in[2]);
       region = rebuild(n->inputs.back(), regionInputs);
     }
-    return setSubtensor(region, in[1], n->op == "inc_subtensor", n->mode);
+    return setSubtensor(region, in[1], n->op, n->mode);
   }
   case OpKind::Reduce: {
     // argmax/argmin take one axis or none (the flat index): their list of every axis, as the

@@ -83,9 +83,14 @@ def make_program(rng):
     add_input("i", [2], "int64")
     add_input("s", [3, 3], "float64")
     statements = []
+    name_of = lambda k: f"v{k}"
     low = set()   # names computed from float32 data
     errors = {}   # name -> "shape" or "value": the kind of error shapelab must report
     for k in range(rng.randint(4, 10)):
+        integer_fails = False  # form 13: its integer index is out of range
+        form = None
+        warnings.resetwarnings()
+        warnings.simplefilter("ignore")  # (form 13 raises DeprecationWarnings for its statement)
         names = [x for x in env if env[x][0] is not None]
         x = rng.choice(names)
         y = rng.choice(names)
@@ -455,6 +460,105 @@ def make_program(rng):
                         axis = rng.choice(axes)
                         text = f"np.roll({x}, {shift}" + ("" if axis is None else f", axis={axis}") + ")"
                         val = np.roll(X, eval(shift, {}, sizes), axis)
+                elif form == 13:
+                    # NumPy's advanced indexing with several index arrays (broadcast together;
+                    # their axes first when a slice, None or ... separates them), item
+                    # assignment (`v[idx] = w`, `v[idx] op= w`: gather, operate, scatter, the
+                    # last write winning), ufunc.at (accumulating), in-place operators, and
+                    # take/put_along_axis. A rebinding statement works on a copy: `vK =
+                    # np.copy(x)` first. Only with FOCUS (`make_program_oracle.py 150 13 13 assign`).
+                    W = np.stack([X, X], axis=-1)
+                    w = f"np.stack([{x}, {x}], axis=-1)"
+                    I = env["i"][0]
+                    def idx(ax, shape):
+                        owner = w if len(shape) == W.ndim and shape == W.shape else x
+                        return f"i % {owner}.shape[{ax}]", np.remainder(I, shape[ax])
+                    # NumPy 1.24 still accepts an out-of-range index that selects nothing (with a
+                    # DeprecationWarning): shapelab follows the future IndexError, as kind 22 does.
+                    warnings.simplefilter("error", DeprecationWarning)
+                    sub = rng.randrange(9)
+                    if sub == 0:  # several arrays read, on a 3-d array (n, m, 2) or X itself
+                        T, t_ = (W, w) if rng.random() < 0.6 or X.ndim < 2 else (X, x)
+                        if T.ndim < 2:
+                            continue
+                        e0, I0 = idx(0, T.shape)
+                        e1, I1 = idx(T.ndim - 1, T.shape)
+                        pick = rng.randrange(5)
+                        if pick == 0:
+                            text = f"{t_}[{e0}, ..., {e1}]"
+                            val = T[(I0, Ellipsis, I1)]
+                        elif pick == 1:
+                            text = f"{t_}[({e0})[:, None], ..., {e1}]"
+                            val = T[(I0[:, None], Ellipsis, I1)]
+                        elif pick == 2 and T.ndim == 3:
+                            text = f"{t_}[:, {idx(1, T.shape)[0]}, {e1}]"
+                            val = T[:, np.remainder(I, T.shape[1]), I1]
+                        elif pick == 3 and T.ndim == 3:
+                            text = f"{t_}[{e0}, :, 1]"
+                            integer_fails = T.shape[2] <= 1
+                            val = T[I0, :, 1]
+                        else:
+                            text = f"{t_}[{e0}, None, ..., -1]"
+                            integer_fails = T.shape[-1] == 0
+                            val = T[(I0, None, Ellipsis, -1)]
+                    elif sub in (1, 2, 3, 4, 5) and X.ndim:
+                        # A copy written through an index, by `=`, `op=` or ufunc.at.
+                        e0, I0 = idx(0, X.shape)
+                        keys = [(f"{e0}", I0), (f"1:", slice(1, None)), (f"::-2", slice(None, None, -2))]
+                        if X.ndim >= 2:
+                            e1, I1 = idx(1, X.shape)
+                            keys += [(f"{e0}, {e1}", (I0, I1)), (f":, {e1}", (slice(None), I1)),
+                                     (f"{e0}, 0::2", (I0, slice(0, None, 2))), (f"-1, {e1}", (-1, I1))]
+                        key_text, key = rng.choice(keys)
+                        integer_fails = key_text.startswith("-1") and X.shape[0] == 0
+                        vtext = rng.choice(["1.5", "-2", "3", y])
+                        V = Y if vtext == y else float(vtext) if "." in vtext else int(vtext)
+                        Z = X.copy()
+                        if sub <= 2:
+                            op = rng.choice(["=", "+=", "-=", "*=", "//="]) if sub == 2 else "="
+                            if op == "//=" and (vtext == y or X.dtype == bool or not ex):
+                                continue
+                            if X.dtype == bool and op in ("-=", "+=", "*="):
+                                continue
+                            stmt = f"{name_of(k)}[{key_text}] {op} {vtext}"
+                            exec(f"Z[key] {op} V", {}, {"Z": Z, "key": key, "V": V})
+                        elif sub == 3:
+                            fn = rng.choice(["add", "subtract", "multiply", "maximum", "minimum"])
+                            if isinstance(key, tuple) and any(isinstance(q, slice) for q in key) or isinstance(key, slice):
+                                continue  # ufunc.at takes index arrays and integers here
+                            if X.dtype == bool and fn == "subtract":
+                                continue
+                            stmt = f"np.{fn}.at({name_of(k)}, {key_text if not isinstance(key, tuple) else '(' + key_text + ')'}, {vtext})"
+                            getattr(np, fn).at(Z, key, V)
+                        else:
+                            op = rng.choice(["+=", "*=", "-=", "/="])
+                            if X.dtype == bool:
+                                continue
+                            stmt = f"{name_of(k)} {op} {vtext}"
+                            exec(f"Z {op} V", {}, {"Z": Z, "V": V})
+                        text = f"np.copy({x})\n{stmt}"
+                        val = Z
+                        exact = ex and (vtext != y or ey)
+                    elif sub in (6, 7) and X.ndim:
+                        ax = rng.randrange(X.ndim)
+                        fn = rng.choice(["argmax", "argmin"])
+                        ind = f"np.{fn}({x}, axis={ax}, keepdims=True)"
+                        J = getattr(np, fn)(X, axis=ax, keepdims=True)
+                        if sub == 6:
+                            text = f"np.take_along_axis({x}, {ind}, axis={ax})"
+                            val = np.take_along_axis(X, J, axis=ax)
+                        else:
+                            Z = X.copy()
+                            np.put_along_axis(Z, J, 0, axis=ax)
+                            text = f"np.copy({x})\nnp.put_along_axis({name_of(k)}, {ind}, 0, axis={ax})"
+                            val = Z
+                    elif sub == 8:
+                        fn = rng.choice(["add", "multiply", "maximum"])
+                        text = f"np.{fn}.outer({x}, {y})"
+                        val = getattr(np, fn).outer(X, Y)
+                        exact = ex and ey
+                    else:
+                        continue
                 else:
                     # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
                     fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])
@@ -549,15 +653,24 @@ def make_program(rng):
         except ExpectedError as e:
             val = None
             errors[f"v{k}"] = e.kind
-        except (ValueError, IndexError):
+        except DeprecationWarning:
             val = None
             if text is None:
                 continue
-            errors[f"v{k}"] = "shape"
+            errors[f"v{k}"] = "shape" if integer_fails else "value"
+        except (ValueError, IndexError) as e:
+            val = None
+            if text is None:
+                continue
+            # Form 13: an index array's value out of range is data (a value error); an integer
+            # index out of range is a shape rule.
+            data = (kind == 25 and form == 13 and isinstance(e, IndexError) and "out of bounds" in str(e)
+                    and not integer_fails)
+            errors[f"v{k}"] = "value" if data else "shape"
         except TypeError:
             continue
         name = f"v{k}"
-        lines.append(f"{name} = {text}")
+        lines.extend(f"{name} = {text}".split("\n"))  # a rebinding statement follows its copy
         env[name] = (val, exact)
         # Computed from float32 data (an operand of dtype float32, or computed from one): its
         # rounding errors are float32's even in a float64 result (outer(b, sin(f))).

@@ -1,4 +1,4 @@
-// Reference kernels (Interpreter::run, by family): the indexing kernels: basic and advanced indexing, boolean masks, set_subtensor and inc_subtensor.
+// Reference kernels (Interpreter::run, by family): the indexing kernels: basic and advanced indexing, boolean masks, set_subtensor, inc_subtensor and ufunc.at.
 #include "interp/kernels/KernelDetail.h"
 
 namespace shapelab::interp {
@@ -133,11 +133,14 @@ Array Interpreter::runIndex(const Node *n) {
   Array copy = x.contiguous().astype(x.dtype());
   // set: the value cast to x's dtype; inc: x + value computed in their promoted type, then
   // cast back (NumPy's `x[idx] += v`).
+  // ufunc.at: each element becomes ufunc(element, value) in the ufunc's type, cast back.
   const Node *vn = n->inputs[1];
-  DType compute = n->op == "inc_subtensor" ? ops::resultType({{n->dtype, false}, {vn->dtype, vn->weak}}) : n->dtype;
+  const std::string ufunc = ops::accumulatingUfunc(n->op);
+  const bool inc = !ufunc.empty();
+  const DType compute = inc ? ops::Graph::binaryResultType(ufunc, {n->dtype, false}, {vn->dtype, vn->weak}) : n->dtype;
+  const ops::Bin code = inc ? ops::binCode(ufunc) : ops::Bin::Add;
   Array value = v.astype(compute);
   std::vector<int64_t> vo = offsets(value, outShape);
-  bool inc = n->op == "inc_subtensor";
   dispatch(n->dtype, [&](auto t) {
     using T = decltype(t);
     T *dst = copy.base<T>() + copy.offset();
@@ -146,7 +149,7 @@ Array Interpreter::runIndex(const Node *n) {
       const C *src = value.base<C>();
       for (int64_t k = 0; k < count; ++k) {
         T &d = dst[source[k]];
-        d = inc ? castValue<T>(arithmetic<C>(Bin::Add, castValue<C>(d), src[vo[k]])) : castValue<T>(src[vo[k]]);
+        d = inc ? castValue<T>(arithmetic<C>(code, castValue<C>(d), src[vo[k]])) : castValue<T>(src[vo[k]]);
       }
     });
   });

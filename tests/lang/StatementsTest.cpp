@@ -85,3 +85,79 @@ TEST(Statements, AComputedArrayKeepsItsLimitAnInputOfItsSizesDropsIt) {
   EXPECT_EQ(joined(s.execute("z = x + k", 7)), "z: (n, m) float64, valid\n");
   EXPECT_EQ(joined(s.execute("z = np.where(k, x, 0.0)", 8)), "z: (n, m) float64, valid\n");
 }
+
+// Item assignment (`x[idx] = v`, `x[idx] op= v`), in-place operators and ufunc.at rebind the
+// name to the array written; what read the old array keeps it. Values as NumPy gives them.
+TEST(Statements, ItemAssignmentRebindsTheNameAndKeepsTheOldArrayForItsReaders) {
+  Solver solver;
+  lang::Session s(solver, {});
+  s.execute("param n, m", 1);
+  s.execute("x = input((n,), float64)", 2);
+  s.execute("y = x * 2.0", 3);
+  EXPECT_EQ(joined(s.execute("x[0] = 5.0", 4)), "x: (n,) float64, runtime-check: n >= 1\n");
+  EXPECT_EQ(joined(s.execute(":eval y with n=2, x=[1.0, 2.0]", 5)), "y = [2.0, 4.0]  (float64, shape (2,))\n");
+  EXPECT_EQ(joined(s.execute(":eval x with n=2, x=[1.0, 2.0]", 6)), "x = [5.0, 2.0]  (float64, shape (2,))\n");
+  // `k[k] += 1` gathers, adds and scatters: a repeated index is written once (the last write).
+  s.execute("k = input((n,), int64)", 7);
+  s.execute("j = k", 8);
+  s.execute("k[k] += 1", 9);
+  EXPECT_EQ(joined(s.execute(":eval k with n=3, k=[0, 0, 2]", 10)), "k = [1, 0, 3]  (int64, shape (3,))\n");
+  // np.add.at accumulates.
+  s.execute("np.add.at(j, j, 1)", 11);
+  EXPECT_EQ(joined(s.execute(":eval j with n=3, k=[0, 0, 2]", 12)), "j = [2, 0, 3]  (int64, shape (3,))\n");
+  // A slice with a step, and an in-place operator of a name.
+  s.execute("pe = zeros((n, m))", 13);
+  s.execute("pe[:, 0::2] = 1.0", 14);
+  s.execute("pe *= 3", 15);
+  EXPECT_EQ(joined(s.execute(":eval pe with n=1, m=3", 16)), "pe = [[3.0, 0.0, 3.0]]  (float64, shape (1, 3))\n");
+}
+
+TEST(Statements, InPlaceOperatorsFollowNumPysCastingAndShapeRules) {
+  Solver solver;
+  lang::Session s(solver, {});
+  s.execute("param n, m", 1);
+  s.execute("k = input((n,), int64)", 2);
+  s.execute("x = input((n, m), float64)", 3);
+  auto error = [&](const std::string &line) {
+    lang::Reply r = s.execute(line, 4);
+    return r.failed ? r.lines().front() : std::string("(no error)");
+  };
+  EXPECT_NE(error("k /= 2").find("Cannot cast ufunc 'divide' output from dtype('float64') to dtype('int64') with casting "
+                                 "rule 'same_kind'"),
+            std::string::npos);
+  EXPECT_NE(error("x @= x").find("In-place matrix multiplication is not (yet) supported"), std::string::npos);
+  EXPECT_NE(error("k += x").find("non-broadcastable output operand"), std::string::npos);
+  EXPECT_NE(error("z = np.add.at(k, k, 1)").find("returns None"), std::string::npos);
+  // The broadcast a name takes in place is one way: x (n, m) += a (m,) is valid, k (n,) += x is not.
+  s.execute("a = input((m,), float64)", 5);
+  EXPECT_EQ(joined(s.execute("x += a", 6)), "x: (n, m) float64, valid\n");
+  // A Python number rebinds as in Python.
+  s.execute("eps = 1e-5", 7);
+  EXPECT_EQ(joined(s.execute("eps *= 2", 8)), "eps: 2e-05\n");
+}
+
+// Several index arrays broadcast together; with a slice, None or `...` between the array and
+// integer entries their axes go first (NumPy's rule; an ellipsis separates even where it stands
+// for no axis).
+TEST(Statements, SeveralIndexArraysTakeNumPysAxisPlacement) {
+  Solver solver;
+  lang::Session s(solver, {});
+  s.execute("param n, m, b", 1);
+  s.execute("q = input((n, m, 4), float64)", 2);
+  s.execute("k = input((b,), int64)", 3);
+  auto shape = [&](const std::string &line) {
+    std::string r = joined(s.execute(line, 4));
+    return r.substr(0, r.find(" float64"));
+  };
+  EXPECT_EQ(shape("w = q[k, k]"), "w: (b, 4)");
+  EXPECT_EQ(shape("w = q[k[:, None], k]"), "w: (b, b, 4)");
+  EXPECT_EQ(shape("w = q[:, k, 0]"), "w: (n, b)");
+  EXPECT_EQ(shape("w = q[k, :, k]"), "w: (b, m)");
+  EXPECT_EQ(shape("w = q[:, k, ..., 0]"), "w: (b, n)");
+  EXPECT_EQ(shape("w = q[k, None, k]"), "w: (b, 1, 4)");
+  EXPECT_EQ(shape("w = np.take_along_axis(q, np.argmax(q, axis=1, keepdims=True), axis=1)"), "w: (n, 1, 4)");
+  s.execute("mask = input((n, m), bool)", 5);
+  lang::Reply r = s.execute("w = q[mask, k]", 6);
+  ASSERT_TRUE(r.failed);
+  EXPECT_NE(r.lines().front().find("boolean index together with another index array"), std::string::npos);
+}

@@ -351,7 +351,7 @@ TEST(Graph, EveryKindRebuildsFromItsAttributes) {
       g.full(shapeOf({m, n}), v, DType::Float32),
       g.concatenate({x, x}, 0),
       g.stack({x, x}, 1),
-      g.setSubtensor(row, one, true, numpy),
+      g.setSubtensor(row, one, "inc_subtensor", numpy),
       g.reduce("sum", x, std::vector<int64_t>{1}, true),
       g.reduce("argmax", x, std::nullopt, false),
       g.blockwise("matmul", {x, g.transpose(x, std::nullopt)}, numpy),
@@ -431,6 +431,6 @@ TEST(Graph, AttributesAreOfTheirKind) {
   EXPECT_EQ(parts[0]->kind, OpKind::Split);
   EXPECT_EQ(parts[0]->attr<attr::Sections>(), (attr::Sections{1, 0}));
   // set/inc_subtensor takes a split part as its region, as it did when parts were Index nodes.
-  EXPECT_EQ(g.setSubtensor(parts[0], g.literal(0.0, DType::Float64), false, BroadcastMode::Numpy)->kind,
+  EXPECT_EQ(g.setSubtensor(parts[0], g.literal(0.0, DType::Float64), "set_subtensor", BroadcastMode::Numpy)->kind,
             OpKind::SetSubtensor);
 }

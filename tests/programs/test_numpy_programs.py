@@ -1,6 +1,7 @@
 """The reference interpreter against NumPy on generated programs (tests/data/numpy_programs.jsonl,
 made by scripts/make_program_oracle.py, and numpy_programs_focus.jsonl, the same generator
-dwelling on einsum and pad; numpy_programs_tri.jsonl, on tril, triu and roll) and on the elementwise catalogue over every dtype
+dwelling on einsum and pad; numpy_programs_tri.jsonl, on tril, triu and roll;
+numpy_programs_assign.jsonl, on advanced indexing and item assignment) and on the elementwise catalogue over every dtype
 (tests/data/numpy_ufuncs.jsonl, made by scripts/make_ufunc_oracle.py). Each program runs through `shapelab run --json`; every
 `:eval` must give NumPy's dtype and shape, and its values: bitwise for exact results, and for the
 others within 4 ulp or a relative 1e-9 (float64; 1e-5 for float32) — the interpreter's stated
@@ -35,7 +36,10 @@ UFUNC_HEADER, UFUNCS = load("numpy_ufuncs.jsonl")
 FOCUS_HEADER, FOCUSED = load("numpy_programs_focus.jsonl")
 # And on the composites tril, triu and roll (`make_program_oracle.py 120 12 12 tri`).
 TRI_HEADER, TRI = load("numpy_programs_tri.jsonl")
-PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI
+# And on advanced indexing, item assignment, ufunc.at and take/put_along_axis
+# (`make_program_oracle.py 150 13 13 assign`).
+ASSIGN_HEADER, ASSIGN = load("numpy_programs_assign.jsonl")
+PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN
 
 
 def ulps(a, b):
@@ -81,6 +85,8 @@ def test_oracle_says_how_it_was_made():
     assert len(FOCUSED) == FOCUS_HEADER["count"]
     assert TRI_HEADER["made_by"] == "scripts/make_program_oracle.py" and TRI_HEADER["focus"] == [12]
     assert len(TRI) == TRI_HEADER["count"]
+    assert ASSIGN_HEADER["made_by"] == "scripts/make_program_oracle.py" and ASSIGN_HEADER["focus"] == [13]
+    assert len(ASSIGN) == ASSIGN_HEADER["count"]
 
 
 @pytest.mark.parametrize("index", range(len(PROGRAMS)))
