@@ -1,5 +1,7 @@
 // The library: a call of a NumPy function, its arguments checked by its binding in the op list
 // (ops/Functions.def), built from the graph's factories and composites.
+#include <functional>
+
 #include "lang/SessionImpl.h"
 
 namespace shapelab::lang {
@@ -89,6 +91,8 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"concatenate", &Impl::bindJoin},
       {"stack", &Impl::bindJoin},
       {"split", &Impl::bindSplit},
+      {"array", &Impl::bindArray},
+      {"asarray", &Impl::bindArray},
       {"take_along_axis", &Impl::bindAlongAxis},
       {"put_along_axis", &Impl::bindAlongAxis},
       {"set_subtensor", &Impl::bindSetSubtensor},
@@ -314,6 +318,45 @@ auto Session::Impl::bindSetSubtensor(Call &c) -> Value {
   [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
   return c.node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), fn, mode));
+}
+
+auto Session::Impl::bindArray(Call &c) -> Value {
+  // np.array(object, dtype=None) / np.asarray: nested lists (or tuples) of numbers, sizes and
+  // arrays, stacked along new leading axes. The dtype is NumPy's result type of the elements,
+  // Python numbers counting as int64, float64 or bool (np.array does not treat them as weak);
+  // an array given alone is itself (np.array's copy is a value here).
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Value &object = required(a, 0, "object");
+  const Value dt = optional(a, 1, "dtype");
+  std::vector<ops::Typed> leaves;
+  std::function<void(const Value &)> collect = [&](const Value &v) {
+    switch (v.kind) {
+    case Value::Tuple: for (const Value &i : v.items) collect(i); break;
+    case Value::Array: leaves.push_back({v.node->dtype, false}); break;
+    case Value::Size: leaves.push_back({DType::Int64, false}); break;
+    case Value::Float: leaves.push_back({DType::Float64, false}); break;
+    case Value::Bool: leaves.push_back({DType::Bool, false}); break;
+    default: failAt(fn + "() takes numbers, sizes, arrays and lists of them, not " + std::string(kindName(v)), v.pos);
+    }
+  };
+  collect(object);
+  const DType dtype = dt.kind != Value::None ? dtypeOf(dt) : leaves.empty() ? DType::Float64 : ops::resultType(leaves);
+  std::function<const Node *(const Value &)> build = [&](const Value &v) -> const Node * {
+    if (v.kind != Value::Tuple) {
+      const Node *n = array(v);
+      return n->dtype == dtype && !n->weak ? n : graph->astype(n, dtype);
+    }
+    if (v.items.empty()) return graph->full({Expr(0)}, graph->literal(0, dtype), dtype);
+    std::vector<const Node *> parts;
+    for (const Value &i : v.items) parts.push_back(build(i));
+    try {
+      return graph->stack(parts, 0);
+    } catch (const UserError &e) {
+      failAt(std::string("setting an array element with a sequence: the nested lists are not of one shape (") + e.what() + ")", v.pos);
+    }
+  };
+  return c.node(build(object));
 }
 
 auto Session::Impl::indexArgument(const Value &v) -> ops::Subscript {

@@ -650,8 +650,18 @@ auto Session::Impl::subscript(const Value &v, std::size_t p) -> Value {
   }
 }
 
-auto Session::Impl::callArguments(const Value &f, std::size_t p) -> Value {
-  if (f.kind != Value::Callable) failAt(std::string(kindName(f)) + " is not callable", p);
+auto Session::Impl::callArguments(const Value &called, std::size_t p) -> Value {
+  if (called.kind != Value::Callable && called.kind != Value::DTypeName)
+    failAt(std::string(kindName(called)) + " is not callable", p);
+  // A dtype called (np.float32(1.0), np.int64(x)) is np.array(value, dtype=that dtype): a 0-d
+  // array of it for a number.
+  Value asArray;
+  if (called.kind == Value::DTypeName) {
+    asArray.kind = Value::Callable;
+    asArray.text = "array";
+    asArray.pos = called.pos;
+  }
+  const Value &f = called.kind == Value::DTypeName ? asArray : called;
   Args args;
   args.pos = f.pos;
   args.fn = f.text;
@@ -668,6 +678,11 @@ auto Session::Impl::callArguments(const Value &f, std::size_t p) -> Value {
       }
     } while (acceptOp(","));
     expectOp(")");
+  }
+  if (called.kind == Value::DTypeName) {
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      failAt(std::string(ops::spelling(called.dtype)) + "() takes one value here", p);
+    args.keywords.push_back({"dtype", called});
   }
   try {
     // A NumPy function of Python numbers gives a NumPy scalar, which is not weak (NEP 50):

@@ -247,6 +247,7 @@ struct Session::Impl {
   Value bindJoin(Call &c);
   Value bindSplit(Call &c);
   Value bindSetSubtensor(Call &c);
+  Value bindArray(Call &c);
   Value bindUfuncAt(Call &c);
   Value bindUfuncOuter(Call &c);
   Value bindAlongAxis(Call &c);

@@ -86,15 +86,21 @@ Merged merged(Graph &g, const Advanced &plan, const Node *y) {
     m.y = g.transpose(y, perm);
     at = 0;
   }
+  // Each index normalised: arange(L)[i] checks its bounds. NumPy checks the integers when it
+  // reads the index, before any array's values: the arrays' are computed after them.
+  std::vector<const Node *> normalised, integers;
+  for (std::size_t j = 0; j < plan.indices.size(); ++j) {
+    const auto &[entry, array] = plan.indices[j];
+    normalised.push_back(g.index(g.arange(Expr(0), plan.lengths[j], 1, DType::Int64), {entry}, array));
+    if (!array) integers.push_back(normalised.back());
+  }
   Expr total(1);
   for (std::size_t j = 0; j < plan.indices.size(); ++j) {
     const Expr &L = plan.lengths[j];
-    const Node *positions = g.arange(Expr(0), L, 1, DType::Int64);
-    const auto &[entry, array] = plan.indices[j];
-    const Node *normalised = g.index(positions, {entry}, array);
-    m.flat = m.flat ? g.binary("add", g.binary("multiply", m.flat, g.size(L), BroadcastMode::Numpy), normalised,
+    const Node *index = plan.indices[j].second ? g.after(integers, normalised[j]) : normalised[j];
+    m.flat = m.flat ? g.binary("add", g.binary("multiply", m.flat, g.size(L), BroadcastMode::Numpy), index,
                                BroadcastMode::Numpy)
-                    : normalised;
+                    : index;
     total = total * L;
   }
   std::vector<Expr> shape(m.y->shape.begin(), m.y->shape.begin() + std::ptrdiff_t(at));

@@ -73,10 +73,23 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
   }
   // Beside a written unknown every other entry must be a size (one negative somewhere is a second
   // unknown there); otherwise an entry whose sign is open is inferred where it is negative.
+  // A product of consecutive dimensions of x (axes merged: (a, b, c) into (a, b*c)) is a size
+  // wherever x exists, though its sign may be beyond the solver where the dims are not sizes
+  // everywhere ((3*m - 2)*(2*m - 1) of a padded array).
+  auto mergedDims = [&](const Expr &e) {
+    for (std::size_t a = 0; a < x->rank(); ++a) {
+      Expr run(1);
+      for (std::size_t b = a; b < x->rank(); ++b) {
+        run = run * x->shape[b];
+        if (run == e) return true;
+      }
+    }
+    return false;
+  };
   for (std::size_t i = 0; i < target.size() && !unknown; ++i) {
     if (target[i].isConstant()) continue;
     Range r = rangeOf(target[i], context);
-    if (!(r.low && *r.low >= Integer(0)) && !provesCheaply(context, ge(target[i], 0)) &&
+    if (!(r.low && *r.low >= Integer(0)) && !provesCheaply(context, ge(target[i], 0)) && !mergedDims(target[i]) &&
         !sizeWhereOperandIsValid(target[i]))
       maybeNegative.push_back(i);
   }
@@ -88,7 +101,10 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
   for (std::size_t i = 0; i < target.size(); ++i)
     if (i != unknown && std::find(maybeNegative.begin(), maybeNegative.end(), i) == maybeNegative.end())
       known.push_back(target[i]);
-  requireSizes(v, known, "the new shape");
+  Shape checked; // merged dims are sizes wherever x exists: nothing to require of them
+  for (const Expr &d : known)
+    if (!mergedDims(d)) checked.push_back(d);
+  requireSizes(v, checked, "the new shape");
   if (maybeNegative.empty()) {
     Expr rest = product(known);
     if (!unknown) {

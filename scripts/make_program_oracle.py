@@ -476,7 +476,7 @@ def make_program(rng):
                     # NumPy 1.24 still accepts an out-of-range index that selects nothing (with a
                     # DeprecationWarning): shapelab follows the future IndexError, as kind 22 does.
                     warnings.simplefilter("error", DeprecationWarning)
-                    sub = rng.randrange(9)
+                    sub = rng.randrange(10)
                     if sub == 0:  # several arrays read, on a 3-d array (n, m, 2) or X itself
                         T, t_ = (W, w) if rng.random() < 0.6 or X.ndim < 2 else (X, x)
                         if T.ndim < 2:
@@ -552,6 +552,22 @@ def make_program(rng):
                             np.put_along_axis(Z, J, 0, axis=ax)
                             text = f"np.copy({x})\nnp.put_along_axis({name_of(k)}, {ind}, 0, axis={ax})"
                             val = Z
+                    elif sub == 9:
+                        # Array literals: nested lists of numbers, sizes and arrays; dtype casts.
+                        pick = rng.randrange(4)
+                        if pick == 0:
+                            text = f"np.array([{x}, {x} * 2])"
+                            val = np.array([X, X * 2])
+                        elif pick == 1:
+                            text = "np.array([[1, 2.5], [n, m]])"
+                            val = np.array([[1, 2.5], [n, m]])
+                        elif pick == 2:
+                            text = f"np.asarray([{x}, {y}], dtype=np.float32)"
+                            val = np.asarray([X, Y], dtype=np.float32)
+                        else:
+                            text = f"{x} * np.float32(1.5)"
+                            val = X * np.float32(1.5)
+                        exact = ex and (pick != 2 or ey)
                     elif sub == 8:
                         fn = rng.choice(["add", "multiply", "maximum"])
                         text = f"np.{fn}.outer({x}, {y})"

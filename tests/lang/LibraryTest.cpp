@@ -80,3 +80,25 @@ TEST(Library, EveryFunctionChecksItsArgumentsByItsBinding) {
   EXPECT_TRUE(ops::binding("einsum")->variadic);
   EXPECT_EQ(ops::binding("index"), nullptr); // syntax, not a call
 }
+
+// np.array and np.asarray stack nested lists on new leading axes with NumPy's result type (a
+// Python number counts as int64, float64 or bool: np.array does not treat it as weak); a dtype
+// called is np.array(value, dtype=it). Ragged lists are refused as NumPy refuses them.
+TEST(Library, ArrayLiteralsStackTheirElementsWithNumPysDtype) {
+  Solver solver;
+  lang::Session s(solver, {});
+  ASSERT_FALSE(s.execute("param n, m", 1).failed);
+  ASSERT_FALSE(s.execute("a = input((n,), float32)", 2).failed);
+  auto reply = [&](const std::string &line) { return text(s.execute(line, 3)); };
+  EXPECT_EQ(reply("c = np.array([[1, 2], [3, 4]])"), "c: (2, 2) int64, valid\n");
+  EXPECT_EQ(reply("c = np.array([1, 2.5, True])"), "c: (3,) float64, valid\n");
+  EXPECT_EQ(reply("c = np.array([a, a])"), "c: (2, n) float32, valid\n  limits: n <= 4611686018427387903\n");
+  EXPECT_EQ(reply("c = np.array([n, m + 1])"), "c: (2,) int64, valid\n  limits: m <= 9223372036854775806\n");
+  EXPECT_EQ(reply("c = np.array([], dtype=np.int32)"), "c: (0,) int32, valid\n");
+  EXPECT_EQ(reply("c = np.asarray(a, dtype=np.float64)"), "c: (n,) float64, valid\n");
+  EXPECT_EQ(reply("c = a * np.float32(2.0)"), "c: (n,) float32, valid\n");
+  EXPECT_EQ(reply("c = a * np.float64(2.0)"), "c: (n,) float64, valid\n"); // a NumPy scalar is not weak
+  EXPECT_EQ(reply(":eval np.array([n, 2 * m]) with n=3, m=4"), "np.array([n, 2 * m]) = [3, 8]  (int64, shape (2,))\n");
+  EXPECT_NE(reply("c = np.array([a, 1.0])").find("setting an array element with a sequence"), std::string::npos);
+  EXPECT_NE(reply("c = np.array(['x'])").find("array() takes numbers, sizes, arrays and lists of them"), std::string::npos);
+}
