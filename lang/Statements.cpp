@@ -412,7 +412,21 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
       std::size_t k = 0;
       while (k + 1 < toks.size() && toks[k].pos != *rebindsArgumentAt) ++k;
       const Token &target = toks[k], &after = toks[std::min(k + 1, toks.size() - 1)];
-      if (target.kind != Token::Name || after.kind != Token::Op || !(is(after.text, ",") || is(after.text, ")")) ||
+      // The statement must be the call alone: a dotted name, '(' and the array's name, and the
+      // call's ')' the last token (`np.add.at(x, i, 1.0) + 1` rebinds nothing).
+      bool alone = k >= 2 && toks[k - 1].kind == Token::Op && is(toks[k - 1].text, "(");
+      for (std::size_t j = 0; alone && j + 1 < k; ++j)
+        alone = toks[j].kind == Token::Name || (toks[j].kind == Token::Op && is(toks[j].text, "."));
+      if (alone) {
+        int depth = 0;
+        std::size_t close = k - 1;
+        for (; close < toks.size() && toks[close].kind != Token::End; ++close) {
+          if (toks[close].kind == Token::Op && (is(toks[close].text, "(") || is(toks[close].text, "["))) ++depth;
+          if (toks[close].kind == Token::Op && (is(toks[close].text, ")") || is(toks[close].text, "]")) && --depth == 0) break;
+        }
+        alone = close + 1 < toks.size() && toks[close + 1].kind == Token::End;
+      }
+      if (!alone || target.kind != Token::Name || after.kind != Token::Op || !(is(after.text, ",") || is(after.text, ")")) ||
           v.kind != Value::Array)
         failAt("this call changes its first argument in place and returns None: write it as a statement of its own, "
                "with the array's name as the first argument (np.add.at(x, i, 1.0))", *rebindsArgumentAt);

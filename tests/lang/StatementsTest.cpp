@@ -128,6 +128,7 @@ TEST(Statements, InPlaceOperatorsFollowNumPysCastingAndShapeRules) {
   EXPECT_NE(error("x @= x").find("In-place matrix multiplication is not (yet) supported"), std::string::npos);
   EXPECT_NE(error("k += x").find("non-broadcastable output operand"), std::string::npos);
   EXPECT_NE(error("z = np.add.at(k, k, 1)").find("returns None"), std::string::npos);
+  EXPECT_NE(error("np.add.at(k, k, 1) + 1").find("returns None"), std::string::npos);
   // The broadcast a name takes in place is one way: x (n, m) += a (m,) is valid, k (n,) += x is not.
   s.execute("a = input((m,), float64)", 5);
   EXPECT_EQ(joined(s.execute("x += a", 6)), "x: (n, m) float64, valid\n");
