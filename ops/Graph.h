@@ -289,6 +289,10 @@ private:
   /// The reshape rule: the shape of `x` reshaped to `target` (NumPy's reading of negative
   /// entries), its obligations recorded in `v`.
   Shape reshapeTarget(Validity &v, const Context &context, const Node *x, const std::vector<Expr> &target);
+  /// An inferred reshape dimension: total / rest as a polynomial, where rest divides total
+  /// exactly, or does once a parameter an assumed equality defines is replaced (`assume d ==
+  /// h*q` makes (b*d*t) / (b*h*t) q); nullopt otherwise.
+  std::optional<Expr> quotient(const Expr &total, const Expr &rest) const;
   /// max(0, e), or e when the solver proves e >= 0.
   Expr nonNegative(const Context &context, const Expr &e);
   /// min(a, b) (or max when !smallest), or the one argument the solver proves it is.

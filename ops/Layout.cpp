@@ -1,5 +1,7 @@
 // Layout ops: transpose, reshape (NumPy's reading of negative entries), expand_dims, squeeze,
 // broadcast_to, full, arange, concatenate, stack, split.
+#include <functional>
+
 #include "ops/GraphDetail.h"
 
 namespace shapelab::ops {
@@ -47,6 +49,39 @@ std::string operandText(const Expr &e) {
 /// where q >= 1 and b*t >= 1, or q == 0 and b*t*d == 0. Throws OpError for two negative
 /// constants, and for an entry that may be negative where x is valid and whose quotient is not an
 /// expression (a sum divides nothing exactly).
+std::optional<Expr> Graph::quotient(const Expr &total, const Expr &rest) const {
+  if (std::optional<Expr> q = divideByMonomial(total, rest)) return q;
+  if (std::optional<Expr> q = exactQuotient(total, rest)) return q;
+  // Under an assumed equality that defines a parameter (`assume d == h*q`: d is h*q wherever
+  // the program runs), with the parameter replaced by its definition.
+  std::vector<Pred> equalities;
+  std::function<void(const Pred &)> collect = [&](const Pred &p) {
+    if (p->kind == PredKind::And)
+      for (const Pred &c : p->children) collect(c);
+    else if (p->kind == PredKind::Compare && p->op == CompareOp::EQ)
+      equalities.push_back(p);
+  };
+  for (const Pred &a : assumptions_) collect(a);
+  for (const Pred &e : equalities) {
+    const Expr difference = e->lhs - e->rhs;
+    auto [terms, constant] = asPolynomial(difference);
+    for (const Term &t : terms) {
+      if (t.monomial.size() != 1 || t.monomial[0].second != 1 || Integer::abs(t.coefficient) != Integer(1)) continue;
+      const Expr &atom = t.monomial[0].first;
+      if (atom.kind() != ExprKind::Param) continue;
+      const bool once = std::count_if(terms.begin(), terms.end(), [&](const Term &o) {
+                          return std::any_of(o.monomial.begin(), o.monomial.end(), [&](const auto &f) { return f.first == atom; });
+                        }) == 1;
+      if (!once) continue;
+      // difference = c*atom + others with c = +-1: atom = -others / c = (c*atom - difference) * c.
+      const Expr value = (Expr(t.coefficient) * atom - difference) * Expr(t.coefficient);
+      if (std::optional<Expr> q = exactQuotient(substituteAtom(total, atom, value), substituteAtom(rest, atom, value)))
+        return q;
+    }
+  }
+  return std::nullopt;
+}
+
 Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, const std::vector<Expr> &target) {
   Expr total = product(x->shape);
   // Where x cannot be computed the reshape never runs: an entry that is a size wherever x is
@@ -115,7 +150,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
       v.fail(message);
       return target;
     }
-    std::optional<Expr> q = divideByMonomial(total, rest);
+    std::optional<Expr> q = quotient(total, rest);
     if (!q)
       throw OpError("reshape: the -1 dimension would be " + operandText(total) + " / " + operandText(rest) +
                     ", which is not an expression shapelab can represent; give the dimension");
@@ -133,7 +168,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
     Shape others = target;
     others.erase(others.begin() + std::ptrdiff_t(j));
     Expr rest = product(others);
-    std::optional<Expr> q = divideByMonomial(total, rest);
+    std::optional<Expr> q = quotient(total, rest);
     if (!q)
       throw OpError("reshape: the dimension " + e.toString() + " may be negative, and NumPy then infers it as " +
                     operandText(total) + " / " + operandText(rest) +

@@ -410,6 +410,12 @@ Expr resolveChoices(Expr e, const ChoiceTaken &taken);
 std::pair<std::vector<Term>, Integer> asPolynomial(Expr e);
 /// Builds the canonical expression of a polynomial (terms may be unsorted / repeated).
 Expr fromPolynomial(std::vector<Term> terms, Integer constant);
+/// numerator / divisor as a polynomial with integer coefficients over the atoms, where the
+/// divisor divides the numerator exactly ((2*n**2 + 2*n) / (n + 1) is 2*n, (m + 1) / (m + 1) is
+/// 1); nullopt otherwise (a remainder, or a quotient with fractions). Division by the divisor's
+/// leading term in the canonical (graded) order: for one divisor its remainder is 0 exactly
+/// when it divides. Cost: a step per quotient term, at most kMaxPolynomialTerms.
+std::optional<Expr> exactQuotient(const Expr &numerator, const Expr &divisor);
 
 } // namespace shapelab
 

@@ -130,6 +130,36 @@ std::optional<Integer> constantDifference(const ExprNode *a, const ExprNode *b) 
 
 } // namespace exprdetail
 
+std::optional<Expr> exactQuotient(const Expr &numerator, const Expr &divisor) {
+  auto [dterms, dconst] = asPolynomial(divisor);
+  if (dterms.empty() && dconst.isZero()) return std::nullopt;
+  // The divisor's leading term: its first (terms are sorted highest degree first), or its
+  // constant.
+  const Term lead = dterms.empty() ? Term{dconst, Monomial{}} : dterms.front();
+  std::vector<Term> quotient;
+  Expr remainder = numerator;
+  for (std::size_t step = 0; step <= kMaxPolynomialTerms; ++step) {
+    auto [rterms, rconst] = asPolynomial(remainder);
+    if (rterms.empty() && rconst.isZero()) return fromPolynomial(std::move(quotient), 0);
+    const Term r = rterms.empty() ? Term{rconst, Monomial{}} : rterms.front();
+    // r / lead: each of lead's factors in r's monomial with at least its exponent, and the
+    // coefficient a multiple.
+    Monomial m = r.monomial;
+    for (const auto &[atom, exponent] : lead.monomial) {
+      auto it = std::find_if(m.begin(), m.end(), [&](const auto &f) { return f.first == atom; });
+      if (it == m.end() || it->second < exponent) return std::nullopt;
+      it->second -= exponent;
+      if (it->second == 0) m.erase(it);
+    }
+    auto [q, rest] = Integer::truncDivRem(r.coefficient, lead.coefficient);
+    if (!rest.isZero()) return std::nullopt;
+    Term t{q, std::move(m)};
+    quotient.push_back(t);
+    remainder = remainder - fromPolynomial({t}, 0) * divisor;
+  }
+  return std::nullopt;
+}
+
 std::pair<std::vector<Term>, Integer> asPolynomial(Expr e) {
   const ExprNode *n = e.node();
   if (n->kind == ExprKind::Constant) return {{}, n->value};

@@ -162,3 +162,18 @@ TEST(Statements, SeveralIndexArraysTakeNumPysAxisPlacement) {
   ASSERT_TRUE(r.failed);
   EXPECT_NE(r.lines().front().find("boolean index together with another index array"), std::string::npos);
 }
+
+// reshape's -1 by exact polynomial division, and through an assumed equality that defines a
+// parameter (the heads of attention: d == h*q).
+TEST(Statements, AnInferredReshapeDimensionDividesPolynomiallyAndUnderAssumedEqualities) {
+  Solver solver;
+  lang::Session s(solver, {});
+  s.execute("param b, t, d, h, q, n", 1);
+  s.execute("assume d == h*q", 2);
+  s.execute("x = input((b, t, d), float64)", 3);
+  std::string r = joined(s.execute("k = x.reshape(b, t, h, -1)", 4));
+  EXPECT_EQ(r.substr(0, r.find('\n')), "k: (b, t, h, q) float64, runtime-check: b*h*t >= 1"); // NumPy: -1 beside a 0
+  s.execute("y = input((2*n**2 + 2*n,), float64)", 5);
+  EXPECT_EQ(joined(s.execute("w = y.reshape(n + 1, -1)", 6)), "w: (n + 1, 2*n) float64, valid\n");
+  EXPECT_EQ(joined(s.execute(":eval w with n=1, y=[1.0, 2.0, 3.0, 4.0]", 7)), "w = [[1.0, 2.0], [3.0, 4.0]]  (float64, shape (2, 2))\n");
+}

@@ -880,3 +880,34 @@ TEST(Assignment, CopiesAreIndependentUnderAnyOrderOfCopiesAndSets) {
   });
   EXPECT_TRUE(ok);
 }
+
+// exactQuotient: a product divided by one factor is the other factor; a quotient, when given, is
+// exact (times the divisor it is the numerator); a numerator with a remainder gives none.
+TEST(Expr, ExactQuotientDividesExactlyOrNotAtAll) {
+  const Expr n = Expr::param("n"), m = Expr::param("m");
+  EXPECT_EQ(exactQuotient(Expr(2) * n * n + Expr(2) * n, n + Expr(1)), std::optional<Expr>(Expr(2) * n));
+  EXPECT_EQ(exactQuotient(m + Expr(1), m + Expr(1)), std::optional<Expr>(Expr(1)));
+  EXPECT_EQ(exactQuotient(n * n - Expr(1), n - Expr(1)), std::optional<Expr>(n + Expr(1)));
+  EXPECT_EQ(exactQuotient(n * n + Expr(1), n + Expr(1)), std::nullopt); // remainder 2
+  EXPECT_EQ(exactQuotient(n * n + n, Expr(2) * n + Expr(2)), std::nullopt); // n/2: not integral
+  EXPECT_EQ(exactQuotient(Expr(3), n), std::nullopt);
+  EXPECT_EQ(exactQuotient(n, Expr(0)), std::nullopt);
+  bool ok = rc::check("exactQuotient(a*b, b) == a; any quotient is exact", [] {
+    const char *names[] = {"a", "b", "c"};
+    auto poly = [&](std::size_t terms) {
+      Expr p(*rc::gen::inRange<int64_t>(-3, 4));
+      for (std::size_t i = 0; i < terms; ++i) {
+        Expr t = Expr(*rc::gen::element<int64_t>(-3, -2, -1, 1, 2, 3));
+        for (int j = *rc::gen::inRange(0, 3); j > 0; --j) t = t * Expr::param(names[*rc::gen::inRange(0, 3)]);
+        p = p + t;
+      }
+      return p;
+    };
+    const Expr a = poly(*rc::gen::inRange<std::size_t>(0, 4)), b = poly(*rc::gen::inRange<std::size_t>(1, 4));
+    RC_PRE(!(b == Expr(0)));
+    RC_ASSERT(exactQuotient(a * b, b) == std::optional<Expr>(a));
+    const Expr c = poly(*rc::gen::inRange<std::size_t>(0, 4));
+    if (std::optional<Expr> q = exactQuotient(c, b)) RC_ASSERT(*q * b == c);
+  });
+  EXPECT_TRUE(ok);
+}
