@@ -91,6 +91,18 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"concatenate", &Impl::bindJoin},
       {"stack", &Impl::bindJoin},
       {"split", &Impl::bindSplit},
+      {"linspace", &Impl::bindLinspace},
+      {"meshgrid", &Impl::bindMeshgrid},
+      {"diagonal", &Impl::bindDiagonal},
+      {"trace", &Impl::bindDiagonal},
+      {"diag", &Impl::bindDiagonal},
+      {"kron", &Impl::bindKron},
+      {"rot90", &Impl::bindRot90},
+      {"tensordot", &Impl::bindTensordot},
+      {"isclose", &Impl::bindIsclose},
+      {"allclose", &Impl::bindIsclose},
+      {"nan_to_num", &Impl::bindNanToNum},
+      {"correlate", &Impl::bindConvolve},
       {"array", &Impl::bindArray},
       {"asarray", &Impl::bindArray},
       {"take_along_axis", &Impl::bindAlongAxis},
@@ -108,7 +120,7 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"mean", &Impl::bindReduction},
       {"matmul", &Impl::bindGufunc},
       {"outer", &Impl::bindGufunc},
-      {"convolve", &Impl::bindGufunc},
+      {"convolve", &Impl::bindConvolve},
       {"linalg.solve", &Impl::bindGufunc},
       {"dot", &Impl::bindDot},
       {"linalg.norm", &Impl::bindLinalgNorm},
@@ -318,6 +330,154 @@ auto Session::Impl::bindSetSubtensor(Call &c) -> Value {
   [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
   return c.node(graph->setSubtensor(array(required(a, 0, "x")), array(required(a, 1, "y")), fn, mode));
+}
+
+auto Session::Impl::numberArgument(const Value &v, const char *what) -> double {
+  if (!numberLike(v)) failAt(std::string(what) + " must be a number, not " + kindName(v), v.pos);
+  return asDouble(v);
+}
+
+auto Session::Impl::bindLinspace(Call &c) -> Value {
+  // linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Value num = optional(a, 2, "num"), endpoint = optional(a, 3, "endpoint"), retstep = optional(a, 4, "retstep");
+  const Value dt = optional(a, 5, "dtype"), axis = optional(a, 6, "axis");
+  if (retstep.kind == Value::Bool && retstep.flag) failAt("linspace(): retstep=True is not supported", retstep.pos);
+  if (axis.kind != Value::None && !(axis.kind == Value::Size && axis.size == Expr(0)))
+    failAt("linspace(): shapelab takes 0-d start and stop, so axis is 0", axis.pos);
+  const Expr count = num.kind == Value::None ? Expr(50) : sizeOf(num, "num");
+  if (auto k = count.constantValue(); k && *k < Integer(0))
+    failAt("Number of samples, " + count.toString() + ", must be non-negative.", num.pos);
+  const bool withEnd = endpoint.kind == Value::None || (endpoint.kind == Value::Bool ? endpoint.flag : asDouble(endpoint) != 0);
+  const Node *start = array(required(a, 0, "start")), *stop = array(required(a, 1, "stop"));
+  const DType dtype = dt.kind != Value::None ? dtypeOf(dt) : ops::resultType({{start->dtype, start->weak}, {stop->dtype, stop->weak}, {DType::Float64, true}});
+  return c.node(ops::linspace(*graph, start, stop, count, withEnd, dtype, mode));
+}
+
+auto Session::Impl::bindMeshgrid(Call &c) -> Value {
+  // meshgrid(*xi, copy=True, sparse=False, indexing='xy'): a tuple of arrays.
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  bool cartesian = true;
+  for (const auto &[k, v] : a.keywords) {
+    if (is(k, "indexing")) {
+      if (v.kind != Value::String || !(is(v.text, "xy") || is(v.text, "ij")))
+        failAt("Valid values for `indexing` are 'xy' and 'ij'.", v.pos);
+      cartesian = is(v.text, "xy");
+    } else if (is(k, "sparse") && !(v.kind == Value::Bool && !v.flag)) {
+      failAt("meshgrid(): sparse=True is not supported", v.pos);
+    }
+  }
+  std::vector<const Node *> xs;
+  for (const Value &v : a.positional) xs.push_back(array(v));
+  Value t;
+  t.kind = Value::Tuple;
+  t.pos = p;
+  for (const Node *n : ops::meshgrid(*graph, xs, cartesian)) t.items.push_back(Value::ofNode(n, p));
+  return t;
+}
+
+auto Session::Impl::bindDiagonal(Call &c) -> Value {
+  // diagonal(a, offset=0, axis1=0, axis2=1), trace(a, offset=0, axis1=0, axis2=1), diag(v, k=0)
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(required(a, 0, is(fn, "diag") ? "v" : "a"));
+  const Value offset = optional(a, 1, is(fn, "diag") ? "k" : "offset");
+  const int64_t k = offset.kind == Value::None ? 0 : constant(offset, is(fn, "diag") ? "k" : "offset");
+  if (is(fn, "diag")) return c.node(ops::diag(*graph, x, k, mode));
+  const Value ax1 = optional(a, 2, "axis1"), ax2 = optional(a, 3, "axis2");
+  const int64_t i = ax1.kind == Value::None ? 0 : constant(ax1, "axis1"), j = ax2.kind == Value::None ? 1 : constant(ax2, "axis2");
+  for (int64_t q : {i, j})
+    if (x->rank() >= 2 && (q < -int64_t(x->rank()) || q >= int64_t(x->rank())))
+      failAt("axis " + std::to_string(q) + " is out of bounds for array of dimension " + std::to_string(x->rank()), p);
+  return c.node(is(fn, "trace") ? ops::trace(*graph, x, k, i, j) : ops::diagonal(*graph, x, k, i, j));
+}
+
+auto Session::Impl::bindKron(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(ops::kron(*graph, array(required(a, 0, "a")), array(required(a, 1, "b")), mode));
+}
+
+auto Session::Impl::bindRot90(Call &c) -> Value {
+  // rot90(m, k=1, axes=(0, 1))
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *m = array(required(a, 0, "m"));
+  const Value k = optional(a, 1, "k"), axes = optional(a, 2, "axes");
+  int64_t i = 0, j = 1;
+  if (axes.kind != Value::None) {
+    if (axes.kind != Value::Tuple || axes.items.size() != 2) failAt("len(axes) must be 2.", axes.pos);
+    i = constant(axes.items[0], "an axis"), j = constant(axes.items[1], "an axis");
+    for (int64_t q : {i, j})
+      if (q < -int64_t(m->rank()) || q >= int64_t(m->rank()))
+        failAt("Axes=(" + std::to_string(i) + ", " + std::to_string(j) + ") out of range for array of ndim=" + std::to_string(m->rank()) + ".", axes.pos);
+  }
+  return c.node(ops::rot90(*graph, m, k.kind == Value::None ? 1 : constant(k, "k"), i, j));
+}
+
+auto Session::Impl::bindTensordot(Call &c) -> Value {
+  // tensordot(a, b, axes=2): an int N (a's last N with b's first N) or a pair of axis lists.
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "a")), *y = array(required(a, 1, "b"));
+  const Value axes = optional(a, 2, "axes");
+  std::vector<int64_t> ax, bx;
+  if (axes.kind == Value::None || axes.kind == Value::Size) {
+    const int64_t n = axes.kind == Value::None ? 2 : constant(axes, "axes");
+    if (n < 0 || n > int64_t(x->rank()) || n > int64_t(y->rank())) failAt("shape-mismatch for sum", axes.pos);
+    for (int64_t q = 0; q < n; ++q) ax.push_back(int64_t(x->rank()) - n + q), bx.push_back(q);
+  } else {
+    if (axes.kind != Value::Tuple || axes.items.size() != 2) failAt("axes must be an integer or a pair of axis lists", axes.pos);
+    auto list = [&](const Value &v, std::size_t rank) {
+      std::vector<int64_t> out;
+      for (const Value &e : v.kind == Value::Tuple ? v.items : std::vector<Value>{v}) out.push_back(axisOf(e, rank));
+      return out;
+    };
+    ax = list(axes.items[0], x->rank());
+    bx = list(axes.items[1], y->rank());
+  }
+  return c.node(ops::tensordot(*graph, x, y, ax, bx, mode));
+}
+
+auto Session::Impl::bindIsclose(Call &c) -> Value {
+  // isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False); allclose: all of it (a 0-d bool).
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Value rtol = optional(a, 2, "rtol"), atol = optional(a, 3, "atol"), nan = optional(a, 4, "equal_nan");
+  const Node *close = ops::isclose(*graph, array(required(a, 0, "a")), array(required(a, 1, "b")),
+                                   rtol.kind == Value::None ? 1e-05 : numberArgument(rtol, "rtol"),
+                                   atol.kind == Value::None ? 1e-08 : numberArgument(atol, "atol"),
+                                   nan.kind != Value::None && numberArgument(nan, "equal_nan") != 0, mode);
+  if (is(fn, "isclose")) return c.node(close);
+  return c.node(graph->reduce("all", close, std::nullopt, false));
+}
+
+auto Session::Impl::bindNanToNum(Call &c) -> Value {
+  // nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Value nan = optional(a, 2, "nan"), posinf = optional(a, 3, "posinf"), neginf = optional(a, 4, "neginf");
+  auto given = [&](const Value &v, const char *what) {
+    return v.kind == Value::None ? std::nullopt : std::optional<double>(numberArgument(v, what));
+  };
+  return c.node(ops::nanToNum(*graph, array(required(a, 0, "x")), nan.kind == Value::None ? 0.0 : numberArgument(nan, "nan"),
+                              given(posinf, "posinf"), given(neginf, "neginf"), mode));
+}
+
+auto Session::Impl::bindConvolve(Call &c) -> Value {
+  // convolve(a, v, mode='full'), correlate(a, v, mode='valid')
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Value m = optional(a, 2, "mode");
+  if (m.kind != Value::None && m.kind != Value::String) failAt("mode must be a string", m.pos);
+  const std::string how = m.kind == Value::None ? (is(fn, "correlate") ? "valid" : "full") : m.text;
+  try {
+    return c.node(ops::convolveMode(*graph, array(required(a, 0, "a")), array(required(a, 1, "v")), how, is(fn, "correlate")));
+  } catch (const UserError &e) {
+    failAt(e.what(), m.kind == Value::None ? p : m.pos);
+  }
 }
 
 auto Session::Impl::bindArray(Call &c) -> Value {

@@ -248,6 +248,17 @@ struct Session::Impl {
   Value bindSplit(Call &c);
   Value bindSetSubtensor(Call &c);
   Value bindArray(Call &c);
+  Value bindLinspace(Call &c);
+  Value bindMeshgrid(Call &c);
+  Value bindDiagonal(Call &c);
+  Value bindKron(Call &c);
+  Value bindRot90(Call &c);
+  Value bindTensordot(Call &c);
+  Value bindIsclose(Call &c);
+  Value bindNanToNum(Call &c);
+  Value bindConvolve(Call &c);
+  /// A Python number (or bool) argument, as a double.
+  double numberArgument(const Value &v, const char *what);
   Value bindUfuncAt(Call &c);
   Value bindUfuncOuter(Call &c);
   Value bindAlongAxis(Call &c);

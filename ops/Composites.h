@@ -84,6 +84,50 @@ const Node *inPlace(Graph &g, const std::string &ufunc, const Node *x, const Nod
 /// (same rank as arr), arange along each other axis, all broadcast together.
 Subscript alongAxis(Graph &g, const Node *arr, const Node *indices, int64_t axis);
 
+// Matrices (ops/MatrixComposites.cpp).
+
+/// np.diagonal(a, offset, axis1, axis2): the diagonal `offset` of the two axes, as a last axis of
+/// length max(0, min(rows, cols - offset)) (offset >= 0; min(rows + offset, cols) below), the
+/// other axes in order before it (a gather with two index arrays).
+const Node *diagonal(Graph &g, const Node *a, int64_t offset, int64_t axis1, int64_t axis2);
+/// np.trace(a, offset, axis1, axis2): the sum of that diagonal (integers sum to int64).
+const Node *trace(Graph &g, const Node *a, int64_t offset, int64_t axis1, int64_t axis2);
+/// np.diag(v, k): a 1-d v on diagonal k of a square (n + |k|) matrix of zeros; a 2-d v's diagonal k.
+const Node *diag(Graph &g, const Node *v, int64_t k, BroadcastMode mode);
+/// np.kron(a, b): the block product; the shorter shape padded with leading 1s, each axis
+/// a_i*b_i long (the outer product with the axes interleaved, merged).
+const Node *kron(Graph &g, const Node *a, const Node *b, BroadcastMode mode);
+/// np.rot90(m, k, axes): m turned k quarter turns from axes[0] towards axes[1] (k modulo 4).
+const Node *rot90(Graph &g, const Node *m, int64_t k, int64_t axis0, int64_t axis1);
+/// np.tensordot(a, b, (axesA, axesB)) as NumPy computes it: the summed axes of a last and of b
+/// first, both reshaped to matrices and multiplied. Each summed pair must be of one length
+/// ("shape-mismatch for sum"), not just their products.
+const Node *tensordot(Graph &g, const Node *a, const Node *b, const std::vector<int64_t> &axesA,
+                      const std::vector<int64_t> &axesB, BroadcastMode mode);
+
+// Numbers (ops/NumericComposites.cpp).
+
+/// np.linspace(start, stop, num, endpoint, dtype) for 0-d start and stop, NumPy's arithmetic:
+/// i * step + start with step = (stop - start) / div (div = num - 1, or num without the
+/// endpoint; i * (stop - start) where div is 0), the last value stop itself with the endpoint
+/// (num > 1). An integer dtype takes the floor.
+const Node *linspace(Graph &g, const Node *start, const Node *stop, const Expr &num, bool endpoint, DType dtype,
+                     BroadcastMode mode);
+/// np.meshgrid(*xs, indexing): each x flattened, along its own axis, broadcast to the grid
+/// (xy: the first two axes swapped, as NumPy's Cartesian indexing).
+std::vector<const Node *> meshgrid(Graph &g, const std::vector<const Node *> &xs, bool cartesian);
+/// np.isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol*|b| where both are finite,
+/// a == b where either is not (and both NaN where equal_nan); b in at least float's type.
+const Node *isclose(Graph &g, const Node *a, const Node *b, double rtol, double atol, bool equalNan, BroadcastMode mode);
+/// np.nan_to_num(x, nan, posinf, neginf): NaN and the infinities of a float x replaced (the
+/// infinities by the dtype's largest and lowest finite values by default); other dtypes as they are.
+const Node *nanToNum(Graph &g, const Node *x, double nan, std::optional<double> posinf, std::optional<double> neginf,
+                     BroadcastMode mode);
+/// np.convolve(a, v, mode) and np.correlate(a, v, mode) (correlate is convolve with v
+/// reversed): mode "full" (n + m - 1), "same" (max(n, m), centred as NumPy centres it) or
+/// "valid" (max(n, m) - min(n, m) + 1): parts of the full convolution.
+const Node *convolveMode(Graph &g, const Node *a, const Node *v, const std::string &mode, bool correlate);
+
 // Sources.
 
 /// np.eye(N, M, k, dtype): ones on diagonal k of an (N, M) matrix, zeros elsewhere.

@@ -575,6 +575,66 @@ def make_program(rng):
                         exact = ex and ey
                     else:
                         continue
+                elif form == 14:
+                    # NumPy functions built from other ops: linspace, meshgrid, diagonal / trace /
+                    # diag, kron, rot90, tensordot, isclose / allclose, nan_to_num, convolve's
+                    # modes and correlate. Only with FOCUS (`make_program_oracle.py 150 14 14 functions`).
+                    sizes = {"n": n, "m": m}
+                    sub = rng.randrange(11)
+                    if sub == 0:
+                        num = rng.choice(["n", "m + 1", "5", "1", "0"])
+                        lo, hi = rng.choice(["0.0", "-1.5", "2"]), rng.choice(["1.0", "10", "-3.25"])
+                        end = rng.choice(["", ", endpoint=False"])
+                        text = f"np.linspace({lo}, {hi}, {num}{end})"
+                        val = np.linspace(eval(lo), eval(hi), eval(num, {}, sizes), endpoint=not end)
+                        exact = True
+                    elif sub == 1:
+                        ind = rng.choice(["xy", "ij"])
+                        text = f"np.meshgrid({x}, {y}, indexing='{ind}')[{rng.randrange(2)}]"
+                        val = eval(f"np.meshgrid(X, Y, indexing='{ind}')" + text[text.rindex("["):])
+                        exact = ex and ey
+                    elif sub in (2, 3) and X.ndim >= 2:
+                        off = rng.choice([0, 1, -1, 2])
+                        fn = "diagonal" if sub == 2 else "trace"
+                        text = f"np.{fn}({x}, {off})" if rng.random() < 0.7 else f"{x}.{fn}({off})"
+                        val = getattr(np, fn)(X, off)
+                        exact = ex and fn == "diagonal" or (ex and X.dtype.kind in "biu")
+                    elif sub == 4 and X.ndim in (1, 2):
+                        offset = rng.choice([0, 1, -2])
+                        text = f"np.diag({x}, {offset})"
+                        val = np.diag(X, offset)
+                    elif sub == 5:
+                        text = f"np.kron({x}, {y})"
+                        val = np.kron(X, Y)
+                        exact = ex and ey
+                    elif sub == 6 and X.ndim >= 2:
+                        turns = rng.choice([1, 2, 3, -1])
+                        text = f"np.rot90({x}, {turns})"
+                        val = np.rot90(X, turns)
+                    elif sub == 7 and X.ndim >= 1 and Y.ndim >= 1:
+                        axes = rng.choice(["1", "([0], [0])", "([-1], [0])", "0"])
+                        text = f"np.tensordot({x}, {y}, axes={axes})"
+                        val = np.tensordot(X, Y, axes=eval(axes))
+                        exact = False
+                    elif sub == 8:
+                        fn = rng.choice(["isclose", "allclose"])
+                        kw = rng.choice(["", ", rtol=0.5", ", atol=1", ", equal_nan=True"])
+                        text = f"np.{fn}({x}, {y}{kw})"
+                        val = eval(f"np.{fn}(X, Y{kw})")
+                    elif sub == 9:
+                        Z = X / Y if X.dtype.kind == "f" and Y.dtype.kind == "f" else X
+                        src = f"{x} / {y}" if Z is not X else x
+                        kw = rng.choice(["", ", nan=-1.0", ", posinf=9.0, neginf=-9.0"])
+                        text = f"np.nan_to_num({src}{kw})"
+                        val = eval(f"np.nan_to_num(Z{kw})")
+                    elif sub == 10 and X.ndim == 1 and Y.ndim == 1:
+                        fn = rng.choice(["convolve", "correlate"])
+                        md = rng.choice(["full", "same", "valid"])
+                        text = f"np.{fn}({x}, {y}, mode='{md}')"
+                        val = getattr(np, fn)(X, Y, mode=md)
+                        exact = False
+                    else:
+                        continue
                 else:
                     # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
                     fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])

@@ -106,3 +106,37 @@ TEST(Composites, SourcesAndReductionsGiveNumpysShapesAndDtypes) {
   EXPECT_EQ(dot(f.g, f.g.literal(2.0, DType::Float64), y, BroadcastMode::Numpy)->shape, (Shape{f.m, Expr(4)}));
   EXPECT_THROW(dot(f.g, f.g.input("s", DType::Float64, {Expr(2), f.n, f.m}), y, BroadcastMode::Numpy), OpError);
 }
+
+// Matrices and numbers (ops/MatrixComposites.cpp, ops/NumericComposites.cpp): NumPy's shapes and
+// refusals; values against NumPy in tests/data/numpy_programs_functions.jsonl.
+TEST(Composites, MatrixAndNumericCompositesGiveNumpysShapes) {
+  Fixture f;
+  const BroadcastMode numpy = BroadcastMode::Numpy;
+  const Node *a = f.g.input("a", DType::Float64, {f.n, f.m, Expr(3)});
+  EXPECT_EQ(diagonal(f.g, a, 0, 0, 1)->shape, (Shape{Expr(3), max(Expr(0), min(f.n, f.m))}));
+  EXPECT_EQ(trace(f.g, a, 1, 1, 2)->shape, (Shape{f.n}));
+  EXPECT_THROW(diagonal(f.g, a, 0, 1, -2), OpError); // the same axis twice
+  const Node *v = f.g.input("v", DType::Int32, {f.n});
+  EXPECT_EQ(diag(f.g, v, -2, numpy)->shape, (Shape{f.n + Expr(2), f.n + Expr(2)}));
+  EXPECT_EQ(diag(f.g, v, 0, numpy)->dtype, DType::Int32);
+  EXPECT_EQ(kron(f.g, v, a, numpy)->shape, (Shape{f.n, f.m, Expr(3) * f.n}));
+  EXPECT_EQ(rot90(f.g, a, 1, 0, 1)->shape, (Shape{f.m, f.n, Expr(3)}));
+  EXPECT_EQ(rot90(f.g, a, 2, 0, 1)->shape, a->shape);
+  EXPECT_EQ(tensordot(f.g, a, a, {0, 1}, {0, 1}, numpy)->shape, (Shape{Expr(3), Expr(3)}));
+  const Node *b = f.g.input("b", DType::Float64, {f.m, f.n});
+  // Each summed pair must be of one length: (n, m) against (m, n) requires n == m, not only the
+  // products' equality.
+  const Node *t = tensordot(f.g, a, b, {0, 1}, {0, 1}, numpy);
+  EXPECT_EQ(t->shape, (Shape{Expr(3)}));
+  EXPECT_FALSE(validityOf(f.g, t).domain().isTrue());
+  EXPECT_EQ(linspace(f.g, f.g.literal(0, DType::Float64), f.g.literal(1, DType::Float64), f.n, true, DType::Float32, numpy)->shape,
+            (Shape{f.n}));
+  std::vector<const Node *> grid = meshgrid(f.g, {v, b}, true);
+  EXPECT_EQ(grid[0]->shape, (Shape{f.m * f.n, f.n}));
+  EXPECT_EQ(isclose(f.g, v, b, 1e-5, 1e-8, false, numpy)->dtype, DType::Bool);
+  EXPECT_EQ(nanToNum(f.g, v, 0.0, std::nullopt, std::nullopt, numpy), v); // integers as they are
+  const Node *w = f.g.input("w", DType::Float64, {f.m});
+  const Node *x = f.g.input("x", DType::Float64, {f.n});
+  EXPECT_EQ(convolveMode(f.g, x, w, "same", false)->shape, (Shape{max(f.m, f.n)}));
+  EXPECT_THROW(convolveMode(f.g, x, w, "middle", false), OpError);
+}

@@ -39,7 +39,11 @@ TRI_HEADER, TRI = load("numpy_programs_tri.jsonl")
 # And on advanced indexing, item assignment, ufunc.at and take/put_along_axis
 # (`make_program_oracle.py 150 13 13 assign`).
 ASSIGN_HEADER, ASSIGN = load("numpy_programs_assign.jsonl")
-PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN
+# And on functions built from other ops: linspace, meshgrid, diagonal, trace, diag, kron, rot90,
+# tensordot, isclose, allclose, nan_to_num, convolve's modes, correlate
+# (`make_program_oracle.py 150 14 14 functions`).
+FUNCTIONS_HEADER, FUNCTIONS = load("numpy_programs_functions.jsonl")
+PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS
 
 
 def ulps(a, b):
@@ -87,6 +91,8 @@ def test_oracle_says_how_it_was_made():
     assert len(TRI) == TRI_HEADER["count"]
     assert ASSIGN_HEADER["made_by"] == "scripts/make_program_oracle.py" and ASSIGN_HEADER["focus"] == [13]
     assert len(ASSIGN) == ASSIGN_HEADER["count"]
+    assert FUNCTIONS_HEADER["made_by"] == "scripts/make_program_oracle.py" and FUNCTIONS_HEADER["focus"] == [14]
+    assert len(FUNCTIONS) == FUNCTIONS_HEADER["count"]
 
 
 @pytest.mark.parametrize("index", range(len(PROGRAMS)))
