@@ -103,8 +103,11 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"allclose", &Impl::bindIsclose},
       {"nan_to_num", &Impl::bindNanToNum},
       {"correlate", &Impl::bindConvolve},
+      {"round", &Impl::bindRound},
+      {"around", &Impl::bindRound},
       {"array", &Impl::bindArray},
       {"asarray", &Impl::bindArray},
+      {"take", &Impl::bindTake},
       {"take_along_axis", &Impl::bindAlongAxis},
       {"put_along_axis", &Impl::bindAlongAxis},
       {"set_subtensor", &Impl::bindSetSubtensor},
@@ -481,14 +484,17 @@ auto Session::Impl::bindConvolve(Call &c) -> Value {
 }
 
 auto Session::Impl::bindArray(Call &c) -> Value {
-  // np.array(object, dtype=None) / np.asarray: nested lists (or tuples) of numbers, sizes and
-  // arrays, stacked along new leading axes. The dtype is NumPy's result type of the elements,
-  // Python numbers counting as int64, float64 or bool (np.array does not treat them as weak);
-  // an array given alone is itself (np.array's copy is a value here).
+  // np.array(object, dtype=None) / np.asarray.
   [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
-  const Value &object = required(a, 0, "object");
   const Value dt = optional(a, 1, "dtype");
+  return c.node(arrayOf(required(a, 0, "object"), dt.kind != Value::None ? std::optional<DType>(dtypeOf(dt)) : std::nullopt, fn));
+}
+
+auto Session::Impl::arrayOf(const Value &object, std::optional<DType> given, const std::string &fn) -> const Node * {
+  // Nested lists (or tuples) of numbers, sizes and arrays, stacked along new leading axes. The
+  // dtype is NumPy's result type of the elements, Python numbers counting as int64, float64 or
+  // bool (np.array does not treat them as weak); an array given alone is itself.
   std::vector<ops::Typed> leaves;
   std::function<void(const Value &)> collect = [&](const Value &v) {
     switch (v.kind) {
@@ -501,7 +507,7 @@ auto Session::Impl::bindArray(Call &c) -> Value {
     }
   };
   collect(object);
-  const DType dtype = dt.kind != Value::None ? dtypeOf(dt) : leaves.empty() ? DType::Float64 : ops::resultType(leaves);
+  const DType dtype = given ? *given : leaves.empty() ? DType::Float64 : ops::resultType(leaves);
   std::function<const Node *(const Value &)> build = [&](const Value &v) -> const Node * {
     if (v.kind != Value::Tuple) {
       const Node *n = array(v);
@@ -516,7 +522,16 @@ auto Session::Impl::bindArray(Call &c) -> Value {
       failAt(std::string("setting an array element with a sequence: the nested lists are not of one shape (") + e.what() + ")", v.pos);
     }
   };
-  return c.node(build(object));
+  return build(object);
+}
+
+auto Session::Impl::bindRound(Call &c) -> Value {
+  // round(a, decimals=0, out=None) / around / x.round(decimals)
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Value d = optional(a, 1, "decimals");
+  if (optional(a, 2, "out").kind != Value::None) failAt(fn + "(): out is not supported", p);
+  return c.node(ops::round(*graph, array(required(a, 0, "a")), d.kind == Value::None ? 0 : constant(d, "decimals"), mode));
 }
 
 auto Session::Impl::indexArgument(const Value &v) -> ops::Subscript {
@@ -557,6 +572,34 @@ auto Session::Impl::bindUfuncOuter(Call &c) -> Value {
   for (std::size_t i = 0; i < y->rank(); ++i) axes.push_back(int64_t(x->rank() + i));
   const Node *spread = axes.empty() ? x : graph->expandDims(x, axes);
   return c.node(graph->binary(ufunc, spread, y, mode));
+}
+
+auto Session::Impl::bindTake(Call &c) -> Value {
+  // take(a, indices, axis=None, out=None, mode='raise'): a[..., indices, ...] along the axis (a
+  // flattened for None); an integer index drops the axis.
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "a"));
+  const Value &indices = required(a, 1, "indices");
+  const Value ax = optional(a, 2, "axis"), out = optional(a, 3, "out"), how = optional(a, 4, "mode");
+  if (out.kind != Value::None) failAt("take(): out is not supported", out.pos);
+  if (how.kind != Value::None && !(how.kind == Value::String && is(how.text, "raise")))
+    failAt("take(): shapelab takes mode='raise' (an index out of range is an error)", how.pos);
+  const Node *target = ax.kind == Value::None ? graph->reshape(x, {Expr(-1)}) : x;
+  const int64_t axis = ax.kind == Value::None ? 0 : axisOf(ax, x->rank());
+  std::vector<Value> entries(std::size_t(axis), Value{});
+  for (Value &e : entries) {
+    e.kind = Value::Slice;
+    e.items.resize(3);
+  }
+  if (indices.kind != Value::Array && indices.kind != Value::Size)
+    failAt("take(): the indices must be an integer array or an integer, not " + std::string(kindName(indices)), indices.pos);
+  entries.push_back(indices);
+  try {
+    return c.node(ops::gather(*graph, target, subscriptOf(entries)));
+  } catch (const UserError &e) {
+    failAt(e.what(), p);
+  }
 }
 
 auto Session::Impl::bindAlongAxis(Call &c) -> Value {

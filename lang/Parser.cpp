@@ -623,8 +623,13 @@ auto Session::Impl::subscriptOf(const std::vector<Value> &entries) -> ops::Subsc
       index.arrays.push_back(e.node);
       break;
     case Value::Tuple:
-      // NumPy reads x[[0, 2]] as an integer-array index; here an index array is an array value.
-      failAt("a list or tuple cannot be an index: index with an integer array (an input, or one the program computes)", e.pos);
+      // NumPy reads a list as an index array (x[[0, -1]]: integers; x[[True, False]]: a mask).
+      if (!e.flag) failAt("a tuple inside an index is not supported: write its entries in the index itself", e.pos);
+      x.kind = IndexEntry::Array;
+      index.arrays.push_back(arrayOf(e, e.items.empty() ? std::optional<DType>(DType::Int64) : std::nullopt, "an index list"));
+      if (!ops::isInteger(index.arrays.back()->dtype) && index.arrays.back()->dtype != DType::Bool)
+        failAt("arrays used as indices must be of integer (or boolean) type", e.pos);
+      break;
     default: failAt(std::string("an index cannot be ") + kindName(e), e.pos);
     }
     index.entries.push_back(x);

@@ -248,6 +248,9 @@ struct Session::Impl {
   Value bindSplit(Call &c);
   Value bindSetSubtensor(Call &c);
   Value bindArray(Call &c);
+  Value bindRound(Call &c);
+  /// np.array(object, dtype) of a value: nested lists of numbers, sizes and arrays stacked.
+  const Node *arrayOf(const Value &object, std::optional<DType> dtype, const std::string &fn);
   Value bindLinspace(Call &c);
   Value bindMeshgrid(Call &c);
   Value bindDiagonal(Call &c);
@@ -262,6 +265,7 @@ struct Session::Impl {
   Value bindUfuncAt(Call &c);
   Value bindUfuncOuter(Call &c);
   Value bindAlongAxis(Call &c);
+  Value bindTake(Call &c);
   /// ufunc.at's indices argument as an index: an integer array, an integer, or a tuple of them.
   ops::Subscript indexArgument(const Value &v);
   Value bindArgReduction(Call &c);

@@ -87,7 +87,8 @@ Subscript alongAxis(Graph &g, const Node *arr, const Node *indices, int64_t axis
 // Matrices (ops/MatrixComposites.cpp).
 
 /// np.diagonal(a, offset, axis1, axis2): the diagonal `offset` of the two axes, as a last axis of
-/// length max(0, min(rows, cols - offset)) (offset >= 0; min(rows + offset, cols) below), the
+/// length max(0, min(rows, cols - offset)) (offset > 0; min(rows + offset, cols) below; min(rows,
+/// cols) for 0), the
 /// other axes in order before it (a gather with two index arrays).
 const Node *diagonal(Graph &g, const Node *a, int64_t offset, int64_t axis1, int64_t axis2);
 /// np.trace(a, offset, axis1, axis2): the sum of that diagonal (integers sum to int64).
@@ -119,6 +120,10 @@ std::vector<const Node *> meshgrid(Graph &g, const std::vector<const Node *> &xs
 /// np.isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol*|b| where both are finite,
 /// a == b where either is not (and both NaN where equal_nan); b in at least float's type.
 const Node *isclose(Graph &g, const Node *a, const Node *b, double rtol, double atol, bool equalNan, BroadcastMode mode);
+/// np.round(a, decimals) as NumPy rounds floats: rint(a * 10**d) / 10**d (d < 0: rint(a / 10**-d)
+/// * 10**-d), halves to even; integers and bools as they are for d >= 0, rounded the same way
+/// (in their type) below.
+const Node *round(Graph &g, const Node *a, int64_t decimals, BroadcastMode mode);
 /// np.nan_to_num(x, nan, posinf, neginf): NaN and the infinities of a float x replaced (the
 /// infinities by the dtype's largest and lowest finite values by default); other dtypes as they are.
 const Node *nanToNum(Graph &g, const Node *x, double nan, std::optional<double> posinf, std::optional<double> neginf,

@@ -16,7 +16,8 @@ struct Diagonal {
 };
 Diagonal diagonalOf(const Expr &rows, const Expr &cols, int64_t offset) {
   const Expr k(offset);
-  if (offset >= 0) return {max(Expr(0), min(rows, cols - k)), Expr(0), k};
+  if (offset == 0) return {min(rows, cols), Expr(0), Expr(0)}; // both sizes where a exists
+  if (offset > 0) return {max(Expr(0), min(rows, cols - k)), Expr(0), k};
   return {max(Expr(0), min(rows + k, cols)), -k, Expr(0)};
 }
 

@@ -70,6 +70,22 @@ const Node *isclose(Graph &g, const Node *a, const Node *b, double rtol, double 
   return g.binary("logical_or", close, bothNan, mode);
 }
 
+const Node *round(Graph &g, const Node *a, int64_t decimals, BroadcastMode mode) {
+  if (a->dtype == DType::Bool)
+    throw OpError("round of a bool array is float16 in NumPy, a dtype shapelab does not have; use astype first");
+  if (!isFloat(a->dtype)) {
+    if (decimals >= 0) return a;
+    throw OpError("round of integers to negative decimals is not supported; use astype(float64) first");
+  }
+  if (decimals == 0) return g.unary("rint", a);
+  // NumPy's power_of_ten: 10.0 multiplied |decimals| times (exact up to 10**22).
+  double factor = 1.0;
+  for (int64_t k = 0; k < (decimals < 0 ? -decimals : decimals); ++k) factor *= 10.0;
+  const Node *f = g.literal(factor, DType::Float64);
+  if (decimals > 0) return g.binary("true_divide", g.unary("rint", g.binary("multiply", a, f, mode)), f, mode);
+  return g.binary("multiply", g.unary("rint", g.binary("true_divide", a, f, mode)), f, mode);
+}
+
 const Node *nanToNum(Graph &g, const Node *x, double nan, std::optional<double> posinf, std::optional<double> neginf,
                      BroadcastMode mode) {
   if (!isFloat(x->dtype)) return x;

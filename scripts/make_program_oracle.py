@@ -578,9 +578,11 @@ def make_program(rng):
                 elif form == 14:
                     # NumPy functions built from other ops: linspace, meshgrid, diagonal / trace /
                     # diag, kron, rot90, tensordot, isclose / allclose, nan_to_num, convolve's
-                    # modes and correlate. Only with FOCUS (`make_program_oracle.py 150 14 14 functions`).
+                    # modes and correlate, take, round, list indices. Only with FOCUS
+                    # (`make_program_oracle.py 150 14 14 functions`).
                     sizes = {"n": n, "m": m}
-                    sub = rng.randrange(11)
+                    warnings.simplefilter("error", DeprecationWarning)  # as in form 13
+                    sub = rng.randrange(14)
                     if sub == 0:
                         num = rng.choice(["n", "m + 1", "5", "1", "0"])
                         lo, hi = rng.choice(["0.0", "-1.5", "2"]), rng.choice(["1.0", "10", "-3.25"])
@@ -627,6 +629,20 @@ def make_program(rng):
                         kw = rng.choice(["", ", nan=-1.0", ", posinf=9.0, neginf=-9.0"])
                         text = f"np.nan_to_num({src}{kw})"
                         val = eval(f"np.nan_to_num(Z{kw})")
+                    elif sub == 11 and X.ndim >= 1:
+                        ax = rng.choice(["None", "0", "-1"])
+                        text = f"np.take({x}, i % {x}.shape[{0 if ax == 'None' else ax}], axis={ax})"
+                        J = np.remainder(env["i"][0], X.shape[0 if ax == "None" else int(ax)])
+                        val = np.take(X, J, axis=eval(ax))
+                    elif sub == 12 and X.dtype.kind == "f":
+                        dec = rng.choice([0, 1, 2, -1])
+                        text = f"np.round({x}, {dec})" if rng.random() < 0.5 else f"{x}.round({dec})"
+                        val = np.round(X, dec)
+                        exact = ex
+                    elif sub == 13 and X.ndim >= 1:
+                        lst = rng.choice(["[0, -1]", "[1]", "[0, 0, 1]", "[-1, 0]"])
+                        text = f"{x}[{lst}]" if rng.random() < 0.5 else f"{x}[..., {lst}]"
+                        val = eval(text.replace(x, "X"))
                     elif sub == 10 and X.ndim == 1 and Y.ndim == 1:
                         fn = rng.choice(["convolve", "correlate"])
                         md = rng.choice(["full", "same", "valid"])
@@ -738,10 +754,10 @@ def make_program(rng):
             val = None
             if text is None:
                 continue
-            # Form 13: an index array's value out of range is data (a value error); an integer
+            # Forms 13 and 14: an index array's value out of range is data (a value error); an integer
             # index out of range is a shape rule.
-            data = (kind == 25 and form == 13 and isinstance(e, IndexError) and "out of bounds" in str(e)
-                    and not integer_fails)
+            data = (kind == 25 and form in (13, 14) and isinstance(e, IndexError) and not integer_fails
+                    and ("out of bounds" in str(e) or "non-empty take from an empty" in str(e)))
             errors[f"v{k}"] = "value" if data else "shape"
         except TypeError:
             continue

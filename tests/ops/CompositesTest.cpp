@@ -113,7 +113,8 @@ TEST(Composites, MatrixAndNumericCompositesGiveNumpysShapes) {
   Fixture f;
   const BroadcastMode numpy = BroadcastMode::Numpy;
   const Node *a = f.g.input("a", DType::Float64, {f.n, f.m, Expr(3)});
-  EXPECT_EQ(diagonal(f.g, a, 0, 0, 1)->shape, (Shape{Expr(3), max(Expr(0), min(f.n, f.m))}));
+  EXPECT_EQ(diagonal(f.g, a, 0, 0, 1)->shape, (Shape{Expr(3), min(f.n, f.m)}));
+  EXPECT_EQ(diagonal(f.g, a, 1, 0, 1)->shape, (Shape{Expr(3), max(Expr(0), min(f.n, f.m - Expr(1)))}));
   EXPECT_EQ(trace(f.g, a, 1, 1, 2)->shape, (Shape{f.n}));
   EXPECT_THROW(diagonal(f.g, a, 0, 1, -2), OpError); // the same axis twice
   const Node *v = f.g.input("v", DType::Int32, {f.n});
