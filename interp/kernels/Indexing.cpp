@@ -3,9 +3,99 @@
 
 namespace shapelab::interp {
 
+namespace {
+
+/// x[:, ..., idx, :, ...]: one integer index array along axis `axis`, every other entry a whole
+/// axis (np.take, a row gather) — the common gather, as one pass over the index: each index
+/// normalised and checked, then its block of inner elements copied (NumPy's take loop). nullopt
+/// when the index is not of that form.
+std::optional<Array> gatherAlongAxis(const Node *n, const Array &x, const Array &index) {
+  if (!ops::isInteger(index.dtype())) return std::nullopt;
+  std::size_t axis = n->index.size();
+  for (std::size_t e = 0; e < n->index.size(); ++e) {
+    const IndexEntry &entry = n->index[e];
+    if (entry.kind == IndexEntry::Array) {
+      axis = e;
+      continue;
+    }
+    if (entry.kind != IndexEntry::Slice || entry.start || entry.stop || entry.step != 1) return std::nullopt;
+  }
+  if (axis == n->index.size() || n->index.size() != x.rank()) return std::nullopt;
+  const Array src = x.contiguous(), idx = index.contiguous();
+  int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < axis; ++d) outer *= src.shape()[d];
+  for (std::size_t d = axis + 1; d < src.rank(); ++d) inner *= src.shape()[d];
+  const int64_t L = src.shape()[axis], count = idx.size();
+  std::vector<int64_t> shape(src.shape().begin(), src.shape().begin() + std::ptrdiff_t(axis));
+  shape.insert(shape.end(), idx.shape().begin(), idx.shape().end());
+  shape.insert(shape.end(), src.shape().begin() + std::ptrdiff_t(axis) + 1, src.shape().end());
+  Array out = Array::uninitialized(x.dtype(), shape);
+  const std::size_t item = ops::itemSize(x.dtype());
+  const char *from = src.base<char>() + src.offset() * int64_t(item);
+  char *to = out.base<char>();
+  auto outOfBounds = [&](int64_t i) {
+    valueError("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(L));
+  };
+  if (outer == 1 && inner == 1) {
+    // One pass: each index checked, normalised and read (a 1-d take).
+    auto gather = [&](auto e, auto t) {
+      using T = decltype(e);
+      using I = decltype(t);
+      const T *f = reinterpret_cast<const T *>(from);
+      T *o = reinterpret_cast<T *>(to);
+      const I *v = idx.base<I>() + idx.offset();
+      for (int64_t k = 0; k < count; ++k) {
+        int64_t i = int64_t(v[k]);
+        if (i < 0) i += L;
+        if (i < 0 || i >= L) outOfBounds(int64_t(v[k]));
+        o[k] = f[i];
+      }
+    };
+    auto byIndex = [&](auto e) {
+      if (idx.dtype() == DType::Int64) gather(e, int64_t{});
+      else gather(e, int32_t{});
+    };
+    if (item == 8) byIndex(uint64_t{});
+    else if (item == 4) byIndex(uint32_t{});
+    else byIndex(uint8_t{});
+    return out;
+  }
+  std::vector<int64_t> at(static_cast<std::size_t>(count));
+  auto normalise = [&](auto t) {
+    using I = decltype(t);
+    const I *v = idx.base<I>() + idx.offset();
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t i = int64_t(v[k]);
+      if (i < -L || i >= L) outOfBounds(i);
+      at[std::size_t(k)] = i < 0 ? i + L : i;
+    }
+  };
+  if (idx.dtype() == DType::Int64) normalise(int64_t{});
+  else normalise(int32_t{});
+  auto copy = [&](auto t) {
+    using T = decltype(t);
+    const T *f = reinterpret_cast<const T *>(from);
+    T *o = reinterpret_cast<T *>(to);
+    for (int64_t q = 0; q < outer; ++q, f += L * inner)
+      for (int64_t k = 0; k < count; ++k, o += inner) {
+        const T *row = f + at[std::size_t(k)] * inner;
+        if (inner == 1) *o = *row;
+        else std::memcpy(o, row, std::size_t(inner) * sizeof(T));
+      }
+  };
+  if (item == 8) copy(uint64_t{});
+  else if (item == 4) copy(uint32_t{});
+  else copy(uint8_t{});
+  return out;
+}
+
+} // namespace
+
 Array Interpreter::runIndex(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
   const Array &x = in(0);
+  if (n->kind == OpKind::Index && n->inputs.size() > 1)
+    if (std::optional<Array> fast = gatherAlongAxis(n, x, in(1))) return std::move(*fast);
   if (n->kind == OpKind::Split) {
     const ops::attr::Sections &part = n->attr<ops::attr::Sections>();
     if (x.shape()[std::size_t(part.axis)] % part.sections != 0) shapeError("array split does not result in an equal division");

@@ -127,23 +127,34 @@ Array Interpreter::runDiff(const Node *n) {
 
 Array Interpreter::runCumulative(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
-  int64_t axis = n->attr<ops::attr::Axis>().axis;
-  Array x = in(0).astype(n->dtype);
-  const bool product = n->kind == OpKind::Cumprod;
-  int64_t L = x.shape()[axis], inner = 1, outer = 1;
-  for (std::size_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape()[d];
-  for (int64_t d = 0; d < axis; ++d) outer *= x.shape()[d];
-  dispatch(n->dtype, [&](auto t) {
+  const int64_t axis = n->attr<ops::attr::Axis>().axis;
+  const Array &x = in(0);
+  const Array src = x.dtype() == n->dtype ? x.contiguous() : x.astype(n->dtype);
+  Array out = Array::uninitialized(n->dtype, src.shape());
+  int64_t L = src.shape()[axis], inner = 1, outer = 1;
+  for (std::size_t d = axis + 1; d < src.rank(); ++d) inner *= src.shape()[d];
+  for (int64_t d = 0; d < axis; ++d) outer *= src.shape()[d];
+  // One pass, a row of `inner` elements at a time: out[k] = out[k - 1] op x[k] along the axis
+  // (the same left fold element by element as NumPy's loop).
+  auto scan = [&](auto t, auto op) {
     using T = decltype(t);
-    T *p = x.base<T>();
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i)
-        for (int64_t k = 1; k < L; ++k) {
-          T &cur = p[(o * L + k) * inner + i];
-          cur = arithmetic<T>(product ? Bin::Mul : Bin::Add, p[(o * L + k - 1) * inner + i], cur);
-        }
+    const T *s = src.base<T>() + src.offset();
+    T *o = out.base<T>();
+    for (int64_t q = 0; q < outer; ++q, s += L * inner, o += L * inner) {
+      if (L == 0) continue;
+      for (int64_t i = 0; i < inner; ++i) o[i] = s[i];
+      for (int64_t k = 1; k < L; ++k) {
+        const T *prev = o + (k - 1) * inner, *cur = s + k * inner;
+        T *dst = o + k * inner;
+        for (int64_t i = 0; i < inner; ++i) dst[i] = arithmetic<T>(decltype(op)::value, prev[i], cur[i]);
+      }
+    }
+  };
+  dispatch(n->dtype, [&](auto t) {
+    if (n->kind == OpKind::Cumprod) scan(t, std::integral_constant<Bin, Bin::Mul>{});
+    else scan(t, std::integral_constant<Bin, Bin::Add>{});
   });
-  return x;
+  return out;
 }
 
 } // namespace shapelab::interp
