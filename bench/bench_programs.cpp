@@ -56,6 +56,7 @@ std::vector<std::vector<std::string>> programParts(std::size_t nodes, bool basic
   o.dataDependent = !basicOnly;
   o.basicOnly = basicOnly;
   o.partialOps = !basicOnly;
+  o.practitioner = false; // the workloads the figures were measured on
   std::vector<std::vector<std::string>> out;
   for (std::size_t k = 0; k < parts; ++k)
     out.push_back(proptests::generateProgram(session, rng, int((basicOnly ? nodes : nodes / 2) / parts), o).lines);
@@ -268,7 +269,9 @@ void BM_BuildAndDropPrograms(benchmark::State &state) {
   for (auto _ : state) {
     for (int64_t i = 0; i < state.range(0); ++i) {
       lang::Session session(solver, {});
-      proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 4);
+      proptests::ProgramOptions o;
+      o.practitioner = false; // the workload the figures were measured on
+      proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 4, o);
       benchmark::DoNotOptimize(p);
       if (i == 100) before = peakRssKb();
       if (i % 1000 == 0) solver.clearMemo();

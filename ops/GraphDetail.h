@@ -146,11 +146,15 @@ inline Pred nonEmpty(const Expr &d) {
 /// than its smaller dim saves later, while a chain of slices of slices still stays short
 /// (Shapes.TwentyFiveNestedSlicesBuild).
 constexpr uint64_t kCompactDimsAbove = 80;
+/// Whether a node's literal flag is part of its key (a literal or size, and an After, are made
+/// with it); elsewhere the rule derives it from the operands (`n + 1` of two literals is one),
+/// so the node found and the one about to be made would differ in it.
+inline bool weakInKey(OpKind k) { return k == OpKind::Scalar || k == OpKind::After; }
 /// Whether `a` has `b`'s structural key, b's operands taken to be `bInputs`.
 inline bool sameKeyOver(const Node &a, const Node &b, std::span<const Node *const> bInputs) {
   return a.kind == b.kind && a.op == b.op && std::ranges::equal(a.inputs, bInputs) && a.attrs == b.attrs &&
-         a.exprs == b.exprs && a.index == b.index && a.cond == b.cond && a.mode == b.mode && a.weak == b.weak &&
-         (a.kind != OpKind::Cast || a.dtype == b.dtype);
+         a.exprs == b.exprs && a.index == b.index && a.cond == b.cond && a.mode == b.mode &&
+         (!weakInKey(a.kind) || a.weak == b.weak) && (a.kind != OpKind::Cast || a.dtype == b.dtype);
 }
 
 /// The hash of `c`'s structural key, its operands taken to be `inputs`.
@@ -161,7 +165,8 @@ inline std::size_t keyHash(const Node &c, std::span<const Node *const> inputs) {
   for (const Expr &e : c.exprs) h = mix(h, e.hash());
   for (const IndexEntry &e : c.index)
     h = mix(mix(mix(h, e.kind * 31 + std::size_t(e.step)), e.start ? e.start->hash() : 1), e.stop ? e.stop->hash() : 2);
-  return mix(h, c.cond.hash() + std::size_t(c.mode) + (c.weak ? 7 : 0) + (c.kind == OpKind::Cast ? std::size_t(c.dtype) : 0));
+  return mix(h, c.cond.hash() + std::size_t(c.mode) + (weakInKey(c.kind) && c.weak ? 7 : 0) +
+                   (c.kind == OpKind::Cast ? std::size_t(c.dtype) : 0));
 }
 /// Whether `a` and `b` derived the same dtype, literal flag, shape, broadcast bits and own
 /// validity (its obligations' predicates and answers, failures and assumptions).

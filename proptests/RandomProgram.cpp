@@ -65,6 +65,7 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
     std::string e;
     static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
     int kind = options.basicOnly ? basic[pick(8)] : int(pick(35));
+    if (!options.basicOnly && options.practitioner && pick(9) == 0) kind = 35;
     if (!options.dataDependent && (kind == 14 || kind == 15)) continue; // masks, ifelse
     switch (kind) {
     case 0: case 1: e = std::string(unary[pick(6)]) + "(" + a.name + ")"; break;
@@ -285,6 +286,37 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
         e = "linalg.det(" + a.name + " @ transpose(" + a.name + "))";
         break;
       }
+      break;
+    }
+    case 35: {
+      // The NumPy practitioners write: rebinding statements work on a copy, `v = np.copy(a)`.
+      const std::string v = prefix + "v" + std::to_string(out.names.size());
+      auto index = [&](std::size_t axis) { return "abs(" + vars[4].name + ") % " + a.name + ".shape[" + std::to_string(axis) + "]"; };
+      std::string rebind;
+      switch (pick(14)) {
+      case 0: if (a.rank) rebind = v + "[" + index(0) + "] = " + (pick(2) ? "1.5" : b.name + "[..., :1]"); break;
+      case 1: if (a.rank) rebind = v + "[:" + std::string(pick(2) ? "" : ":2") + "] += " + (pick(2) ? "2" : b.name); break;
+      case 2: if (a.rank) rebind = "np.add.at(" + v + ", " + index(0) + ", 1)"; break;
+      case 3: rebind = v + std::string(pick(2) ? " *= " : " -= ") + (pick(2) ? "3" : b.name); break;
+      case 4: if (a.rank >= 2) e = a.name + "[" + index(0) + ", " + index(1) + "]"; break;
+      case 5: if (a.rank >= 2) e = a.name + "[" + index(0) + ", :, None][..., " + index(1) + "]"; break;
+      case 6: if (a.rank) e = a.name + "[[0, -1]]"; break;
+      case 7: if (a.rank) e = "np.take(" + a.name + ", " + index(a.rank - 1) + ", axis=-1)"; break;
+      case 8: if (a.rank >= 2) e = pick(2) ? "np.diagonal(" + a.name + ", " + std::to_string(int(pick(3)) - 1) + ")" : "np.rot90(" + a.name + ")"; break;
+      case 9: e = "np.kron(" + a.name + ", " + b.name + ")"; break;
+      case 10: e = std::string(pick(2) ? "np.isclose(" : "np.allclose(") + a.name + ", " + b.name + ")"; break;
+      case 11: e = pick(2) ? "np.nan_to_num(" + a.name + " / " + b.name + ")" : "np.round(" + a.name + ", 1)"; break;
+      case 12: e = "np.linspace(0.0, 1.0, " + (a.rank ? a.name + ".shape[0]" : std::string("n")) + ")"; break;
+      default: if (a.rank && b.rank) e = "np.tensordot(" + a.name + ", " + b.name + ", axes=" + (pick(2) ? "0" : "([-1], [0])") + ")"; break;
+      }
+      if (!rebind.empty()) {
+        if (!run(v + " = np.copy(" + a.name + ")")) continue;
+        vars.push_back({v, a.rank, a.dtype});
+        out.names.push_back(v);
+        run(rebind); // refused (a dtype NumPy will not cast in place): v stays the copy
+        continue;
+      }
+      if (e.empty()) continue;
       break;
     }
     default: e = "prod(" + a.name + ")"; break;

@@ -33,6 +33,12 @@ struct ProgramOptions {
   bool partialOps = true;
   /// Only elementwise ops, broadcasts, reshapes, slices and reductions (the benchmark's mix).
   bool basicOnly = false;
+  /// Also emit the statements practitioners write (one in nine): item assignment (`v[idx] =`,
+  /// `v[idx] +=`, `v *= `), np.add.at, several index arrays, list indices, take, and the
+  /// functions built from other ops (diagonal, kron, rot90, isclose, nan_to_num, linspace,
+  /// round, tensordot). Off, the stream of programs is the one before they existed (the
+  /// benchmarks' workloads).
+  bool practitioner = true;
 };
 
 GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, int count,
