@@ -242,6 +242,7 @@ Array Interpreter::run(const Node *n) {
   case OpKind::Diff: return runDiff(n);
   case OpKind::Cumsum:
   case OpKind::Cumprod: return runCumulative(n);
+  case OpKind::Sort: return runSort(n);
   case OpKind::Random: return runRandom(n);
   case OpKind::SpecifyShape: {
     const Array &x = in(0);

@@ -73,6 +73,7 @@ private:
   Array runReduce(const ops::Node *n);      // Reductions.cpp: reductions,
   Array runDiff(const ops::Node *n);        //   diff,
   Array runCumulative(const ops::Node *n);  //   cumsum, cumprod
+  Array runSort(const ops::Node *n);        //   sort, argsort
   Array runBlockwise(const ops::Node *n);   // Blockwise.cpp: matmul, outer, det, inv, solve, convolve,
   Array runEinsum(const ops::Node *n);      //   einsum
   Array runRandom(const ops::Node *n);      // Random.cpp: random variables

@@ -108,6 +108,8 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"array", &Impl::bindArray},
       {"asarray", &Impl::bindArray},
       {"take", &Impl::bindTake},
+      {"sort", &Impl::bindSort},
+      {"argsort", &Impl::bindSort},
       {"take_along_axis", &Impl::bindAlongAxis},
       {"put_along_axis", &Impl::bindAlongAxis},
       {"set_subtensor", &Impl::bindSetSubtensor},
@@ -572,6 +574,23 @@ auto Session::Impl::bindUfuncOuter(Call &c) -> Value {
   for (std::size_t i = 0; i < y->rank(); ++i) axes.push_back(int64_t(x->rank() + i));
   const Node *spread = axes.empty() ? x : graph->expandDims(x, axes);
   return c.node(graph->binary(ufunc, spread, y, mode));
+}
+
+auto Session::Impl::bindSort(Call &c) -> Value {
+  // sort(a, axis=-1, kind=None, order=None), argsort(...): any kind (argsort is stable).
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  const Node *x = array(required(a, 0, "a"));
+  const Value ax = optional(a, 1, "axis"), kind = optional(a, 2, "kind"), order = optional(a, 3, "order");
+  if (kind.kind != Value::None) {
+    static const char *kinds[] = {"quicksort", "mergesort", "heapsort", "stable"};
+    if (kind.kind != Value::String || std::none_of(std::begin(kinds), std::end(kinds), [&](const char *k) { return kind.text == k; }))
+      failAt("sort kind must be one of 'quick', 'heap', or 'stable' (got '" + (kind.kind == Value::String ? kind.text : std::string(kindName(kind))) + "')", kind.pos);
+  }
+  if (order.kind != Value::None) failAt(fn + "(): order applies to structured arrays, which shapelab does not have", order.pos);
+  std::optional<int64_t> axis = -1;
+  if (a.get(1, "axis")) axis = ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(axisOf(ax, x->rank()));
+  return c.node(graph->sort(fn, x, axis));
 }
 
 auto Session::Impl::bindTake(Call &c) -> Value {

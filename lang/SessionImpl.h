@@ -266,6 +266,7 @@ struct Session::Impl {
   Value bindUfuncOuter(Call &c);
   Value bindAlongAxis(Call &c);
   Value bindTake(Call &c);
+  Value bindSort(Call &c);
   /// ufunc.at's indices argument as an index: an integer array, an integer, or a tuple of them.
   ops::Subscript indexArgument(const Value &v);
   Value bindArgReduction(Call &c);

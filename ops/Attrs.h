@@ -55,7 +55,7 @@ struct Fill {
   std::optional<DType> dtype;
   bool operator==(const Fill &) const = default;
 };
-/// Concatenate, Stack, Cumsum, Cumprod: the axis (normalised).
+/// Concatenate, Stack, Cumsum, Cumprod, Sort: the axis (normalised).
 struct Axis {
   int64_t axis = 0;
   bool operator==(const Axis &) const = default;

@@ -200,6 +200,10 @@ public:
   const Node *diff(const Node *x, int64_t n, int64_t axis);
   /// cumsum or cumprod along an axis (None flattens first).
   const Node *cumulative(const std::string &op, const Node *x, std::optional<int64_t> axis);
+  /// np.sort (op "sort": x's dtype) or np.argsort ("argsort": int64 positions) along an axis
+  /// (None flattens first); NaNs last. argsort is stable (ties keep their order: NumPy's
+  /// kind='stable', which its default quicksort does not promise).
+  const Node *sort(const std::string &op, const Node *x, std::optional<int64_t> axis);
   /// Parameters are nodes; `shapeOnly` gives the value-shaped parameters of permutation and
   /// choice (a size tuple). `size` nullopt is NumPy's size=None.
   const Node *random(const std::string &name, const std::vector<const Node *> &parameters,

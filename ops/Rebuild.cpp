@@ -130,6 +130,7 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
   case OpKind::Diff: return diff(in[0], n->attr<attr::Difference>().n, n->attr<attr::Difference>().axis);
   case OpKind::Cumsum:
   case OpKind::Cumprod: return cumulative(n->op, in[0], n->attr<attr::Axis>().axis);
+  case OpKind::Sort: return sort(n->op, in[0], n->attr<attr::Axis>().axis);
   case OpKind::Random: {
     const attr::Draw &draw = n->attr<attr::Draw>();
     std::vector<std::optional<Shape>> shapeOnly;

@@ -156,4 +156,16 @@ const Node *Graph::cumulative(const std::string &op, const Node *x, std::optiona
   });
 }
 
+const Node *Graph::sort(const std::string &op, const Node *x, std::optional<int64_t> axisArg) {
+  if (op != "sort" && op != "argsort") throw OpError("unknown sorting function '" + op + "'");
+  if (!axisArg) return sort(op, reshape(x, {Expr(-1)}), 0);
+  const int64_t axis = normalizeAxis(*axisArg, x->rank());
+  Node c = blank(OpKind::Sort, op, {x});
+  c.attrs = attr::Axis{axis};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = op == "sort" ? x->dtype : DType::Int64;
+    n.shape = x->shape;
+  });
+}
+
 } // namespace shapelab::ops

@@ -293,7 +293,7 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       const std::string v = prefix + "v" + std::to_string(out.names.size());
       auto index = [&](std::size_t axis) { return "abs(" + vars[4].name + ") % " + a.name + ".shape[" + std::to_string(axis) + "]"; };
       std::string rebind;
-      switch (pick(14)) {
+      switch (pick(15)) {
       case 0: if (a.rank) rebind = v + "[" + index(0) + "] = " + (pick(2) ? "1.5" : b.name + "[..., :1]"); break;
       case 1: if (a.rank) rebind = v + "[:" + std::string(pick(2) ? "" : ":2") + "] += " + (pick(2) ? "2" : b.name); break;
       case 2: if (a.rank) rebind = "np.add.at(" + v + ", " + index(0) + ", 1)"; break;
@@ -306,6 +306,7 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       case 9: e = "np.kron(" + a.name + ", " + b.name + ")"; break;
       case 10: e = std::string(pick(2) ? "np.isclose(" : "np.allclose(") + a.name + ", " + b.name + ")"; break;
       case 11: e = pick(2) ? "np.nan_to_num(" + a.name + " / " + b.name + ")" : "np.round(" + a.name + ", 1)"; break;
+      case 13: e = pick(2) ? "np.sort(" + a.name + (a.rank && pick(2) ? ", axis=0" : "") + ")" : "np.argsort(" + a.name + (pick(2) ? ", axis=None" : "") + ")"; break;
       case 12: e = "np.linspace(0.0, 1.0, " + (a.rank ? a.name + ".shape[0]" : std::string("n")) + ")"; break;
       default: if (a.rank && b.rank) e = "np.tensordot(" + a.name + ", " + b.name + ", axes=" + (pick(2) ? "0" : "([-1], [0])") + ")"; break;
       }

@@ -36,7 +36,7 @@ struct ProgramOptions {
   /// Also emit the statements practitioners write (one in nine): item assignment (`v[idx] =`,
   /// `v[idx] +=`, `v *= `), np.add.at, several index arrays, list indices, take, and the
   /// functions built from other ops (diagonal, kron, rot90, isclose, nan_to_num, linspace,
-  /// round, tensordot). Off, the stream of programs is the one before they existed (the
+  /// round, tensordot, sort, argsort). Off, the stream of programs is the one before they existed (the
   /// benchmarks' workloads).
   bool practitioner = true;
 };

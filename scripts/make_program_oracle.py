@@ -578,11 +578,11 @@ def make_program(rng):
                 elif form == 14:
                     # NumPy functions built from other ops: linspace, meshgrid, diagonal / trace /
                     # diag, kron, rot90, tensordot, isclose / allclose, nan_to_num, convolve's
-                    # modes and correlate, take, round, list indices. Only with FOCUS
+                    # modes and correlate, take, round, list indices, sort, argsort. Only with FOCUS
                     # (`make_program_oracle.py 150 14 14 functions`).
                     sizes = {"n": n, "m": m}
                     warnings.simplefilter("error", DeprecationWarning)  # as in form 13
-                    sub = rng.randrange(14)
+                    sub = rng.randrange(15)
                     if sub == 0:
                         num = rng.choice(["n", "m + 1", "5", "1", "0"])
                         lo, hi = rng.choice(["0.0", "-1.5", "2"]), rng.choice(["1.0", "10", "-3.25"])
@@ -643,6 +643,18 @@ def make_program(rng):
                         lst = rng.choice(["[0, -1]", "[1]", "[0, 0, 1]", "[-1, 0]"])
                         text = f"{x}[{lst}]" if rng.random() < 0.5 else f"{x}[..., {lst}]"
                         val = eval(text.replace(x, "X"))
+                    elif sub == 14:
+                        # argsort: shapelab's is stable (NumPy's default quicksort promises no
+                        # order of ties): compared with kind='stable'. sort's equal zeros of both
+                        # signs may come in either order: compared as values (not bitwise).
+                        ax = rng.choice(["", ", axis=0", ", axis=None"]) if X.ndim else rng.choice(["", ", axis=None"])
+                        if rng.random() < 0.5:
+                            text = f"np.sort({x}{ax})"
+                            val = eval(f"np.sort(X{ax})")
+                            exact = False
+                        else:
+                            text = f"np.argsort({x}{ax})"
+                            val = eval(f"np.argsort(X{ax}, kind='stable')")
                     elif sub == 10 and X.ndim == 1 and Y.ndim == 1:
                         fn = rng.choice(["convolve", "correlate"])
                         md = rng.choice(["full", "same", "valid"])
@@ -757,6 +769,7 @@ def make_program(rng):
             # Forms 13 and 14: an index array's value out of range is data (a value error); an integer
             # index out of range is a shape rule.
             data = (kind == 25 and form in (13, 14) and isinstance(e, IndexError) and not integer_fails
+                    and not isinstance(e, np.AxisError)
                     and ("out of bounds" in str(e) or "non-empty take from an empty" in str(e)))
             errors[f"v{k}"] = "value" if data else "shape"
         except TypeError:

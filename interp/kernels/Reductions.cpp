@@ -157,4 +157,92 @@ Array Interpreter::runCumulative(const Node *n) {
   return out;
 }
 
+namespace {
+
+/// Sort keys: unsigned integers ordered as the values are, NaNs (any sign or payload) all last
+/// and equal to each other (NumPy's order); -0.0 and 0.0 equal.
+template <class T> auto sortKey(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return uint32_t(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+    constexpr U sign = U(1) << (8 * sizeof(T) - 1);
+    if (std::isnan(v)) return ~U(0);
+    if (v == 0) v = T(0); // -0.0 ties with 0.0, as they compare (a stable argsort keeps their order)
+    U bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return (bits & sign) ? ~bits : (bits | sign);
+  } else {
+    using U = std::make_unsigned_t<T>;
+    return U(v) ^ (U(1) << (8 * sizeof(T) - 1));
+  }
+}
+
+/// A stable LSD radix sort of `keys`, carrying `order` (the positions) along, 11 bits a pass;
+/// a pass whose digit is the same for every key is skipped. Linear in the count, and each pass
+/// reads its keys in order: on 10**6 float64 several times faster than a comparison sort.
+template <class K> void radixOrder(std::vector<K> &keys, std::vector<int64_t> &order) {
+  constexpr int kBits = 11;
+  constexpr std::size_t kBuckets = std::size_t(1) << kBits;
+  const std::size_t n = keys.size();
+  std::vector<K> otherKeys(n);
+  std::vector<int64_t> otherOrder(n);
+  std::vector<std::size_t> count(kBuckets);
+  for (int shift = 0; shift < int(8 * sizeof(K)); shift += kBits) {
+    std::fill(count.begin(), count.end(), 0);
+    for (std::size_t k = 0; k < n; ++k) ++count[(keys[k] >> shift) & (kBuckets - 1)];
+    if (std::any_of(count.begin(), count.end(), [&](std::size_t c) { return c == n; })) continue;
+    std::size_t total = 0;
+    for (std::size_t &c : count) total += std::exchange(c, total);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t at = count[(keys[k] >> shift) & (kBuckets - 1)]++;
+      otherKeys[at] = keys[k];
+      otherOrder[at] = order[k];
+    }
+    keys.swap(otherKeys);
+    order.swap(otherOrder);
+  }
+}
+
+/// Below this length a comparison sort is faster than the radix passes.
+constexpr int64_t kRadixFrom = 1024;
+
+} // namespace
+
+Array Interpreter::runSort(const Node *n) {
+  auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
+  const int64_t axis = n->attr<ops::attr::Axis>().axis;
+  const Array src = in(0).contiguous();
+  const bool positions = n->op == "argsort";
+  Array out = Array::uninitialized(n->dtype, src.shape());
+  int64_t L = src.shape()[axis], inner = 1, outer = 1;
+  for (std::size_t d = axis + 1; d < src.rank(); ++d) inner *= src.shape()[d];
+  for (int64_t d = 0; d < axis; ++d) outer *= src.shape()[d];
+  dispatch(src.dtype(), [&](auto t) {
+    using T = decltype(t);
+    using K = decltype(sortKey(T{}));
+    const T *s = src.base<T>() + src.offset();
+    std::vector<K> keys(static_cast<std::size_t>(L));
+    std::vector<int64_t> order(static_cast<std::size_t>(L));
+    for (int64_t q = 0; q < outer; ++q)
+      for (int64_t i = 0; i < inner; ++i) {
+        // One lane along the axis: its keys, their stable order, then the values or positions
+        // in that order. Equal keys keep their order (argsort is stable).
+        const T *from = s + q * L * inner + i;
+        for (int64_t k = 0; k < L; ++k) keys[std::size_t(k)] = sortKey(from[k * inner]);
+        std::iota(order.begin(), order.end(), int64_t(0));
+        if (L >= kRadixFrom) radixOrder(keys, order);
+        else std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return keys[std::size_t(a)] < keys[std::size_t(b)]; });
+        if (positions) {
+          int64_t *to = out.base<int64_t>() + q * L * inner + i;
+          for (int64_t k = 0; k < L; ++k) to[k * inner] = order[std::size_t(k)];
+        } else {
+          T *to = out.base<T>() + q * L * inner + i;
+          for (int64_t k = 0; k < L; ++k) to[k * inner] = from[order[std::size_t(k)] * inner];
+        }
+      }
+  });
+  return out;
+}
+
 } // namespace shapelab::interp

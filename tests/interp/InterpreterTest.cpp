@@ -262,3 +262,41 @@ TEST(Interpreter, AFailedNodeRaisesItsOwnErrorWheneverItIsNeeded) {
   interp::Interpreter ok(g, Assignment{{"n", 3}, {"m", 3}}, {});
   EXPECT_EQ(ok.evaluate(u).shape(), (std::vector<int64_t>{3}));
 }
+
+// sort and argsort, on lanes long enough for the radix path and short ones alike, against their
+// definition: argsort is a permutation under which the keys do not decrease (NaNs last, of any
+// sign), equal values keep their order (stable; -0.0 equals 0.0), and sort is x taken in that order.
+RC_GTEST_PROP(Interpreter, SortAndArgsortFollowTheirDefinition, ()) {
+  const int64_t length = *rc::gen::element<int64_t>(0, 1, 7, 1500, 3000);
+  const bool integers = *rc::gen::arbitrary<bool>();
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"x = input((" + std::to_string(length) + ", 2), " + (integers ? "int32" : "float64") + ")",
+                                     "s = np.sort(x, axis=0)", "a = np.argsort(x, axis=0)"}));
+  interp::Array xv(integers ? ops::DType::Int32 : ops::DType::Float64, {length, 2});
+  std::mt19937_64 rng(*rc::gen::arbitrary<uint64_t>());
+  for (int64_t k = 0; k < 2 * length; ++k) {
+    const int r = int(rng() % 9);
+    if (integers) xv.base<int32_t>()[k] = r == 0 ? std::numeric_limits<int32_t>::min() : r - 4;
+    else xv.base<double>()[k] = r == 0 ? std::nan("") : r == 1 ? -std::nan("") : r == 2 ? -0.0 : r == 3 ? -INFINITY : double(r) - 6;
+  }
+  interp::Interpreter in(session.graph(), {}, {{"x", xv}}, {});
+  const interp::Array s = in.evaluate(session.lookup("s")), a = in.evaluate(session.lookup("a"));
+  auto value = [&](int64_t row, int64_t col) { return integers ? double(xv.base<int32_t>()[row * 2 + col]) : xv.base<double>()[row * 2 + col]; };
+  // NaN after everything; -0.0 and 0.0 equal.
+  auto before = [](double p, double q) { return p < q || (std::isnan(q) && !std::isnan(p)); };
+  for (int64_t col = 0; col < 2; ++col) {
+    std::vector<bool> used(static_cast<std::size_t>(length));
+    for (int64_t k = 0; k < length; ++k) {
+      const int64_t at = a.base<int64_t>()[k * 2 + col];
+      RC_ASSERT(at >= 0 && at < length && !used[std::size_t(at)]);
+      used[std::size_t(at)] = true;
+      const double got = integers ? double(s.base<int32_t>()[k * 2 + col]) : s.base<double>()[k * 2 + col];
+      RC_ASSERT((std::isnan(got) && std::isnan(value(at, col))) || got == value(at, col));
+      if (k == 0) continue;
+      const int64_t prev = a.base<int64_t>()[(k - 1) * 2 + col];
+      RC_ASSERT(!before(value(at, col), value(prev, col)));                                   // no descent
+      if (!before(value(prev, col), value(at, col))) RC_ASSERT(prev < at); // ties (-0.0 with 0.0 too) stable
+    }
+  }
+}

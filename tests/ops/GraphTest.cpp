@@ -359,6 +359,8 @@ TEST(Graph, EveryKindRebuildsFromItsAttributes) {
       g.diff(x, 2, 0),
       g.cumulative("cumsum", x, 0),
       g.cumulative("cumprod", x, std::nullopt),
+      g.sort("sort", x, 0),
+      g.sort("argsort", x, std::nullopt),
       g.random("normal", {v, one}, std::nullopt, numpy),
       g.random("normal", {v, one}, shapeOf({m, n}), numpy),
       g.specifyShape(x, {n, std::nullopt}),
