@@ -642,7 +642,7 @@ auto Session::Impl::bindAlongAxis(Call &c) -> Value {
     }
     ops::Subscript index = ops::alongAxis(*graph, target, indices, axis);
     if (!put) return c.node(ops::gather(*graph, target, index));
-    rebindsArgumentAt = a.positional[0].pos;
+    rebindsArgumentAt = required(a, 0, "arr").pos; // (arr= may be a keyword)
     const Node *written = ops::scatter(*graph, target, index, values, "set_subtensor", mode);
     return c.node(target == arr ? written : graph->reshape(written, arr->shape));
   } catch (const UserError &e) {

@@ -412,14 +412,17 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
       std::size_t k = 0;
       while (k + 1 < toks.size() && toks[k].pos != *rebindsArgumentAt) ++k;
       const Token &target = toks[k], &after = toks[std::min(k + 1, toks.size() - 1)];
-      // The statement must be the call alone: a dotted name, '(' and the array's name, and the
-      // call's ')' the last token (`np.add.at(x, i, 1.0) + 1` rebinds nothing).
-      bool alone = k >= 2 && toks[k - 1].kind == Token::Op && is(toks[k - 1].text, "(");
-      for (std::size_t j = 0; alone && j + 1 < k; ++j)
-        alone = toks[j].kind == Token::Name || (toks[j].kind == Token::Op && is(toks[j].text, "."));
+      // The statement must be the call alone: a dotted name, then '(' whose ')' is the last
+      // token (`np.add.at(x, i, 1.0) + 1` rebinds nothing), the array's name an argument of
+      // it (positional or `arr=x`).
+      std::size_t open = 0;
+      while (open < toks.size() && (toks[open].kind == Token::Name || (toks[open].kind == Token::Op && is(toks[open].text, "."))))
+        ++open;
+      bool alone = open > 0 && open < k && toks[open].kind == Token::Op && is(toks[open].text, "(") &&
+                   toks[k - 1].kind == Token::Op && (is(toks[k - 1].text, "(") || is(toks[k - 1].text, ",") || is(toks[k - 1].text, "="));
       if (alone) {
         int depth = 0;
-        std::size_t close = k - 1;
+        std::size_t close = open;
         for (; close < toks.size() && toks[close].kind != Token::End; ++close) {
           if (toks[close].kind == Token::Op && (is(toks[close].text, "(") || is(toks[close].text, "["))) ++depth;
           if (toks[close].kind == Token::Op && (is(toks[close].text, ")") || is(toks[close].text, "]")) && --depth == 0) break;

@@ -102,3 +102,31 @@ TEST(Library, ArrayLiteralsStackTheirElementsWithNumPysDtype) {
   EXPECT_NE(reply("c = np.array([a, 1.0])").find("setting an array element with a sequence"), std::string::npos);
   EXPECT_NE(reply("c = np.array(['x'])").find("array() takes numbers, sizes, arrays and lists of them"), std::string::npos);
 }
+
+// Every function called with its binding's parameters all given by keyword (and with one or two
+// given by position, the rest by keyword) answers or refuses: a binder that reads an argument
+// by position where the caller gave it by keyword would read past the positional list.
+TEST(Library, EveryFunctionTakesItsParametersByKeyword) {
+  for (const ops::FunctionInfo &f : ops::functions()) {
+    if (!f.has(ops::fn::Function)) continue;
+    const ops::Binding *b = ops::binding(f.name);
+    ASSERT_NE(b, nullptr) << f.name;
+    // Values that fit most parameters: an axis 0, integer indices, an array otherwise.
+    auto value = [](const std::string &name) -> std::string {
+      if (name.find("axis") != std::string::npos || name == "k" || name == "offset" || name == "decimals") return "0";
+      if (name.find("ind") != std::string::npos || name == "repeats" || name == "shift") return "i";
+      return "x";
+    };
+    for (std::size_t positional = 0; positional <= std::min<std::size_t>(2, b->names.size()); ++positional) {
+      std::string args;
+      for (std::size_t i = 0; i < b->names.size(); ++i)
+        args += (i ? ", " : "") + (i < positional ? value(b->names[i]) : b->names[i] + "=" + value(b->names[i]));
+      static Solver solver;
+      lang::Session s(solver, {});
+      ASSERT_FALSE(s.execute("x = input((3, 4), float64)", 1).failed);
+      ASSERT_FALSE(s.execute("i = input((3, 4), int64)", 2).failed);
+      const lang::Reply r = s.execute("np." + std::string(f.name) + "(" + args + ")", 3);
+      EXPECT_FALSE(r.lines().empty()) << f.name << "(" << args << ")";
+    }
+  }
+}

@@ -129,6 +129,10 @@ TEST(Statements, InPlaceOperatorsFollowNumPysCastingAndShapeRules) {
   EXPECT_NE(error("k += x").find("non-broadcastable output operand"), std::string::npos);
   EXPECT_NE(error("z = np.add.at(k, k, 1)").find("returns None"), std::string::npos);
   EXPECT_NE(error("np.add.at(k, k, 1) + 1").find("returns None"), std::string::npos);
+  // Its array given by keyword rebinds that name too (it crashed: the binder read a positional
+  // argument that was not there).
+  s.execute("j = input((n,), int64)", 5);
+  EXPECT_EQ(error("np.put_along_axis(arr=k, indices=j, values=0, axis=0)"), "(no error)");
   // The broadcast a name takes in place is one way: x (n, m) += a (m,) is valid, k (n,) += x is not.
   s.execute("a = input((m,), float64)", 5);
   EXPECT_EQ(joined(s.execute("x += a", 6)), "x: (n, m) float64, valid\n");
