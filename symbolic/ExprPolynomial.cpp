@@ -145,7 +145,9 @@ std::optional<Expr> exactQuotient(const Expr &numerator, const Expr &divisor) {
     // r / lead: each of lead's factors in r's monomial with at least its exponent, and the
     // coefficient a multiple.
     Monomial m = r.monomial;
-    for (const auto &[atom, exponent] : lead.monomial) {
+    for (const auto &factor : lead.monomial) {
+      const Expr &atom = factor.first; // (not a structured binding: lambdas capture it in C++20 only)
+      const uint32_t exponent = factor.second;
       auto it = std::find_if(m.begin(), m.end(), [&](const auto &f) { return f.first == atom; });
       if (it == m.end() || it->second < exponent) return std::nullopt;
       it->second -= exponent;
