@@ -121,8 +121,8 @@ std::vector<const Node *> meshgrid(Graph &g, const std::vector<const Node *> &xs
 /// a == b where either is not (and both NaN where equal_nan); b in at least float's type.
 const Node *isclose(Graph &g, const Node *a, const Node *b, double rtol, double atol, bool equalNan, BroadcastMode mode);
 /// np.round(a, decimals) as NumPy rounds floats: rint(a * 10**d) / 10**d (d < 0: rint(a / 10**-d)
-/// * 10**-d), halves to even; integers and bools as they are for d >= 0, rounded the same way
-/// (in their type) below.
+/// * 10**-d), halves to even; integers as they are for d >= 0 (OpError below: not supported);
+/// bools refused (NumPy gives float16).
 const Node *round(Graph &g, const Node *a, int64_t decimals, BroadcastMode mode);
 /// np.nan_to_num(x, nan, posinf, neginf): NaN and the infinities of a float x replaced (the
 /// infinities by the dtype's largest and lowest finite values by default); other dtypes as they are.

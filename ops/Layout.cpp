@@ -40,15 +40,6 @@ std::string operandText(const Expr &e) {
 }
 } // namespace
 
-/// The reshape rule, as NumPy reads a target (`_fix_unknown_dimension`): every negative entry,
-/// -1 or not, written or computed, is the one unknown dimension, inferred as the element count
-/// divided by the product of the others (which must be at least 1 and divide it); two negative
-/// entries are an error ("can only specify one unknown dimension"); with none, the product must
-/// be the element count. A computed entry that may be negative under the context makes the
-/// shape piecewise: `(b, t, -q)` of a `(b, t, d)` array is `(b, t, d if -q < 0 else 0)`, valid
-/// where q >= 1 and b*t >= 1, or q == 0 and b*t*d == 0. Throws OpError for two negative
-/// constants, and for an entry that may be negative where x is valid and whose quotient is not an
-/// expression (a sum divides nothing exactly).
 std::optional<Expr> Graph::quotient(const Expr &total, const Expr &rest) const {
   if (std::optional<Expr> q = divideByMonomial(total, rest)) return q;
   if (std::optional<Expr> q = exactQuotient(total, rest)) return q;
@@ -82,6 +73,15 @@ std::optional<Expr> Graph::quotient(const Expr &total, const Expr &rest) const {
   return std::nullopt;
 }
 
+/// The reshape rule, as NumPy reads a target (`_fix_unknown_dimension`): every negative entry,
+/// -1 or not, written or computed, is the one unknown dimension, inferred as the element count
+/// divided by the product of the others (which must be at least 1 and divide it); two negative
+/// entries are an error ("can only specify one unknown dimension"); with none, the product must
+/// be the element count. A computed entry that may be negative under the context makes the
+/// shape piecewise: `(b, t, -q)` of a `(b, t, d)` array is `(b, t, d if -q < 0 else 0)`, valid
+/// where q >= 1 and b*t >= 1, or q == 0 and b*t*d == 0. Throws OpError for two negative
+/// constants, and for an entry that may be negative where x is valid and whose quotient is not an
+/// expression (a sum divides nothing exactly).
 Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, const std::vector<Expr> &target) {
   Expr total = product(x->shape);
   // Where x cannot be computed the reshape never runs: an entry that is a size wherever x is

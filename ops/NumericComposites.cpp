@@ -105,9 +105,7 @@ const Node *convolveMode(Graph &g, const Node *a, const Node *v, const std::stri
   const Node *w = v;
   if (correlate) {
     if (v->rank() != 1) throw OpError("object too deep for desired array");
-    IndexEntry reversed;
-    reversed.step = -1;
-    w = g.index(v, {reversed});
+    w = flip(g, v, std::vector<int64_t>{0});
   }
   const Node *full = g.convolve(a, w);
   if (mode == "full") return full;
@@ -120,9 +118,9 @@ const Node *convolveMode(Graph &g, const Node *a, const Node *v, const std::stri
   const Expr first = mode == "valid" ? shorter - Expr(1) : floorDiv(shorter - Expr(1), Integer(2));
   const Expr length = mode == "valid" ? longer - shorter + Expr(1) : longer;
   const Node *positions = g.binary("add", g.arange(Expr(0), length, 1, DType::Int64), g.size(first), BroadcastMode::Numpy);
-  IndexEntry taken;
-  taken.kind = IndexEntry::Array;
-  return g.index(full, {taken}, positions);
+  std::vector<IndexEntry> taken(1);
+  taken[0].kind = IndexEntry::Array;
+  return g.index(full, taken, positions);
 }
 
 } // namespace shapelab::ops

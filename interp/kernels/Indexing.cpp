@@ -5,10 +5,16 @@ namespace shapelab::interp {
 
 namespace {
 
+/// The value error of an index past its axis (kept out of the gather's loop).
+[[noreturn, gnu::noinline, gnu::cold]] void outOfBounds(int64_t index, std::size_t axis, int64_t length) {
+  valueError("index " + std::to_string(index) + " is out of bounds for axis " + std::to_string(axis) + " with size " +
+             std::to_string(length));
+}
+
 /// x[:, ..., idx, :, ...]: one integer index array along axis `axis`, every other entry a whole
-/// axis (np.take, a row gather) — the common gather, as one pass over the index: each index
-/// normalised and checked, then its block of inner elements copied (NumPy's take loop). nullopt
-/// when the index is not of that form.
+/// axis (np.take, a row gather) — the common gather, as one pass over the index (per outer
+/// block): each index normalised and checked, then its block of inner elements copied (NumPy's
+/// take loop). nullopt when the index is not of that form.
 std::optional<Array> gatherAlongAxis(const Node *n, const Array &x, const Array &index) {
   if (!ops::isInteger(index.dtype())) return std::nullopt;
   std::size_t axis = n->index.size();
@@ -33,59 +39,41 @@ std::optional<Array> gatherAlongAxis(const Node *n, const Array &x, const Array 
   const std::size_t item = ops::itemSize(x.dtype());
   const char *from = src.base<char>() + src.offset() * int64_t(item);
   char *to = out.base<char>();
-  auto outOfBounds = [&](int64_t i) {
-    valueError("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(L));
-  };
-  if (outer == 1 && inner == 1) {
-    // One pass: each index checked, normalised and read (a 1-d take).
-    auto gather = [&](auto e, auto t) {
-      using T = decltype(e);
-      using I = decltype(t);
-      const T *f = reinterpret_cast<const T *>(from);
-      T *o = reinterpret_cast<T *>(to);
-      const I *v = idx.base<I>() + idx.offset();
-      for (int64_t k = 0; k < count; ++k) {
-        int64_t i = int64_t(v[k]);
-        if (i < 0) i += L;
-        if (i < 0 || i >= L) outOfBounds(int64_t(v[k]));
-        o[k] = f[i];
-      }
-    };
-    auto byIndex = [&](auto e) {
-      if (idx.dtype() == DType::Int64) gather(e, int64_t{});
-      else gather(e, int32_t{});
-    };
-    if (item == 8) byIndex(uint64_t{});
-    else if (item == 4) byIndex(uint32_t{});
-    else byIndex(uint8_t{});
-    return out;
-  }
-  std::vector<int64_t> at(static_cast<std::size_t>(count));
-  auto normalise = [&](auto t) {
+  // Each index checked and normalised as it is read, then its block of inner elements copied
+  // (a 1-d take reads one element per index).
+  auto copy = [&](auto e, auto t, auto single) {
+    using T = decltype(e);
     using I = decltype(t);
-    const I *v = idx.base<I>() + idx.offset();
-    for (int64_t k = 0; k < count; ++k) {
-      int64_t i = int64_t(v[k]);
-      if (i < -L || i >= L) outOfBounds(i);
-      at[std::size_t(k)] = i < 0 ? i + L : i;
-    }
-  };
-  if (idx.dtype() == DType::Int64) normalise(int64_t{});
-  else normalise(int32_t{});
-  auto copy = [&](auto t) {
-    using T = decltype(t);
     const T *f = reinterpret_cast<const T *>(from);
     T *o = reinterpret_cast<T *>(to);
+    const I *v = idx.base<I>() + idx.offset();
+    auto position = [&](int64_t k) {
+      int64_t i = int64_t(v[k]);
+      if (i < 0) i += L;
+      if (i < 0 || i >= L) [[unlikely]]
+        outOfBounds(int64_t(v[k]), axis, L);
+      return i;
+    };
+    if (outer == 0) // nothing is taken, but NumPy checks every index all the same
+      for (int64_t k = 0; k < count; ++k) position(k);
     for (int64_t q = 0; q < outer; ++q, f += L * inner)
       for (int64_t k = 0; k < count; ++k, o += inner) {
-        const T *row = f + at[std::size_t(k)] * inner;
-        if (inner == 1) *o = *row;
-        else std::memcpy(o, row, std::size_t(inner) * sizeof(T));
+        const int64_t i = position(k);
+        if constexpr (decltype(single)::value) *o = f[i];
+        else std::memcpy(o, f + i * inner, std::size_t(inner) * sizeof(T));
       }
   };
-  if (item == 8) copy(uint64_t{});
-  else if (item == 4) copy(uint32_t{});
-  else copy(uint8_t{});
+  auto byIndex = [&](auto e) { // (one element per index compiled apart: a plain load)
+    auto byInner = [&](auto t) {
+      if (inner == 1) copy(e, t, std::true_type{});
+      else copy(e, t, std::false_type{});
+    };
+    if (idx.dtype() == DType::Int64) byInner(int64_t{});
+    else byInner(int32_t{});
+  };
+  if (item == 8) byIndex(uint64_t{});
+  else if (item == 4) byIndex(uint32_t{});
+  else byIndex(uint8_t{});
   return out;
 }
 
