@@ -392,10 +392,8 @@ auto Session::Impl::bindDiagonal(Call &c) -> Value {
   const int64_t k = offset.kind == Value::None ? 0 : constant(offset, is(fn, "diag") ? "k" : "offset");
   if (is(fn, "diag")) return c.node(ops::diag(*graph, x, k, mode));
   const Value ax1 = optional(a, 2, "axis1"), ax2 = optional(a, 3, "axis2");
+  // (ops::diagonal checks the rank, then the axes, as NumPy does.)
   const int64_t i = ax1.kind == Value::None ? 0 : constant(ax1, "axis1"), j = ax2.kind == Value::None ? 1 : constant(ax2, "axis2");
-  for (int64_t q : {i, j})
-    if (x->rank() >= 2 && (q < -int64_t(x->rank()) || q >= int64_t(x->rank())))
-      failAt("axis " + std::to_string(q) + " is out of bounds for array of dimension " + std::to_string(x->rank()), p);
   return c.node(is(fn, "trace") ? ops::trace(*graph, x, k, i, j) : ops::diagonal(*graph, x, k, i, j));
 }
 
