@@ -255,6 +255,15 @@ Array Interpreter::run(const Node *n) {
   case OpKind::IfElse: {
     return values_.at(chosenBranch(n)).astype(n->dtype);
   }
+  case OpKind::Check: {
+    // Undefined counts as failing: the shape rule requires the condition's sizes defined.
+    if (shapelab::evaluate(n->cond, point_) != std::optional<bool>(true)) {
+      std::vector<std::string> shown;
+      for (const Expr &e : n->exprs) shown.push_back(std::to_string(value(e)));
+      shapeError(ops::attr::requirementText(n->attr<ops::attr::Requirement>().fails, shown));
+    }
+    return in(0).contiguous().astype(n->dtype);
+  }
   case OpKind::After: return in(n->inputs.size() - 1).contiguous().astype(n->dtype);
   case OpKind::Arange: {
     // start + k*step for k < length: between start and stop, so int64 holds each.

@@ -162,6 +162,21 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"shape", &Impl::bindShapeAttribute},
       {"ndim", &Impl::bindShapeAttribute},
       {"size", &Impl::bindShapeAttribute},
+      {"nonzero", &Impl::bindNonzero},
+      {"flatnonzero", &Impl::bindNonzero},
+      {"argwhere", &Impl::bindNonzero},
+      {"compress", &Impl::bindCompress},
+      {"unique", &Impl::bindUnique},
+      {"searchsorted", &Impl::bindSearchsorted},
+      {"partition", &Impl::bindPartition},
+      {"argpartition", &Impl::bindPartition},
+      {"tril_indices", &Impl::bindTriangleIndices},
+      {"triu_indices", &Impl::bindTriangleIndices},
+      {"vander", &Impl::bindVander},
+      {"logspace", &Impl::bindLogspace},
+      {"indices", &Impl::bindIndices},
+      {"broadcast_arrays", &Impl::bindBroadcastArrays},
+      {"lib.stride_tricks.sliding_window_view", &Impl::bindSlidingWindow},
   };
   return table;
 }
@@ -193,6 +208,9 @@ auto Session::Impl::bindBinary(Call &c) -> Value {
 auto Session::Impl::bindWhere(Call &c) -> Value {
   [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
+  // where(condition) alone is nonzero(condition).
+  if (a.positional.size() == 1 && a.keywords.empty()) return bindNonzero(c);
+  if (a.positional.size() + a.keywords.size() == 2) failAt("either both or neither of x and y should be given", p);
   return c.node(graph->where(array(required(a, 0, "condition")), array(required(a, 1, "x")), array(required(a, 2, "y")), mode));
 }
 
@@ -940,10 +958,21 @@ auto Session::Impl::bindPad(Call &c) -> Value {
   bool empty = false;
   if (mode.kind != Value::None) {
     if (mode.kind != Value::String) failAt("pad(): mode must be a string", mode.pos);
-    static const std::set<std::string> copying = {"edge", "linear_ramp", "maximum", "mean", "median",
-                                                   "minimum", "reflect", "symmetric", "wrap"};
-    if (copying.count(mode.text))
-      failAt("pad(): mode '" + mode.text + "' is not supported (constant and empty are)", mode.pos);
+    static const std::set<std::string> statistics = {"linear_ramp", "maximum", "mean", "median", "minimum"};
+    if (statistics.count(mode.text))
+      failAt("pad(): mode '" + mode.text + "' is not supported (constant, empty, edge, wrap, symmetric and reflect are)", mode.pos);
+    if (is(mode.text, "edge") || is(mode.text, "wrap") || is(mode.text, "symmetric") || is(mode.text, "reflect")) {
+      for (const auto &[k, v] : a.keywords)
+        if (is(k, "reflect_type") && !(v.kind == Value::String && is(v.text, "even")))
+          failAt("pad(): reflect_type='even' is the one shapelab has", v.pos);
+        else if (is(k, "constant_values"))
+          failAt("unsupported keyword arguments for mode '" + mode.text + "': {'constant_values'}", v.pos);
+      const auto widths = padPairs(required(a, 1, "pad_width"), std::max<std::size_t>(x->rank(), 1), true);
+      if (x->rank() == 0) return c.node(x);
+      std::vector<std::pair<Expr, Expr>> exprs;
+      for (const auto &[before, after] : widths) exprs.emplace_back(sizeOf(before, "a pad width"), sizeOf(after, "a pad width"));
+      return c.node(ops::padCopying(*graph, x, exprs, mode.text));
+    }
     if (!is(mode.text, "constant") && !is(mode.text, "empty")) failAt("mode '" + mode.text + "' is not supported", mode.pos);
     empty = is(mode.text, "empty");
   }

@@ -533,10 +533,20 @@ auto Session::Impl::attribute(const Value &v, const Token &t) -> Value {
     f.text = v.text.empty() ? a : v.text + "." + a;
     f.flag = v.text.empty(); // spelled np.NAME
     if (v.text.empty() && unsupportedDType(a)) failAt(unsupportedDTypeMessage(a), t.pos);
+    if (isModule(f)) return f; // np.lib.stride_tricks
     if (v.text.empty() && !(is(a, "random") || is(a, "linalg") || isFunction(a))) failAt("no function '" + a + "'", t.pos);
     if (is(v.text, "random") && !findRandomVariable(a)) failAt("unknown random variable '" + a + "' (see :ops)", t.pos);
-    if (is(v.text, "linalg") && !isFunction("linalg." + a))
-      failAt("linalg has det, inv, solve and norm", t.pos);
+    if (!v.text.empty() && !is(v.text, "random") && !isFunction(f.text)) {
+      // The functions of the namespace, from the op list.
+      std::vector<std::string> names;
+      for (const ops::FunctionInfo &row : ops::functions())
+        if (row.name.starts_with(v.text + ".") && row.has(ops::fn::Function))
+          names.push_back(std::string(row.name.substr(v.text.size() + 1)));
+      std::string list;
+      for (std::size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+      failAt("np." + v.text + " has no function '" + a + "' (shapelab's: " + list + ")", t.pos);
+    }
     return f;
   }
   if (v.kind != Value::Array) failAt(std::string(kindName(v)) + " has no attribute '" + a + "'", t.pos);

@@ -291,6 +291,20 @@ struct Session::Impl {
   Value bindEye(Call &c);
   Value bindLen(Call &c);
   Value bindShapeAttribute(Call &c);
+  // (lang/LibrarySelection.cpp)
+  Value bindNonzero(Call &c);
+  Value bindCompress(Call &c);
+  Value bindUnique(Call &c);
+  Value bindSearchsorted(Call &c);
+  Value bindPartition(Call &c);
+  Value bindTriangleIndices(Call &c);
+  Value bindVander(Call &c);
+  Value bindLogspace(Call &c);
+  Value bindIndices(Call &c);
+  Value bindBroadcastArrays(Call &c);
+  Value bindSlidingWindow(Call &c);
+  /// A flag argument (True/False, or an integer read as one); `absent` when not given.
+  bool flagOf(const Value &v, bool absent, const char *what);
 
   /// An axis argument as NumPy normalises it (AxisError's message).
   int64_t axisOf(const Value &v, std::size_t rank);

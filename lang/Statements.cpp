@@ -387,8 +387,10 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
       if (isOp("=", k + 1)) break;
       k += 2;
     }
-    if (!targets.empty() && isOp("=", 2 * targets.size() - 1)) {
-      at = 2 * targets.size();
+    // `name, = f(...)`: one name unpacked from a tuple of one.
+    const bool trailingComma = !targets.empty() && isOp(",", 2 * targets.size() - 1) && isOp("=", 2 * targets.size());
+    if (!targets.empty() && (trailingComma || isOp("=", 2 * targets.size() - 1))) {
+      at = 2 * targets.size() + (trailingComma ? 1 : 0);
       if (targets.size() == 1) pendingInputName = targets[0];
       rhsStart = peek().pos;
       inputMade = nullptr;
@@ -400,6 +402,12 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
                "(np.add.at(x, i, 1.0))", *rebindsArgumentAt);
       if (inputMade && v.node != inputMade)
         failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", rhsStart);
+      if (trailingComma && targets.size() == 1) {
+        if (v.kind != Value::Tuple) failAt("cannot unpack " + std::string(kindName(v)) + " into 1 name", rhsStart);
+        if (v.items.size() != 1) failAt("too many values to unpack (expected 1, got " + std::to_string(v.items.size()) + ")", rhsStart);
+        Value one = v.items[0];
+        v = std::move(one);
+      }
       assign(targets, std::move(v), lineNumber, r);
       return r;
     }

@@ -26,7 +26,8 @@ const char *kindName(Value::Kind k) {
 }
 
 bool isModule(const Value &v) {
-  return v.kind == Value::Callable && !v.node && (v.text.empty() || v.text == "random" || v.text == "linalg");
+  return v.kind == Value::Callable && !v.node &&
+         (v.text.empty() || v.text == "random" || v.text == "linalg" || v.text == "lib" || v.text == "lib.stride_tricks");
 }
 
 const char *kindName(const Value &v) { return isModule(v) ? "a module" : kindName(v.kind); }

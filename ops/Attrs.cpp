@@ -1,6 +1,9 @@
 // The attribute structs' defaults per kind (from ops/OpKinds.def) and their hash.
 #include "ops/Attrs.h"
 
+#include <algorithm>
+#include <functional>
+
 namespace shapelab::ops {
 
 namespace {
@@ -34,6 +37,7 @@ struct Hasher {
     for (bool g : a.given) h = mixIn(h, g ? 2 : 1);
     return h;
   }
+  std::size_t operator()(const Requirement &a) const { return mixIn(std::hash<std::string>{}(a.fails), 15); }
   std::size_t operator()(const Steps &a) const { return mixIn(mixIn(13, std::size_t(a.step)), std::size_t(a.dtype)); }
   std::size_t operator()(const EinsumSpec &a) const {
     std::size_t h = 14;
@@ -51,6 +55,26 @@ Attrs defaultAttrs(OpKind kind) {
 #undef SHAPELAB_OP
   }
   return None{};
+}
+
+std::string attr::requirementText(const std::string &text, const std::vector<std::string> &shown) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::size_t close = text[i] == '{' ? text.find('}', i) : std::string::npos;
+    if (close != std::string::npos) {
+      const std::string digits = text.substr(i + 1, close - i - 1);
+      if (!digits.empty() && digits.size() < 3 && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        const std::size_t k = std::size_t(std::stoi(digits));
+        if (k < shown.size()) {
+          out += shown[k];
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += text[i];
+  }
+  return out;
 }
 
 std::size_t hashAttrsOf(const Attrs &a) { return std::visit(Hasher{}, a); }

@@ -93,6 +93,14 @@ struct GivenDims {
   std::vector<bool> given;
   bool operator==(const GivenDims &) const = default;
 };
+/// Check: what its condition (the node's cond) says, and NumPy's message where it fails: `{i}`
+/// in either stands for the node's exprs[i] (written symbolically, or as its value when run).
+struct Requirement {
+  std::string holds, fails;
+  bool operator==(const Requirement &) const = default;
+};
+/// The message of a Requirement with `{i}` replaced by shown[i].
+std::string requirementText(const std::string &text, const std::vector<std::string> &shown);
 /// Arange: the step (a non-zero constant) and the result's dtype; exprs = {start, stop}.
 struct Steps {
   int64_t step = 1;
@@ -106,7 +114,7 @@ namespace shapelab::ops {
 
 using Attrs = std::variant<attr::None, attr::Constant, attr::Permutation, attr::NewAxes, attr::Dropped, attr::Fill,
                            attr::Axis, attr::Sections, attr::Reduction, attr::Difference, attr::Draw, attr::GivenDims,
-                           attr::Steps, EinsumSpec>;
+                           attr::Requirement, attr::Steps, EinsumSpec>;
 
 namespace attrindex {
 template <class T, class V> struct AttrIndex;

@@ -162,6 +162,95 @@ const Node *tile(Graph &g, const Node *a, const std::vector<Expr> &given) {
   return repeatedAlong(g, a, reps, true);
 }
 
+const Node *padCopying(Graph &g, const Node *x, const std::vector<std::pair<Expr, Expr>> &widths, const std::string &mode) {
+  const BroadcastMode m = BroadcastMode::Numpy;
+  const Node *out = x;
+  // NumPy checks every axis before padding any.
+  for (std::size_t axis = 0; axis < x->rank(); ++axis) {
+    const auto &[before, after] = widths[axis];
+    out = g.check(out, Pred::conjunction({ge(before, 0), ge(after, 0)}), "the pad widths {0} and {1} are not negative",
+                  "index can't contain negative values", {before, after});
+    out = g.check(out, ge(x->shape[axis], 1) || (eq(before, 0) && eq(after, 0)), "axis {0} is not empty where it is padded",
+                  "can't extend empty axis {0} using modes other than 'constant' or 'empty'", {Expr(int64_t(axis))});
+  }
+  for (std::size_t axis = 0; axis < x->rank(); ++axis) {
+    const auto &[before, after] = widths[axis];
+    if (before == Expr(0) && after == Expr(0)) continue;
+    const Expr &L = x->shape[axis];
+    // i - before for each position i of the padded axis: where it falls on x's axis, extended.
+    const Node *at = g.binary("subtract", g.arange(Expr(0), before + L + after, 1, DType::Int64), g.size(before), m);
+    const Node *from = nullptr;
+    if (mode == "edge") {
+      from = g.binary("minimum", g.binary("maximum", at, g.literal(0, DType::Int64), m), g.size(L - Expr(1)), m);
+    } else if (mode == "wrap") {
+      from = g.binary("remainder", at, g.size(max(L, Expr(1))), m);
+    } else {
+      // The axis mirrored at each end, again and again: fold u of width F (symmetric: L, the
+      // edge repeated; reflect: L - 1) reads r = at mod F forwards where u is even, backwards
+      // (L - 1 - r) where it is odd. An axis of 1 reflects as edge (F taken as 1: r = 0).
+      const Expr fold = mode == "symmetric" ? L : max(L - Expr(1), Expr(1));
+      const Node *u = g.binary("floor_divide", at, g.size(fold), m), *r = g.binary("remainder", at, g.size(fold), m);
+      const Node *even = g.binary("equal", g.binary("remainder", u, g.literal(2, DType::Int64), m), g.literal(0, DType::Int64), m);
+      from = g.where(even, r, g.binary("subtract", g.size(L - Expr(1)), r, m), m);
+    }
+    std::vector<IndexEntry> entries(axis + 1);
+    entries[axis].kind = IndexEntry::Array;
+    out = g.index(out, entries, from);
+  }
+  return out;
+}
+
+const Node *slidingWindowView(Graph &g, const Node *x, const std::vector<Expr> &windows, const std::vector<int64_t> &axes) {
+  const BroadcastMode m = BroadcastMode::Numpy;
+  const Node *out = x;
+  std::vector<std::size_t> normalized;
+  for (int64_t a : axes) normalized.push_back(std::size_t(detail::normalizeAxis(a, x->rank())));
+  for (const Expr &w : windows)
+    out = g.check(out, ge(w, 0), "the window {0} is not negative", "`window_shape` cannot contain negative values", {w});
+  Shape left = x->shape;
+  for (std::size_t q = 0; q < windows.size(); ++q) {
+    const std::size_t axis = normalized[q];
+    out = g.check(out, ge(left[axis], windows[q]), "the window {0} fits in what is left of axis {1} ({2})",
+                  "window shape cannot be larger than input array shape", {windows[q], Expr(int64_t(axis)), left[axis]});
+    left[axis] = left[axis] - windows[q] + Expr(1);
+  }
+  for (std::size_t q = 0; q < windows.size(); ++q) {
+    const std::size_t axis = normalized[q];
+    const Expr &L = out->shape[axis], &w = windows[q];
+    // Position t of window s reads s + t: the axis becomes (L - w + 1, w); the w moves last.
+    const Node *starts = g.expandDims(g.arange(Expr(0), L - w + Expr(1), 1, DType::Int64), {1});
+    const Node *offsets = g.expandDims(g.arange(Expr(0), w, 1, DType::Int64), {0});
+    std::vector<IndexEntry> entries(axis + 1);
+    entries[axis].kind = IndexEntry::Array;
+    out = g.index(out, entries, g.binary("add", starts, offsets, m));
+    out = moveaxis(g, out, int64_t(axis) + 1, -1);
+  }
+  return out;
+}
+
+std::vector<const Node *> indices(Graph &g, const Shape &dimensions, DType dtype, bool sparse) {
+  std::vector<const Node *> along;
+  for (std::size_t i = 0; i < dimensions.size(); ++i) {
+    Shape s(dimensions.size(), Expr(1));
+    s[i] = dimensions[i];
+    const Node *a = g.reshape(g.astype(g.arange(Expr(0), dimensions[i], 1, DType::Int64), dtype), s);
+    along.push_back(sparse ? a : g.broadcastTo(a, dimensions));
+  }
+  if (sparse) return along;
+  if (along.empty()) return {g.full({Expr(0)}, g.literal(0, DType::Int64), dtype)};
+  return {g.stack(along, 0)};
+}
+
+std::vector<const Node *> broadcastArrays(Graph &g, const std::vector<const Node *> &xs, BroadcastMode mode) {
+  if (xs.empty()) return {};
+  // The shape of all: that of a where() over them (whose validity each result carries).
+  const Node *all = xs[0];
+  for (std::size_t i = 1; i < xs.size(); ++i) all = g.where(g.literal(1, DType::Bool), all, xs[i], mode);
+  std::vector<const Node *> out;
+  for (const Node *x : xs) out.push_back(g.after({all}, g.broadcastTo(x, all->shape)));
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sources.
 

@@ -84,6 +84,55 @@ const Node *inPlace(Graph &g, const std::string &ufunc, const Node *x, const Nod
 /// (same rank as arr), arange along each other axis, all broadcast together.
 Subscript alongAxis(Graph &g, const Node *arr, const Node *indices, int64_t axis);
 
+/// np.pad(x, widths, mode) for the modes that copy x's own elements: "edge", "wrap",
+/// "symmetric", "reflect" (reflect_type 'even'). Each padded axis is a gather of x's positions:
+/// from the periodic extension NumPy's repeated padding makes (wrap: period L; symmetric: 2L,
+/// the edge repeated; reflect: 2L - 2, not repeated; an axis of 1 as edge), wider pads too. An empty axis with a
+/// width is NumPy's "can't extend empty axis" error; a negative width "index can't contain
+/// negative values".
+const Node *padCopying(Graph &g, const Node *x, const std::vector<std::pair<Expr, Expr>> &widths, const std::string &mode);
+/// np.lib.stride_tricks.sliding_window_view(x, window_shape, axis): for each window w on axis
+/// ax, in order, that axis trimmed to L - w + 1 and a window axis of w appended. Each window
+/// must be a size no longer than what is left of its axis (NumPy's messages).
+const Node *slidingWindowView(Graph &g, const Node *x, const std::vector<Expr> &windows, const std::vector<int64_t> &axes);
+/// np.indices(dimensions, dtype, sparse): dense, the (len(dimensions), *dimensions) grid of
+/// each axis' coordinate; sparse, each coordinate as arange along its own axis.
+std::vector<const Node *> indices(Graph &g, const Shape &dimensions, DType dtype, bool sparse);
+/// np.broadcast_arrays(*xs): each x broadcast to the shape of all (each result requires that
+/// they broadcast together).
+std::vector<const Node *> broadcastArrays(Graph &g, const std::vector<const Node *> &xs, BroadcastMode mode);
+
+// Selection (ops/SelectionComposites.cpp). A data-dependent length is one fresh size per call.
+
+/// np.nonzero(a): the coordinates of a's non-zero elements, one int64 array per axis (a 0-d a
+/// read as 1-d, as NumPy does).
+std::vector<const Node *> nonzero(Graph &g, const Node *a);
+/// np.flatnonzero(a): the flat positions of a's non-zero elements.
+const Node *flatnonzero(Graph &g, const Node *a);
+/// np.argwhere(a): nonzero's coordinates as the columns of a (k, a.ndim) array.
+const Node *argwhere(Graph &g, const Node *a);
+/// np.compress(condition, a, axis): a's elements (a flattened when axis is nullopt) at the
+/// positions where the 1-d condition is true (a true entry past the axis is an index error).
+const Node *compress(Graph &g, const Node *condition, const Node *a, std::optional<int64_t> axis);
+/// np.unique(ar, return_index, return_inverse, return_counts) of the flattened ar (NumPy 1.24:
+/// NaNs equal): the sorted distinct values, the first position of each, each element's place
+/// among them (flat), and how many each has.
+struct Unique {
+  const Node *values, *index, *inverse, *counts;
+};
+Unique unique(Graph &g, const Node *ar);
+/// np.searchsorted(a, v, side, sorter): for each v, how many of the 1-d sorted a come before
+/// it (right: before or equal), in NumPy's order (NaN last); `sorter` sorts a first.
+const Node *searchsorted(Graph &g, const Node *a, const Node *v, bool right, const Node *sorter);
+/// np.partition / np.argpartition (op) of a along axis (flattened when nullopt): each kth must
+/// lie in [-L, L) (NumPy's "kth(=k) out of bounds (L)"). The result is sorted along the axis,
+/// which is a partition for every kth; NumPy's own arrangement of the other elements differs.
+const Node *partition(Graph &g, const std::string &op, const Node *a, const std::vector<Expr> &kth,
+                      std::optional<int64_t> axis);
+/// np.tril_indices(n, k, m) / np.triu_indices (upper): the row and column coordinates of the
+/// triangle (NumPy's nonzero of tri: their count is a data-dependent size).
+std::vector<const Node *> triangleIndices(Graph &g, const Expr &n, const Expr &k, const Expr &m, bool upper);
+
 // Matrices (ops/MatrixComposites.cpp).
 
 /// np.diagonal(a, offset, axis1, axis2): the diagonal `offset` of the two axes, as a last axis of
@@ -106,6 +155,10 @@ const Node *rot90(Graph &g, const Node *m, int64_t k, int64_t axis0, int64_t axi
 const Node *tensordot(Graph &g, const Node *a, const Node *b, const std::vector<int64_t> &axesA,
                       const std::vector<int64_t> &axesB, BroadcastMode mode);
 
+/// np.vander(x, N, increasing): the columns x**(N-1) ... x**0 (increasing: x**0 first) of the
+/// 1-d x, as NumPy computes them: a running product, in x's dtype promoted with int64.
+const Node *vander(Graph &g, const Node *x, const Expr &columns, bool increasing, BroadcastMode mode);
+
 // Numbers (ops/NumericComposites.cpp).
 
 /// np.linspace(start, stop, num, endpoint, dtype) for 0-d start and stop, NumPy's arithmetic:
@@ -114,6 +167,10 @@ const Node *tensordot(Graph &g, const Node *a, const Node *b, const std::vector<
 /// (num > 1). An integer dtype takes the floor.
 const Node *linspace(Graph &g, const Node *start, const Node *stop, const Expr &num, bool endpoint, DType dtype,
                      BroadcastMode mode);
+/// np.logspace(start, stop, num, endpoint, base, dtype): base ** linspace(start, stop, num,
+/// endpoint), cast to dtype when given.
+const Node *logspace(Graph &g, const Node *start, const Node *stop, const Expr &num, bool endpoint, const Node *base,
+                     std::optional<DType> dtype, BroadcastMode mode);
 /// np.meshgrid(*xs, indexing): each x flattened, along its own axis, broadcast to the grid
 /// (xy: the first two axes swapped, as NumPy's Cartesian indexing).
 std::vector<const Node *> meshgrid(Graph &g, const std::vector<const Node *> &xs, bool cartesian);

@@ -121,6 +121,23 @@ const Node *Graph::ifelse(const Pred &cond, const Node *a, const Node *b) {
   });
 }
 
+const Node *Graph::check(const Node *x, const Pred &cond, const std::string &holds, const std::string &fails,
+                         const std::vector<Expr> &shown) {
+  if (cond.constantValue() == true) return x;
+  Node c = blank(OpKind::Check, "check", {x});
+  c.weak = x->weak;
+  c.cond = cond;
+  c.exprs = shown;
+  c.attrs = attr::Requirement{holds, fails};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = x->dtype;
+    n.shape = x->shape;
+    std::vector<std::string> written;
+    for (const Expr &e : shown) written.push_back(dimText(e));
+    requireOr(n.validity, cond, attr::requirementText(holds, written), attr::requirementText(fails, written));
+  });
+}
+
 const Node *Graph::after(const std::vector<const Node *> &guards, const Node *x) {
   if (guards.empty()) return x;
   std::vector<const Node *> inputs = guards;

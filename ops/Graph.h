@@ -210,6 +210,12 @@ public:
                      const std::optional<Shape> &size, BroadcastMode mode,
                      const std::vector<std::optional<Shape>> &shapeOnly = {});
   const Node *specifyShape(const Node *x, const std::vector<std::optional<Expr>> &shape);
+  /// x itself where `cond` (a predicate over sizes) holds, and NumPy's error `fails` where it does
+  /// not: a composite's requirement that its ops would not state, or not with NumPy's words
+  /// (np.pad's "can't extend empty axis", np.partition's "kth(=k) out of bounds"). `{i}` in
+  /// `holds` and `fails` stands for shown[i]: written symbolically, or its value when run.
+  const Node *check(const Node *x, const Pred &cond, const std::string &holds, const std::string &fails,
+                    const std::vector<Expr> &shown = {});
   /// ifelse on a predicate over sizes (lazy: only the chosen branch runs).
   const Node *ifelse(const Pred &cond, const Node *a, const Node *b);
   /// ifelse on a 0-d bool array (its value decides at run time).

@@ -149,7 +149,7 @@ constexpr uint64_t kCompactDimsAbove = 80;
 /// Whether a node's literal flag is part of its key (a literal or size, and an After, are made
 /// with it); elsewhere the rule derives it from the operands (`n + 1` of two literals is one),
 /// so the node found and the one about to be made would differ in it.
-inline bool weakInKey(OpKind k) { return k == OpKind::Scalar || k == OpKind::After; }
+inline bool weakInKey(OpKind k) { return k == OpKind::Scalar || k == OpKind::After || k == OpKind::Check; }
 /// Whether `a` has `b`'s structural key, b's operands taken to be `bInputs`.
 inline bool sameKeyOver(const Node &a, const Node &b, std::span<const Node *const> bInputs) {
   return a.kind == b.kind && a.op == b.op && std::ranges::equal(a.inputs, bInputs) && a.attrs == b.attrs &&

@@ -307,7 +307,8 @@ const Node *Graph::arange(const Expr &start, const Expr &stop, int64_t step, DTy
     const Expr highest(maxArraySize()), lowest(-maxArraySize() - Integer(1));
     for (const auto &[bound, name] : {std::pair{start, "start"}, std::pair{stop, "stop"}})
       for (const Pred &fits : {ge(bound, lowest), le(bound, highest)})
-        requireOr(n.validity, fits, std::string("arange's ") + name + " fits in int64", "Python int too large to convert to C long");
+        requireOr(n.validity, fits, std::string("arange's ") + name + " fits in int64", "Python int too large to convert to C long",
+                  ObligationKind::Limit);
     // ceil(d / step) for the distance d the values run over, or 0 where d has the other sign.
     const Expr distance = step > 0 ? stop - start : start - stop;
     const Integer s = Integer::abs(Integer(step));

@@ -134,4 +134,16 @@ const Node *tensordot(Graph &g, const Node *a, const Node *b, const std::vector<
   return g.reshape(g.blockwise("matmul", {ma, mb}, mode), out);
 }
 
+const Node *vander(Graph &g, const Node *x, const Expr &columns, bool increasing, BroadcastMode mode) {
+  if (x->rank() != 1) throw OpError("x must be a one-dimensional array or sequence.");
+  // numpy.vander: column 0 of the increasing matrix is 1, then x multiplied in column by column
+  // (multiply.accumulate), in promote_types(x.dtype, int).
+  const DType dt = resultType({{x->dtype, false}, {DType::Int64, false}});
+  const Expr &n = x->shape[0];
+  const Node *spread = g.broadcastTo(g.expandDims(g.astype(x, dt), {1}), {n, columns});
+  const Node *first = g.expandDims(g.binary("equal", g.arange(Expr(0), columns, 1, DType::Int64), g.literal(0, DType::Int64), mode), {0});
+  const Node *powers = g.cumulative("cumprod", g.where(first, g.astype(g.literal(1, DType::Int64), dt), spread, mode), 1);
+  return increasing ? powers : flip(g, powers, std::vector<int64_t>{1});
+}
+
 } // namespace shapelab::ops

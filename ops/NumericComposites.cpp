@@ -32,6 +32,13 @@ const Node *linspace(Graph &g, const Node *start, const Node *stop, const Expr &
   return y->dtype == dtype ? y : g.astype(y, dtype);
 }
 
+const Node *logspace(Graph &g, const Node *start, const Node *stop, const Expr &num, bool endpoint, const Node *base,
+                     std::optional<DType> dtype, BroadcastMode mode) {
+  const DType linear = resultType({{start->dtype, start->weak}, {stop->dtype, stop->weak}, {DType::Float64, true}});
+  const Node *y = g.binary("power", base, linspace(g, start, stop, num, endpoint, linear, mode), mode);
+  return !dtype || y->dtype == *dtype ? y : g.astype(y, *dtype);
+}
+
 std::vector<const Node *> meshgrid(Graph &g, const std::vector<const Node *> &xs, bool cartesian) {
   const std::size_t r = xs.size();
   Shape grid;

@@ -154,6 +154,8 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
     for (std::size_t i = 0; i < given.size(); ++i) shape.push_back(given[i] ? std::optional(n->exprs[i]) : std::nullopt);
     return specifyShape(in[0], shape);
   }
+  case OpKind::Check:
+    return check(in[0], n->cond, n->attr<attr::Requirement>().holds, n->attr<attr::Requirement>().fails, n->exprs);
   case OpKind::After: return after(std::vector<const Node *>(in.begin(), in.end() - 1), in.back());
   case OpKind::Arange: return arange(n->exprs[0], n->exprs[1], n->attr<attr::Steps>().step, n->attr<attr::Steps>().dtype);
   case OpKind::Einsum: return einsum(n->attr<EinsumSpec>(), in, n->mode);

@@ -140,7 +140,7 @@ const Node *Graph::diff(const Node *x, int64_t order, int64_t axisArg) {
   return make(std::move(c), [&](Node &n) {
     n.dtype = x->dtype;
     n.shape = x->shape;
-    n.shape[axis] = max(Expr(0), x->shape[axis] - Expr(order));
+    n.shape[axis] = smaller(n.validity.context(), Expr(0), x->shape[axis] - Expr(order), false);
   });
 }
 

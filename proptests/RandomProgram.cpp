@@ -293,7 +293,10 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       const std::string v = prefix + "v" + std::to_string(out.names.size());
       auto index = [&](std::size_t axis) { return "abs(" + vars[4].name + ") % " + a.name + ".shape[" + std::to_string(axis) + "]"; };
       std::string rebind;
-      switch (pick(15)) {
+      const int practitionerCase = int(pick(24));
+      // unique, the nonzero family and the triangle indices make data-dependent sizes.
+      if (!options.dataDependent && (practitionerCase == 17 || practitionerCase == 18 || practitionerCase == 23)) continue;
+      switch (practitionerCase) {
       case 0: if (a.rank) rebind = v + "[" + index(0) + "] = " + (pick(2) ? "1.5" : b.name + "[..., :1]"); break;
       case 1: if (a.rank) rebind = v + "[:" + std::string(pick(2) ? "" : ":2") + "] += " + (pick(2) ? "2" : b.name); break;
       case 2: if (a.rank) rebind = "np.add.at(" + v + ", " + index(0) + ", 1)"; break;
@@ -308,6 +311,28 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       case 11: e = pick(2) ? "np.nan_to_num(" + a.name + " / " + b.name + ")" : "np.round(" + a.name + ", 1)"; break;
       case 13: e = pick(2) ? "np.sort(" + a.name + (a.rank && pick(2) ? ", axis=0" : "") + ")" : "np.argsort(" + a.name + (pick(2) ? ", axis=None" : "") + ")"; break;
       case 12: e = "np.linspace(0.0, 1.0, " + (a.rank ? a.name + ".shape[0]" : std::string("n")) + ")"; break;
+      case 15: {
+        static const char *modes[] = {"edge", "wrap", "symmetric", "reflect"};
+        if (a.rank) e = "np.pad(" + a.name + ", " + (pick(2) ? "(1, n)" : "3") + ", mode='" + modes[pick(4)] + "')";
+        break;
+      }
+      case 16: if (a.rank) e = "np.lib.stride_tricks.sliding_window_view(" + a.name + ", " + (pick(2) ? "2" : "n") + ", axis=-1)"; break;
+      case 17: e = pick(2) ? "np.unique(" + a.name + ")" : "np.unique(" + a.name + ", return_counts=True, return_inverse=True)[" + std::to_string(1 + pick(2)) + "]"; break;
+      case 18: {
+        const std::string positive = "(" + a.name + " > 0)";
+        switch (pick(4)) {
+        case 0: e = "np.flatnonzero(" + positive + ")"; break;
+        case 1: e = "np.argwhere(" + a.name + ")"; break;
+        case 2: e = "np.where(" + positive + ")[0]"; break;
+        default: e = "np.compress(" + positive + ".ravel(), " + a.name + ")"; break;
+        }
+        break;
+      }
+      case 19: e = "np.searchsorted(np.sort(" + a.name + ".ravel()), " + b.name + (pick(2) ? ", side='right'" : "") + ")"; break;
+      case 20: if (a.rank) e = std::string(pick(2) ? "np.partition(" : "np.argpartition(") + a.name + ", " + (pick(2) ? "0" : "-1") + ")"; break;
+      case 21: e = "np.vander(" + a.name + ".ravel(), " + (pick(2) ? "3" : "n") + (pick(2) ? ", increasing=True" : "") + ")"; break;
+      case 22: e = pick(2) ? "np.broadcast_arrays(" + a.name + ", " + b.name + ")[" + std::to_string(pick(2)) + "]" : "np.indices(" + a.name + ".shape)"; break;
+      case 23: e = pick(2) ? "np.logspace(0.0, 1.0, n)" : "np.triu_indices(n, " + std::to_string(int(pick(3)) - 1) + ")[" + std::to_string(pick(2)) + "]"; break;
       default: if (a.rank && b.rank) e = "np.tensordot(" + a.name + ", " + b.name + ", axes=" + (pick(2) ? "0" : "([-1], [0])") + ")"; break;
       }
       if (!rebind.empty()) {

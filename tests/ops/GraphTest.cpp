@@ -366,6 +366,7 @@ TEST(Graph, EveryKindRebuildsFromItsAttributes) {
       g.specifyShape(x, {n, std::nullopt}),
       g.ifelse(gt(n, m), x, g.binary("add", x, one, numpy)),
       g.after({v}, x),
+      g.check(x, ge(m, 2), "m is at least {0}", "m is below {0}", {Expr(2)}),
       g.einsum(parseEinsum("ij,i->j", {2, 1}), {x, v}, numpy)};
   for (const ops::Node *part : g.split(x, Expr(2), 1)) made.push_back(part);
   std::unordered_map<const ops::Node *, const ops::Node *> over{{x, x2}, {v, v2}};

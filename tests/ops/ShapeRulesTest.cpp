@@ -325,7 +325,9 @@ TEST(Pad, WidthsAndConstantsAsNumpyReadsThem) {
       {"w = np.pad(x, ())", "`pad_width` must be of integral type."},
       {"w = np.pad(x, -1)", "index can't contain negative values"},
       {"w = np.pad(x, ((1, 2), (3, 4), (5, 6)))", "remapped shapes [original->remapped]: (3,2)  and requested shape (2,2)"},
-      {"w = np.pad(x, 1, mode='edge')", "mode 'edge' is not supported (constant and empty are)"},
+      {"w = np.pad(x, 1, mode='median')", "mode 'median' is not supported (constant, empty, edge, wrap, symmetric and reflect are)"},
+      {"w = np.pad(x, 1, mode='edge', constant_values=3)", "unsupported keyword arguments for mode 'edge'"},
+      {"w = np.pad(x, 1, mode='reflect', reflect_type='odd')", "reflect_type='even' is the one shapelab has"},
       {"w = np.pad(x, 1, mode='bogus')", "mode 'bogus' is not supported"},
       {"w = np.pad(x, 1, mode='empty', constant_values=3)", "unsupported keyword arguments for mode 'empty'"}};
   for (const auto &[line, message] : refused) EXPECT_TRUE(refusedWith(session, line, message));

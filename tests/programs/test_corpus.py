@@ -54,7 +54,7 @@ def targets(code):
     if m := re.match(r"np\.(\w+\.at|put_along_axis)\((\w+),", code):
         return [m.group(2)]
     m = re.match(r"([\w, ]+?)(\[.*\])?\s*(\*\*|//|[-+*/%@&|^])?=(?!=)", code)
-    return [t.strip() for t in m.group(1).split(",")] if m else []
+    return [t.strip() for t in m.group(1).split(",") if t.strip()] if m else []  # (`i, = ...` unpacks one)
 
 
 def numpy_run(statements, point, ints, seed):
