@@ -125,7 +125,7 @@ Unique unique(Graph &g, const Node *ar);
 /// it (right: before or equal), in NumPy's order (NaN last); `sorter` sorts a first.
 const Node *searchsorted(Graph &g, const Node *a, const Node *v, bool right, const Node *sorter);
 /// np.partition / np.argpartition (op) of a along axis (flattened when nullopt): each kth must
-/// lie in [-L, L) (NumPy's "kth(=k) out of bounds (L)"). The result is sorted along the axis,
+/// lie in [-L, L) unless a is empty (NumPy's "kth(=k) out of bounds (L)"). The result is sorted along the axis,
 /// which is a partition for every kth; NumPy's own arrangement of the other elements differs.
 const Node *partition(Graph &g, const std::string &op, const Node *a, const std::vector<Expr> &kth,
                       std::optional<int64_t> axis);

@@ -128,8 +128,12 @@ const Node *partition(Graph &g, const std::string &op, const Node *a, const std:
   if (x->rank() == 0) throw OpError("axis -1 is out of bounds for array of dimension 0");
   const std::size_t k = std::size_t(detail::normalizeAxis(axis.value_or(0), x->rank()));
   const Expr &L = x->shape[k];
+  // NumPy checks kth only for an array with elements.
+  std::vector<Pred> zero;
+  for (const Expr &d : x->shape) zero.push_back(eq(d, 0));
+  const Pred empty = Pred::disjunction(zero);
   for (const Expr &t : kth)
-    x = g.check(x, Pred::conjunction({ge(t, -L), lt(t, L)}), "kth={0} is within the axis of length {1}",
+    x = g.check(x, Pred::conjunction({ge(t, -L), lt(t, L)}) || empty, "kth={0} is within the axis of length {1} (or the array is empty)",
                 "kth(={0}) out of bounds ({1})", {t, L});
   // Sorted along the axis: a partition (NumPy's arrangement of the other elements is its own).
   return g.sort(op == "partition" ? "sort" : "argsort", x, int64_t(k));

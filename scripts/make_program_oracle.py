@@ -663,6 +663,87 @@ def make_program(rng):
                         exact = False
                     else:
                         continue
+                elif form == 15:
+                    # Selections, grids and windows: nonzero / flatnonzero / argwhere / where(c),
+                    # unique, searchsorted, partition and argpartition (read at kth: NumPy's
+                    # arrangement of the rest is its own), tril/triu_indices, vander, logspace,
+                    # indices, broadcast_arrays, sliding_window_view, pad's copying modes,
+                    # compress. Only with FOCUS (`make_program_oracle.py 150 15 15 selection`).
+                    sizes = {"n": n, "m": m}
+                    sub = rng.randrange(13)
+                    if sub == 0 and X.ndim >= 1:
+                        j = rng.randrange(X.ndim)
+                        text = f"np.nonzero({x})[{j}]" if rng.random() < 0.5 else f"np.where({x} > 0)[{j}]"
+                        val = np.nonzero(X)[j] if "nonzero" in text else np.where(X > 0)[j]
+                    elif sub == 1:
+                        if rng.random() < 0.5:
+                            text, val = f"np.flatnonzero({x} > 0)", np.flatnonzero(X > 0)
+                        else:
+                            text, val = f"np.argwhere({x})", np.argwhere(X)
+                    elif sub == 2:
+                        ret = rng.choice(["", "return_index", "return_inverse", "return_counts"])
+                        text = f"np.unique({x}, {ret}=True)[1]" if ret else f"np.unique({x})"
+                        val = np.unique(X, **{ret: True})[1] if ret else np.unique(X)
+                        exact = ex and (bool(ret) or X.dtype.kind != "f")  # -0.0 and 0.0 are one value: either sign
+                    elif sub == 3:
+                        side = rng.choice(["left", "right"])
+                        text = f"np.searchsorted(np.sort({x}.ravel()), {y}, side='{side}')"
+                        val = np.searchsorted(np.sort(X.ravel()), Y, side=side)
+                    elif sub == 4 and X.ndim >= 1:
+                        kth = rng.choice([0, -1, 1])
+                        integer_fails = not -X.shape[-1] <= kth < X.shape[-1]  # `[..., kth]` is a shape rule
+                        if rng.random() < 0.5:
+                            text = f"np.partition({x}, {kth})[..., {kth}]"
+                            val = np.partition(X, kth)[..., kth]
+                        else:
+                            text = f"np.take_along_axis({x}, np.argpartition({x}, {kth}), -1)[..., {kth}]"
+                            val = np.take_along_axis(X, np.argpartition(X, kth), -1)[..., kth]
+                        exact = ex and X.dtype.kind != "f"  # the kth value's zero may be of either sign
+                    elif sub == 5:
+                        fn = rng.choice(["tril_indices", "triu_indices"])
+                        args = rng.choice(["n", "n, 1", "m, -1", "n, 0, m"])
+                        text = f"np.{fn}({args})[{rng.randrange(2)}]"
+                        val = eval(f"np.{fn}({args})" + text[text.rindex("["):], {"np": np}, sizes)
+                    elif sub == 6:
+                        cols = rng.choice(["", ", 3", ", n", ", 0"])
+                        inc = rng.choice(["", ", increasing=True"])
+                        text = f"np.vander({x}.ravel(){cols}{inc})"
+                        val = eval(f"np.vander(X.ravel(){cols}{inc})", {"np": np, "X": X}, sizes)
+                        exact = ex
+                    elif sub == 7:
+                        num = rng.choice(["n", "m + 1", "4", "1"])
+                        base = rng.choice(["", ", base=2.0"])
+                        text = f"np.logspace(-1.0, 2.0, {num}{base})"
+                        val = eval(f"np.logspace(-1.0, 2.0, {num}{base})", {"np": np}, sizes)
+                        exact = False
+                    elif sub == 8:
+                        if rng.random() < 0.5:
+                            text, val = f"np.indices({x}.shape)", np.indices(X.shape)
+                        elif X.ndim >= 1:
+                            j = rng.randrange(X.ndim)
+                            text, val = f"np.indices({x}.shape, sparse=True)[{j}]", np.indices(X.shape, sparse=True)[j]
+                        else:
+                            continue
+                    elif sub == 9:
+                        j = rng.randrange(2)
+                        text = f"np.broadcast_arrays({x}, {y})[{j}]"
+                        val = np.broadcast_arrays(X, Y)[j]
+                        exact = ex if j == 0 else ey
+                    elif sub == 10 and X.ndim >= 1:
+                        w = rng.choice(["1", "2", "n"])
+                        text = f"np.lib.stride_tricks.sliding_window_view({x}, {w}, axis=-1)"
+                        val = np.lib.stride_tricks.sliding_window_view(X, eval(w, {}, sizes), axis=-1)
+                    elif sub == 11 and X.ndim >= 1:
+                        md = rng.choice(["edge", "wrap", "symmetric", "reflect"])
+                        widths = rng.choice(["1", "(2, 0)", "(n, 1)", "(0, m + 3)"])
+                        text = f"np.pad({x}, {widths}, mode='{md}')"
+                        val = np.pad(X, eval(widths, {}, sizes), mode=md)
+                    elif sub == 12 and Y.ndim >= 1:
+                        text = f"np.compress({x}.ravel() > 0, {y}, axis=0)"
+                        val = np.compress(X.ravel() > 0, Y, axis=0)
+                        exact = ey
+                    else:
+                        continue
                 else:
                     # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
                     fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])
@@ -766,9 +847,9 @@ def make_program(rng):
             val = None
             if text is None:
                 continue
-            # Forms 13 and 14: an index array's value out of range is data (a value error); an integer
+            # Forms 13 to 15: an index array's value out of range is data (a value error); an integer
             # index out of range is a shape rule.
-            data = (kind == 25 and form in (13, 14) and isinstance(e, IndexError) and not integer_fails
+            data = (kind == 25 and form in (13, 14, 15) and isinstance(e, IndexError) and not integer_fails
                     and not isinstance(e, np.AxisError)
                     and ("out of bounds" in str(e) or "non-empty take from an empty" in str(e)))
             errors[f"v{k}"] = "value" if data else "shape"

@@ -1,7 +1,8 @@
 """The reference interpreter against NumPy on generated programs (tests/data/numpy_programs.jsonl,
 made by scripts/make_program_oracle.py, and numpy_programs_focus.jsonl, the same generator
 dwelling on einsum and pad; numpy_programs_tri.jsonl, on tril, triu and roll;
-numpy_programs_assign.jsonl, on advanced indexing and item assignment) and on the elementwise catalogue over every dtype
+numpy_programs_assign.jsonl, on advanced indexing and item assignment; _functions and
+_selection, on NumPy's functions) and on the elementwise catalogue over every dtype
 (tests/data/numpy_ufuncs.jsonl, made by scripts/make_ufunc_oracle.py). Each program runs through `shapelab run --json`; every
 `:eval` must give NumPy's dtype and shape, and its values: bitwise for exact results, and for the
 others within 4 ulp or a relative 1e-9 (float64; 1e-5 for float32) — the interpreter's stated
@@ -43,7 +44,11 @@ ASSIGN_HEADER, ASSIGN = load("numpy_programs_assign.jsonl")
 # tensordot, isclose, allclose, nan_to_num, convolve's modes, correlate
 # (`make_program_oracle.py 150 14 14 functions`).
 FUNCTIONS_HEADER, FUNCTIONS = load("numpy_programs_functions.jsonl")
-PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS
+# And on selections, grids and windows: nonzero and its kin, unique, searchsorted, partition,
+# the triangle indices, vander, logspace, indices, broadcast_arrays, sliding_window_view, pad's
+# copying modes, compress (`make_program_oracle.py 150 15 15 selection`).
+SELECTION_HEADER, SELECTION = load("numpy_programs_selection.jsonl")
+PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS + SELECTION
 
 
 def ulps(a, b):
@@ -93,6 +98,8 @@ def test_oracle_says_how_it_was_made():
     assert len(ASSIGN) == ASSIGN_HEADER["count"]
     assert FUNCTIONS_HEADER["made_by"] == "scripts/make_program_oracle.py" and FUNCTIONS_HEADER["focus"] == [14]
     assert len(FUNCTIONS) == FUNCTIONS_HEADER["count"]
+    assert SELECTION_HEADER["made_by"] == "scripts/make_program_oracle.py" and SELECTION_HEADER["focus"] == [15]
+    assert len(SELECTION) == SELECTION_HEADER["count"]
 
 
 @pytest.mark.parametrize("index", range(len(PROGRAMS)))
