@@ -265,6 +265,12 @@ Array Interpreter::run(const Node *n) {
     return in(0).contiguous().astype(n->dtype);
   }
   case OpKind::After: return in(n->inputs.size() - 1).contiguous().astype(n->dtype);
+  case OpKind::PadIndex: {
+    const std::vector<int64_t> sources = padSources(n->op, value(n->exprs[0]), value(n->exprs[1]), value(n->exprs[2]), value(n->exprs[3]));
+    Array a(DType::Int64, {int64_t(sources.size())});
+    std::copy(sources.begin(), sources.end(), a.base<int64_t>());
+    return a;
+  }
   case OpKind::Arange: {
     // start + k*step for k < length: between start and stop, so int64 holds each.
     const int64_t start = value(n->exprs[0]), step = n->attr<ops::attr::Steps>().step, length = value(n->shape[0]);

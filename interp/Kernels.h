@@ -56,6 +56,13 @@ inline SliceBounds sliceBounds(int64_t L, std::optional<int64_t> start, std::opt
   return {a, len};
 }
 
+/// np.pad's source positions along one axis of length L padded by (before, after) in `mode`
+/// (edge, wrap, symmetric, reflect): NumPy 1.24's own filling (numpy/lib/arraypad.py), run on
+/// the positions themselves. A pad wider than the axis is filled in rounds, each copying from
+/// what the rounds before filled, so wrap's result is periodic only while each side's pad fits.
+/// Requires L >= 1 where a width is positive, widths >= 0 (else NumPy's error, naming `axis`).
+std::vector<int64_t> padSources(const std::string &mode, int64_t L, int64_t before, int64_t after, int64_t axis);
+
 bool luDecompose(std::vector<double> &a, std::size_t n, std::vector<std::size_t> &pivots, int &sign);
 double determinant(std::vector<double> a, std::size_t n);
 /// Solves a x = b for k right-hand sides (b is n x k, row-major); false when singular.

@@ -683,7 +683,18 @@ auto Session::Impl::bindReduction(Call &c) -> Value {
   if (const Value &x = required(a, 0, "a"); x.kind == Value::Tuple) return tupleReduction(fn, x, a, p);
   Value keep = optional(a, 2, "keepdims");
   bool keepdims = keepdimsOf(keep);
-  return c.node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(optional(a, 1, "axis")), keepdims));
+  const Node *x = array(required(a, 0, "a"));
+  const std::optional<std::vector<int64_t>> axes = axesOf(optional(a, 1, "axis"));
+  // where= and initial= (keyword only): ops::reduceWhere; `where=True` is no mask.
+  const Value *where = a.get(SIZE_MAX, "where"), *initial = a.get(SIZE_MAX, "initial");
+  if (where && where->kind == Value::Bool && where->flag) where = nullptr;
+  if (initial && initial->kind == Value::None) initial = nullptr;
+  if (!where && !initial) return c.node(graph->reduce(fn, x, axes, keepdims));
+  try {
+    return c.node(ops::reduceWhere(*graph, fn, x, axes, keepdims, where ? array(*where) : nullptr, initial ? array(*initial) : nullptr, mode));
+  } catch (const UserError &e) {
+    failAt(e.what(), where ? where->pos : initial->pos);
+  }
 }
 
 auto Session::Impl::bindGufunc(Call &c) -> Value {

@@ -163,39 +163,14 @@ const Node *tile(Graph &g, const Node *a, const std::vector<Expr> &given) {
 }
 
 const Node *padCopying(Graph &g, const Node *x, const std::vector<std::pair<Expr, Expr>> &widths, const std::string &mode) {
-  const BroadcastMode m = BroadcastMode::Numpy;
   const Node *out = x;
-  // NumPy checks every axis before padding any.
-  for (std::size_t axis = 0; axis < x->rank(); ++axis) {
-    const auto &[before, after] = widths[axis];
-    out = g.check(out, Pred::conjunction({ge(before, 0), ge(after, 0)}), "the pad widths {0} and {1} are not negative",
-                  "index can't contain negative values", {before, after});
-    out = g.check(out, ge(x->shape[axis], 1) || (eq(before, 0) && eq(after, 0)), "axis {0} is not empty where it is padded",
-                  "can't extend empty axis {0} using modes other than 'constant' or 'empty'", {Expr(int64_t(axis))});
-  }
   for (std::size_t axis = 0; axis < x->rank(); ++axis) {
     const auto &[before, after] = widths[axis];
     if (before == Expr(0) && after == Expr(0)) continue;
-    const Expr &L = x->shape[axis];
-    // i - before for each position i of the padded axis: where it falls on x's axis, extended.
-    const Node *at = g.binary("subtract", g.arange(Expr(0), before + L + after, 1, DType::Int64), g.size(before), m);
-    const Node *from = nullptr;
-    if (mode == "edge") {
-      from = g.binary("minimum", g.binary("maximum", at, g.literal(0, DType::Int64), m), g.size(L - Expr(1)), m);
-    } else if (mode == "wrap") {
-      from = g.binary("remainder", at, g.size(max(L, Expr(1))), m);
-    } else {
-      // The axis mirrored at each end, again and again: fold u of width F (symmetric: L, the
-      // edge repeated; reflect: L - 1) reads r = at mod F forwards where u is even, backwards
-      // (L - 1 - r) where it is odd. An axis of 1 reflects as edge (F taken as 1: r = 0).
-      const Expr fold = mode == "symmetric" ? L : max(L - Expr(1), Expr(1));
-      const Node *u = g.binary("floor_divide", at, g.size(fold), m), *r = g.binary("remainder", at, g.size(fold), m);
-      const Node *even = g.binary("equal", g.binary("remainder", u, g.literal(2, DType::Int64), m), g.literal(0, DType::Int64), m);
-      from = g.where(even, r, g.binary("subtract", g.size(L - Expr(1)), r, m), m);
-    }
+    // The positions of x each padded position copies (NumPy's own filling: Graph::padIndex).
     std::vector<IndexEntry> entries(axis + 1);
     entries[axis].kind = IndexEntry::Array;
-    out = g.index(out, entries, from);
+    out = g.index(out, entries, g.padIndex(mode, x->shape[axis], before, after, int64_t(axis)));
   }
   return out;
 }
@@ -288,6 +263,59 @@ const Node *standardDeviation(Graph &g, const Node *a, const std::optional<std::
 const Node *ptp(Graph &g, const Node *a, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
                 BroadcastMode mode) {
   return g.binary("subtract", g.reduce("max", a, axes, keepdims), g.reduce("min", a, axes, keepdims), mode);
+}
+
+const Node *reduceWhere(Graph &g, const std::string &op, const Node *x, const std::optional<std::vector<int64_t>> &axes,
+                        bool keepdims, const Node *where, const Node *initial, BroadcastMode mode) {
+  const bool extremum = op == "max" || op == "min";
+  if (where && where->dtype != DType::Bool)
+    throw OpError("Cannot cast array data from dtype('" + std::string(spelling(where->dtype)) + "') to dtype('bool') according to the rule 'safe'");
+  if (initial && initial->rank() != 0) throw OpError("initial must be a number (a 0-d value)");
+  if (extremum && where && !initial)
+    throw OpError(std::string("reduction operation '") + (op == "max" ? "maximum" : "minimum") +
+                  "' does not have an identity, so to use a where mask one has to specify 'initial'");
+  if (initial && (op == "mean" || op == "all" || op == "any"))
+    throw OpError(op + "() got an unexpected keyword argument 'initial'");
+  // The reduced axes, as reduce() normalises them.
+  std::vector<int64_t> list;
+  if (!axes) {
+    for (std::size_t i = 0; i < x->rank(); ++i) list.push_back(int64_t(i));
+  } else {
+    for (int64_t a : *axes) list.push_back(detail::normalizeAxis(a, x->rank()));
+  }
+  const Node *mask = where ? g.broadcastTo(where, x->shape) : nullptr; // one way, as NumPy's where=
+  // The result's dtype as the plain reduction gives it; initial is cast to it (as NumPy casts).
+  // (Written here: a reduce node built to read its dtype would count as computed by the statement.)
+  const DType result = op == "all" || op == "any"                      ? DType::Bool
+                       : extremum || isFloat(x->dtype)                 ? x->dtype
+                                                                       : DType::Int64;
+  const Node *init = initial ? g.astype(initial, op == "mean" ? x->dtype : result) : nullptr;
+  if (extremum) {
+    // Masked elements read as initial, and a slab of initial joined to each reduced axis: the
+    // result is initial's where nothing is selected (an empty axis included).
+    const Node *y = mask ? g.where(mask, x, init, mode) : x;
+    if (init)
+      for (int64_t k : list) {
+        Shape slab = y->shape;
+        slab[std::size_t(k)] = Expr(1);
+        y = g.concatenate({y, g.full(slab, init, y->dtype)}, k);
+      }
+    return g.reduce(op, y, axes, keepdims);
+  }
+  if (op == "mean") {
+    // sum over the selected elements / their count (NumPy's _mean with where=).
+    const DType acc = isFloat(x->dtype) ? x->dtype : DType::Float64;
+    const Node *selected = g.where(mask, g.astype(x, acc), g.literal(0, DType::Int64), mode);
+    const Node *count = g.reduce("sum", g.astype(mask, DType::Int64), axes, keepdims);
+    const Node *mean = g.binary("true_divide", g.reduce("sum", selected, axes, keepdims), count, mode);
+    return mean->dtype == acc ? mean : g.astype(mean, acc);
+  }
+  // sum, prod, all, any: masked elements read as the identity.
+  const double identity = op == "prod" || op == "all" ? 1 : 0;
+  const Node *y = mask ? g.where(mask, x, g.literal(identity, op == "all" || op == "any" ? DType::Bool : DType::Int64), mode) : x;
+  const Node *r = g.reduce(op, y, axes, keepdims);
+  if (init) r = g.binary(op == "sum" ? "add" : "multiply", init, r, mode);
+  return r->dtype == result ? r : g.astype(r, result);
 }
 
 const Node *norm(Graph &g, const Node *x, const std::optional<std::vector<int64_t>> &axes, bool keepdims,

@@ -85,11 +85,10 @@ const Node *inPlace(Graph &g, const std::string &ufunc, const Node *x, const Nod
 Subscript alongAxis(Graph &g, const Node *arr, const Node *indices, int64_t axis);
 
 /// np.pad(x, widths, mode) for the modes that copy x's own elements: "edge", "wrap",
-/// "symmetric", "reflect" (reflect_type 'even'). Each padded axis is a gather of x's positions:
-/// from the periodic extension NumPy's repeated padding makes (wrap: period L; symmetric: 2L,
-/// the edge repeated; reflect: 2L - 2, not repeated; an axis of 1 as edge), wider pads too. An empty axis with a
-/// width is NumPy's "can't extend empty axis" error; a negative width "index can't contain
-/// negative values".
+/// "symmetric", "reflect" (reflect_type 'even'). Each padded axis is a gather of x at the
+/// positions NumPy 1.24 copies (Graph::padIndex: a pad wider than the axis is filled in rounds,
+/// as NumPy fills it). An empty axis with a width is NumPy's "can't extend empty axis" error; a
+/// negative width "index can't contain negative values".
 const Node *padCopying(Graph &g, const Node *x, const std::vector<std::pair<Expr, Expr>> &widths, const std::string &mode);
 /// np.lib.stride_tricks.sliding_window_view(x, window_shape, axis): for each window w on axis
 /// ax, in order, that axis trimmed to L - w + 1 and a window axis of w appended. Each window
@@ -207,6 +206,12 @@ const Node *standardDeviation(Graph &g, const Node *a, const std::optional<std::
 /// np.ptp(a, axis, keepdims): max - min.
 const Node *ptp(Graph &g, const Node *a, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
                 BroadcastMode mode);
+/// sum, prod, max, min, all, any or mean (op) of x with NumPy's where= (a bool array that
+/// broadcasts to x: only its true elements are reduced) and initial= (a 0-d value cast to the
+/// result's dtype, and the result where nothing is reduced: max and min of an empty selection
+/// need it). Either may be null. The plain reduction where both are.
+const Node *reduceWhere(Graph &g, const std::string &op, const Node *x, const std::optional<std::vector<int64_t>> &axes,
+                        bool keepdims, const Node *where, const Node *initial, BroadcastMode mode);
 /// np.linalg.norm(x, ord=None, axis, keepdims): sqrt(sum(x * x)) over the axes (all when
 /// nullopt; at most two), integers and bools as float64 first.
 const Node *norm(Graph &g, const Node *x, const std::optional<std::vector<int64_t>> &axes, bool keepdims,

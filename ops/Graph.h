@@ -170,6 +170,12 @@ public:
   /// max(0, ceil((stop - start) / step)) values. `step` is a non-zero constant; the values are
   /// computed in int64 (start and stop must fit it) and then given `dtype`.
   const Node *arange(const Expr &start, const Expr &stop, int64_t step, DType dtype);
+  /// np.pad's copying modes along one axis of length L (mode edge, wrap, symmetric or
+  /// reflect): for each of the before + L + after positions, the position of x it copies, as
+  /// NumPy 1.24 fills them (wider pads iteratively: not a periodic extension; interp's
+  /// padSources). Requires widths >= 0 and, where one is positive, L >= 1 (`axis` names the
+  /// axis in NumPy's message).
+  const Node *padIndex(const std::string &mode, const Expr &length, const Expr &before, const Expr &after, int64_t axis);
   const Node *concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axis);
   const Node *stack(const std::vector<const Node *> &xs, int64_t axis);
   /// split(x, sections) or split(x, indices): the parts.

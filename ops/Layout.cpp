@@ -317,6 +317,22 @@ const Node *Graph::arange(const Expr &start, const Expr &stop, int64_t step, DTy
   });
 }
 
+const Node *Graph::padIndex(const std::string &mode, const Expr &length, const Expr &before, const Expr &after, int64_t axis) {
+  if (mode != "edge" && mode != "wrap" && mode != "symmetric" && mode != "reflect")
+    throw OpError("pad(): mode '" + mode + "' has no source positions");
+  Node c = blank(OpKind::PadIndex, mode, {});
+  c.exprs = {length, before, after, Expr(axis)};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = DType::Int64;
+    requireOr(n.validity, Pred::conjunction({ge(before, 0), ge(after, 0)}), "the pad widths of axis " + std::to_string(axis) + " are not negative",
+              "index can't contain negative values");
+    requireOr(n.validity, ge(length, 1) || (eq(before, 0) && eq(after, 0)), "axis " + std::to_string(axis) + " is not empty where it is padded",
+              "can't extend empty axis " + std::to_string(axis) + " using modes other than 'constant' or 'empty'");
+    n.shape = {before + length + after};
+    requireSizes(n.validity, n.shape, "the padded length");
+  });
+}
+
 const Node *Graph::concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axisArg) {
   if (xs.empty()) throw OpError("need at least one array to concatenate");
   if (!axisArg) {

@@ -157,6 +157,8 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
   case OpKind::Check:
     return check(in[0], n->cond, n->attr<attr::Requirement>().holds, n->attr<attr::Requirement>().fails, n->exprs);
   case OpKind::After: return after(std::vector<const Node *>(in.begin(), in.end() - 1), in.back());
+  case OpKind::PadIndex:
+    return padIndex(n->op, n->exprs[0], n->exprs[1], n->exprs[2], n->exprs[3].constantValue()->toInt64Checked());
   case OpKind::Arange: return arange(n->exprs[0], n->exprs[1], n->attr<attr::Steps>().step, n->attr<attr::Steps>().dtype);
   case OpKind::Einsum: return einsum(n->attr<EinsumSpec>(), in, n->mode);
   case OpKind::IfElse:

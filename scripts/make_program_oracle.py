@@ -668,9 +668,10 @@ def make_program(rng):
                     # unique, searchsorted, partition and argpartition (read at kth: NumPy's
                     # arrangement of the rest is its own), tril/triu_indices, vander, logspace,
                     # indices, broadcast_arrays, sliding_window_view, pad's copying modes,
-                    # compress. Only with FOCUS (`make_program_oracle.py 150 15 15 selection`).
+                    # compress, and the reductions' where= and initial=. Only with FOCUS
+                    # (`make_program_oracle.py 150 15 15 selection`).
                     sizes = {"n": n, "m": m}
-                    sub = rng.randrange(13)
+                    sub = rng.randrange(15)
                     if sub == 0 and X.ndim >= 1:
                         j = rng.randrange(X.ndim)
                         text = f"np.nonzero({x})[{j}]" if rng.random() < 0.5 else f"np.where({x} > 0)[{j}]"
@@ -735,13 +736,28 @@ def make_program(rng):
                         val = np.lib.stride_tricks.sliding_window_view(X, eval(w, {}, sizes), axis=-1)
                     elif sub == 11 and X.ndim >= 1:
                         md = rng.choice(["edge", "wrap", "symmetric", "reflect"])
-                        widths = rng.choice(["1", "(2, 0)", "(n, 1)", "(0, m + 3)"])
+                        widths = rng.choice(["1", "(2, 0)", "(n, 1)", "(0, m + 3)", "(7, 1)", "(1, 2 * n + 5)"])
                         text = f"np.pad({x}, {widths}, mode='{md}')"
                         val = np.pad(X, eval(widths, {}, sizes), mode=md)
                     elif sub == 12 and Y.ndim >= 1:
                         text = f"np.compress({x}.ravel() > 0, {y}, axis=0)"
                         val = np.compress(X.ravel() > 0, Y, axis=0)
                         exact = ey
+                    elif sub in (13, 14):
+                        fn = rng.choice(["sum", "prod", "max", "min", "mean", "all", "any"])
+                        ax = rng.choice(["", ", axis=0", ", axis=-1", ", axis=(0, 1)"]) if X.ndim >= 2 else \
+                            rng.choice(["", ", axis=0"]) if X.ndim else ""
+                        kw = ax + rng.choice(["", ", keepdims=True"])
+                        if fn in ("max", "min") or rng.random() < 0.7:
+                            kw += f", where={x} > 0" if rng.random() < 0.5 else f", where={y} < 1"
+                        if fn in ("sum", "prod", "max", "min") and rng.random() < 0.7:
+                            kw += rng.choice([", initial=0", ", initial=2", ", initial=-1.5"])
+                        if "where" not in kw and "initial" not in kw:
+                            continue
+                        text = f"np.{fn}({x}{kw})"
+                        env_ = {"np": np, x: X, y: Y}
+                        val = eval(text, env_)
+                        exact = ex and ey and (fn in ("max", "min", "all", "any") or X.dtype.kind in "biu")
                     else:
                         continue
                 else:

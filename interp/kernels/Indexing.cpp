@@ -3,6 +3,57 @@
 
 namespace shapelab::interp {
 
+std::vector<int64_t> padSources(const std::string &mode, int64_t L, int64_t before, int64_t after, int64_t axis) {
+  // (The node's obligations; checked again here, where a round would otherwise copy nothing.)
+  if (before < 0 || after < 0) shapeError("index can't contain negative values");
+  if (L < 1 && (before > 0 || after > 0)) shapeError("can't extend empty axis " + std::to_string(axis) + " using modes other than 'constant' or 'empty'");
+  const int64_t T = before + L + after;
+  std::vector<int64_t> v(std::size_t(T), 0);
+  for (int64_t k = 0; k < L; ++k) v[std::size_t(before + k)] = k;
+  auto at = [&](int64_t i) -> int64_t & { return v[std::size_t(i)]; };
+  if (mode == "edge" || ((mode == "reflect" || mode == "symmetric") && L == 1)) {
+    for (int64_t i = 0; i < T; ++i) at(i) = std::clamp<int64_t>(i - before, 0, L - 1);
+    return v;
+  }
+  int64_t left = before, right = after;
+  while (left > 0 || right > 0) {
+    if (mode == "wrap") {
+      // _set_wrap_both: the left pad from the right end of what is filled, the right pad from
+      // its left end, at most `period` positions a round.
+      const int64_t period = T - right - left;
+      int64_t newLeft = 0, newRight = 0;
+      if (left > 0) {
+        const int64_t count = std::min(period, left), from = T - right - count;
+        const int64_t to = left > period ? left - period : 0;
+        if (left > period) newLeft = left - period;
+        for (int64_t k = 0; k < count; ++k) at(to + k) = at(from + k);
+      }
+      if (right > 0) {
+        const int64_t count = std::min(period, right), to = T - right;
+        if (right > period) newRight = right - period;
+        for (int64_t k = 0; k < count; ++k) at(to + k) = at(left + k);
+      }
+      left = newLeft, right = newRight;
+    } else {
+      // _set_reflect_both (reflect_type 'even'): each side mirrored from what is filled next
+      // to it, the edge repeated (symmetric) or not (reflect).
+      const bool edge = mode == "symmetric";
+      const int64_t available = T - right - left - (edge ? 0 : 1), offset = edge ? 1 : 0;
+      if (left > 0) {
+        const int64_t count = std::min(available, left), start = left - offset + count;
+        for (int64_t k = 0; k < count; ++k) at(left - count + k) = at(start - k);
+        left -= count;
+      }
+      if (right > 0) {
+        const int64_t count = std::min(available, right), start = T - right + offset - 2, to = T - right;
+        for (int64_t k = 0; k < count; ++k) at(to + k) = at(start - k);
+        right -= count;
+      }
+    }
+  }
+  return v;
+}
+
 namespace {
 
 /// The value error of an index past its axis (kept out of the gather's loop).
