@@ -71,12 +71,31 @@ Interpreter::Interpreter(const ops::Graph &graph, Assignment params, std::map<st
     if (v < Integer(0)) throw EvalError(EvalError::Input, "size parameter " + name + " is " + v.toString() + "; sizes are >= 0");
     if (!v.fitsInt64()) throw EvalError(EvalError::Input, "size parameter " + name + " does not fit in int64");
   }
+  defineSizes();
   for (const Pred &a : graph.assumptions()) {
     // Assumptions about data-dependent sizes hold by construction; check the user's.
     bool dataBound = false;
-    for (const Expr &p : parametersOf(a)) dataBound |= p->reserved;
+    for (const Expr &p : parametersOf(a)) dataBound |= p->reserved && !graph.definitionOf(p->name);
     if (!dataBound && !holds(a, point_))
       throw EvalError(EvalError::Input, point_.toString() + " does not satisfy the assumption " + a.toString());
+  }
+}
+
+void Interpreter::defineSizes() {
+  // In the order they were defined (each reads parameters, data-dependent sizes and earlier
+  // ones); 0 where the divisor is 0, as their definition says (a node reading one requires the
+  // divisor non-zero and fails first). Unset while a size they read is unknown.
+  for (const ops::Graph::SizeDefinition &def : graph_.sizeDefinitions()) {
+    if (point_.find(def.name)) continue;
+    auto known = [&](const Expr &e) {
+      const std::vector<Expr> ps = parametersOf(e);
+      return std::all_of(ps.begin(), ps.end(), [&](const Expr &p) { return point_.find(p->name) != nullptr; });
+    };
+    if (!known(def.numerator) || !known(def.divisor)) continue;
+    const std::optional<Integer> d = shapelab::evaluate(def.numerator, point_), h = shapelab::evaluate(def.divisor, point_);
+    if (!d || !h) continue;
+    const Integer q = *h == Integer(0) ? Integer(0) : Integer::floorDiv(*d, *h);
+    point_.set(def.name, def.quotient ? q : *h == Integer(0) ? Integer(0) : *d - q * *h);
   }
 }
 
@@ -86,6 +105,7 @@ const Node *Interpreter::chosenBranch(const Node *n) {
     // On data: the condition's value, which also fixes the data-dependent size _kN.
     first = values_.at(n->inputs[2]).astype(DType::Bool).at<bool>(0);
     point_.set((*n->dataSize)->name, first ? 1 : 0);
+    if (!graph_.sizeDefinitions().empty()) defineSizes();
   } else {
     // Undefined where a size it reads does not exist (an operand's reshape that does not
     // divide): the shape rule requires it defined, and running either branch would hide that.

@@ -81,6 +81,9 @@ private:
   const ops::Node *chosenBranch(const ops::Node *n);
   void debugCheck(const ops::Node *n, const Array &result, const EvalError *failure);
   int64_t value(const Expr &e) const;
+  /// Gives each size from sizes (Graph::dividedSize) whose operands are now known its value
+  /// (at the start, and after a data-dependent size is bound).
+  void defineSizes();
   std::string name(const ops::Node *n) const;
 
   const ops::Graph &graph_;

@@ -198,6 +198,15 @@ auto Session::Impl::commandShape(CommandCall &call) -> Reply {
   j["violating"] = assignmentOrNull(bad);
   j["condition"] = condition.toString();
   j["dtype"] = ops::spelling(n->dtype);
+  std::vector<Pred> said = checks;
+  said.insert(said.end(), limits.begin(), limits.end());
+  said.push_back(condition);
+  const auto sizes = definedSizes(shown, said);
+  if (!sizes.empty()) {
+    Json sj = Json::object();
+    for (const auto &[size, text] : sizes) sj[size] = text;
+    j["sizes"] = sj;
+  }
   if (is(cmd, "explain")) {
     Json obs = Json::array();
     for (const Obligation &o : v.obligations()) {
@@ -237,6 +246,7 @@ auto Session::Impl::commandShape(CommandCall &call) -> Reply {
     for (const Pred &c : checks) r.add("  runtime check: " + c.toString());
     if (std::string l = limitsLine(v); !l.empty()) r.add(l);
   }
+  if (std::string w = sizesLine(sizes); !w.empty()) r.add(w);
   return r;
 }
 

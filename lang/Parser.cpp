@@ -247,6 +247,19 @@ auto Session::Impl::binaryUnchecked(const std::string &op, const Value &a, const
     if (is(op, "*")) return Value::ofSize(x * y, p);
     if (is(op, "//") && positive(y)) return Value::ofSize(floorDiv(x, *positive(y)), p);
     if (is(op, "%") && positive(y)) return Value::ofSize(mod(x, *positive(y)), p);
+    if (is(op, "//") || is(op, "%")) {
+      // Python's floor division of sizes: by a negative constant through -x and -y; by a size,
+      // a defined size (Graph::dividedSize), where the divisor must not be 0.
+      if (auto c = y.constantValue()) {
+        if (*c == Integer(0)) failAt("integer division or modulo by zero", p);
+        const Integer by = -*c;
+        return Value::ofSize(is(op, "//") ? floorDiv(-x, by) : -mod(-x, by), p);
+      }
+      if (const std::optional<ops::Graph::DividedSize> parts = graph->dividedSize(x, y)) {
+        graph->check(graph->size(y), !eq(y, 0), "the divisor {0} is not 0", "integer division or modulo by zero", {y});
+        return Value::ofSize(is(op, "//") ? parts->quotient : parts->remainder, p);
+      }
+    }
     if (is(op, "**")) {
       auto c = y.constantValue();
       if (c && *c >= Integer(0) && *c <= Integer(64)) return Value::ofSize(pow(x, uint32_t(c->toInt64Checked())), p);
@@ -285,8 +298,8 @@ nodes:
 auto Session::Impl::whyNotASize(const std::string &op, const Expr &x, const Expr &y) -> std::string {
   const std::string written = "'" + x.toString() + " " + op + " " + y.toString() + "'";
   if (is(op, "//") || is(op, "%"))
-    return written + " is an int64 array computed at run time: size expressions divide only by positive "
-           "integer constants; name the quotient as a parameter instead (param q, assume " +
+    return written + " is an int64 array computed at run time: a size divides another only where both are known "
+           "not to be negative (assume " + x.toString() + " >= 0), or name the quotient as a parameter (param q, assume " +
            x.toString() + " == q*" + (y->kind == ExprKind::Sum ? "(" + y.toString() + ")" : y.toString()) + ")";
   if (is(op, "**")) return written + " is an array computed at run time: a size's exponent is a constant from 0 to 64";
   if (is(op, "/")) return written + " is a float array ('/' is true division); '//' divides sizes";

@@ -327,6 +327,13 @@ struct Session::Impl {
   std::string statusText(const Validity &v);
   /// The limits line of a reply ("" when there are none): never mixed into the checks.
   std::string limitsLine(const Validity &v);
+  /// The sizes from sizes (_qN = d // h, _rN = d % h) that `shape` and `preds` mention, in the
+  /// order they were defined: (name, definition).
+  std::vector<std::pair<std::string, std::string>> definedSizes(const Shape &shape, const std::vector<Pred> &preds) const;
+  /// Their line of a text reply ("  where _q1 = d // h"), "" when there are none.
+  static std::string sizesLine(const std::vector<std::pair<std::string, std::string>> &sizes);
+  /// Their JSON member text (`, "sizes": {"_q1": "d // h"}`), "" when there are none.
+  static std::string sizesJson(const std::vector<std::pair<std::string, std::string>> &sizes);
   /// The validity of computing `nodes`, read as the session asks (strict limits or not).
   Validity gathered(const std::vector<const Node *> &nodes);
   Validity gathered(const Node *n) { return gathered(std::vector<const Node *>{n}); }
@@ -350,6 +357,7 @@ struct Session::Impl {
     std::optional<std::string> limitsText; // text: made with the text
     std::optional<std::optional<Context>> valid; // where the checks hold (shownShape)
     Context base;                                // the validity's own context (shownShape)
+    std::vector<std::pair<std::string, std::string>> sizes; // the sizes from sizes it mentions
   };
   struct ArrayStatusKey {
     std::shared_ptr<const std::vector<const Node *>> pending; // held: its address stays unique

@@ -17,6 +17,38 @@ auto Session::Impl::statusText(const Validity &v) -> std::string {
   return s;
 }
 
+auto Session::Impl::definedSizes(const Shape &shape, const std::vector<Pred> &preds) const
+    -> std::vector<std::pair<std::string, std::string>> {
+  if (graph->sizeDefinitions().empty()) return {};
+  std::set<std::string> mentioned;
+  for (const Expr &d : shape)
+    for (const Expr &p : parametersOf(d)) mentioned.insert(p->name);
+  for (const Pred &c : preds)
+    for (const Expr &p : parametersOf(c)) mentioned.insert(p->name);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ops::Graph::SizeDefinition &def : graph->sizeDefinitions())
+    if (mentioned.count(def.name)) out.emplace_back(def.name, def.text());
+  return out;
+}
+
+auto Session::Impl::sizesLine(const std::vector<std::pair<std::string, std::string>> &sizes) -> std::string {
+  std::string l;
+  for (const auto &[name, text] : sizes) l += (l.empty() ? "  where " : ", ") + name + " = " + text;
+  return l;
+}
+
+auto Session::Impl::sizesJson(const std::vector<std::pair<std::string, std::string>> &sizes) -> std::string {
+  if (sizes.empty()) return "";
+  std::string out = ", \"sizes\": {";
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (i) out += ", ";
+    appendJsonString(out, sizes[i].first);
+    out += ": ";
+    appendJsonString(out, sizes[i].second);
+  }
+  return out + "}";
+}
+
 auto Session::Impl::limitsLine(const Validity &v) -> std::string {
   if (v.status() == Status::Error) return "";
   std::string l = v.limitsText();
@@ -49,7 +81,13 @@ auto Session::Impl::arrayStatus(const Node *n) -> std::shared_ptr<ArrayStatus> {
     if (status == Status::RuntimeCheck) valid = v.validContext(); // the shape is printed simplified
   }
   auto made = std::make_shared<ArrayStatus>(
-      ArrayStatus{status, std::nullopt, std::nullopt, std::move(limits), std::nullopt, std::move(valid), v.context()});
+      ArrayStatus{status, std::nullopt, std::nullopt, std::move(limits), std::nullopt, std::move(valid), v.context(), {}});
+  if (!graph->sizeDefinitions().empty()) {
+    std::vector<Pred> said = v.checks();
+    if (status != Status::Error)
+      for (const Pred &l : v.limits()) said.push_back(l);
+    made->sizes = definedSizes(n->shape, said);
+  }
   if (!options.json) made->validity.emplace(std::move(v));
   if (graph->solver().stats().unkept != unkept) return unkeptStatus = std::move(made);
   return arrayStatusMemo.add(std::move(key), std::move(made));
@@ -176,14 +214,20 @@ auto Session::Impl::assign(const std::vector<std::string> &targets, Value v, int
           const std::string &status = statusTextOf(*as);
           out.push_back(t + ": " + toString(shownShape(shape, *as)) + " " + ops::spelling(dtype) + ", " + status);
           if (as->limitsText && !as->limitsText->empty()) out.push_back(*as->limitsText);
+          if (std::string w = sizesLine(as->sizes); !w.empty()) out.push_back(w);
         });
       } else if (computed) {
-        r.addLater([this, line = t + ": " + valueText(val), v = std::make_shared<Validity>(std::move(*computed))](std::vector<std::string> &out) {
+        r.addLater([this, line = t + ": " + valueText(val), v = std::make_shared<Validity>(std::move(*computed)),
+                    where = sizesLine(val.kind == Value::Size ? definedSizes({val.size}, {}) : std::vector<std::pair<std::string, std::string>>{})](
+                       std::vector<std::string> &out) {
           out.push_back(line + ", " + statusText(*v));
           if (std::string l = limitsLine(*v); !l.empty()) out.push_back(l);
+          if (!where.empty()) out.push_back(where);
         });
       } else {
         r.add(t + ": " + valueText(val));
+        if (val.kind == Value::Size)
+          if (std::string w = sizesLine(definedSizes({val.size}, {})); !w.empty()) r.add(w);
       }
       continue;
     }
@@ -222,7 +266,9 @@ auto Session::Impl::assign(const std::vector<std::string> &targets, Value v, int
         if (i) out += ", ";
         appendJsonString(out, as.limits[i]);
       }
-      out += "]}";
+      out += "]";
+      out += sizesJson(as.sizes);
+      out += "}";
       r.add(std::move(out));
       continue;
     }
@@ -235,6 +281,14 @@ auto Session::Impl::assign(const std::vector<std::string> &targets, Value v, int
       for (const Pred &l : computed->limits()) j["limits"].push_back(l.toString());
     j["kind"] = kindName(val);
     if (val.kind == Value::Size || val.kind == Value::Predicate) j["value"] = valueText(val);
+    if (val.kind == Value::Size) {
+      const auto sizes = definedSizes({val.size}, {});
+      if (!sizes.empty()) {
+        Json sj = Json::object();
+        for (const auto &[size, text] : sizes) sj[size] = text;
+        j["sizes"] = sj;
+      }
+    }
     r.add(dumpJson(j));
   }
 }

@@ -24,6 +24,14 @@ Graph::Graph(Solver &solver, std::vector<Pred> assumptions)
 void Graph::assume(const std::vector<Pred> &more) {
   std::vector<Pred> all = assumptions_;
   all.insert(all.end(), more.begin(), more.end());
+  // An assumption about a size from sizes (`assume d % h == 0`) is about what defines it: its
+  // definition becomes an assumption too (everything is decided under it, not only the nodes
+  // that mention the size).
+  for (const Pred &p : more)
+    for (const Expr &s : parametersOf(p))
+      if (definitionOf(s->name))
+        if (auto it = dataBounds_.find(s->name); it != dataBounds_.end() && std::find(all.begin(), all.end(), it->second) == all.end())
+          all.push_back(it->second);
   Context c = solver_->makeContext(all); // throws, leaving the graph unchanged
   assumptions_ = std::move(all);
   context_ = std::move(c);
@@ -42,6 +50,85 @@ Expr Graph::param(const std::string &name) {
   Expr p = Expr::param(name);
   params_.push_back(p);
   return p;
+}
+
+std::optional<Graph::DividedSize> Graph::dividedSize(const Expr &d, const Expr &h) {
+  const auto key = std::make_pair(d.toString(), h.toString());
+  if (auto it = divided_.find(key); it != divided_.end()) return it->second;
+  // Parameters are never negative: a quotient or remainder that may be is not one (decided with
+  // the bounds of the data-dependent sizes d and h read).
+  std::vector<Expr> reserved;
+  addReserved(reserved, parameterNodes(d));
+  addReserved(reserved, parameterNodes(h));
+  const Context cx = contextFor(reserved);
+  for (const Expr &operand : {d, h})
+    if (!provesCheaply(cx, ge(operand, 0)) && solver_->decide(cx, ge(operand, 0)).answer != Answer::Proven)
+      return std::nullopt;
+  if (std::optional<Expr> q = quotient(d, h)) return DividedSize{*q, Expr(0)};
+  const std::string n = std::to_string(definitions_.size() / 2 + 1);
+  const Expr q = Expr::reservedParam("_q" + n), r = Expr::reservedParam("_r" + n);
+  // Python's floor division: d == h*q + r, r between 0 and h (h's sign), h != 0.
+  // With the linear facts that follow (the solver reads h*q as a size of its own): the quotient
+  // and the remainder are at most d.
+  const Pred defined = Pred::disjunction(
+      {Pred::conjunction({ge(h, 1), eq(d, h * q + r), ge(r, 0), le(r, h - Expr(1)), le(q, d), le(r, d)}),
+       Pred::conjunction({eq(h, 0), eq(q, 0), eq(r, 0)})});
+  dataBounds_.emplace(q->name, defined);
+  dataBounds_.emplace(r->name, defined);
+  definitions_.push_back({q->name, d, h, true});
+  definitions_.push_back({r->name, d, h, false});
+  return divided_.emplace(key, DividedSize{q, r}).first->second;
+}
+
+std::string Graph::SizeDefinition::text() const {
+  auto operand = [](const Expr &e) { return e->kind == ExprKind::Sum ? "(" + e.toString() + ")" : e.toString(); };
+  return operand(numerator) + (quotient ? " // " : " % ") + operand(divisor);
+}
+
+Expr Graph::unfoldDefined(const Expr &e) const {
+  if (definitions_.empty()) return e;
+  auto [terms, constant] = asPolynomial(e);
+  bool changed = false;
+  for (std::size_t i = 0; i + 1 < definitions_.size(); i += 2) {
+    const SizeDefinition &def = definitions_[i];
+    auto [hTerms, hConstant] = asPolynomial(def.divisor);
+    if (hTerms.size() != 1 || hConstant != Integer(0) || hTerms[0].coefficient != Integer(1)) continue;
+    Monomial factor = hTerms[0].monomial; // h*q: h's atoms and q once
+    const Expr q = Expr::reservedParam(def.name), r = Expr::reservedParam(definitions_[i + 1].name);
+    factor.emplace_back(q, 1);
+    std::vector<Term> next;
+    for (const Term &t : terms) {
+      // t = c * rest * h*q where its monomial holds each atom of h*q often enough.
+      Monomial rest = t.monomial;
+      bool divides = true;
+      for (const auto &[atom, power] : factor) {
+        auto it = std::find_if(rest.begin(), rest.end(), [&](const auto &f) { return f.first == atom; });
+        if (it == rest.end() || it->second < power) {
+          divides = false;
+          break;
+        }
+        if ((it->second -= power) == 0) rest.erase(it);
+      }
+      if (!divides) {
+        next.push_back(t);
+        continue;
+      }
+      changed = true;
+      Expr restExpr = Expr(t.coefficient);
+      for (const auto &[atom, power] : rest) restExpr = restExpr * pow(atom, power);
+      auto [unfolded, c] = asPolynomial(restExpr * (def.numerator - r));
+      next.insert(next.end(), unfolded.begin(), unfolded.end());
+      constant = constant + c;
+    }
+    terms = std::move(next);
+  }
+  return changed ? fromPolynomial(std::move(terms), constant) : e;
+}
+
+const Graph::SizeDefinition *Graph::definitionOf(const std::string &name) const {
+  for (const SizeDefinition &d : definitions_)
+    if (d.name == name) return &d;
+  return nullptr;
 }
 
 Expr Graph::freshDataSize(Node &n, const Expr &size, bool boolean) {

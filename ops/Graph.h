@@ -143,6 +143,33 @@ public:
   void checkNewParam(const std::string &name) const;
   const std::vector<Expr> &params() const { return params_; }
 
+  /// Sizes from sizes: d // h and d % h (Python's floor division) for sizes d and h where h is
+  /// not a constant. Where h divides d as polynomials (or under an assumed equality defining a
+  /// parameter: `assume d == h*q`), the quotient itself and 0; otherwise fresh sizes _qN and
+  /// _rN defined by d == h*_qN + _rN with 0 <= _rN < h (both 0 where h is 0, which Python
+  /// refuses: the caller requires h != 0). The same d and h give the same pair. The definitions
+  /// bound every question about them, as a mask's bound does. Sizes are never negative, so d
+  /// and h must be proven >= 0 under the assumptions: nullopt otherwise ((n - k) // s needs
+  /// `assume n >= k`).
+  struct DividedSize {
+    Expr quotient, remainder;
+  };
+  std::optional<DividedSize> dividedSize(const Expr &d, const Expr &h);
+  /// A defined size: its name (_qN or _rN), what it is of, and its text ("d // h", "d % h").
+  struct SizeDefinition {
+    std::string name;
+    Expr numerator, divisor;
+    bool quotient;
+    std::string text() const;
+  };
+  /// The sizes dividedSize defined, in order (a definition reads only earlier ones).
+  const std::vector<SizeDefinition> &sizeDefinitions() const { return definitions_; }
+  /// The definition of the size named `name`, or null.
+  const SizeDefinition *definitionOf(const std::string &name) const;
+  /// e with each product h*_qN (of a quotient by a monomial h) written as d - _rN, its value:
+  /// `_q1*b*h*t == b*d*t` reads `b*t*(d - _r1) == b*d*t`, which is `_r1*b*t == 0`.
+  Expr unfoldDefined(const Expr &e) const;
+
   // Factories. Each validates its arguments, computes the node's shape and validity once, and
   // returns the existing node when an equal one was made before.
   const Node *input(const std::string &name, DType dtype, const Shape &shape);
@@ -335,7 +362,9 @@ private:
   std::vector<Pred> assumptions_;
   Context context_;
   std::vector<Expr> params_;
-  std::map<std::string, Pred> dataBounds_; // _kN -> its bound
+  std::map<std::string, Pred> dataBounds_; // _kN -> its bound (and _qN, _rN -> their definition)
+  std::vector<SizeDefinition> definitions_;                // dividedSize's, in order
+  std::map<std::pair<std::string, std::string>, DividedSize> divided_; // by (d, h) as written
   std::unordered_map<std::string, const Node *> dataOwners_; // _kN -> the first node computing it
   mutable std::map<std::string, Context> contexts_;
   std::deque<Node> nodes_;

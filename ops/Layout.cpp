@@ -143,7 +143,8 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
   if (maybeNegative.empty()) {
     Expr rest = product(known);
     if (!unknown) {
-      requireOr(v, eq(total, rest), "the element count is kept (" + sizeText + " == " + rest.toString() + ")", message);
+      // (A product h*_qN of a size from sizes compared as its value, d - _rN.)
+      requireOr(v, eq(unfoldDefined(total), unfoldDefined(rest)), "the element count is kept (" + sizeText + " == " + rest.toString() + ")", message);
       return target;
     }
     if (rest.constantValue() == Integer(0)) {
@@ -151,9 +152,29 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
       return target;
     }
     std::optional<Expr> q = quotient(total, rest);
-    if (!q)
-      throw OpError("reshape: the -1 dimension would be " + operandText(total) + " / " + operandText(rest) +
-                    ", which is not an expression shapelab can represent; give the dimension");
+    if (!q) {
+      // Not a polynomial: the size from sizes total // rest (Graph::dividedSize), where rest
+      // divides total (its remainder is 0). Decided with their definition: the node's context
+      // gains it, as a mask's node gains its size's bound.
+      const std::optional<DividedSize> divided = dividedSize(total, rest);
+      if (!divided)
+        throw OpError("reshape: the -1 dimension would be " + operandText(total) + " / " + operandText(rest) +
+                      ", and shapelab divides only sizes it knows are not negative; give the dimension");
+      const DividedSize &parts = *divided;
+      std::vector<Expr> reserved;
+      addReserved(reserved, parameterNodes(total));
+      for (const Expr &d : target) addReserved(reserved, parameterNodes(d));
+      addReserved(reserved, parameterNodes(parts.quotient));
+      addReserved(reserved, parameterNodes(parts.remainder));
+      Validity before = std::move(v);
+      v = Validity(*solver_, contextFor(reserved));
+      v.absorb(before);
+      Shape out = target;
+      out[*unknown] = parts.quotient;
+      if (!rest.isConstant()) requireOr(v, ge(rest, 1), "the known dimensions are not empty", message);
+      requireOr(v, eq(parts.remainder, 0), "the element count " + sizeText + " is a multiple of " + rest.toString(), message);
+      return out;
+    }
     Shape out = target;
     out[*unknown] = *q;
     if (!rest.isConstant()) requireOr(v, ge(rest, 1), "the known dimensions are not empty", message);
@@ -190,7 +211,7 @@ Shape Graph::reshapeTarget(Validity &v, const Context &context, const Node *x, c
                 one);
   }
   const Expr count = product(target);
-  requireOr(v, Pred::disjunction(someNegative) || eq(total, count),
+  requireOr(v, Pred::disjunction(someNegative) || eq(unfoldDefined(total), unfoldDefined(count)),
             "the element count is kept (" + sizeText + " == " + count.toString() + ") where no dimension is negative",
             message);
   return out;

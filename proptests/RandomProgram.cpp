@@ -293,7 +293,7 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       const std::string v = prefix + "v" + std::to_string(out.names.size());
       auto index = [&](std::size_t axis) { return "abs(" + vars[4].name + ") % " + a.name + ".shape[" + std::to_string(axis) + "]"; };
       std::string rebind;
-      const int practitionerCase = int(pick(24));
+      const int practitionerCase = int(pick(25));
       // unique, the nonzero family and the triangle indices make data-dependent sizes.
       if (!options.dataDependent && (practitionerCase == 17 || practitionerCase == 18 || practitionerCase == 23)) continue;
       switch (practitionerCase) {
@@ -333,6 +333,12 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       case 21: e = "np.vander(" + a.name + ".ravel(), " + (pick(2) ? "3" : "n") + (pick(2) ? ", increasing=True" : "") + ")"; break;
       case 22: e = pick(2) ? "np.broadcast_arrays(" + a.name + ", " + b.name + ")[" + std::to_string(pick(2)) + "]" : "np.indices(" + a.name + ".shape)"; break;
       case 23: e = pick(2) ? "np.logspace(0.0, 1.0, n)" : "np.triu_indices(n, " + std::to_string(int(pick(3)) - 1) + ")[" + std::to_string(pick(2)) + "]"; break;
+      case 24: {
+        // Sizes from sizes (Graph::dividedSize): a quotient and a remainder of sizes.
+        static const char *forms[] = {"np.zeros((n // m, n % m))", "np.ones(((n + 2) // (m + 1), 2))"};
+        e = pick(3) ? forms[pick(2)] : a.name + ".reshape(" + a.name + ".size // (m + 1), -1)";
+        break;
+      }
       default: if (a.rank && b.rank) e = "np.tensordot(" + a.name + ", " + b.name + ", axes=" + (pick(2) ? "0" : "([-1], [0])") + ")"; break;
       }
       if (!rebind.empty()) {

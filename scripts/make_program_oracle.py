@@ -671,7 +671,7 @@ def make_program(rng):
                     # compress, and the reductions' where= and initial=. Only with FOCUS
                     # (`make_program_oracle.py 150 15 15 selection`).
                     sizes = {"n": n, "m": m}
-                    sub = rng.randrange(15)
+                    sub = rng.randrange(17)
                     if sub == 0 and X.ndim >= 1:
                         j = rng.randrange(X.ndim)
                         text = f"np.nonzero({x})[{j}]" if rng.random() < 0.5 else f"np.where({x} > 0)[{j}]"
@@ -743,6 +743,15 @@ def make_program(rng):
                         text = f"np.compress({x}.ravel() > 0, {y}, axis=0)"
                         val = np.compress(X.ravel() > 0, Y, axis=0)
                         exact = ey
+                    elif sub in (15, 16):
+                        # Sizes from sizes: Python's floor division of sizes (ZeroDivisionError where
+                        # the divisor is 0: a shape error, as every error about sizes).
+                        text = rng.choice([f"np.zeros((n // m, n % m))", f"{x}.reshape({x}.size // (m + 1), -1)",
+                                           f"np.ones((2, (n + 3) // m))", f"{x}.ravel()[: {x}.size // m]"])
+                        try:
+                            val = eval(text, {"np": np, x: X, **sizes})
+                        except ZeroDivisionError:
+                            raise ExpectedError("shape")
                     elif sub in (13, 14):
                         fn = rng.choice(["sum", "prod", "max", "min", "mean", "all", "any"])
                         ax = rng.choice(["", ", axis=0", ", axis=-1", ", axis=(0, 1)"]) if X.ndim >= 2 else \

@@ -191,7 +191,10 @@ Array Interpreter::runIndex(const Node *n) {
         // The mask's count is the region's data-dependent size (a set/inc_subtensor's region
         // is not computed on its own: its kernel counts for it).
         const Node *owner = n->kind == OpKind::Index ? n : n->inputs.back();
-        if (owner->dataSize) point_.set((*owner->dataSize)->name, int64_t(maskCoords.size()));
+        if (owner->dataSize) {
+          point_.set((*owner->dataSize)->name, int64_t(maskCoords.size()));
+          if (!graph_.sizeDefinitions().empty()) defineSizes();
+        }
         outShape.push_back(int64_t(maskCoords.size()));
         steps.push_back({e.kind, 0, 0, int64_t(axis)});
         axis += mask.rank();

@@ -156,8 +156,16 @@ TEST(Programs, ErrorStatusIsAnEmptyDomainOnABoundedBox) {
       const Pred holds = whereHolds(v.domain());
       bool anyValid = false;
       for (int64_t n = 0; n <= 5 && !anyValid; ++n)
-        for (int64_t m = 0; m <= 5 && !anyValid; ++m)
-          anyValid = evaluate(holds, Assignment{{"m", m}, {"n", n}}) == std::optional<bool>(true);
+        for (int64_t m = 0; m <= 5 && !anyValid; ++m) {
+          // Sizes from sizes (n // m) at their values: Python's floor division, 0 by 0.
+          Assignment at{{"m", m}, {"n", n}};
+          for (const ops::Graph::SizeDefinition &def : session.graph().sizeDefinitions()) {
+            const std::optional<Integer> a = evaluate(def.numerator, at), b = evaluate(def.divisor, at);
+            const Integer q = *b == Integer(0) ? Integer(0) : Integer::floorDiv(*a, *b);
+            at.set(def.name, def.quotient ? q : *a - q * *b);
+          }
+          anyValid = evaluate(holds, at) == std::optional<bool>(true);
+        }
       RC_LOG() << line << ": " << spelling(status) << "\n";
       RC_ASSERT((status == Status::Error) == !anyValid);
     }
@@ -391,21 +399,99 @@ RC_GTEST_PROP(Programs, ListLiteralsAreReadAsNumPyReadsThem, ()) {
                                     std::to_string(count) + ",))");
 }
 
-// `d // h` and `d % h` of two sizes are int64 arrays computed at run time (as NumPy computes
-// them), not size expressions: where a size or a predicate over sizes is wanted, the error says
-// why and what to write instead — a parameter for the quotient, defined by an assumption.
-TEST(Programs, SizesDividedBySizesSayWhatToWriteInstead) {
+// Sizes from sizes: `d // h` and `d % h` of two sizes are sizes _q1 and _r1 defined by
+// d == h*_q1 + _r1 (0 <= _r1 < h), so a reshape into heads is written as practitioners write it:
+// valid where h >= 1 and h divides d (its count check reads b*t*_r1 == 0), each reply saying
+// what the fresh sizes are; the interpreter gives them their values; `assume d % h == 0` is an
+// assumption about d and h. True division and symbolic exponents are still not sizes.
+TEST(Programs, SizesDividedBySizesAreDefinedSizes) {
   Solver solver;
   lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param b, t, d, h", "x = input((b, t, d), float32)"}));
-  EXPECT_TRUE(refusedWith(session, "assume d % h == 0", "'d % h' is an int64 array computed at run time"));
-  EXPECT_TRUE(refusedWith(session, "assume d % h == 0 and h >= 1", "(param q, assume d == q*h)"));
-  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, h, d // h))",
-                          "size expressions divide only by positive integer constants"));
-  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, d / 2))", "'/' is true division"));
-  EXPECT_TRUE(refusedWith(session, "y = reshape(x, (b, t, 2**d))", "a size's exponent is a constant"));
-  // As NumPy, the quotient is still a value.
-  EXPECT_FALSE(session.execute("k = d // h", 9).failed);
+  const lang::Reply y = session.execute("y = reshape(x, (b, t, h, d // h))", 3);
+  ASSERT_FALSE(y.failed);
+  EXPECT_EQ(y.lines().at(0), "y: (b, t, h, _q1) float32, runtime-check: h >= 1; _r1*b*t == 0");
+  EXPECT_EQ(y.lines().back(), "  where _q1 = d // h, _r1 = d % h");
+  auto outcome = [&](const char *name, int64_t d, int64_t h) -> std::string {
+    Assignment at;
+    at.set("b", 1), at.set("t", 2), at.set("d", d), at.set("h", h);
+    try {
+      interp::Interpreter in(session.graph(), at, {}, {});
+      return interp::shapeText(in.evaluate(session.lookup(name)).shape());
+    } catch (const interp::EvalError &e) {
+      return e.what();
+    }
+  };
+  EXPECT_EQ(outcome("y", 6, 3), "(1, 2, 3, 2)");
+  EXPECT_NE(outcome("y", 7, 3).find("cannot reshape array of size 14"), std::string::npos) << outcome("y", 7, 3);
+  EXPECT_NE(outcome("y", 6, 0).find("integer division or modulo by zero"), std::string::npos) << outcome("y", 6, 0);
+  // The same quotient is the same size; the remainder is one too.
+  ASSERT_TRUE(executesAll(session, {"z = zeros((d // h, d % h))"}));
+  EXPECT_EQ(toString(session.lookup("z")->shape), "(_q1, _r1)");
+  // Under `assume d % h == 0 and h >= 1`, the reshape is valid.
+  ASSERT_TRUE(executesAll(session, {"assume d % h == 0 and h >= 1", "w = reshape(x, (b, t, h, d // h))"}));
+  EXPECT_EQ(ops::validityOf(session.graph(), session.lookup("w")).status(), Status::Valid);
+  EXPECT_TRUE(refusedWith(session, "v = reshape(x, (b, t, d / 2))", "'/' is true division"));
+  EXPECT_TRUE(refusedWith(session, "v = reshape(x, (b, t, 2**d))", "a size's exponent is a constant"));
+  EXPECT_TRUE(refusedWith(session, "v = zeros(d // 0)", "integer division or modulo by zero"));
+  // A negative constant divides as Python divides: 7 // -2 is -4, 7 % -2 is -1.
+  ASSERT_TRUE(executesAll(session, {"k = (d + 7) // -2", "r = (d + 7) % -2"}));
+  // A numerator that may be negative is no size: (d - 3) // h is an array, refused as a dimension.
+  EXPECT_TRUE(refusedWith(session, "v = zeros(((d - 3) // h,))", "known not to be negative (assume d - 3 >= 0)"));
+}
+
+// Sizes from sizes against plain integer arithmetic (Python's floor division, written here), at
+// every point of a box: where the program runs, with what shape, and the symbolic validity and
+// shape read at the point (the fresh sizes given their values) agree with the run.
+TEST(Programs, SizesFromSizesAgreeWithIntegerArithmeticOnABox) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param d, h", "x = input((d, 2), float64)", "v = input((d,), float64)",
+                                    "z = zeros(((d + 3) // h - 2,))", "y = reshape(x, (h, -1))", "w = v[: d // h]",
+                                    "u = zeros((d % h, (d + 1) // h))"}));
+  auto floorDiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); };
+  for (int64_t d = 0; d <= 9; ++d)
+    for (int64_t h = 0; h <= 4; ++h) {
+      // NumPy's answer: the shape, or nullopt where it raises.
+      std::map<std::string, std::optional<std::vector<int64_t>>> want;
+      if (h == 0) {
+        want = {{"z", std::nullopt}, {"y", std::nullopt}, {"w", std::nullopt}, {"u", std::nullopt}};
+      } else {
+        const int64_t q = floorDiv(d + 3, h) - 2;
+        using Shape64 = std::optional<std::vector<int64_t>>;
+        want["z"] = q >= 0 ? Shape64(std::vector<int64_t>{q}) : std::nullopt;
+        want["y"] = (2 * d) % h == 0 ? Shape64(std::vector<int64_t>{h, 2 * d / h}) : std::nullopt;
+        want["w"] = std::vector<int64_t>{std::min(floorDiv(d, h), d)};
+        want["u"] = std::vector<int64_t>{d % h, floorDiv(d + 1, h)};
+      }
+      Assignment at;
+      at.set("d", d), at.set("h", h);
+      for (const auto &[name, shape] : want) {
+        const ops::Node *node = session.lookup(name);
+        std::optional<std::vector<int64_t>> got;
+        Assignment point = at;
+        try {
+          interp::Interpreter in(session.graph(), at, {}, {});
+          got = in.evaluate(node).shape();
+        } catch (const interp::EvalError &) {
+        }
+        EXPECT_EQ(got, shape) << name << " at d=" << d << ", h=" << h;
+        // The validity and shape at the point, the fresh sizes given Python's values.
+        for (const ops::Graph::SizeDefinition &def : session.graph().sizeDefinitions()) {
+          const int64_t num = evaluate(def.numerator, at)->toInt64Checked(), div = evaluate(def.divisor, at)->toInt64Checked();
+          const int64_t q = div == 0 ? 0 : floorDiv(num, div);
+          point.set(def.name, def.quotient ? q : num - q * div);
+        }
+        const Validity v = ops::validityOf(session.graph(), node);
+        EXPECT_EQ(evaluate(whereHolds(v.domain()), point) == std::optional<bool>(true), shape.has_value())
+            << name << " at d=" << d << ", h=" << h << ": " << v.domain().toString();
+        if (shape) {
+          std::vector<int64_t> symbolic;
+          for (const Expr &e : node->shape) symbolic.push_back(evaluate(e, point)->toInt64Checked());
+          EXPECT_EQ(symbolic, *shape) << name << " at d=" << d << ", h=" << h;
+        }
+      }
+    }
 }
 
 // The way to say that h divides d is a parameter for the quotient: `assume d == h*q`. The
@@ -490,8 +576,11 @@ TEST(Programs, MessagesFollowNumPyAndWhatCannotBeRepresentedIsRefusedSayingWhy) 
   };
   EXPECT_NE(messageOf("y").find("cannot reshape array of size 6 into shape (0,newaxis)"), std::string::npos) << messageOf("y");
   EXPECT_NE(messageOf("z").find("cannot reshape array of size 6 into shape (4)"), std::string::npos) << messageOf("z");
-  // The quotient the rule would need is written with its divisor in parentheses.
-  EXPECT_TRUE(refusedWith(session, "p = reshape(x, (2, -1, n - 1))", "would be 6 / (2*n - 2), which is not"));
+  // A quotient that is no polynomial is a size from sizes where both sides are sizes (the
+  // division a runtime check); n - 1 may be negative, and the refusal says what to write.
+  EXPECT_TRUE(refusedWith(session, "p = reshape(x, (2, -1, n - 1))", "would be 6 / (2*n - 2), and shapelab divides only sizes"));
+  ASSERT_FALSE(session.execute("p = reshape(x, (2, -1, n + 1))", 4).failed);
+  EXPECT_EQ(toString(session.lookup("p")->shape), "(2, _q1, n + 1)");
   // The number of sections decides how many arrays split returns: a size is refused as such.
   EXPECT_TRUE(refusedWith(session, "p = split(x, n - 1)[0]", "the number of sections must be a constant"));
   ASSERT_FALSE(session.execute("u = input((n*m,), float64)", 5).failed);
