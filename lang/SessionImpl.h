@@ -278,6 +278,7 @@ struct Session::Impl {
   Value bindEinsum(Call &c);
   Value bindPad(Call &c);
   Value bindLinalgSquare(Call &c);
+  Value bindMatrixPower(Call &c);
   Value bindDiff(Call &c);
   Value bindCumulative(Call &c);
   Value bindSpecifyShape(Call &c);

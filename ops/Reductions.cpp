@@ -58,7 +58,7 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
   if (op == "matmul") sig = "(n?,k),(k,m?)->(n?,m?)", arity = 2;
   else if (op == "outer") sig = "(m),(n)->(m,n)", arity = 2;
   else if (op == "det") sig = "(m,m)->()";
-  else if (op == "inv") sig = "(m,m)->(m,m)";
+  else if (op == "inv" || op == "cholesky") sig = "(m,m)->(m,m)";
   else if (op == "solve") {
     arity = 2;
     // NumPy's rule: b is a stack of vectors when it has one dimension fewer than a.
@@ -76,7 +76,7 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
     DType t = arrayResultType(xs);
-    if (op == "det" || op == "inv" || op == "solve") t = isFloat(t) ? t : DType::Float64;
+    if (op == "det" || op == "inv" || op == "solve" || op == "cholesky") t = isFloat(t) ? t : DType::Float64;
     n.dtype = t;
     std::vector<GufuncArgument> args;
     for (const Node *x : xs) args.push_back({x->shape, false});

@@ -293,7 +293,7 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       const std::string v = prefix + "v" + std::to_string(out.names.size());
       auto index = [&](std::size_t axis) { return "abs(" + vars[4].name + ") % " + a.name + ".shape[" + std::to_string(axis) + "]"; };
       std::string rebind;
-      const int practitionerCase = int(pick(25));
+      const int practitionerCase = int(pick(26));
       // unique, the nonzero family and the triangle indices make data-dependent sizes.
       if (!options.dataDependent && (practitionerCase == 17 || practitionerCase == 18 || practitionerCase == 23)) continue;
       switch (practitionerCase) {
@@ -333,6 +333,18 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       case 21: e = "np.vander(" + a.name + ".ravel(), " + (pick(2) ? "3" : "n") + (pick(2) ? ", increasing=True" : "") + ")"; break;
       case 22: e = pick(2) ? "np.broadcast_arrays(" + a.name + ", " + b.name + ")[" + std::to_string(pick(2)) + "]" : "np.indices(" + a.name + ".shape)"; break;
       case 23: e = pick(2) ? "np.logspace(0.0, 1.0, n)" : "np.triu_indices(n, " + std::to_string(int(pick(3)) - 1) + ")[" + std::to_string(pick(2)) + "]"; break;
+      case 25: {
+        // Linear algebra of a positive definite stack made from a.
+        if (a.rank < 2) break;
+        const std::string spd = "(" + a.name + " @ np.swapaxes(" + a.name + ", -1, -2) + 2.0 * np.eye(" + a.name + ".shape[-2]))";
+        switch (pick(4)) {
+        case 0: e = "np.linalg.cholesky(" + spd + ")"; break;
+        case 1: e = "np.linalg.matrix_power(" + spd + ", " + std::to_string(int(pick(4)) - 1) + ")"; break;
+        case 2: e = "np.linalg.slogdet(" + spd + ")[1]"; break;
+        default: e = "np.linalg.norm(" + a.name + ", " + (pick(2) ? "np.inf" : "1") + ", axis=(-2, -1))"; break;
+        }
+        break;
+      }
       case 24: {
         // Sizes from sizes (Graph::dividedSize): a quotient and a remainder of sizes.
         static const char *forms[] = {"np.zeros((n // m, n % m))", "np.ones(((n + 2) // (m + 1), 2))"};

@@ -669,9 +669,9 @@ def make_program(rng):
                     # arrangement of the rest is its own), tril/triu_indices, vander, logspace,
                     # indices, broadcast_arrays, sliding_window_view, pad's copying modes,
                     # compress, and the reductions' where= and initial=. Only with FOCUS
-                    # (`make_program_oracle.py 150 15 15 selection`).
+                    # (`make_program_oracle.py 200 15 15 selection`).
                     sizes = {"n": n, "m": m}
-                    sub = rng.randrange(17)
+                    sub = rng.randrange(20)
                     if sub == 0 and X.ndim >= 1:
                         j = rng.randrange(X.ndim)
                         text = f"np.nonzero({x})[{j}]" if rng.random() < 0.5 else f"np.where({x} > 0)[{j}]"
@@ -743,6 +743,23 @@ def make_program(rng):
                         text = f"np.compress({x}.ravel() > 0, {y}, axis=0)"
                         val = np.compress(X.ravel() > 0, Y, axis=0)
                         exact = ey
+                    elif sub in (17, 18, 19) and X.ndim >= 1:
+                        # Linear algebra: cholesky of a positive definite stack, matrix_power,
+                        # slogdet, norm's orders. NumPy's LinAlgError for a singular or indefinite
+                        # matrix is a value error; for a shape (not square) a shape error.
+                        sq = f"({x} @ np.swapaxes({x}, -1, -2) + 3.0 * np.eye({x}.shape[-2]))" if X.ndim >= 2 else None
+                        forms = [f"np.linalg.norm({x}, {o}{a})" for o, a in
+                                 [("np.inf", ", axis=-1"), ("1", ", axis=0"), ("0", ", axis=-1"), ("3", ", axis=-1, keepdims=True")]]
+                        if X.ndim >= 2 and rng.random() < 0.8:
+                            forms = [f"np.linalg.cholesky({sq})", f"np.linalg.matrix_power({sq}, {rng.choice([0, 1, 2, 3, -1])})",
+                                      f"np.linalg.slogdet({sq})[{rng.randrange(2)}]", f"np.linalg.matrix_power({x}, 2)",
+                                      f"np.linalg.norm({x}, {rng.choice(['1', '-1', 'np.inf', '-np.inf', repr('fro')])}, axis=(-2, -1))"]
+                        text = rng.choice(forms)
+                        try:
+                            val = eval(text, {"np": np, x: X})
+                        except np.linalg.LinAlgError as e:
+                            raise ExpectedError("value" if "Singular" in str(e) or "definite" in str(e) else "shape")
+                        exact = False
                     elif sub in (15, 16):
                         # Sizes from sizes: Python's floor division of sizes (ZeroDivisionError where
                         # the divisor is 0: a shape error, as every error about sizes).

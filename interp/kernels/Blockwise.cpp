@@ -171,6 +171,28 @@ Array Interpreter::runBlockwise(const Node *n) {
       std::copy(eye.begin(), eye.end(), out);
     });
   }
+  if (op == "cholesky") {
+    // The lower factor L of a = L L^T, column by column (LAPACK's potrf, 'L': a's lower
+    // triangle is read); a pivot that is not positive is NumPy's LinAlgError.
+    int64_t m = square(xs[0]);
+    const std::size_t sz = std::size_t(m);
+    return gufuncLoop<double>(n, xs, {2}, {m, m}, n->dtype, [&](const std::vector<const double *> &in, double *out) {
+      const double *a = in[0];
+      std::fill(out, out + sz * sz, 0.0);
+      for (std::size_t j = 0; j < sz; ++j) {
+        double d = a[j * sz + j];
+        for (std::size_t k = 0; k < j; ++k) d -= out[j * sz + k] * out[j * sz + k];
+        if (!(d > 0)) valueError("Matrix is not positive definite");
+        const double l = std::sqrt(d);
+        out[j * sz + j] = l;
+        for (std::size_t i = j + 1; i < sz; ++i) {
+          double s = a[i * sz + j];
+          for (std::size_t k = 0; k < j; ++k) s -= out[i * sz + k] * out[j * sz + k];
+          out[i * sz + j] = s / l;
+        }
+      }
+    });
+  }
   if (op == "solve") {
     int64_t m = square(xs[0]);
     bool vector = xs[1].rank() + 1 == xs[0].rank();

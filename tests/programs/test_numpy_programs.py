@@ -46,7 +46,7 @@ ASSIGN_HEADER, ASSIGN = load("numpy_programs_assign.jsonl")
 FUNCTIONS_HEADER, FUNCTIONS = load("numpy_programs_functions.jsonl")
 # And on selections, grids and windows: nonzero and its kin, unique, searchsorted, partition,
 # the triangle indices, vander, logspace, indices, broadcast_arrays, sliding_window_view, pad's
-# copying modes, compress (`make_program_oracle.py 150 15 15 selection`).
+# copying modes, compress (`make_program_oracle.py 200 15 15 selection`).
 SELECTION_HEADER, SELECTION = load("numpy_programs_selection.jsonl")
 PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS + SELECTION
 
