@@ -268,6 +268,7 @@ const Node *ptp(Graph &g, const Node *a, const std::optional<std::vector<int64_t
 const Node *reduceWhere(Graph &g, const std::string &op, const Node *x, const std::optional<std::vector<int64_t>> &axes,
                         bool keepdims, const Node *where, const Node *initial, BroadcastMode mode) {
   const bool extremum = op == "max" || op == "min";
+  if (!where && !initial) return g.reduce(op, x, axes, keepdims);
   if (where && where->dtype != DType::Bool)
     throw OpError("Cannot cast array data from dtype('" + std::string(spelling(where->dtype)) + "') to dtype('bool') according to the rule 'safe'");
   if (initial && initial->rank() != 0) throw OpError("initial must be a number (a 0-d value)");

@@ -101,13 +101,14 @@ Expr Graph::unfoldDefined(const Expr &e) const {
       // t = c * rest * h*q where its monomial holds each atom of h*q often enough.
       Monomial rest = t.monomial;
       bool divides = true;
-      for (const auto &[atom, power] : factor) {
-        auto it = std::find_if(rest.begin(), rest.end(), [&](const auto &f) { return f.first == atom; });
-        if (it == rest.end() || it->second < power) {
+      for (const auto &factorPower : factor) {
+        const Expr &atom = factorPower.first;
+        auto it = std::find_if(rest.begin(), rest.end(), [&atom](const auto &f) { return f.first == atom; });
+        if (it == rest.end() || it->second < factorPower.second) {
           divides = false;
           break;
         }
-        if ((it->second -= power) == 0) rest.erase(it);
+        if ((it->second -= factorPower.second) == 0) rest.erase(it);
       }
       if (!divides) {
         next.push_back(t);

@@ -10,8 +10,6 @@ namespace shapelab::ops {
 
 namespace {
 
-const Node *int64Size(Graph &g, const Expr &e) { return g.size(e); }
-
 /// The flat positions where `mask` (a bool array) is true: arange(size)[mask.ravel()].
 const Node *truePositions(Graph &g, const Node *mask) {
   const Node *flat = mask->rank() == 1 ? mask : g.reshape(mask, {Expr(-1)});
@@ -29,8 +27,8 @@ std::vector<const Node *> unravel(Graph &g, const Node *pos, const Shape &shape)
   std::vector<const Node *> out;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const Expr stride = detail::product(shape, i + 1);
-    const Node *q = stride == Expr(1) ? pos : g.binary("floor_divide", pos, int64Size(g, stride), BroadcastMode::Numpy);
-    out.push_back(i == 0 ? q : g.binary("remainder", q, int64Size(g, shape[i]), BroadcastMode::Numpy));
+    const Node *q = stride == Expr(1) ? pos : g.binary("floor_divide", pos, g.size(stride), BroadcastMode::Numpy);
+    out.push_back(i == 0 ? q : g.binary("remainder", q, g.size(shape[i]), BroadcastMode::Numpy));
   }
   return out;
 }
