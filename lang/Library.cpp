@@ -609,6 +609,11 @@ auto Session::Impl::bindSort(Call &c) -> Value {
   if (order.kind != Value::None) failAt(fn + "(): order applies to structured arrays, which shapelab does not have", order.pos);
   std::optional<int64_t> axis = -1;
   if (a.get(1, "axis")) axis = ax.kind == Value::None ? std::nullopt : std::optional<int64_t>(axisOf(ax, x->rank()));
+  // x.sort() sorts x in place (NumPy's method returns None): the statement rebinds x.
+  if (f.node && is(fn, "sort")) {
+    if (!axis) failAt("sort(): the method sorts in place along an axis (axis=None is np.sort's)", ax.pos);
+    rebindsObjectAt = f.pos;
+  }
   return c.node(graph->sort(fn, x, axis));
 }
 

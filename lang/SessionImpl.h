@@ -190,6 +190,8 @@ struct Session::Impl {
   /// Set by a call that changes its first argument in place (np.add.at, np.put_along_axis):
   /// where that argument was written, so the statement rebinds the name written there.
   std::optional<std::size_t> rebindsArgumentAt;
+  /// Set by a method that changes its array in place (x.sort()): the method name's position.
+  std::optional<std::size_t> rebindsObjectAt;
 
   struct Args {
     std::vector<Value> positional;

@@ -313,9 +313,11 @@ auto Session::Impl::itemAssignment(int lineNumber, Reply &r) -> void {
   const std::optional<std::string> ufunc = augmentedUfunc(op);
   rhsStart = peek().pos;
   rebindsArgumentAt.reset();
+  rebindsObjectAt.reset();
   Value v = expressionList();
   if (peek().kind != Token::End) unexpectedAfterExpression();
   if (rebindsArgumentAt) failAt("this call changes its first argument in place and returns None", *rebindsArgumentAt);
+  if (rebindsObjectAt) failAt("this method changes its array in place and returns None: write it as a statement of its own (x.sort())", *rebindsObjectAt);
   if (!entries && held.kind != Value::Array) {
     // A size, float or bool: Python rebinds the name to the new value.
     assign({target.text}, binary(op.text.substr(0, op.text.size() - 1), held, v, op.pos), lineNumber, r);
@@ -345,6 +347,7 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
   at = 0;
   pendingInputName.clear();
   rebindsArgumentAt.reset();
+  rebindsObjectAt.reset();
   metadataReads.clear();
   made.clear();
   // What the statement builds is logged while it runs (guarded() reads it).
@@ -449,11 +452,14 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
       rhsStart = peek().pos;
       inputMade = nullptr;
       rebindsArgumentAt.reset();
+  rebindsObjectAt.reset();
       Value v = expressionList();
       if (peek().kind != Token::End) unexpectedAfterExpression();
       if (rebindsArgumentAt)
         failAt("this call changes its first argument in place and returns None: write it as a statement of its own "
                "(np.add.at(x, i, 1.0))", *rebindsArgumentAt);
+      if (rebindsObjectAt)
+        failAt("this method changes its array in place and returns None: write it as a statement of its own (x.sort())", *rebindsObjectAt);
       if (inputMade && v.node != inputMade)
         failAt("input(...) must be the whole right-hand side of an assignment to one name: x = input((n,), float64)", rhsStart);
       if (trailingComma && targets.size() == 1) {
@@ -466,8 +472,31 @@ auto Session::Impl::execute(const std::string &text, int lineNumber) -> Reply {
       return r;
     }
     rebindsArgumentAt.reset();
+  rebindsObjectAt.reset();
     Value v = expressionList();
     if (peek().kind != Token::End) unexpectedAfterExpression();
+    if (rebindsObjectAt) {
+      // x.sort(): x changes in place; NumPy returns None. The statement must be NAME.sort(...)
+      // alone (a[0].sort() would write through a view of a).
+      bool alone = toks.size() >= 5 && toks[0].kind == Token::Name && toks[1].kind == Token::Op && is(toks[1].text, ".") &&
+                   toks[2].pos == *rebindsObjectAt && toks[3].kind == Token::Op && is(toks[3].text, "(") &&
+                   toks.back().kind == Token::End && v.kind == Value::Array && !rebindsArgumentAt;
+      if (alone) {
+        // The '(' after the method closes at the end of the statement.
+        int depth = 0;
+        std::size_t close = 3;
+        for (; close < toks.size() && toks[close].kind != Token::End; ++close) {
+          if (toks[close].kind == Token::Op && (is(toks[close].text, "(") || is(toks[close].text, "["))) ++depth;
+          if (toks[close].kind == Token::Op && (is(toks[close].text, ")") || is(toks[close].text, "]")) && --depth == 0) break;
+        }
+        alone = close + 2 == toks.size();
+      }
+      if (!alone)
+        failAt("this method changes its array in place and returns None: write it as a statement of its own, on a name "
+               "(x.sort())", *rebindsObjectAt);
+      assign({toks[0].text}, std::move(v), lineNumber, r);
+      return r;
+    }
     if (rebindsArgumentAt) {
       // np.add.at(x, i, v), np.put_along_axis(x, i, v, axis): x changes in place; NumPy
       // returns None.

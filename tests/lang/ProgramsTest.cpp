@@ -494,6 +494,23 @@ TEST(Programs, SizesFromSizesAgreeWithIntegerArithmeticOnABox) {
     }
 }
 
+// x.sort() sorts x in place: the statement rebinds x (what read x before keeps the old value,
+// as for item assignment); used as a value, or on anything but a name, it is refused (NumPy's
+// method returns None; a[0].sort() writes through a view).
+TEST(Programs, SortMethodRebindsItsArray) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n", "x = input((n, 3), float64)", "y = x", "x.sort(axis=0)"}));
+  const ops::Node *sorted = session.lookup("x");
+  ASSERT_NE(sorted, session.lookup("y"));
+  EXPECT_EQ(sorted->kind, ops::OpKind::Sort);
+  EXPECT_TRUE(refusedWith(session, "z = x.sort()", "changes its array in place and returns None"));
+  EXPECT_TRUE(refusedWith(session, "x.sort() + 1.0", "on a name (x.sort())"));
+  EXPECT_TRUE(refusedWith(session, "x[0].sort()", "on a name (x.sort())"));
+  EXPECT_TRUE(refusedWith(session, "x.sort(axis=None)", "axis=None is np.sort's"));
+  EXPECT_EQ(session.lookup("x"), sorted); // the refusals rebound nothing
+}
+
 // The way to say that h divides d is a parameter for the quotient: `assume d == h*q`. The
 // element counts of a multi-head reshape (b*d*t and b*h*q*t) are then equal by substitution, so
 // the reshape and everything after it is decided (valid: only the sizes' limits, reported apart), not

@@ -53,6 +53,8 @@ def targets(code):
     """The names a statement binds or rebinds."""
     if m := re.match(r"np\.(\w+\.at|put_along_axis)\((\w+),", code):
         return [m.group(2)]
+    if m := re.match(r"(\w+)\.sort\(", code):  # sorts in place
+        return [m.group(1)]
     m = re.match(r"([\w, ]+?)(\[.*\])?\s*(\*\*|//|[-+*/%@&|^])?=(?!=)", code)
     return [t.strip() for t in m.group(1).split(",") if t.strip()] if m else []  # (`i, = ...` unpacks one)
 
