@@ -107,6 +107,8 @@ struct Session::Impl {
   // ---- conversions ----
   const Node *array(const Value &v);
   Expr sizeOf(const Value &v, const char *what);
+  /// One size, or a tuple of them (partition's kth, a window shape), in order.
+  std::vector<Expr> sizesOf(const Value &v, const char *what);
   int64_t constant(const Value &v, const char *what);
   Shape shapeOf(const Value &v, const char *what = "a shape");
   /// A keepdims argument: a bool, or an integer read as one; absent is false.

@@ -290,7 +290,7 @@ const Node *reduceWhere(Graph &g, const std::string &op, const Node *x, const st
   const DType result = op == "all" || op == "any"                      ? DType::Bool
                        : extremum || isFloat(x->dtype)                 ? x->dtype
                                                                        : DType::Int64;
-  const Node *init = initial ? g.astype(initial, op == "mean" ? x->dtype : result) : nullptr;
+  const Node *init = initial ? g.astype(initial, result) : nullptr; // (mean takes no initial)
   if (extremum) {
     // Masked elements read as initial, and a slab of initial joined to each reduced axis: the
     // result is initial's where nothing is selected (an empty axis included).
