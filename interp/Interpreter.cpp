@@ -291,6 +291,29 @@ Array Interpreter::run(const Node *n) {
     std::copy(sources.begin(), sources.end(), a.base<int64_t>());
     return a;
   }
+  case OpKind::RepeatIndex: {
+    // np.repeat(arange(L), counts): the counts broadcast to L, none negative; their sum is the
+    // node's data-dependent size.
+    const Array counts = in(0).astype(DType::Int64).contiguous();
+    const int64_t L = value(n->exprs[0]);
+    if (counts.rank() == 1 && counts.shape()[0] != L && counts.shape()[0] != 1)
+      shapeError("operands could not be broadcast together with shape (" + std::to_string(L) + ",) (" + std::to_string(counts.shape()[0]) + ",)");
+    const bool one = counts.size() == 1;
+    Integer total(0);
+    for (int64_t k = 0; k < L; ++k) {
+      const int64_t c = counts.base<int64_t>()[counts.offset() + (one ? 0 : k)];
+      if (c < 0) throw EvalError(EvalError::Value, "repeats may not contain negative values.");
+      total = total + Integer(c);
+    }
+    if (!total.fitsInt64()) throw OverflowError("repeat's result of " + total.toString() + " elements is larger than the interpreters evaluate");
+    Array a = Array::uninitialized(DType::Int64, {total.toInt64Checked()}); // OverflowError beyond kMaxElements
+    int64_t *out = a.base<int64_t>();
+    for (int64_t k = 0; k < L; ++k)
+      for (int64_t c = counts.base<int64_t>()[counts.offset() + (one ? 0 : k)]; c > 0; --c) *out++ = k;
+    point_.set((*n->dataSize)->name, total.toInt64Checked());
+    if (!graph_.sizeDefinitions().empty()) defineSizes();
+    return a;
+  }
   case OpKind::Arange: {
     // start + k*step for k < length: between start and stop, so int64 holds each.
     const int64_t start = value(n->exprs[0]), step = n->attr<ops::attr::Steps>().step, length = value(n->shape[0]);

@@ -63,6 +63,21 @@ inline SliceBounds sliceBounds(int64_t L, std::optional<int64_t> start, std::opt
 /// Requires L >= 1 where a width is positive, widths >= 0 (else NumPy's error, naming `axis`).
 std::vector<int64_t> padSources(const std::string &mode, int64_t L, int64_t before, int64_t after, int64_t axis);
 
+// ---- Factorizations (kernels/Linalg.cpp) -----------------------------------------------------
+
+/// QR of the m x n row-major `a` by Householder reflectors as LAPACK's geqrf and orgqr make
+/// them: q is m x k (m x m when complete), r is k x n (m x n), k = min(m, n).
+void householderQr(std::vector<double> a, std::size_t m, std::size_t n, bool complete, double *q, double *r);
+/// a = u diag(s) vt with s descending: u is m x k (m x m when full), vt is k x n (n x n), row-
+/// major. `a` (m x n, row-major) must be finite.
+struct Svd {
+  std::vector<double> u, s, vt;
+};
+Svd jacobiSvd(const double *a, std::size_t m, std::size_t n, bool full);
+/// Eigenvalues (ascending, into w) and eigenvectors (columns of the n x n row-major v) of the
+/// symmetric `a`; either output may be null. NaN throughout when `a` is not finite.
+void jacobiEigh(std::vector<double> a, std::size_t n, double *w, double *v);
+
 bool luDecompose(std::vector<double> &a, std::size_t n, std::vector<std::size_t> &pivots, int &sign);
 double determinant(std::vector<double> a, std::size_t n);
 /// Solves a x = b for k right-hand sides (b is n x k, row-major); false when singular.

@@ -137,6 +137,13 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"linalg.inv", &Impl::bindLinalgSquare},
       {"linalg.cholesky", &Impl::bindLinalgSquare},
       {"linalg.slogdet", &Impl::bindLinalgSquare},
+      {"linalg.qr", &Impl::bindQr},
+      {"linalg.svd", &Impl::bindSvd},
+      {"linalg.eigh", &Impl::bindEigh},
+      {"linalg.eigvalsh", &Impl::bindEigh},
+      {"linalg.pinv", &Impl::bindPinv},
+      {"linalg.lstsq", &Impl::bindLstsq},
+      {"linalg.matrix_rank", &Impl::bindMatrixRank},
       {"linalg.matrix_power", &Impl::bindMatrixPower},
       {"diff", &Impl::bindDiff},
       {"cumsum", &Impl::bindCumulative},
@@ -728,123 +735,7 @@ auto Session::Impl::bindDot(Call &c) -> Value {
   return c.node(ops::dot(*graph, x, y, mode));
 }
 
-auto Session::Impl::bindLinalgNorm(Call &c) -> Value {
-  // norm(x, ord=None, axis=None, keepdims=False) as numpy/linalg/linalg.py computes it: vector
-  // norms over one axis (inf, -inf, 0, 1, 2, any p), matrix norms over two ('fro', 1, -1,
-  // inf, -inf); the singular-value norms (2, -2, 'nuc' of a matrix) are refused.
-  [[maybe_unused]] auto &[fn, a, p, f] = c;
-  checkArguments(a);
-  const Node *x = array(required(a, 0, "x"));
-  const Value ord = optional(a, 1, "ord");
-  Value ax = optional(a, 2, "axis"), keep = optional(a, 3, "keepdims");
-  std::optional<std::vector<int64_t>> axes = axesOf(ax);
-  if (axes && axes->size() > 2) failAt("Improper number of dimensions to norm.", ax.pos);
-  const bool keepdims = keepdimsOf(keep);
-  std::optional<double> order;
-  std::string named;
-  if (ord.kind == Value::String) named = ord.text;
-  else if (ord.kind != Value::None) order = numberArgument(ord, "ord");
-  if (ord.kind == Value::None || ((is(named, "fro") || is(named, "f")) && !axes && x->rank() == 2) ||
-      (order == 2.0 && !axes && x->rank() == 1))
-    return c.node(ops::norm(*graph, x, axes, keepdims, mode));
-  if (!isFloat(x->dtype)) x = graph->astype(x, DType::Float64);
-  std::vector<int64_t> list;
-  if (axes) {
-    for (int64_t k : *axes) list.push_back(axisOf(Value::ofSize(Expr(k), ax.pos), x->rank()));
-  } else {
-    for (std::size_t i = 0; i < x->rank(); ++i) list.push_back(int64_t(i));
-  }
-  const Node *absx = graph->unary("abs", x);
-  auto reduce = [&](const char *op, const Node *y, int64_t axis, bool keep) {
-    return graph->reduce(op, y, std::vector<int64_t>{axis}, keep);
-  };
-  const double inf = std::numeric_limits<double>::infinity();
-  if (list.size() == 1) {
-    const int64_t k = list[0];
-    if (!named.empty()) failAt("Invalid norm order '" + named + "' for vectors", ord.pos);
-    if (*order == inf) return c.node(reduce("max", absx, k, keepdims));
-    if (*order == -inf) return c.node(reduce("min", absx, k, keepdims));
-    if (*order == 0)
-      return c.node(reduce("sum", graph->astype(graph->binary("not_equal", x, graph->literal(0, DType::Int64), mode), x->dtype), k, keepdims));
-    if (*order == 1) return c.node(reduce("sum", absx, k, keepdims));
-    if (*order == 2) return c.node(ops::norm(*graph, x, std::vector<int64_t>{k}, keepdims, mode));
-    // (sum |x|**p) ** (1/p), the reciprocal in the result's dtype.
-    const Node *sum = reduce("sum", graph->binary("power", absx, graph->astype(graph->literal(*order, DType::Float64), x->dtype), mode), k, keepdims);
-    return c.node(graph->binary("power", sum, graph->astype(graph->literal(1.0 / *order, DType::Float64), x->dtype), mode));
-  }
-  if (list.size() != 2) failAt("Improper number of dimensions to norm.", ax.kind == Value::None ? p : ax.pos);
-  int64_t row = list[0], col = list[1];
-  if (row == col) failAt("Duplicate axes given.", ax.pos);
-  const Node *out = nullptr;
-  if (is(named, "fro") || is(named, "f")) {
-    out = ops::norm(*graph, x, std::vector<int64_t>{row, col}, false, mode);
-  } else if (is(named, "nuc") || order == 2.0 || order == -2.0) {
-    failAt("norm(): the matrix norm of order " + (named.empty() ? valueText(ord) : "'" + named + "'") +
-               " needs singular values, which shapelab does not compute", ord.pos);
-  } else if (order == 1.0 || order == -1.0) {
-    // The largest (smallest) column sum: summed over the rows, then over the columns.
-    out = reduce(*order > 0 ? "max" : "min", reduce("sum", absx, row, false), col > row ? col - 1 : col, false);
-  } else if (order == inf || order == -inf) {
-    out = reduce(*order > 0 ? "max" : "min", reduce("sum", absx, col, false), row > col ? row - 1 : row, false);
-  } else {
-    failAt("Invalid norm order for matrices.", ord.pos);
-  }
-  if (keepdims) {
-    Shape s = x->shape;
-    s[std::size_t(row)] = Expr(1);
-    s[std::size_t(col)] = Expr(1);
-    out = graph->reshape(out, s);
-  }
-  return c.node(out);
-}
 
-auto Session::Impl::bindLinalgSquare(Call &c) -> Value {
-  [[maybe_unused]] auto &[fn, a, p, f] = c;
-  checkArguments(a);
-  const Node *x = array(required(a, 0, "a"));
-  if (is(fn, "linalg.slogdet")) {
-    // (sign, logabsdet): sign(det(a)) and log|det(a)| (NumPy sums the logs of LU's pivots: the
-    // two differ only where det itself overflows or underflows float64).
-    const Node *det = graph->blockwise("det", {x}, mode);
-    Value t;
-    t.kind = Value::Tuple;
-    t.pos = p;
-    t.items = {c.node(graph->unary("sign", det)), c.node(graph->unary("log", graph->unary("abs", det)))};
-    return t;
-  }
-  return c.node(graph->blockwise(fn.substr(7), {x}, mode));
-}
-
-auto Session::Impl::bindMatrixPower(Call &c) -> Value {
-  // linalg.matrix_power(a, n): NumPy's binary decomposition of n (n < 0 inverts a first; n = 0
-  // is the identity in a's batch shape), each product a matmul; a must be a stack of squares.
-  [[maybe_unused]] auto &[fn, a, p, f] = c;
-  checkArguments(a);
-  const Value &av = required(a, 0, "a");
-  const Node *x = array(av);
-  int64_t k = constant(required(a, 1, "n"), "n");
-  if (x->rank() < 2)
-    failAt(std::to_string(x->rank()) + "-dimensional array given. Array must be at least two-dimensional", av.pos);
-  const Expr &rows = x->shape[x->rank() - 2], &cols = x->shape.back();
-  x = graph->check(x, eq(rows, cols), "the last 2 dimensions are square", "Last 2 dimensions of the array must be square");
-  if (k == 0) {
-    const DType dt = ops::resultType({{x->dtype, false}, {DType::Int64, true}});
-    return c.node(graph->broadcastTo(ops::eye(*graph, rows, cols, 0, dt, mode), x->shape));
-  }
-  if (k < 0) {
-    x = graph->blockwise("inv", {x}, mode);
-    k = -k;
-  }
-  if (k == 1) return c.node(x);
-  const Node *z = nullptr, *result = nullptr;
-  while (k > 0) {
-    z = z ? graph->blockwise("matmul", {z, z}, mode) : x;
-    const bool bit = k % 2 == 1;
-    k /= 2;
-    if (bit) result = result ? graph->blockwise("matmul", {result, z}, mode) : z;
-  }
-  return c.node(result);
-}
 
 auto Session::Impl::bindDiff(Call &c) -> Value {
   [[maybe_unused]] auto &[fn, a, p, f] = c;
@@ -1151,13 +1042,12 @@ auto Session::Impl::bindEinsum(Call &c) -> Value {
   return c.node(graph->einsum(spec, xs, mode));
 }
 
-/// repeat(a, repeats, axis=None) with one count (a size) for every element, and tile(A, reps)
-/// (ops/Composites.h).
+/// repeat(a, repeats, axis=None) with one count (a size) for every element or an array of counts
+/// (a list too), and tile(A, reps) (ops/Composites.h).
 auto Session::Impl::bindRepeated(Call &c) -> Value {
   [[maybe_unused]] auto &[fn, a, p, f] = c;
   const bool tile = is(fn, "tile");
-  if (tile) checkArguments(a);
-  else checkArguments(a);
+  checkArguments(a);
   const Node *x = array(required(a, 0, tile ? "A" : "a"));
   const Value &r = required(a, 1, tile ? "reps" : "repeats");
   if (tile) {
@@ -1165,9 +1055,17 @@ auto Session::Impl::bindRepeated(Call &c) -> Value {
     for (const Value &v : r.kind == Value::Tuple ? r.items : std::vector<Value>{r}) given.push_back(sizeOf(v, "a count"));
     return c.node(ops::tile(*graph, x, given));
   }
-  if (r.kind == Value::Tuple) failAt("repeat(): one count for every element is supported, not a list of counts", r.pos);
   Value ax = optional(a, 2, "axis");
   const std::optional<int64_t> axis = ax.kind == Value::None ? std::nullopt : std::optional(axisOf(ax, x->rank()));
+  if (r.kind == Value::Tuple && !r.items.empty() &&
+      std::all_of(r.items.begin(), r.items.end(), [](const Value &v) { return v.kind == Value::Size; })) {
+    std::vector<Expr> counts;
+    for (const Value &v : r.items) counts.push_back(v.size);
+    return c.node(ops::repeat(*graph, x, counts, axis));
+  }
+  if (r.kind == Value::Tuple || r.kind == Value::Array || r.kind == Value::Literal) {
+    return c.node(ops::repeat(*graph, x, arrayOf(r, std::nullopt, fn), axis));
+  }
   return c.node(ops::repeat(*graph, x, sizeOf(r, "the count"), axis));
 }
 

@@ -7,16 +7,6 @@
 
 namespace shapelab::lang {
 
-namespace {
-Value tupleOf(const std::vector<const Node *> &nodes, std::size_t p) {
-  Value t;
-  t.kind = Value::Tuple;
-  t.pos = p;
-  for (const Node *n : nodes) t.items.push_back(Value::ofNode(n, p));
-  return t;
-}
-} // namespace
-
 auto Session::Impl::sizesOf(const Value &v, const char *what) -> std::vector<Expr> {
   if (v.kind != Value::Tuple) return {sizeOf(v, what)};
   std::vector<Expr> out;
@@ -39,7 +29,7 @@ auto Session::Impl::bindNonzero(Call &c) -> Value {
   try {
     if (is(fn, "flatnonzero")) return c.node(ops::flatnonzero(*graph, x));
     if (is(fn, "argwhere")) return c.node(ops::argwhere(*graph, x));
-    return tupleOf(ops::nonzero(*graph, x), p);
+    return Value::ofNodes(ops::nonzero(*graph, x), p);
   } catch (const UserError &e) {
     failAt(e.what(), p);
   }
@@ -80,7 +70,7 @@ auto Session::Impl::bindUnique(Call &c) -> Value {
   if (index) parts.push_back(u.index);
   if (inverse) parts.push_back(u.inverse);
   if (counts) parts.push_back(u.counts);
-  return tupleOf(parts, p);
+  return Value::ofNodes(parts, p);
 }
 
 auto Session::Impl::bindSearchsorted(Call &c) -> Value {
@@ -131,7 +121,7 @@ auto Session::Impl::bindTriangleIndices(Call &c) -> Value {
   const Value k = optional(a, 1, "k"), m = optional(a, 2, "m");
   const Expr diagonal = k.kind == Value::None ? Expr(0) : sizeOf(k, "k");
   const Expr cols = m.kind == Value::None ? n : sizeOf(m, "m");
-  return tupleOf(ops::triangleIndices(*graph, n, diagonal, cols, is(fn, "triu_indices")), p);
+  return Value::ofNodes(ops::triangleIndices(*graph, n, diagonal, cols, is(fn, "triu_indices")), p);
 }
 
 auto Session::Impl::bindVander(Call &c) -> Value {
@@ -174,7 +164,7 @@ auto Session::Impl::bindIndices(Call &c) -> Value {
   const Value dt = optional(a, 1, "dtype");
   const bool sparse = flagOf(optional(a, 2, "sparse"), false, "sparse");
   const std::vector<const Node *> out = ops::indices(*graph, dims, dt.kind == Value::None ? DType::Int64 : dtypeOf(dt), sparse);
-  return sparse ? tupleOf(out, p) : c.node(out[0]);
+  return sparse ? Value::ofNodes(out, p) : c.node(out[0]);
 }
 
 auto Session::Impl::bindBroadcastArrays(Call &c) -> Value {
@@ -183,7 +173,7 @@ auto Session::Impl::bindBroadcastArrays(Call &c) -> Value {
   checkArguments(a);
   std::vector<const Node *> xs;
   for (const Value &v : a.positional) xs.push_back(array(v));
-  return tupleOf(ops::broadcastArrays(*graph, xs, mode), p);
+  return Value::ofNodes(ops::broadcastArrays(*graph, xs, mode), p);
 }
 
 auto Session::Impl::bindSlidingWindow(Call &c) -> Value {

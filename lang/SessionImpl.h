@@ -277,12 +277,9 @@ struct Session::Impl {
   Value bindReduction(Call &c);
   Value bindGufunc(Call &c);
   Value bindDot(Call &c);
-  Value bindLinalgNorm(Call &c);
   Value bindRepeated(Call &c);
   Value bindEinsum(Call &c);
   Value bindPad(Call &c);
-  Value bindLinalgSquare(Call &c);
-  Value bindMatrixPower(Call &c);
   Value bindDiff(Call &c);
   Value bindCumulative(Call &c);
   Value bindSpecifyShape(Call &c);
@@ -296,6 +293,16 @@ struct Session::Impl {
   Value bindEye(Call &c);
   Value bindLen(Call &c);
   Value bindShapeAttribute(Call &c);
+  // (lang/LibraryLinalg.cpp)
+  Value bindLinalgNorm(Call &c);
+  Value bindLinalgSquare(Call &c);
+  Value bindMatrixPower(Call &c);
+  Value bindQr(Call &c);
+  Value bindSvd(Call &c);
+  Value bindEigh(Call &c);
+  Value bindPinv(Call &c);
+  Value bindLstsq(Call &c);
+  Value bindMatrixRank(Call &c);
   // (lang/LibrarySelection.cpp)
   Value bindNonzero(Call &c);
   Value bindCompress(Call &c);

@@ -63,6 +63,14 @@ struct Value {
     v.pos = p;
     return v;
   }
+  /// A tuple of arrays (what a function returning several gives).
+  static Value ofNodes(const std::vector<const Node *> &nodes, std::size_t p) {
+    Value t;
+    t.kind = Tuple;
+    t.pos = p;
+    for (const Node *n : nodes) t.items.push_back(ofNode(n, p));
+    return t;
+  }
   static Value ofFloat(double x, std::size_t p) {
     Value v;
     v.kind = Float;

@@ -178,6 +178,7 @@ Subscript alongAxis(Graph &g, const Node *arr, const Node *indices, int64_t axis
   if (indices->rank() != arr->rank())
     throw OpError("`indices` and `arr` must have the same number of dimensions");
   const std::size_t rank = arr->rank();
+  axis = detail::normalizeAxis(axis, rank); // a negative axis counts from the end
   Subscript s;
   for (std::size_t d = 0; d < rank; ++d) {
     IndexEntry e;

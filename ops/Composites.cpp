@@ -155,6 +155,36 @@ const Node *repeat(Graph &g, const Node *a, const Expr &count, std::optional<int
   return repeatedAlong(g, a, reps, false);
 }
 
+const Node *repeat(Graph &g, const Node *a, const Node *counts, std::optional<int64_t> axis) {
+  if (!axis) a = g.reshape(a, {Expr(-1)});
+  const std::size_t k = std::size_t(axis ? detail::normalizeAxis(*axis, a->rank()) : 0);
+  std::vector<IndexEntry> entries(k + 1);
+  entries[k].kind = IndexEntry::Array;
+  return g.index(a, entries, g.repeatIndex(counts, a->shape[k]));
+}
+
+const Node *repeat(Graph &g, const Node *a, const std::vector<Expr> &counts, std::optional<int64_t> axis) {
+  if (counts.size() == 1) return repeat(g, a, counts[0], axis); // NumPy broadcasts one count
+  if (!axis) a = g.reshape(a, {Expr(-1)});
+  const std::size_t k = std::size_t(axis ? detail::normalizeAxis(*axis, a->rank()) : 0);
+  const Expr L = a->shape[k], given(int64_t(counts.size()));
+  a = g.check(a, eq(L, given), "the axis of length {0} has one count each ({1})",
+              "operands could not be broadcast together with shape ({0},) ({1},)", {L, given});
+  Shape known = a->shape; // where the check holds: the slices below have exact lengths
+  known[k] = given;
+  a = g.reshape(a, known);
+  std::vector<const Node *> parts;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    std::vector<IndexEntry> entries(k + 1);
+    entries[k].start = Expr(int64_t(i));
+    entries[k].stop = Expr(int64_t(i + 1));
+    const Node *one = g.check(g.index(a, entries), ge(counts[i], 0), "the count {0} is not negative",
+                              "repeats may not contain negative values.", {counts[i]});
+    parts.push_back(repeat(g, one, counts[i], int64_t(k)));
+  }
+  return g.concatenate(parts, int64_t(k));
+}
+
 const Node *tile(Graph &g, const Node *a, const std::vector<Expr> &given) {
   while (a->rank() < given.size()) a = g.expandDims(a, {0});
   std::vector<Expr> reps(a->rank() - given.size(), Expr(1));

@@ -50,6 +50,13 @@ const Node *hstack(Graph &g, std::vector<const Node *> xs);
 /// np.repeat(a, repeats, axis): each element repeated `count` times along the axis (a
 /// flattened when nullopt). The count must be a size.
 const Node *repeat(Graph &g, const Node *a, const Expr &count, std::optional<int64_t> axis);
+/// np.repeat(a, repeats, axis) with an array of counts (0-d, or one per element along the axis,
+/// or one for all): a gathered along the axis at Graph::repeatIndex's positions, whose length is
+/// a data-dependent size (the counts' sum).
+const Node *repeat(Graph &g, const Node *a, const Node *counts, std::optional<int64_t> axis);
+/// np.repeat(a, [c0, c1, ...], axis) with a list of counts that are sizes: one per element along
+/// the axis (its length must be the list's), so the length is their sum; each must be >= 0.
+const Node *repeat(Graph &g, const Node *a, const std::vector<Expr> &counts, std::optional<int64_t> axis);
 /// np.tile(A, reps): A repeated reps[i] times along each axis (the shorter of A's shape and
 /// reps padded in front with 1s). Each count must be a size.
 const Node *tile(Graph &g, const Node *a, const std::vector<Expr> &reps);
@@ -216,6 +223,31 @@ const Node *reduceWhere(Graph &g, const std::string &op, const Node *x, const st
 /// nullopt; at most two), integers and bools as float64 first.
 const Node *norm(Graph &g, const Node *x, const std::optional<std::vector<int64_t>> &axes, bool keepdims,
                  BroadcastMode mode);
+// ---- np.linalg's factorizations and what is built on them (ops/LinalgComposites.cpp) --------
+
+/// np.linalg.qr(a, mode): {q, r} for 'reduced' and 'complete', {r} for 'r' (Graph::blockwise's
+/// qr_q, qr_r). 'raw' is refused; any other mode is NumPy's "Unrecognized mode".
+std::vector<const Node *> qr(Graph &g, const Node *a, const std::string &mode);
+/// np.linalg.eigh(a, UPLO): {w, v} (ascending eigenvalues, eigenvectors as columns), or {w}
+/// without `vectors` (eigvalsh). One triangle of a is read (UPLO 'L' or 'U').
+std::vector<const Node *> eigh(Graph &g, const Node *a, const std::string &uplo, bool vectors);
+/// np.linalg.svd(a, full_matrices, compute_uv, hermitian): {u, s, vh}, or {s} without
+/// compute_uv; hermitian builds them from eigh as NumPy does.
+std::vector<const Node *> svd(Graph &g, const Node *a, bool full, bool computeUv, bool hermitian, BroadcastMode mode);
+/// np.linalg.pinv(a, rcond, hermitian): from svd, singular values above rcond * max inverted.
+/// `rcond` broadcasts against a's batch.
+const Node *pinv(Graph &g, const Node *a, const Node *rcond, bool hermitian, BroadcastMode mode);
+/// np.linalg.lstsq(a, b, rcond): {x, residuals, rank, s}. a is 2-d, b 1-d or 2-d with a's rows
+/// (else "Incompatible dimensions"); rcond nullopt is NumPy's None (eps * max(m, n)), negative
+/// the dtype's eps. The residuals exist where the rank is n and m > n: a data-dependent length.
+std::vector<const Node *> lstsq(Graph &g, const Node *a, const Node *b, std::optional<double> rcond, BroadcastMode mode);
+/// np.linalg.matrix_rank(A, tol, hermitian): the singular values above tol (by default
+/// max(s) * max(M, N) * eps) counted; int(not all(A == 0)) for fewer than 2 dimensions.
+const Node *matrixRank(Graph &g, const Node *a, const Node *tol, bool hermitian, BroadcastMode mode);
+/// np.linalg.norm's orders 2, -2 and 'nuc' over the axes (row, col), normalised: max, min or
+/// sum (op) of the singular values, the two axes dropped.
+const Node *singularValueNorm(Graph &g, const Node *x, int64_t row, int64_t col, const std::string &op);
+
 /// np.dot(a, b): a product when either is 0-d, else matmul where NumPy's dot is one (at most
 /// two dimensions each, or b 1-d); a stack times a stack is refused.
 const Node *dot(Graph &g, const Node *a, const Node *b, BroadcastMode mode);

@@ -132,22 +132,22 @@ const Graph::SizeDefinition *Graph::definitionOf(const std::string &name) const 
   return nullptr;
 }
 
-Expr Graph::freshDataSize(Node &n, const Expr &size, bool boolean) {
+Expr Graph::freshDataSize(Node &n, const std::optional<Expr> &size, bool boolean) {
   // The bound is total: where the operand's size is undefined (its reshape's exact division
   // does not divide) the operand fails before this node runs, and a partial bound would make the
   // context exclude those points — hiding the operand's requirement from every later validity.
-  const Expr bound = totalized(size);
   Expr k = Expr(0);
+  auto boundOf = [&](const Expr &s) { return boolean ? le(s, Expr(1)) : size ? le(s, totalized(*size)) : ge(s, Expr(0)); };
   // A rebuilt node keeps its data-dependent size when the bound is the same (rewrites compare
   // shapes across the old and the new node).
   std::optional<Expr> reuse = std::exchange(reuseDataSize_, std::nullopt);
   if (reuse) {
     auto it = dataBounds_.find((*reuse)->name);
-    if (it != dataBounds_.end() && it->second == le(*reuse, boolean ? Expr(1) : bound)) k = *reuse;
+    if (it != dataBounds_.end() && it->second == boundOf(*reuse)) k = *reuse;
     else reuse.reset();
   }
   if (!reuse) k = Expr::reservedParam("_k" + std::to_string(++dataSizes_));
-  dataBounds_.emplace(k->name, le(k, boolean ? Expr(1) : bound));
+  dataBounds_.emplace(k->name, boundOf(k));
   // The node's later obligations may mention k: they are decided with its bound. Those already
   // recorded (a mask's shape must match the indexed axes) are kept with their decisions: they
   // do not mention k, whose bound (satisfied by k = 0) restricts no other size.

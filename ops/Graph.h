@@ -43,6 +43,10 @@
 
 namespace shapelab::ops {
 
+/// Whether `op` is one output of np.linalg's qr, svd or eigh as Graph::blockwise names them
+/// (qr_q, qr_r, svd_u, svd_s, svd_vh, eigh_w, eigh_v, with _complete, _full, _upper variants).
+bool isFactorization(const std::string &op);
+
 /// A build-time error of an operation that no parameter value can fix: a wrong rank or axis,
 /// a bad argument, an unsupported dtype. Its message reads like NumPy's.
 class OpError : public UserError {
@@ -203,6 +207,11 @@ public:
   /// padSources). Requires widths >= 0 and, where one is positive, L >= 1 (`axis` names the
   /// axis in NumPy's message).
   const Node *padIndex(const std::string &mode, const Expr &length, const Expr &before, const Expr &after, int64_t axis);
+  /// np.repeat's source positions for an axis of `length` with an array of counts (0-d, or 1-d
+  /// of that length or 1; bool or integer): each position k repeated counts[k] times, a 1-d
+  /// int64 array of the counts' sum, a data-dependent size _kN >= 0 with no bound. A negative
+  /// count is a value error when it runs.
+  const Node *repeatIndex(const Node *counts, const Expr &length);
   const Node *concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axis);
   const Node *stack(const std::vector<const Node *> &xs, int64_t axis);
   /// split(x, sections) or split(x, indices): the parts.
@@ -219,8 +228,10 @@ public:
   const Node *setSubtensor(const Node *region, const Node *value, const std::string &write, BroadcastMode mode);
   const Node *reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
                      bool keepdims);
-  /// matmul, outer, linalg.det, linalg.inv, linalg.solve (op = matmul, outer, det, inv, solve):
-  /// gufuncs over the operands' batch dimensions. (op "convolve" gives convolve().)
+  /// matmul, outer, linalg.det, linalg.inv, linalg.cholesky, linalg.solve (op = matmul, outer,
+  /// det, inv, cholesky, solve): gufuncs over the operands' batch dimensions (op "convolve" gives
+  /// convolve()); and the factorizations' outputs, one op per output of linalg qr, svd and eigh
+  /// (isFactorization), over the stack of matrices of one operand.
   const Node *blockwise(const std::string &op, const std::vector<const Node *> &xs, BroadcastMode mode);
   /// np.convolve(a, v) (mode 'full'): 1-d operands, neither empty; a + v - 1 long.
   const Node *convolve(const Node *a, const Node *v);
@@ -317,9 +328,9 @@ private:
   /// rebuild checks on), make() compares what the rule derives with n's derived fields.
   const Node *rebuildThroughFactory(const Node *n, const std::vector<const Node *> &inputs, bool alike);
   Node blank(OpKind kind, std::string op, std::vector<const Node *> inputs) const;
-  /// A new data-dependent size 0 <= _kN <= bound (0 or 1 when `boolean`) that node `n`
-  /// introduces; n's validity is then decided in a context holding the bound.
-  Expr freshDataSize(Node &n, const Expr &size, bool boolean);
+  /// A new data-dependent size 0 <= _kN <= bound (0 or 1 when `boolean`; unbounded above
+  /// without a bound) that node `n` introduces; n's validity is then decided in a context holding the bound.
+  Expr freshDataSize(Node &n, const std::optional<Expr> &size, bool boolean);
   bool provesCheaply(const Context &context, const Pred &p);
   /// The elementwise rule: n's inputs broadcast (per mode); fills shape, validity, broadcastable.
   void broadcastOperands(Node &n, BroadcastMode mode);

@@ -354,6 +354,24 @@ const Node *Graph::padIndex(const std::string &mode, const Expr &length, const E
   });
 }
 
+const Node *Graph::repeatIndex(const Node *counts, const Expr &length) {
+  if (counts->rank() > 1) throw OpError("object too deep for desired array");
+  if (isFloat(counts->dtype))
+    throw OpError(std::string("Cannot cast array data from dtype('") + spelling(counts->dtype) + "') to dtype('int64') according to the rule 'safe'");
+  Node c = blank(OpKind::RepeatIndex, "repeat", {counts});
+  c.exprs = {length};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = DType::Int64;
+    if (counts->rank() == 1) {
+      const Expr &given = counts->shape[0];
+      requireOr(n.validity, eq(given, length) || eq(given, 1), "repeat's counts number " + dimText(length) + " or 1",
+                "operands could not be broadcast together with shape (" + dimText(length) + ",) (" + dimText(given) + ",)");
+    }
+    n.dataSize = freshDataSize(n, std::nullopt, false);
+    n.shape = {*n.dataSize};
+  });
+}
+
 const Node *Graph::concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axisArg) {
   if (xs.empty()) throw OpError("need at least one array to concatenate");
   if (!axisArg) {

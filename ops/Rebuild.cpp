@@ -159,6 +159,9 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
   case OpKind::After: return after(std::vector<const Node *>(in.begin(), in.end() - 1), in.back());
   case OpKind::PadIndex:
     return padIndex(n->op, n->exprs[0], n->exprs[1], n->exprs[2], n->exprs[3].constantValue()->toInt64Checked());
+  case OpKind::RepeatIndex:
+    keep();
+    return repeatIndex(in[0], n->exprs[0]);
   case OpKind::Arange: return arange(n->exprs[0], n->exprs[1], n->attr<attr::Steps>().step, n->attr<attr::Steps>().dtype);
   case OpKind::Einsum: return einsum(n->attr<EinsumSpec>(), in, n->mode);
   case OpKind::IfElse:

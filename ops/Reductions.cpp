@@ -52,7 +52,48 @@ const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<st
   });
 }
 
+namespace {
+/// np.linalg's factorizations, one op per output: qr_q, qr_r (reduced; _complete for
+/// mode='complete'), svd_u, svd_vh (reduced; _full for full_matrices), svd_s, eigh_w, eigh_v
+/// (_upper for UPLO='U'). Their core dims for an (m, n) operand, k = min(m, n).
+std::optional<Shape> factorCore(const std::string &op, const Expr &m, const Expr &n, const Expr &k) {
+  if (op == "qr_q") return Shape{m, k};
+  if (op == "qr_q_complete") return Shape{m, m};
+  if (op == "qr_r") return Shape{k, n};
+  if (op == "qr_r_complete") return Shape{m, n};
+  if (op == "svd_u") return Shape{m, k};
+  if (op == "svd_u_full") return Shape{m, m};
+  if (op == "svd_s") return Shape{k};
+  if (op == "svd_vh") return Shape{k, n};
+  if (op == "svd_vh_full") return Shape{n, n};
+  if (op == "eigh_w" || op == "eigh_w_upper") return Shape{m};
+  if (op == "eigh_v" || op == "eigh_v_upper") return Shape{m, m};
+  return std::nullopt;
+}
+} // namespace
+
+bool isFactorization(const std::string &op) { return factorCore(op, Expr(0), Expr(0), Expr(0)).has_value(); }
+
 const Node *Graph::blockwise(const std::string &op, const std::vector<const Node *> &xs, BroadcastMode mode) {
+  if (isFactorization(op)) {
+    if (xs.size() != 1) throw OpError(op + "() takes 1 array argument(s), " + std::to_string(xs.size()) + " given");
+    const Node *x = xs[0];
+    if (x->rank() < 2)
+      throw OpError(std::to_string(x->rank()) + "-dimensional array given. Array must be at least two-dimensional");
+    Node c = blank(OpKind::Blockwise, op, xs);
+    c.mode = mode;
+    return make(std::move(c), [&](Node &n) {
+      n.dtype = isFloat(x->dtype) ? x->dtype : DType::Float64;
+      const Expr &m = x->shape[x->rank() - 2], &cols = x->shape.back();
+      if (op.starts_with("eigh"))
+        requireOr(n.validity, eq(m, cols), "the last 2 dimensions are square", "Last 2 dimensions of the array must be square");
+      n.shape.assign(x->shape.begin(), x->shape.end() - 2);
+      const Shape core = *factorCore(op, m, cols, smaller(n.validity.context(), m, cols, true));
+      n.shape.insert(n.shape.end(), core.begin(), core.end());
+      requireSizes(n.validity, n.shape, "the " + op + " result");
+      if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true, {2});
+    });
+  }
   std::string sig;
   std::size_t arity = 1;
   if (op == "matmul") sig = "(n?,k),(k,m?)->(n?,m?)", arity = 2;

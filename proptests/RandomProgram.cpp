@@ -293,7 +293,7 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       const std::string v = prefix + "v" + std::to_string(out.names.size());
       auto index = [&](std::size_t axis) { return "abs(" + vars[4].name + ") % " + a.name + ".shape[" + std::to_string(axis) + "]"; };
       std::string rebind;
-      const int practitionerCase = int(pick(26));
+      const int practitionerCase = int(pick(27));
       // unique, the nonzero family and the triangle indices make data-dependent sizes.
       if (!options.dataDependent && (practitionerCase == 17 || practitionerCase == 18 || practitionerCase == 23)) continue;
       switch (practitionerCase) {
@@ -349,6 +349,22 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
         // Sizes from sizes (Graph::dividedSize): a quotient and a remainder of sizes.
         static const char *forms[] = {"np.zeros((n // m, n % m))", "np.ones(((n + 2) // (m + 1), 2))"};
         e = pick(3) ? forms[pick(2)] : a.name + ".reshape(" + a.name + ".size // (m + 1), -1)";
+        break;
+      }
+      case 26: {
+        // repeat with counts (an array's make a data-dependent length) and np.linalg's
+        // factorizations and what is built on them.
+        const std::string k = std::to_string(pick(2));
+        switch (pick(8)) {
+        case 0: if (options.dataDependent) e = "np.repeat(" + a.name + ", np.arange(" + a.name + ".size) % 3)"; break;
+        case 1: if (a.rank) e = "np.repeat(" + a.name + ", [1, 2], axis=0)"; break;
+        case 2: if (a.rank >= 2) e = "np.linalg.qr(" + a.name + (pick(2) ? ", mode='complete'" : "") + ")[" + k + "]"; break;
+        case 3: if (a.rank >= 2) e = pick(2) ? "np.linalg.svd(" + a.name + ", compute_uv=False)" : "np.linalg.svd(" + a.name + ", full_matrices=" + (pick(2) ? "True" : "False") + ")[" + std::to_string(pick(3)) + "]"; break;
+        case 4: if (a.rank >= 2) e = pick(2) ? "np.linalg.eigvalsh(" + a.name + ")" : "np.linalg.eigh(" + a.name + ")[" + k + "]"; break;
+        case 5: if (a.rank >= 2) e = "np.linalg.pinv(" + a.name + ")"; break;
+        case 6: if (a.rank == 2 && options.dataDependent) e = "np.linalg.lstsq(" + a.name + ", " + a.name + "[:, 0], rcond=None)[" + std::to_string(pick(4)) + "]"; break;
+        default: if (a.rank >= 2) e = pick(2) ? "np.linalg.matrix_rank(" + a.name + ")" : "np.linalg.norm(" + a.name + ", " + (pick(2) ? "2" : "'nuc'") + ", axis=(-2, -1))"; break;
+        }
         break;
       }
       default: if (a.rank && b.rank) e = "np.tensordot(" + a.name + ", " + b.name + ", axes=" + (pick(2) ? "0" : "([-1], [0])") + ")"; break;

@@ -786,6 +786,91 @@ def make_program(rng):
                         exact = ex and ey and (fn in ("max", "min", "all", "any") or X.dtype.kind in "biu")
                     else:
                         continue
+                elif form == 16:
+                    # repeat with counts (a list of sizes, an array of data), and np.linalg's
+                    # factorizations: qr, svd, eigh/eigvalsh compared through what does not depend
+                    # on the vectors' signs (reconstructions, Q^T Q, the values), pinv, lstsq,
+                    # matrix_rank, norm's 2, -2 and 'nuc'. Only with FOCUS
+                    # (`make_program_oracle.py 200 16 16 linalg`).
+                    sizes = {"n": n, "m": m}
+                    sub = rng.randrange(10)
+                    T = lambda v: f"np.swapaxes({v}, -1, -2)"
+
+                    def ev(text_, names):
+                        # NumPy's LinAlgError: a shape (not square, too few dimensions) is a shape
+                        # error; SVD's non-convergence (NaN or inf data) a value error.
+                        try:
+                            return eval(text_, {"np": np, **names})
+                        except np.linalg.LinAlgError as e:
+                            raise ExpectedError("value" if "converge" in str(e) else "shape")
+                    if sub in (0, 1) and X.ndim >= 1:
+                        ax = rng.choice([0, -1, None])
+                        L = X.size if ax is None else X.shape[ax]
+                        counts = rng.choice(["[2]", "[1, 0, 2]", "[n, 1]", "[m, 0]", "np.arange(L) % 3",
+                                             "np.arange(L) - 1", "np.array(2)", "np.ones(L, dtype=int32)",
+                                             "(x > 0).ravel()"])
+                        if counts == "(x > 0).ravel()":
+                            if ax is not None:
+                                continue
+                            counts_text, C = f"({x} > 0).ravel()", (X > 0).ravel()
+                        else:
+                            length = "x.size" if ax is None else f"x.shape[{ax}]"
+                            counts_text = counts.replace("L", length.replace("x", x)).replace("int32", "np.int32")
+                            C = eval(counts.replace("int32", "np.int32"), {"np": np}, {"L": L, **sizes})
+                        kw = "" if ax is None else f", axis={ax}"
+                        text = f"np.repeat({x}, {counts_text}{kw})"
+                        if np.any(np.asarray(C) < 0):
+                            # Negative counts: NumPy's ValueError. Data (an array) is a value
+                            # error; a list of sizes is a rule over sizes.
+                            raise ExpectedError("value" if "np." in counts else "shape")
+                        val = np.repeat(X, C, axis=ax)
+                    elif sub == 2 and X.ndim >= 2:
+                        md = rng.choice(["reduced", "complete"])
+                        text = rng.choice([f"np.linalg.qr({x}, mode='{md}')[0] @ np.linalg.qr({x}, mode='{md}')[1]",
+                                           f"{T(f'np.linalg.qr({x})[0]')} @ np.linalg.qr({x})[0]",
+                                           f"np.abs(np.linalg.qr({x}, mode='r')).shape[-1] + 0.5"])
+                        val = ev(text, {x: X})
+                        exact = False
+                    elif sub == 3 and X.ndim >= 2:
+                        full = rng.choice(["True", "False"])
+                        text = rng.choice([f"np.linalg.svd({x}, compute_uv=False)",
+                                           f"np.linalg.svd({x}, full_matrices={full})[1]",
+                                           f"{T(f'np.linalg.svd({x}, full_matrices={full})[0]')} @ np.linalg.svd({x}, full_matrices={full})[0]",
+                                           f"np.linalg.svd({x}, full_matrices=False)[0] * np.linalg.svd({x}, full_matrices=False)[1][..., None, :] @ np.linalg.svd({x}, full_matrices=False)[2]",
+                                           f"np.linalg.svd({x} + {T(x)}, hermitian=True)[1]"])
+                        val = ev(text, {x: X})
+                        exact = False
+                    elif sub == 4 and X.ndim >= 2:
+                        uplo = rng.choice(["", ", UPLO='U'"])
+                        text = rng.choice([f"np.linalg.eigvalsh({x}{uplo})", f"np.linalg.eigh({x}{uplo})[0]",
+                                           f"np.linalg.eigh({x}{uplo})[1] * np.linalg.eigh({x}{uplo})[0][..., None, :] @ {T(f'np.linalg.eigh({x}{uplo})[1]')}"])
+                        val = ev(text, {x: X})
+                        exact = False
+                    elif sub == 5 and X.ndim >= 2:
+                        if X.size == 0 and X.dtype.kind != "f":
+                            continue  # NumPy returns an empty array of a's own dtype (float64 once not empty)
+                        text = rng.choice([f"np.linalg.pinv({x})", f"np.linalg.pinv({x} @ {T(x)} + 2.0 * np.eye({x}.shape[-2]), hermitian=True)",
+                                           f"np.linalg.pinv({x}, rcond=0.1)"])
+                        val = ev(text, {x: X})
+                        exact = False
+                    elif sub in (6, 7):
+                        j = rng.randrange(4)
+                        rc = rng.choice(["rcond=None", "rcond=-1", "rcond=0.5"])
+                        rhs = rng.choice(["b", "a", "b[:, None] * b", "a[:, 0]"])
+                        text = f"np.linalg.lstsq(a.T, {rhs}, {rc})[{j}]"
+                        val = ev(text, {"a": env["a"][0], "b": env["b"][0]})
+                        exact = j == 2
+                    elif sub == 8 and X.ndim >= 2:
+                        text = rng.choice([f"np.linalg.matrix_rank({x})", f"np.linalg.matrix_rank({x}, tol=0.5)",
+                                           f"np.linalg.norm({x}, 2)", f"np.linalg.norm({x}, -2)", f"np.linalg.norm({x}, 'nuc')",
+                                           f"np.linalg.norm({x}, 2, axis=(0, 1), keepdims=True)"])
+                        val = ev(text, {x: X})
+                        exact = "matrix_rank" in text
+                    elif sub == 9 and X.ndim < 2:
+                        text = rng.choice([f"np.linalg.svd({x})", f"np.linalg.qr({x})", f"np.linalg.pinv({x})"])
+                        val = ev(text, {x: X})
+                    else:
+                        continue
                 else:
                     # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
                     fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])

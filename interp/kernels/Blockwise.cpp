@@ -193,6 +193,38 @@ Array Interpreter::runBlockwise(const Node *n) {
       }
     });
   }
+  if (ops::isFactorization(op)) {
+    // One output of qr, svd or eigh (kernels/Linalg.cpp), per matrix of the stack.
+    const Array &a = xs[0];
+    const int64_t m = a.shape()[a.rank() - 2], cols = a.shape().back(), k = std::min(m, cols);
+    const std::size_t M = std::size_t(m), N = std::size_t(cols), K = std::size_t(k);
+    const bool eigh = op.starts_with("eigh");
+    if (eigh && m != cols) shapeError("Last 2 dimensions of the array must be square");
+    Dims core; // the result's dims after the batch
+    for (std::size_t d = a.rank() - 2; d < n->rank(); ++d) core.push_back(value(n->shape[d]));
+    return gufuncLoop<double>(n, xs, {2}, core, n->dtype, [&](const std::vector<const double *> &in, double *out) {
+      if (op.starts_with("qr")) {
+        const bool complete = op.ends_with("complete");
+        std::vector<double> q(M * (complete ? M : K)), r((complete ? M : K) * N);
+        householderQr(std::vector<double>(in[0], in[0] + M * N), M, N, complete, q.data(), r.data());
+        const std::vector<double> &which = op.starts_with("qr_q") ? q : r;
+        std::copy(which.begin(), which.end(), out);
+      } else if (eigh) {
+        // The symmetric matrix of one triangle (UPLO: 'L' reads the lower one).
+        const bool upper = op.ends_with("upper");
+        std::vector<double> sym(M * M);
+        for (std::size_t i = 0; i < M; ++i)
+          for (std::size_t j = 0; j < M; ++j) sym[i * M + j] = (i >= j) != upper || i == j ? in[0][i * M + j] : in[0][j * M + i];
+        if (op.starts_with("eigh_w")) jacobiEigh(std::move(sym), M, out, nullptr);
+        else jacobiEigh(std::move(sym), M, nullptr, out);
+      } else {
+        if (!std::all_of(in[0], in[0] + M * N, [](double x) { return std::isfinite(x); })) valueError("SVD did not converge");
+        const Svd f = jacobiSvd(in[0], M, N, op.ends_with("full"));
+        const std::vector<double> &which = op.starts_with("svd_u") ? f.u : op == "svd_s" ? f.s : f.vt;
+        std::copy(which.begin(), which.end(), out);
+      }
+    });
+  }
   if (op == "solve") {
     int64_t m = square(xs[0]);
     bool vector = xs[1].rank() + 1 == xs[0].rank();

@@ -145,3 +145,51 @@ TEST(Composites, MatrixAndNumericCompositesGiveNumpysShapes) {
   EXPECT_EQ(convolveMode(f.g, x, w, "same", false)->shape, (Shape{max(f.m, f.n)}));
   EXPECT_THROW(convolveMode(f.g, x, w, "middle", false), OpError);
 }
+
+TEST(Composites, AxesCountFromTheEndWhereNegative) {
+  // Every composite taking an axis reads -1 as the last one: the same node (hash-consed) as the
+  // normalised axis gives. alongAxis once read -1 as no axis and gathered nothing.
+  Fixture f;
+  const Node *a = f.g.input("a", DType::Float64, {f.n, f.m});
+  const Node *i = f.g.input("i", DType::Int64, {f.n, Expr(2)});
+  EXPECT_EQ(gather(f.g, a, alongAxis(f.g, a, i, -1)), gather(f.g, a, alongAxis(f.g, a, i, 1)));
+  EXPECT_EQ(gather(f.g, a, alongAxis(f.g, a, i, -1))->shape, (Shape{f.n, Expr(2)}));
+  EXPECT_EQ(swapaxes(f.g, a, -1, -2), swapaxes(f.g, a, 1, 0));
+  EXPECT_EQ(moveaxis(f.g, a, -1, 0), moveaxis(f.g, a, 1, 0));
+  const Node *counts = f.g.input("c", DType::Int64, {f.m});
+  EXPECT_EQ(repeat(f.g, a, counts, -1), repeat(f.g, a, counts, 1));
+  EXPECT_EQ(flip(f.g, a, std::vector<int64_t>{-1}), flip(f.g, a, std::vector<int64_t>{1}));
+  EXPECT_THROW(alongAxis(f.g, a, i, 2), UserError); // out of range: NumPy's AxisError
+}
+
+TEST(Composites, FactorizationsGiveNumpysShapes) {
+  Fixture f;
+  const BroadcastMode numpy = BroadcastMode::Numpy;
+  const Node *a = f.g.input("a", DType::Float32, {Expr(2), f.n, f.m});
+  const Expr k = min(f.n, f.m);
+  const std::vector<const Node *> qr_ = qr(f.g, a, "reduced");
+  EXPECT_EQ(qr_[0]->shape, (Shape{Expr(2), f.n, k}));
+  EXPECT_EQ(qr_[1]->shape, (Shape{Expr(2), k, f.m}));
+  EXPECT_EQ(qr_[0]->dtype, DType::Float32);
+  EXPECT_EQ(qr(f.g, a, "complete")[0]->shape, (Shape{Expr(2), f.n, f.n}));
+  EXPECT_THROW(qr(f.g, a, "bogus"), OpError);
+  const std::vector<const Node *> usv = svd(f.g, a, true, true, false, numpy);
+  EXPECT_EQ(usv[0]->shape, (Shape{Expr(2), f.n, f.n}));
+  EXPECT_EQ(usv[1]->shape, (Shape{Expr(2), k}));
+  EXPECT_EQ(usv[2]->shape, (Shape{Expr(2), f.m, f.m}));
+  EXPECT_EQ(svd(f.g, a, false, true, false, numpy)[2]->shape, (Shape{Expr(2), k, f.m}));
+  const std::vector<const Node *> wv = eigh(f.g, a, "L", true);
+  EXPECT_EQ(wv[0]->shape, (Shape{Expr(2), f.n}));
+  EXPECT_FALSE(wv[0]->validity.settledValid()); // square only where n == m
+  EXPECT_EQ(pinv(f.g, a, f.g.literal(1e-15, DType::Float64), false, numpy)->shape, (Shape{Expr(2), f.m, f.n}));
+  const Node *i = f.g.input("i", DType::Int64, {f.n, f.m});
+  EXPECT_EQ(pinv(f.g, i, f.g.literal(1e-15, DType::Float64), false, numpy)->dtype, DType::Float64);
+  const Node *b = f.g.input("b", DType::Float64, {f.n});
+  const std::vector<const Node *> ls = lstsq(f.g, i, b, std::nullopt, numpy);
+  EXPECT_EQ(ls[0]->shape, (Shape{f.m}));
+  EXPECT_EQ(ls[2]->dtype, DType::Int32);
+  EXPECT_EQ(ls[3]->shape, (Shape{k}));
+  EXPECT_THROW(lstsq(f.g, a, b, std::nullopt, numpy), OpError); // a must be 2-d
+  EXPECT_THROW(svd(f.g, b, true, true, false, numpy), OpError);  // at least 2-d
+  EXPECT_EQ(matrixRank(f.g, a, nullptr, false, numpy)->shape, (Shape{Expr(2)}));
+}

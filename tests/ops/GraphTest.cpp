@@ -356,6 +356,7 @@ TEST(Graph, EveryKindRebuildsFromItsAttributes) {
       g.reduce("argmax", x, std::nullopt, false),
       g.blockwise("matmul", {x, g.transpose(x, std::nullopt)}, numpy),
       g.convolve(v, v),
+      g.repeatIndex(g.astype(v, DType::Int64), n),
       g.diff(x, 2, 0),
       g.cumulative("cumsum", x, 0),
       g.cumulative("cumprod", x, std::nullopt),

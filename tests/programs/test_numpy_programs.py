@@ -48,7 +48,8 @@ FUNCTIONS_HEADER, FUNCTIONS = load("numpy_programs_functions.jsonl")
 # the triangle indices, vander, logspace, indices, broadcast_arrays, sliding_window_view, pad's
 # copying modes, compress (`make_program_oracle.py 200 15 15 selection`).
 SELECTION_HEADER, SELECTION = load("numpy_programs_selection.jsonl")
-PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS + SELECTION
+LINALG_HEADER, LINALG = load("numpy_programs_linalg.jsonl")
+PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS + SELECTION + LINALG
 
 
 def ulps(a, b):
@@ -100,6 +101,8 @@ def test_oracle_says_how_it_was_made():
     assert len(FUNCTIONS) == FUNCTIONS_HEADER["count"]
     assert SELECTION_HEADER["made_by"] == "scripts/make_program_oracle.py" and SELECTION_HEADER["focus"] == [15]
     assert len(SELECTION) == SELECTION_HEADER["count"]
+    assert LINALG_HEADER["made_by"] == "scripts/make_program_oracle.py" and LINALG_HEADER["focus"] == [16]
+    assert len(LINALG) == LINALG_HEADER["count"]
 
 
 @pytest.mark.parametrize("index", range(len(PROGRAMS)))
