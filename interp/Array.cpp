@@ -218,6 +218,26 @@ template <class F> std::string shortest(F v) {
 
 std::string formatDouble(double v) { return shortest(v); }
 std::string formatFloat(float v) { return shortest(v); }
+std::string formatHalf(ops::Half v) {
+  // The fewest significant digits that read back to the same half ("2.719", as NumPy prints).
+  const float f = v;
+  if (std::isnan(f) || std::isinf(f)) return shortest(f);
+  char buf[32];
+  for (int digits = 1; digits <= 5; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, double(f));
+    if (ops::Half(std::strtod(buf, nullptr)).bits() == v.bits()) break;
+  }
+  std::string s = buf;
+  // Positional where NumPy prints positionally (10.0, not 1e+01): the same digits, fixed.
+  if (s.find('e') != std::string::npos && std::fabs(f) >= 1e-4f && std::fabs(f) < 1e16f) {
+    const int exponent = int(std::floor(std::log10(std::fabs(double(f)))));
+    const int significant = int(s.find('e') - (s.find('.') == std::string::npos ? 0 : 1) - (f < 0 ? 1 : 0));
+    std::snprintf(buf, sizeof buf, "%.*f", std::max(0, significant - 1 - exponent), double(f));
+    s = buf;
+  }
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
 
 std::string Array::toString() const {
   std::string out;
@@ -230,6 +250,7 @@ std::string Array::toString() const {
         if constexpr (std::is_same_v<T, bool>) out += v ? "true" : "false";
         else if constexpr (std::is_same_v<T, double>) out += formatDouble(v);
         else if constexpr (std::is_same_v<T, float>) out += formatFloat(v);
+        else if constexpr (std::is_same_v<T, ops::Half>) out += formatHalf(v);
         else out += std::to_string(v);
       });
       return;

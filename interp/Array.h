@@ -91,6 +91,8 @@ std::string shapeText(const std::vector<int64_t> &shape);
 /// Shortest text that reads back to the same double ("0.1", "1e+300", "nan", "inf").
 std::string formatDouble(double v);
 std::string formatFloat(float v);
+/// The fewest significant digits that read back to the same float16 ("2.719").
+std::string formatHalf(ops::Half v);
 
 template <class T> T Array::at(int64_t linear) const {
   int64_t off = offset_;

@@ -11,6 +11,27 @@
 namespace shapelab::interp {
 
 namespace {
+constexpr DType kDTypes[] = {DType::Bool,  DType::Int8,   DType::Int16,  DType::Int32,   DType::Int64,   DType::UInt8,
+                             DType::UInt16, DType::UInt32, DType::UInt64, DType::Float16, DType::Float32, DType::Float64};
+
+/// NumPy's little-endian type string of a dtype ('|' where the byte order does not matter).
+const char *descrOf(DType t) {
+  switch (t) {
+  case DType::Bool: return "|b1";
+  case DType::Int8: return "|i1";
+  case DType::Int16: return "<i2";
+  case DType::Int32: return "<i4";
+  case DType::Int64: return "<i8";
+  case DType::UInt8: return "|u1";
+  case DType::UInt16: return "<u2";
+  case DType::UInt32: return "<u4";
+  case DType::UInt64: return "<u8";
+  case DType::Float16: return "<f2";
+  case DType::Float32: return "<f4";
+  default: return "<f8";
+  }
+}
+
 
 bool littleEndianHost() {
   uint16_t probe = 1;
@@ -111,15 +132,14 @@ Array parseNpy(const std::string &bytes, const std::string &what) {
     }
   }
   if (descr.empty() || !fortran || !shape) r.fail("descr, fortran_order and shape are all required");
-  DType t;
-  if (descr == "|b1") t = DType::Bool;
-  else if (descr == "<i4") t = DType::Int32;
-  else if (descr == "<i8") t = DType::Int64;
-  else if (descr == "<f4") t = DType::Float32;
-  else if (descr == "<f8") t = DType::Float64;
-  else if (descr.size() > 1 && descr[0] == '>')
+  DType t = DType::Bool;
+  bool known = false;
+  for (DType d : kDTypes)
+    if (descr == descrOf(d) || (ops::itemSize(d) == 1 && descr == "<" + std::string(descrOf(d)).substr(1))) t = d, known = true;
+  if (known) {
+  } else if (descr.size() > 1 && descr[0] == '>')
     throw UserError(what + ": big-endian data ('" + descr + "') is not supported; save it little-endian");
-  else throw UserError(what + ": dtype '" + descr + "' is not one of bool, int32, int64, float32, float64 (little-endian)");
+  else throw UserError(what + ": dtype '" + descr + "' is not one of " + ops::dtypeList() + " (little-endian)");
   if (!littleEndianHost()) throw UserError(what + ": this machine is big-endian");
   std::vector<int64_t> dims = *shape;
   if (*fortran) std::reverse(dims.begin(), dims.end());
@@ -152,8 +172,7 @@ Array loadNpy(const std::string &path) {
 }
 
 std::string npyBytes(const Array &a) {
-  static const char *descr[] = {"|b1", "<i4", "<i8", "<f4", "<f8"};
-  std::string dict = std::string("{'descr': '") + descr[int(a.dtype())] + "', 'fortran_order': False, 'shape': " +
+  std::string dict = std::string("{'descr': '") + descrOf(a.dtype()) + "', 'fortran_order': False, 'shape': " +
                      shapeText(a.shape()) + ", }";
   std::size_t total = 10 + dict.size() + 1;
   std::size_t pad = (64 - total % 64) % 64;

@@ -81,19 +81,37 @@ auto Session::Impl::literalArray(std::size_t p) -> Array {
     anyFloat |= l->token.kind == Token::Float;
     allBool &= l->token.kind == Token::Name;
   }
-  DType t = allBool ? DType::Bool : anyFloat ? DType::Float64 : DType::Int64;
+  // Integers read exactly; as NumPy reads a list, int64 unless one is beyond it and none is
+  // negative (uint64 then).
+  std::vector<Integer> integers(leaves.size());
+  bool beyondInt64 = false, anyNegative = false;
+  if (!allBool && !anyFloat)
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      const Item &l = *leaves[i];
+      if (l.token.kind == Token::Name) {
+        integers[i] = Integer(is(l.token.text, "True") ? 1 : 0);
+        continue;
+      }
+      integers[i] = *parseExpr((l.negative ? "-" : "") + l.token.text).constantValue(); // the sign is part of the number
+      beyondInt64 |= !integers[i].fitsInt64();
+      anyNegative |= integers[i] < Integer(0);
+    }
+  static const Integer uint64Limit = Integer::pow(Integer(2), 64);
+  if (beyondInt64)
+    for (std::size_t i = 0; i < leaves.size(); ++i)
+      if (anyNegative || !(integers[i] < uint64Limit)) failAt("integer out of range", leaves[i]->token.pos);
+  DType t = allBool ? DType::Bool : anyFloat ? DType::Float64 : beyondInt64 ? DType::UInt64 : DType::Int64;
   Array a(t, shape);
   for (std::size_t i = 0; i < leaves.size(); ++i) {
     const Item &l = *leaves[i];
     if (t == DType::Bool) {
       a.base<bool>()[i] = is(l.token.text, "True");
-    } else if (t == DType::Int64 && l.token.kind == Token::Name) { // True, False among integers
-      a.base<int64_t>()[i] = is(l.token.text, "True") ? 1 : 0;
     } else if (t == DType::Int64) {
-      // The sign is part of the number: -9223372036854775808 is in range.
-      auto x = parseExpr((l.negative ? "-" : "") + l.token.text).constantValue()->tryToInt64();
-      if (!x) failAt("integer out of range", l.token.pos);
-      a.base<int64_t>()[i] = *x;
+      a.base<int64_t>()[i] = integers[i].toInt64Checked();
+    } else if (t == DType::UInt64) {
+      // Below 2**63 as it is; above, 2**64 less (its two's complement bits).
+      a.base<uint64_t>()[i] = integers[i].fitsInt64() ? uint64_t(integers[i].toInt64Checked())
+                                                      : uint64_t((integers[i] - uint64Limit).toInt64Checked());
     } else {
       double v = l.token.kind == Token::Name               ? (is(l.token.text, "True"))
                  : is(l.token.text, "nan")                  ? std::numeric_limits<double>::quiet_NaN()

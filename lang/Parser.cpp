@@ -80,7 +80,8 @@ auto Session::Impl::dtypeOf(const Value &v) -> DType {
   if (v.kind == Value::DTypeName) return v.dtype;
   if (v.kind == Value::String)
     if (auto t = ops::dtypeNamed(v.text)) return *t;
-  failAt("expected a dtype (bool, int32, int64, float32, float64)", v.pos);
+  if (v.kind == Value::String && unsupportedDType(v.text)) failAt(unsupportedDTypeMessage(v.text), v.pos);
+  failAt(std::string("expected a dtype (") + ops::dtypeList() + ")", v.pos);
 }
 
 auto Session::Impl::expressionList() -> Value {
@@ -463,16 +464,14 @@ auto Session::Impl::unexpectedAfterExpression() -> void {
 }
 
 auto Session::Impl::unsupportedDType(const std::string &n) -> bool {
-  static const std::vector<std::string> names = {"int8", "int16", "uint8", "uint16", "uint32", "uint64",
-                                                 "float16", "float128", "complex64", "complex128", "complex256",
-                                                 "half", "single", "double", "longdouble", "byte", "ubyte",
-                                                 "short", "ushort", "intc", "uintc", "longlong", "ulonglong",
-                                                 "complex", "str_", "object_", "bytes_", "datetime64", "timedelta64"};
+  static const std::vector<std::string> names = {"float128", "complex64", "complex128", "complex256", "longdouble",
+                                                 "complex", "clongdouble", "str_", "object_", "bytes_", "void",
+                                                 "datetime64", "timedelta64", "int_", "float_", "uint0", "csingle", "cdouble"};
   return std::find(names.begin(), names.end(), n) != names.end();
 }
 
 auto Session::Impl::unsupportedDTypeMessage(const std::string &n) -> std::string {
-  return "dtype '" + n + "' is not supported: the dtypes are bool, int32, int64, float32 and float64";
+  return "dtype '" + n + "' is not supported: the dtypes are " + std::string(ops::dtypeList());
 }
 
 auto Session::Impl::unheldName(const Token &t) -> Value {

@@ -67,11 +67,12 @@ Json valueJson(const Array &a) {
         using T = decltype(t);
         T v = a.base<T>()[off];
         if constexpr (std::is_same_v<T, bool>) return Json(v);
-        else if constexpr (std::is_floating_point_v<T>) {
+        else if constexpr (ops::floating<T>) {
           if (std::isnan(v)) return "nan";
           if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
           return Json(double(v));
-        } else return Json(int64_t(v));
+        } else if constexpr (std::is_unsigned_v<T>) return Json(uint64_t(v));
+        else return Json(int64_t(v));
       });
     }
     Json list = Json::array();

@@ -172,14 +172,13 @@ const Node *Graph::unary(const std::string &op, const Node *x) {
     bool math = rule != UfuncRule::Keep;
     if (op == "positive" && t == DType::Bool)
       throw OpError("ufunc 'positive' did not contain a loop with signature matching types <class 'numpy.dtype[bool_]'> -> None");
-    if (op == "square" && t == DType::Bool) throw OpError("square of a bool array is int8 in NumPy, a dtype shapelab does not have; use astype first");
+    if (op == "square" && t == DType::Bool) t = DType::Int8; // NumPy's first loop that takes bool
     if (op == "negative" && t == DType::Bool)
       throw OpError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the logical_not function instead.");
     if ((op == "sign" && t == DType::Bool) || (op == "invert" && isFloat(t)))
       throw OpError("ufunc '" + op + "' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
-    if (math && t == DType::Bool) throw OpError(op + " of a bool array is float16 in NumPy, a dtype shapelab does not have; use astype first");
-    if (math && isInteger(t)) t = DType::Float64;
-    if (x->weak && math) t = DType::Float64;
+    if (math) t = x->weak ? DType::Float64 : floatFor(t); // int8 gives float16, int16 float32
+
     n.dtype = t;
     n.weak = x->weak;
     n.shape = x->shape;
@@ -192,26 +191,44 @@ const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, B
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
     n.dtype = binaryResultType(op, {a->dtype, a->weak}, {b->dtype, b->weak});
+    requireLiteralFits(n.validity, a, b), requireLiteralFits(n.validity, b, a);
     n.weak = a->weak && b->weak;
     broadcastOperands(n, mode);
   });
 }
 
+void detail::requireLiteralFits(Validity &v, const Node *literal, const Node *other) {
+  // NEP 50: a Python integer meeting an integer array takes the array's dtype, and must be one
+  // of its values (uint8 array + 300 is NumPy's OverflowError; uint8 array + n requires n <= 255).
+  if (!literal->weak || other->weak || literal->kind != OpKind::Scalar || literal->dtype != DType::Int64 || !isInteger(other->dtype) ||
+      other->dtype == DType::Int64)
+    return;
+  const uint32_t bits = uint32_t(8 * itemSize(other->dtype)) - (isUnsigned(other->dtype) ? 0 : 1);
+  const Integer lo = isUnsigned(other->dtype) ? Integer(0) : Integer(0) - Integer::pow(Integer(2), bits);
+  const Integer hi = Integer::pow(Integer(2), bits) - Integer(1);
+  const Expr value = literal->op == "size" ? literal->exprs[0] : Expr(Integer(int64_t(literal->attr<attr::Constant>().value)));
+  requireOr(v, Pred::conjunction({ge(value, Expr(lo)), le(value, Expr(hi))}),
+            "the Python integer " + value.toString() + " is a " + spelling(other->dtype) + " value",
+            "Python integer " + value.toString() + " out of bounds for " + spelling(other->dtype));
+}
+
 DType Graph::binaryResultType(const std::string &op, Typed a, Typed b) {
   DType t = resultType({a, b});
-  if (t == DType::Bool) {
-    if (op == "subtract")
-      throw OpError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
-    if (op == "floor_divide" || op == "remainder" || op == "power")
-      throw OpError(op + " of bool arrays is int8 in NumPy, a dtype shapelab does not have; use astype first");
-  }
   const UfuncRule rule = ruleOf(op);
+  // A math function of two arrays runs the first float loop each casts to safely: int8 with
+  // uint8 is float16 (promoting first would give int16, float32). A Python number's operand
+  // promotes first (arctan2(int8 array, 2.5) is float64).
+  if (rule == UfuncRule::Math && !a.weak && !b.weak) t = resultType({{floatFor(a.dtype), false}, {floatFor(b.dtype), false}});
+  if (t == DType::Bool && op == "subtract")
+    throw OpError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
   const bool math = rule == UfuncRule::Math;
-  if (t == DType::Bool && (op == "fmod" || math))
-    throw OpError(op + " of bool arrays is " + (math ? "float16" : "int8") + " in NumPy, a dtype shapelab does not have; use astype first");
+  // bool has no loop of its own for these: NumPy's first that takes it is int8's (float16's for
+  // the math functions).
+  if (t == DType::Bool && (op == "floor_divide" || op == "remainder" || op == "power" || op == "fmod")) t = DType::Int8;
   if ((op == "bitwise_and" || op == "bitwise_or" || op == "bitwise_xor") && isFloat(t))
     throw OpError("ufunc '" + op + "' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
-  if ((rule == UfuncRule::Divide || math) && !isFloat(t)) t = DType::Float64;
+  if (math) t = floatFor(t);
+  if (rule == UfuncRule::Divide && !isFloat(t)) t = DType::Float64;
   return rule == UfuncRule::Compare || rule == UfuncRule::Logical ? DType::Bool : t;
 }
 
@@ -220,6 +237,7 @@ const Node *Graph::where(const Node *cnd, const Node *a, const Node *b, Broadcas
   c.mode = mode;
   return make(std::move(c), [&](Node &n) {
     n.dtype = resultType({{a->dtype, a->weak}, {b->dtype, b->weak}});
+    requireLiteralFits(n.validity, a, b), requireLiteralFits(n.validity, b, a);
     n.weak = a->weak && b->weak && cnd->weak;
     broadcastOperands(n, mode);
   });

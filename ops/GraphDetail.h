@@ -66,6 +66,10 @@ inline Expr product(const Shape &s, std::size_t from = 0, std::size_t to = SIZE_
 
 inline std::string dimText(const Expr &e) { return e.toString(); }
 
+/// A Python integer (a weak literal or size) meeting an integer array narrower than int64 must
+/// be one of its dtype's values (NEP 50; NumPy's OverflowError otherwise): recorded in `v`.
+void requireLiteralFits(Validity &v, const Node *literal, const Node *other);
+
 /// Records `pred` with `what`; a predicate false for every size is recorded as a failure with
 /// `concrete` (NumPy's message) instead.
 inline void requireOr(Validity &v, const Pred &pred, const std::string &what, const std::string &concrete,

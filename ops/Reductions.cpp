@@ -28,7 +28,7 @@ const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<st
   c.attrs = attr::Reduction{list, keepdims};
   return make(std::move(c), [&](Node &n) {
     DType t = x->dtype;
-    if (op == "sum" || op == "prod") t = isFloat(t) ? t : DType::Int64;
+    if (op == "sum" || op == "prod") t = accumulatorFor(t);
     if (op == "all" || op == "any") t = DType::Bool;
     if (op == "mean") t = isFloat(t) ? t : DType::Float64;
     if (arg) t = DType::Int64;
@@ -80,6 +80,7 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
     const Node *x = xs[0];
     if (x->rank() < 2)
       throw OpError(std::to_string(x->rank()) + "-dimensional array given. Array must be at least two-dimensional");
+    if (x->dtype == DType::Float16) throw OpError("array type float16 is unsupported in linalg");
     Node c = blank(OpKind::Blockwise, op, xs);
     c.mode = mode;
     return make(std::move(c), [&](Node &n) {
@@ -110,6 +111,9 @@ const Node *Graph::blockwise(const std::string &op, const std::vector<const Node
   } else throw OpError("unknown function '" + op + "'");
   if (xs.size() != arity)
     throw OpError(op + "() takes " + std::to_string(arity) + " array argument(s), " + std::to_string(xs.size()) + " given");
+  if (op == "det" || op == "inv" || op == "solve" || op == "cholesky")
+    for (const Node *x : xs)
+      if (x->dtype == DType::Float16) throw OpError("array type float16 is unsupported in linalg");
   if (op == "matmul")
     for (std::size_t i = 0; i < 2; ++i)
       if (xs[i]->rank() == 0) throw OpError("matmul: Input operand " + std::to_string(i) + " does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)");
@@ -192,7 +196,7 @@ const Node *Graph::cumulative(const std::string &op, const Node *x, std::optiona
   Node c = blank(op == "cumsum" ? OpKind::Cumsum : OpKind::Cumprod, op, {x});
   c.attrs = attr::Axis{axis};
   return make(std::move(c), [&](Node &n) {
-    n.dtype = isFloat(x->dtype) ? x->dtype : DType::Int64;
+    n.dtype = accumulatorFor(x->dtype);
     n.shape = x->shape;
   });
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ops/DType.h"
+#include "ops/Half.h"
 #include "symbolic/Errors.h"
 
 namespace shapelab::ops {
@@ -40,17 +41,34 @@ public:
 /// The C++ element type of each dtype.
 template <DType T> struct Element;
 template <> struct Element<DType::Bool> { using type = bool; };
+template <> struct Element<DType::Int8> { using type = int8_t; };
+template <> struct Element<DType::Int16> { using type = int16_t; };
 template <> struct Element<DType::Int32> { using type = int32_t; };
 template <> struct Element<DType::Int64> { using type = int64_t; };
+template <> struct Element<DType::UInt8> { using type = uint8_t; };
+template <> struct Element<DType::UInt16> { using type = uint16_t; };
+template <> struct Element<DType::UInt32> { using type = uint32_t; };
+template <> struct Element<DType::UInt64> { using type = uint64_t; };
+template <> struct Element<DType::Float16> { using type = Half; };
 template <> struct Element<DType::Float32> { using type = float; };
 template <> struct Element<DType::Float64> { using type = double; };
+
+/// Whether T is a float element type (float16's Half among them).
+template <class T> inline constexpr bool floating = std::is_floating_point_v<T> || std::is_same_v<T, Half>;
 
 /// Calls f(T{}) with T the element type of `t`.
 template <class F> decltype(auto) dispatch(DType t, F &&f) {
   switch (t) {
   case DType::Bool: return f(bool{});
+  case DType::Int8: return f(int8_t{});
+  case DType::Int16: return f(int16_t{});
   case DType::Int32: return f(int32_t{});
   case DType::Int64: return f(int64_t{});
+  case DType::UInt8: return f(uint8_t{});
+  case DType::UInt16: return f(uint16_t{});
+  case DType::UInt32: return f(uint32_t{});
+  case DType::UInt64: return f(uint64_t{});
+  case DType::Float16: return f(Half{});
   case DType::Float32: return f(float{});
   default: return f(double{});
   }
@@ -58,20 +76,39 @@ template <class F> decltype(auto) dispatch(DType t, F &&f) {
 
 template <class T> constexpr DType dtypeOf();
 template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
+template <> constexpr DType dtypeOf<int8_t>() { return DType::Int8; }
+template <> constexpr DType dtypeOf<int16_t>() { return DType::Int16; }
 template <> constexpr DType dtypeOf<int32_t>() { return DType::Int32; }
 template <> constexpr DType dtypeOf<int64_t>() { return DType::Int64; }
+template <> constexpr DType dtypeOf<uint8_t>() { return DType::UInt8; }
+template <> constexpr DType dtypeOf<uint16_t>() { return DType::UInt16; }
+template <> constexpr DType dtypeOf<uint32_t>() { return DType::UInt32; }
+template <> constexpr DType dtypeOf<uint64_t>() { return DType::UInt64; }
+template <> constexpr DType dtypeOf<Half>() { return DType::Float16; }
 template <> constexpr DType dtypeOf<float>() { return DType::Float32; }
 template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
 
-/// NumPy's cast of one value (float to int: NaN and out-of-range values give the type's
-/// minimum, as NumPy's C casts do on x86-64; to bool: non-zero).
+/// NumPy's cast of one value, as its C casts behave on x86-64. Float to int64 or int32: NaN and
+/// out-of-range values give the type's minimum. Float to a narrower integer goes through int32
+/// (so 300.7 to uint8 is 44, 1e10 to int16 is 0), to uint32 through int64, and to uint64
+/// through int64 below 2**63 (NaN and values from 2**64 give 2**63). Integer to integer wraps;
+/// anything to bool is "non-zero"; float16 computes through float.
 template <class To, class From> To castValue(From v) {
-  if constexpr (std::is_same_v<To, bool>) return v != From(0);
+  if constexpr (std::is_same_v<From, Half>) return castValue<To>(float(v));
+  else if constexpr (std::is_same_v<To, bool>) return v != From(0);
+  else if constexpr (std::is_same_v<To, Half>) return Half(double(v));
   else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    constexpr double lo = double(std::numeric_limits<To>::min());
-    constexpr double hi = -lo; // 2**31 or 2**63, exactly representable
-    if (!(double(v) >= lo && double(v) < hi)) return std::numeric_limits<To>::min();
-    return To(v);
+    if constexpr (sizeof(To) < 4) return To(static_cast<std::make_unsigned_t<To>>(castValue<int32_t>(v)));
+    else if constexpr (std::is_same_v<To, uint32_t>) return To(castValue<int64_t>(v));
+    else if constexpr (std::is_same_v<To, uint64_t>) {
+      if (double(v) < 0x1p63) return uint64_t(castValue<int64_t>(v));
+      return double(v) < 0x1p64 ? uint64_t(v) : uint64_t(1) << 63;
+    } else {
+      constexpr double lo = double(std::numeric_limits<To>::min());
+      constexpr double hi = -lo; // 2**31 or 2**63, exactly representable
+      if (!(double(v) >= lo && double(v) < hi)) return std::numeric_limits<To>::min();
+      return To(v);
+    }
   } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
     return To(static_cast<std::make_unsigned_t<To>>(v)); // wraps, as NumPy's int casts do
   } else {
@@ -79,12 +116,18 @@ template <class To, class From> To castValue(From v) {
   }
 }
 
+/// The unsigned type integer arithmetic on T wraps in: at least unsigned int, so that no
+/// operand is promoted to a signed int (uint16 * uint16 would overflow int).
+template <class T> using Wrapping = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
 // ---- NumPy's scalar rules -------------------------------------------------------------------
 
 /// Floor division and remainder as NumPy computes them (npy_divmod for floats: the remainder
 /// has the divisor's sign, the quotient is snapped to an integer; by zero: a / b and fmod).
 template <class T> T floorDivide(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, Half>) return Half(floorDivide<float>(a, b));
+  else if constexpr (std::is_unsigned_v<T>) return b == 0 ? T(0) : T(a / b);
+  else if constexpr (std::is_floating_point_v<T>) {
     if (b == 0) return a / b;
     T mod = std::fmod(a, b);
     T div = (a - mod) / b;
@@ -109,7 +152,9 @@ template <class T> T floorDivide(T a, T b) {
 }
 
 template <class T> T remainder(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, Half>) return Half(remainder<float>(a, b));
+  else if constexpr (std::is_unsigned_v<T>) return b == 0 ? T(0) : T(a % b);
+  else if constexpr (std::is_floating_point_v<T>) {
     if (b == 0) return std::fmod(a, b);
     T mod = std::fmod(a, b);
     if (mod != 0) {
@@ -128,9 +173,9 @@ template <class T> T remainder(T a, T b) {
 
 /// Integer power by squaring, wrapping; `exponent` >= 0.
 template <class T> T integerPower(T base, T exponent) {
-  using U = std::make_unsigned_t<T>;
-  U result = 1, b = U(base);
-  for (auto e = U(exponent); e; e >>= 1) {
+  using U = Wrapping<T>;
+  U result = 1, b = U(std::make_unsigned_t<T>(base));
+  for (auto e = std::make_unsigned_t<T>(exponent); e; e >>= 1) {
     if (e & 1) result *= b;
     b *= b;
   }
@@ -171,7 +216,9 @@ inline Bin binCode(const std::string &op) {
 }
 
 template <class T> T arithmetic(Bin op, T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return Half(arithmetic<float>(op, a, b)); // NumPy's float16 loops compute in float
+  } else if constexpr (std::is_same_v<T, bool>) {
     switch (op) {
     // The logical ops compute on their operands' truth (the interpreter casts them to bool).
     case Bin::Add: case Bin::Max: case Bin::Or: case Bin::Fmax: case Bin::LogicalOr: return a || b;
@@ -180,7 +227,7 @@ template <class T> T arithmetic(Bin op, T a, T b) {
     default: throw InternalError("bool arithmetic");
     }
   } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = Wrapping<T>;
     switch (op) {
     case Bin::Add: return T(U(a) + U(b));
     case Bin::Sub: return T(U(a) - U(b));
@@ -188,7 +235,8 @@ template <class T> T arithmetic(Bin op, T a, T b) {
     case Bin::FloorDiv: return floorDivide(a, b);
     case Bin::Mod: return remainder(a, b);
     case Bin::Pow:
-      if (b < 0) negativeIntegerPower();
+      if constexpr (std::is_signed_v<T>)
+        if (b < 0) negativeIntegerPower();
       return integerPower(a, b);
     case Bin::Max: case Bin::Fmax: return std::max(a, b);
     case Bin::Min: case Bin::Fmin: return std::min(a, b);
@@ -197,7 +245,9 @@ template <class T> T arithmetic(Bin op, T a, T b) {
     case Bin::Xor: return a ^ b;
     // C's remainder (the dividend's sign); NumPy gives 0 for a zero divisor, and the quotient
     // MIN / -1 does not exist, but its remainder is 0.
-    case Bin::Fmod: return b == 0 || b == T(-1) ? T(0) : T(a % b);
+    case Bin::Fmod:
+      if constexpr (std::is_signed_v<T>) return b == 0 || b == T(-1) ? T(0) : T(a % b);
+      else return b == 0 ? T(0) : T(a % b);
     default: throw InternalError("int arithmetic");
     }
   } else {
@@ -305,15 +355,21 @@ template <class T> T (*libmFunction(Un op))(T) {
 
 /// The scalar function of a unary ufunc (not an element test) on a value of type T.
 template <class T> T unaryValue(Un op, T x) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return Half(unaryValue<float>(op, x));
+  } else if constexpr (std::is_same_v<T, bool>) {
     if (op == Un::Invert) return !x;
     return x; // abs
   } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = Wrapping<T>;
     switch (op) {
-    case Un::Abs: return x < 0 ? T(U(0) - U(x)) : x;
+    case Un::Abs:
+      if constexpr (std::is_signed_v<T>) return x < 0 ? T(U(0) - U(x)) : x;
+      else return x;
     case Un::Negative: return T(U(0) - U(x));
-    case Un::Sign: return T((x > 0) - (x < 0));
+    case Un::Sign:
+      if constexpr (std::is_signed_v<T>) return T((x > 0) - (x < 0));
+      else return T(x > 0);
     case Un::Invert: return T(~x);
     case Un::Square: return T(U(x) * U(x));
     case Un::Positive: return x;
@@ -346,7 +402,7 @@ template <class T> T unaryValue(Un op, T x) {
 /// The element tests (the rows of loop Test) on a value of the input's own dtype.
 template <class T> bool unaryTest(Un op, T x) {
   if (op == Un::LogicalNot) return x == T(0); // a NaN is true, so not logical_not
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (floating<T>) {
     switch (op) {
     case Un::Isnan: return std::isnan(x);
     case Un::Isinf: return std::isinf(x);
@@ -358,7 +414,9 @@ template <class T> bool unaryTest(Un op, T x) {
     switch (op) {
     case Un::Isnan: case Un::Isinf: return false;
     case Un::Isfinite: return true;
-    case Un::Signbit: return x < T(0);
+    case Un::Signbit:
+      if constexpr (std::is_signed_v<T>) return x < T(0);
+      else return false;
     default: break;
     }
   }

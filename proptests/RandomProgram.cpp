@@ -114,7 +114,12 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
     case 18: e = "broadcast_to(" + a.name + ", " + (a.rank <= 1 ? "(n, m)" : "(2, n, m)") + ")"; break;
     case 19: e = "squeeze(expand_dims(" + a.name + ", 0), axis=0)"; break;
     case 20: e = a.rank ? "specify_shape(" + a.name + ", (" + std::string(pick(2) ? "n" : "None") + (a.rank == 1 ? ",))" : ", " + std::string(a.rank > 2 ? "None, " : "") + "None))") : a.name; break;
-    case 21: e = "astype(" + a.name + ", " + (pick(2) ? "int32" : "float32") + ")"; break;
+    case 21: {
+      // Every dtype, the narrow integers and float16 among them (their kernels, their casts).
+      static const char *dtypes[] = {"int32", "float32", "int8", "int16", "uint8", "uint16", "uint32", "uint64", "float16", "bool"};
+      e = "astype(" + a.name + ", " + dtypes[pick(10)] + ")";
+      break;
+    }
     case 22: e = a.rank == 1 && b.rank == 1 ? (pick(2) ? "convolve(" : "outer(") + a.name + ", " + b.name + ")" : "stack([" + a.name + ", " + a.name + "], axis=-1)"; break;
     case 23: e = "random.normal(" + a.name + ", 1.0" + (pick(2) ? "" : std::string(", size=") + (a.rank <= 1 ? "(n, m)" : "(2, n, m)")) + ")"; break;
     case 24: e = a.rank == 2 ? "linalg.inv(" + a.name + " @ transpose(" + a.name + ") + 1.0)" : "diff(" + a.name + ", n=2, axis=-1)"; break;

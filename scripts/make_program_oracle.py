@@ -51,6 +51,10 @@ class ExpectedError(Exception):
         self.kind = kind
 
 
+def sizes_of(n, m):
+    return {"n": n, "m": m}
+
+
 def make_program(rng):
     n, m = rng.randint(0, 3), rng.randint(0, 3)
     env = {}      # name -> (numpy value or None for an error, exact)
@@ -85,6 +89,7 @@ def make_program(rng):
     statements = []
     name_of = lambda k: f"v{k}"
     low = set()   # names computed from float32 data
+    half = set()  # names computed from float16 data
     errors = {}   # name -> "shape" or "value": the kind of error shapelab must report
     for k in range(rng.randint(4, 10)):
         integer_fails = False  # form 13: its integer index is out of range
@@ -871,6 +876,56 @@ def make_program(rng):
                         val = ev(text, {x: X})
                     else:
                         continue
+                elif form == 17:
+                    # The narrow integer dtypes and float16 (NumPy's promotion table under NEP 50):
+                    # casts of finite data, arithmetic and comparisons between any two, the math
+                    # functions (int8 gives float16, int16 float32), reductions (sum and prod to
+                    # int64 or uint64), Python literals that must fit the array's dtype
+                    # (OverflowError: a rule shapelab checks before running). Only with FOCUS
+                    # (`make_program_oracle.py 200 17 17 dtypes`).
+                    small = ["int8", "int16", "uint8", "uint16", "uint32", "uint64", "float16"]
+                    every = small + ["bool_", "int32", "int64", "float32", "float64"]
+                    if any(V.dtype.kind == "f" and not np.all(np.isfinite(V)) for V in (X, Y)):
+                        continue  # a cast of NaN or inf to an integer is the platform's own
+                    d1, d2 = rng.choice(small), rng.choice(every)
+                    cx, cy = f"{x}.astype(np.{d1})", f"{y}.astype(np.{d2})"
+                    sub = rng.randrange(6)
+                    if sub in (1, 5):
+                        try:
+                            np.broadcast_shapes(X.shape, Y.shape)
+                        except ValueError:
+                            # (NumPy 1.24's == then gives False with a DeprecationWarning.)
+                            text = f"{cx} + {cy}"
+                            raise ExpectedError("shape")
+                    if sub == 0:
+                        text = cx
+                    elif sub == 1:
+                        op = rng.choice(["+", "-", "*", "/", "//", "%", "<", "==", "**"])
+                        text = f"{cx} {op} {cy}"
+                    elif sub == 2:
+                        fn = rng.choice(["exp", "sqrt", "sin", "abs", "negative", "square", "floor", "sign"])
+                        text = f"np.{fn}({cx})"
+                    elif sub == 3:
+                        fn = rng.choice(["sum", "prod", "max", "mean", "cumsum"])
+                        if fn == "max" and X.size == 0:
+                            continue
+                        text = f"np.{fn}({cx})"
+                    elif sub == 4:
+                        lit = rng.choice(["1", "-1", "300", "2.5", "70000.0", "n"])
+                        text = f"{cx} + {lit}"
+                    else:
+                        text = f"np.maximum({cx}, {cy})" if rng.random() < 0.5 else f"np.where({x} > 0, {cx}, {cy})"
+                    try:
+                        with np.errstate(all="ignore"):
+                            val = eval(text, {"np": np, x: X, y: Y, **sizes_of(n, m)})
+                    except OverflowError:
+                        raise ExpectedError("shape")  # a Python integer out of the dtype's range
+                    except ValueError as e:
+                        if "Integers to negative integer powers" in str(e):
+                            raise ExpectedError("value")
+                        raise
+                    val = np.asarray(val)
+                    exact = ex and ey and val.dtype.kind in "biu"
                 else:
                     # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
                     fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])
@@ -958,9 +1013,9 @@ def make_program(rng):
             else:
                 continue
             val = np.asarray(val)
-            if val.dtype.kind not in "biuf" or val.dtype.itemsize > 8 or val.dtype in (np.int8, np.int16, np.uint8, np.float16):
+            if val.dtype.kind not in "biuf" or val.dtype.itemsize > 8:
                 continue
-            if val.dtype.kind == "u":
+            if 17 not in FOCUS and (val.dtype in (np.int8, np.int16, np.uint8, np.float16) or val.dtype.kind == "u"):
                 continue
         except ExpectedError as e:
             val = None
@@ -970,6 +1025,13 @@ def make_program(rng):
             if text is None:
                 continue
             errors[f"v{k}"] = "shape" if integer_fails else "value"
+        except OverflowError:
+            # A Python integer out of an array's dtype (NEP 50; only once narrow dtypes are
+            # drawn): a rule over the literal, an error before anything runs.
+            val = None
+            if text is None:
+                continue
+            errors[f"v{k}"] = "shape"
         except (ValueError, IndexError) as e:
             val = None
             if text is None:
@@ -989,6 +1051,9 @@ def make_program(rng):
         # rounding errors are float32's even in a float64 result (outer(b, sin(f))).
         if any(env[o][0] is not None and (env[o][0].dtype == np.float32 or o in low) for o in (x, y)):
             low.add(name)
+        if any(env[o][0] is not None and (env[o][0].dtype == np.float16 or o in half) for o in (x, y)) or \
+                (val is not None and val.dtype == np.float16):
+            half.add(name)
         statements.append(name)
     binds = ", ".join([f"n={n}", f"m={m}"] + [f"{nm}={literal(v)}" for nm, v in inputs])
     expected = {}
@@ -998,7 +1063,7 @@ def make_program(rng):
         if v is None:
             expected[str(len(lines))] = {"error": errors[s]}
         else:
-            tolerance = 1e-5 if v.dtype == np.float32 or s in low else 1e-9
+            tolerance = 4e-3 if s in half else 1e-5 if v.dtype == np.float32 or s in low else 1e-9
             expected[str(len(lines))] = {"dtype": str(v.dtype), "shape": list(v.shape), "value": value_json(v),
                                          "exact": bool(exact), "tolerance": tolerance}
     return {"n": n, "m": m, "program": "\n".join(lines) + "\n", "expected": expected}

@@ -28,6 +28,18 @@ Array Interpreter::runUnary(const Node *n) {
 
 Array Interpreter::runBinary(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
+  // NEP 50 (ops' requireLiteralFits): a Python integer meeting a narrower integer array must be
+  // one of its values, checked before anything else, as NumPy does.
+  const std::size_t first = n->kind == OpKind::Where ? 1 : 0;
+  for (std::size_t i = first; i < first + 2; ++i) {
+    const Node *literal = n->inputs[i], *other = n->inputs[first + 1 - (i - first)];
+    if (!literal->weak || other->weak || literal->kind != OpKind::Scalar || literal->dtype != DType::Int64 ||
+        !ops::isInteger(other->dtype) || other->dtype == DType::Int64)
+      continue;
+    const int64_t v = in(i).at<int64_t>(0);
+    if (!ops::holds(other->dtype, (long double)v))
+      shapeError("Python integer " + std::to_string(v) + " out of bounds for " + ops::spelling(other->dtype));
+  }
   std::vector<Dims> shapes;
   for (std::size_t i = 0; i < n->inputs.size(); ++i) shapes.push_back(in(i).shape());
   Dims out = broadcastShapes(shapes);

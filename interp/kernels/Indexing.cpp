@@ -67,7 +67,7 @@ namespace {
 /// block): each index normalised and checked, then its block of inner elements copied (NumPy's
 /// take loop). nullopt when the index is not of that form.
 std::optional<Array> gatherAlongAxis(const Node *n, const Array &x, const Array &index) {
-  if (!ops::isInteger(index.dtype())) return std::nullopt;
+  if (index.dtype() != DType::Int64 && index.dtype() != DType::Int32) return std::nullopt; // (the loop reads these two)
   std::size_t axis = n->index.size();
   for (std::size_t e = 0; e < n->index.size(); ++e) {
     const IndexEntry &entry = n->index[e];
@@ -124,6 +124,7 @@ std::optional<Array> gatherAlongAxis(const Node *n, const Array &x, const Array 
   };
   if (item == 8) byIndex(uint64_t{});
   else if (item == 4) byIndex(uint32_t{});
+  else if (item == 2) byIndex(uint16_t{});
   else byIndex(uint8_t{});
   return out;
 }

@@ -45,7 +45,7 @@ Array Interpreter::runReduce(const Node *n) {
         const T *row = p + o * per;
         int64_t best = 0;
         for (int64_t k = 1; k < per; ++k) {
-          if constexpr (std::is_floating_point_v<T>) {
+          if constexpr (ops::floating<T>) {
             if (std::isnan(row[best])) break;
             if (std::isnan(row[k])) {
               best = k;
@@ -63,28 +63,35 @@ Array Interpreter::runReduce(const Node *n) {
   Array moved = x.astype(acc).transposed(perm).contiguous();
   dispatch(acc, [&](auto t) {
     using T = decltype(t);
+    // float16 sums and products accumulate in float, rounded once (NumPy's half loops reduce
+    // in float; its mean of float16 sums in float32).
+    using A = std::conditional_t<std::is_same_v<T, ops::Half>, float, T>;
     const T *p = moved.base<T>();
     T *r = result.base<T>();
     for (int64_t o = 0; o < outCount; ++o) {
       const T *row = p + o * per;
       T v;
       if (op == "sum" || op == "mean") {
-        v = T(0);
-        for (int64_t k = 0; k < per; ++k) v = arithmetic<T>(Bin::Add, v, row[k]);
-        if constexpr (std::is_floating_point_v<T>)
-          if (op == "mean") v = v / T(per);
+        A s = A(0);
+        for (int64_t k = 0; k < per; ++k) s = arithmetic<A>(Bin::Add, s, A(row[k]));
+        if constexpr (ops::floating<A>)
+          if (op == "mean") s = s / A(per);
+        v = T(s);
       } else if (op == "prod") {
-        v = T(1);
-        for (int64_t k = 0; k < per; ++k) v = arithmetic<T>(Bin::Mul, v, row[k]);
+        A s = A(1);
+        for (int64_t k = 0; k < per; ++k) s = arithmetic<A>(Bin::Mul, s, A(row[k]));
+        v = T(s);
       } else if (op == "max" || op == "min") {
         v = row[0];
         for (int64_t k = 1; k < per; ++k) v = arithmetic<T>(op == "max" ? Bin::Max : Bin::Min, v, row[k]);
       } else if (op == "all") {
-        v = T(1);
-        for (int64_t k = 0; k < per; ++k) v = v && row[k];
+        bool all = true;
+        for (int64_t k = 0; k < per; ++k) all = all && row[k] != T(0);
+        v = T(all);
       } else {
-        v = T(0);
-        for (int64_t k = 0; k < per; ++k) v = v || row[k];
+        bool any = false;
+        for (int64_t k = 0; k < per; ++k) any = any || row[k] != T(0);
+        v = T(any);
       }
       r[o] = v;
     }
@@ -164,17 +171,19 @@ namespace {
 template <class T> auto sortKey(T v) {
   if constexpr (std::is_same_v<T, bool>) {
     return uint32_t(v);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  } else if constexpr (ops::floating<T>) {
+    using U = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
     constexpr U sign = U(1) << (8 * sizeof(T) - 1);
-    if (std::isnan(v)) return ~U(0);
+    if (std::isnan(v)) return U(~U(0));
     if (v == 0) v = T(0); // -0.0 ties with 0.0, as they compare (a stable argsort keeps their order)
     U bits;
     std::memcpy(&bits, &v, sizeof bits);
-    return (bits & sign) ? ~bits : (bits | sign);
+    return U((bits & sign) ? ~bits : (bits | sign));
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return v;
   } else {
     using U = std::make_unsigned_t<T>;
-    return U(v) ^ (U(1) << (8 * sizeof(T) - 1));
+    return U(U(v) ^ U(U(1) << (8 * sizeof(T) - 1)));
   }
 }
 

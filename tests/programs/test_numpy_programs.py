@@ -49,7 +49,8 @@ FUNCTIONS_HEADER, FUNCTIONS = load("numpy_programs_functions.jsonl")
 # copying modes, compress (`make_program_oracle.py 200 15 15 selection`).
 SELECTION_HEADER, SELECTION = load("numpy_programs_selection.jsonl")
 LINALG_HEADER, LINALG = load("numpy_programs_linalg.jsonl")
-PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS + SELECTION + LINALG
+DTYPES_HEADER, DTYPES = load("numpy_programs_dtypes.jsonl")
+PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS + SELECTION + LINALG + DTYPES
 
 
 def ulps(a, b):
@@ -103,6 +104,8 @@ def test_oracle_says_how_it_was_made():
     assert len(SELECTION) == SELECTION_HEADER["count"]
     assert LINALG_HEADER["made_by"] == "scripts/make_program_oracle.py" and LINALG_HEADER["focus"] == [16]
     assert len(LINALG) == LINALG_HEADER["count"]
+    assert DTYPES_HEADER["made_by"] == "scripts/make_program_oracle.py" and DTYPES_HEADER["focus"] == [17]
+    assert len(DTYPES) == DTYPES_HEADER["count"]
 
 
 @pytest.mark.parametrize("index", range(len(PROGRAMS)))
