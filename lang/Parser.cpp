@@ -297,7 +297,9 @@ nodes:
 }
 
 auto Session::Impl::whyNotASize(const std::string &op, const Expr &x, const Expr &y) -> std::string {
-  const std::string written = "'" + x.toString() + " " + op + " " + y.toString() + "'";
+  // A sum operand in parentheses: '(-k + n) // s', not '-k + n // s'.
+  auto operand = [](const Expr &e) { return e->kind == ExprKind::Sum ? "(" + e.toString() + ")" : e.toString(); };
+  const std::string written = "'" + operand(x) + " " + op + " " + operand(y) + "'";
   if (is(op, "//") || is(op, "%"))
     return written + " is an int64 array computed at run time: a size divides another only where both are known "
            "not to be negative (assume " + x.toString() + " >= 0), or name the quotient as a parameter (param q, assume " +

@@ -209,7 +209,7 @@ public:
   const Node *padIndex(const std::string &mode, const Expr &length, const Expr &before, const Expr &after, int64_t axis);
   /// np.repeat's source positions for an axis of `length` with an array of counts (0-d, or 1-d
   /// of that length or 1; bool or integer): each position k repeated counts[k] times, a 1-d
-  /// int64 array of the counts' sum, a data-dependent size _kN >= 0 with no bound. A negative
+  /// int64 array of the counts' sum, a data-dependent size _kN >= 0 (at most length for bool counts, else unbounded). A negative
   /// count is a value error when it runs.
   const Node *repeatIndex(const Node *counts, const Expr &length);
   const Node *concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axis);

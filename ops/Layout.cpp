@@ -367,7 +367,8 @@ const Node *Graph::repeatIndex(const Node *counts, const Expr &length) {
       requireOr(n.validity, eq(given, length) || eq(given, 1), "repeat's counts number " + dimText(length) + " or 1",
                 "operands could not be broadcast together with shape (" + dimText(length) + ",) (" + dimText(given) + ",)");
     }
-    n.dataSize = freshDataSize(n, std::nullopt, false);
+    // Bool counts repeat each element at most once: the length is at most the axis's.
+    n.dataSize = freshDataSize(n, counts->dtype == DType::Bool ? std::optional<Expr>(length) : std::nullopt, false);
     n.shape = {*n.dataSize};
   });
 }
