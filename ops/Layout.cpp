@@ -356,7 +356,7 @@ const Node *Graph::padIndex(const std::string &mode, const Expr &length, const E
 
 const Node *Graph::repeatIndex(const Node *counts, const Expr &length) {
   if (counts->rank() > 1) throw OpError("object too deep for desired array");
-  if (isFloat(counts->dtype))
+  if (isFloat(counts->dtype) || counts->dtype == DType::UInt64) // counts cast to intp 'safe'ly
     throw OpError(std::string("Cannot cast array data from dtype('") + spelling(counts->dtype) + "') to dtype('int64') according to the rule 'safe'");
   Node c = blank(OpKind::RepeatIndex, "repeat", {counts});
   c.exprs = {length};
