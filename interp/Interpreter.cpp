@@ -263,6 +263,7 @@ Array Interpreter::run(const Node *n) {
   case OpKind::Cumsum:
   case OpKind::Cumprod: return runCumulative(n);
   case OpKind::Sort: return runSort(n);
+  case OpKind::SearchSorted: return runSearchSorted(n);
   case OpKind::Random: return runRandom(n);
   case OpKind::SpecifyShape: {
     const Array &x = in(0);

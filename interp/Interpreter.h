@@ -74,6 +74,7 @@ private:
   Array runDiff(const ops::Node *n);        //   diff,
   Array runCumulative(const ops::Node *n);  //   cumsum, cumprod
   Array runSort(const ops::Node *n);        //   sort, argsort
+  Array runSearchSorted(const ops::Node *n); //   searchsorted: a binary search per element
   Array runBlockwise(const ops::Node *n);   // Blockwise.cpp: matmul, outer, det, inv, solve, convolve,
   Array runEinsum(const ops::Node *n);      //   einsum
   Array runRandom(const ops::Node *n);      // Random.cpp: random variables

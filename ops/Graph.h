@@ -212,6 +212,10 @@ public:
   /// int64 array of the counts' sum, a data-dependent size _kN >= 0 (at most length for bool counts, else unbounded). A negative
   /// count is a value error when it runs.
   const Node *repeatIndex(const Node *counts, const Expr &length);
+  /// np.searchsorted(a, v, side): for each element of v, the count of a's elements before it in
+  /// NumPy's order (NaN last; left: those < v, right: those <= v), v's shape, int64. `a` is 1-d
+  /// (NumPy's "object too deep" otherwise); both compare in their result type.
+  const Node *searchSorted(const Node *a, const Node *v, bool right);
   const Node *concatenate(const std::vector<const Node *> &xs, std::optional<int64_t> axis);
   const Node *stack(const std::vector<const Node *> &xs, int64_t axis);
   /// split(x, sections) or split(x, indices): the parts.

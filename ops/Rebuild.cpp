@@ -131,6 +131,7 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
   case OpKind::Cumsum:
   case OpKind::Cumprod: return cumulative(n->op, in[0], n->attr<attr::Axis>().axis);
   case OpKind::Sort: return sort(n->op, in[0], n->attr<attr::Axis>().axis);
+  case OpKind::SearchSorted: return searchSorted(in[0], in[1], n->op == "searchsorted_right");
   case OpKind::Random: {
     const attr::Draw &draw = n->attr<attr::Draw>();
     std::vector<std::optional<Shape>> shapeOnly;

@@ -213,4 +213,13 @@ const Node *Graph::sort(const std::string &op, const Node *x, std::optional<int6
   });
 }
 
+const Node *Graph::searchSorted(const Node *a, const Node *v, bool right) {
+  if (a->rank() != 1) throw OpError("object too deep for desired array");
+  Node c = blank(OpKind::SearchSorted, right ? "searchsorted_right" : "searchsorted", {a, v});
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = DType::Int64;
+    n.shape = v->shape;
+  });
+}
+
 } // namespace shapelab::ops

@@ -106,18 +106,8 @@ Unique unique(Graph &g, const Node *ar) {
 const Node *searchsorted(Graph &g, const Node *a, const Node *v, bool right, const Node *sorter) {
   if (a->rank() != 1) throw OpError("object too deep for desired array");
   const Node *sorted = sorter ? alongAxis(g, a, 0, sorter) : a;
-  // The count of a's elements before v in NumPy's order (NaN last): left, those < v; right,
-  // those <= v. Each v is compared with every element (memory |v| * len(a)).
-  const BroadcastMode m = BroadcastMode::Numpy;
-  const Node *column = g.expandDims(v, {int64_t(v->rank())});
-  const Node *before = g.binary(right ? "less_equal" : "less", sorted, column, m);
-  if (isFloat(sorted->dtype) || isFloat(v->dtype)) {
-    const Node *vNan = g.unary("isnan", column), *aNan = g.unary("isnan", sorted);
-    // left: a < v, or v is NaN and a is not; right: a <= v, or v is NaN.
-    const Node *byNan = right ? vNan : g.binary("logical_and", vNan, g.unary("logical_not", aNan), m);
-    before = g.binary("logical_or", before, byNan, m);
-  }
-  return g.reduce("sum", g.astype(before, DType::Int64), std::vector<int64_t>{-1}, false);
+  // A binary search per element of v (Graph::searchSorted), in NumPy's order (NaN last).
+  return g.searchSorted(sorted, v, right);
 }
 
 const Node *partition(Graph &g, const std::string &op, const Node *a, const std::vector<Expr> &kth,

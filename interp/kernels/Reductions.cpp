@@ -218,6 +218,38 @@ constexpr int64_t kRadixFrom = 1024;
 
 } // namespace
 
+Array Interpreter::runSearchSorted(const Node *n) {
+  // Both in their result type (NumPy converts them to one), v's elements in C order; a's order
+  // puts NaN last, so "x before y" is x < y, or y NaN and x not.
+  const Node *an = n->inputs[0], *vn = n->inputs[1];
+  const DType t = ops::resultType({{an->dtype, an->weak}, {vn->dtype, vn->weak}});
+  const Array a = values_.at(an).astype(t).contiguous(), v = values_.at(vn).astype(t).contiguous();
+  const bool right = n->op == "searchsorted_right";
+  Array out = Array::uninitialized(DType::Int64, v.shape());
+  dispatch(t, [&](auto e) {
+    using T = decltype(e);
+    const T *p = a.base<T>() + a.offset(), *q = v.base<T>() + v.offset();
+    auto nan = [](T x) {
+      if constexpr (ops::floating<T>) return std::isnan(x);
+      else return false;
+    };
+    auto before = [&](T x, T y) { return x < y || (nan(y) && !nan(x)); };
+    const int64_t L = a.shape()[0];
+    int64_t *o = out.base<int64_t>();
+    for (int64_t k = 0; k < v.size(); ++k) {
+      // The first position whose element is not before q[k] (left) or that q[k] is before (right).
+      int64_t lo = 0, hi = L;
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (right ? !before(q[k], p[mid]) : before(p[mid], q[k])) lo = mid + 1;
+        else hi = mid;
+      }
+      o[k] = lo;
+    }
+  });
+  return out;
+}
+
 Array Interpreter::runSort(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
   const int64_t axis = n->attr<ops::attr::Axis>().axis;

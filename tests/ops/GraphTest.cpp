@@ -357,6 +357,7 @@ TEST(Graph, EveryKindRebuildsFromItsAttributes) {
       g.blockwise("matmul", {x, g.transpose(x, std::nullopt)}, numpy),
       g.convolve(v, v),
       g.repeatIndex(g.astype(v, DType::Int64), n),
+      g.searchSorted(v, x, true),
       g.diff(x, 2, 0),
       g.cumulative("cumsum", x, 0),
       g.cumulative("cumprod", x, std::nullopt),
