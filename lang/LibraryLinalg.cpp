@@ -141,10 +141,8 @@ auto Session::Impl::bindQr(Call &c) -> Value {
   const Node *x = array(required(a, 0, "a"));
   const Value &modeArg = optional(a, 1, "mode");
   const std::string m = textOf(modeArg, "reduced", "mode");
-  if (m == "raw") failAt("qr(): mode='raw' (LAPACK's Householder reflectors and tau) is not supported", modeArg.pos);
-  if (m != "reduced" && m != "complete" && m != "r") failAt("Unrecognized mode '" + m + "'", modeArg.pos);
-  const std::vector<const Node *> out = ops::qr(*graph, x, m);
-  return out.size() == 1 ? c.node(out[0]) : Value::ofNodes(out, p);
+  if (auto problem = ops::qrModeProblem(m)) failAt(*problem, modeArg.pos);
+  return Value::ofResults(ops::qr(*graph, x, m), p);
 }
 
 auto Session::Impl::bindSvd(Call &c) -> Value {
@@ -155,8 +153,7 @@ auto Session::Impl::bindSvd(Call &c) -> Value {
   const bool full = flagOf(optional(a, 1, "full_matrices"), true, "full_matrices");
   const bool uv = flagOf(optional(a, 2, "compute_uv"), true, "compute_uv");
   const bool hermitian = flagOf(optional(a, 3, "hermitian"), false, "hermitian");
-  const std::vector<const Node *> out = ops::svd(*graph, x, full, uv, hermitian, mode);
-  return out.size() == 1 ? c.node(out[0]) : Value::ofNodes(out, p);
+  return Value::ofResults(ops::svd(*graph, x, full, uv, hermitian, mode), p);
 }
 
 auto Session::Impl::bindEigh(Call &c) -> Value {
@@ -166,9 +163,8 @@ auto Session::Impl::bindEigh(Call &c) -> Value {
   const Node *x = array(required(a, 0, "a"));
   const Value &uplo = optional(a, 1, "UPLO");
   const std::string triangle = textOf(uplo, "L", "UPLO");
-  if (triangle != "L" && triangle != "U" && triangle != "l" && triangle != "u") failAt("UPLO argument must be 'L' or 'U'", uplo.pos);
-  const std::vector<const Node *> out = ops::eigh(*graph, x, triangle, is(fn, "linalg.eigh"));
-  return out.size() == 1 ? c.node(out[0]) : Value::ofNodes(out, p);
+  if (auto problem = ops::uploProblem(triangle)) failAt(*problem, uplo.pos);
+  return Value::ofResults(ops::eigh(*graph, x, triangle, is(fn, "linalg.eigh")), p);
 }
 
 auto Session::Impl::bindPinv(Call &c) -> Value {

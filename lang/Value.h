@@ -71,6 +71,10 @@ struct Value {
     for (const Node *n : nodes) t.items.push_back(ofNode(n, p));
     return t;
   }
+  /// What a function returning one array or several gives: the array, or their tuple.
+  static Value ofResults(const std::vector<const Node *> &nodes, std::size_t p) {
+    return nodes.size() == 1 ? ofNode(nodes[0], p) : ofNodes(nodes, p);
+  }
   static Value ofFloat(double x, std::size_t p) {
     Value v;
     v.kind = Float;

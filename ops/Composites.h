@@ -225,6 +225,10 @@ const Node *norm(Graph &g, const Node *x, const std::optional<std::vector<int64_
                  BroadcastMode mode);
 // ---- np.linalg's factorizations and what is built on them (ops/LinalgComposites.cpp) --------
 
+/// What is wrong with qr's mode (NumPy's message; 'raw' is not supported), or UPLO; nullopt
+/// when nothing is (a binder's caret goes on the argument).
+std::optional<std::string> qrModeProblem(const std::string &mode);
+std::optional<std::string> uploProblem(const std::string &uplo);
 /// np.linalg.qr(a, mode): {q, r} for 'reduced' and 'complete', {r} for 'r' (Graph::blockwise's
 /// qr_q, qr_r). 'raw' is refused; any other mode is NumPy's "Unrecognized mode".
 std::vector<const Node *> qr(Graph &g, const Node *a, const std::string &mode);

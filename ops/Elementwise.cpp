@@ -197,12 +197,15 @@ const Node *Graph::binary(const std::string &op, const Node *a, const Node *b, B
   });
 }
 
+bool mustFitNarrowInteger(const Node *literal, const Node *other) {
+  return literal->weak && !other->weak && literal->kind == OpKind::Scalar && literal->dtype == DType::Int64 &&
+         isInteger(other->dtype) && other->dtype != DType::Int64;
+}
+
 void detail::requireLiteralFits(Validity &v, const Node *literal, const Node *other) {
   // NEP 50: a Python integer meeting an integer array takes the array's dtype, and must be one
   // of its values (uint8 array + 300 is NumPy's OverflowError; uint8 array + n requires n <= 255).
-  if (!literal->weak || other->weak || literal->kind != OpKind::Scalar || literal->dtype != DType::Int64 || !isInteger(other->dtype) ||
-      other->dtype == DType::Int64)
-    return;
+  if (!mustFitNarrowInteger(literal, other)) return;
   const uint32_t bits = uint32_t(8 * itemSize(other->dtype)) - (isUnsigned(other->dtype) ? 0 : 1);
   const Integer lo = isUnsigned(other->dtype) ? Integer(0) : Integer(0) - Integer::pow(Integer(2), bits);
   const Integer hi = Integer::pow(Integer(2), bits) - Integer(1);

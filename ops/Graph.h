@@ -47,6 +47,12 @@ namespace shapelab::ops {
 /// (qr_q, qr_r, svd_u, svd_s, svd_vh, eigh_w, eigh_v, with _complete, _full, _upper variants).
 bool isFactorization(const std::string &op);
 
+/// Whether `literal`, a Python integer (a weak int64 scalar: a literal or a size), meets in an
+/// elementwise op an integer array narrower than int64, whose dtype it then takes: NEP 50 makes
+/// it one of that dtype's values (the shape rule requires it; the interpreters check it).
+struct Node;
+bool mustFitNarrowInteger(const Node *literal, const Node *other);
+
 /// A build-time error of an operation that no parameter value can fix: a wrong rank or axis,
 /// a bad argument, an unsupported dtype. Its message reads like NumPy's.
 class OpError : public UserError {

@@ -36,9 +36,19 @@ const Node *largestOf(Graph &g, const Node *s) {
 const Node *sizeAs(Graph &g, const Expr &e, DType t) { return g.astype(g.size(e), t); }
 } // namespace
 
+std::optional<std::string> qrModeProblem(const std::string &mode) {
+  if (mode == "raw") return "qr(): mode='raw' (LAPACK's Householder reflectors and tau) is not supported";
+  if (mode != "reduced" && mode != "complete" && mode != "r") return "Unrecognized mode '" + mode + "'";
+  return std::nullopt;
+}
+
+std::optional<std::string> uploProblem(const std::string &uplo) {
+  if (uplo != "L" && uplo != "U" && uplo != "l" && uplo != "u") return "UPLO argument must be 'L' or 'U'";
+  return std::nullopt;
+}
+
 std::vector<const Node *> qr(Graph &g, const Node *a, const std::string &mode) {
-  if (mode == "raw") throw OpError("qr(): mode='raw' (LAPACK's Householder reflectors and tau) is not supported");
-  if (mode != "reduced" && mode != "complete" && mode != "r") throw OpError("Unrecognized mode '" + mode + "'");
+  if (auto problem = qrModeProblem(mode)) throw OpError(*problem);
   const std::string suffix = mode == "complete" ? "_complete" : "";
   const Node *r = g.blockwise("qr_r" + suffix, {a}, BroadcastMode::Numpy);
   if (mode == "r") return {r};
@@ -46,7 +56,7 @@ std::vector<const Node *> qr(Graph &g, const Node *a, const std::string &mode) {
 }
 
 std::vector<const Node *> eigh(Graph &g, const Node *a, const std::string &uplo, bool vectors) {
-  if (uplo != "L" && uplo != "U" && uplo != "l" && uplo != "u") throw OpError("UPLO argument must be 'L' or 'U'");
+  if (auto problem = uploProblem(uplo)) throw OpError(*problem);
   const std::string suffix = uplo == "U" || uplo == "u" ? "_upper" : "";
   const Node *w = g.blockwise("eigh_w" + suffix, {a}, BroadcastMode::Numpy);
   if (!vectors) return {w};

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <unordered_map>
+#include <utility>
 
 #include "ops/Scalar.h"
 
@@ -21,7 +22,8 @@ double constantValue(const Node *n) { return n->attr<ops::attr::Constant>().valu
 /// The value of a folded constant of type T as the double a constant node holds, when exact.
 template <class T> std::optional<double> exactly(T v) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    if (v > (int64_t(1) << 53) || v < -(int64_t(1) << 53)) return std::nullopt;
+    // (cmp_*: compared as integers, so an unsigned v is not compared with -2**53 made unsigned)
+    if (std::cmp_greater(v, int64_t(1) << 53) || std::cmp_less(v, -(int64_t(1) << 53))) return std::nullopt;
   }
   return double(v);
 }

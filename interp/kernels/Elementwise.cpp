@@ -33,9 +33,7 @@ Array Interpreter::runBinary(const Node *n) {
   const std::size_t first = n->kind == OpKind::Where ? 1 : 0;
   for (std::size_t i = first; i < first + 2; ++i) {
     const Node *literal = n->inputs[i], *other = n->inputs[first + 1 - (i - first)];
-    if (!literal->weak || other->weak || literal->kind != OpKind::Scalar || literal->dtype != DType::Int64 ||
-        !ops::isInteger(other->dtype) || other->dtype == DType::Int64)
-      continue;
+    if (!ops::mustFitNarrowInteger(literal, other)) continue;
     const int64_t v = in(i).at<int64_t>(0);
     if (!ops::holds(other->dtype, (long double)v))
       shapeError("Python integer " + std::to_string(v) + " out of bounds for " + ops::spelling(other->dtype));

@@ -21,6 +21,15 @@ namespace {
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr int kMaxSweeps = 64;
 
+/// The plane rotation (x, y) <- (c x - s y, s x + c y) on `count` pairs x[k * step], y[k * step]:
+/// two columns of a row-major matrix (step = its columns) or two rows (step = 1).
+void rotate(double *x, double *y, std::size_t count, std::size_t step, double c, double s) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const double a = x[k * step], b = y[k * step];
+    x[k * step] = c * a - s * b, y[k * step] = s * a + c * b;
+  }
+}
+
 /// Fills the columns of the m x cols row-major `q` not in `have` with unit vectors orthogonal to
 /// every other column: for each, the unit vector e_j that keeps the most after two rounds of
 /// Gram-Schmidt against the columns so far.
@@ -115,14 +124,8 @@ Svd jacobiSvd(const double *a, std::size_t m, std::size_t n, bool full) {
         const double zeta = (beta - alpha) / (2 * gamma);
         const double t = std::copysign(1.0, zeta) / (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
         const double c = 1 / std::sqrt(1 + t * t), s = c * t;
-        for (std::size_t i = 0; i < rows; ++i) {
-          const double x = w[i * cols + p], y = w[i * cols + q];
-          w[i * cols + p] = c * x - s * y, w[i * cols + q] = s * x + c * y;
-        }
-        for (std::size_t i = 0; i < cols; ++i) {
-          const double x = v[i * cols + p], y = v[i * cols + q];
-          v[i * cols + p] = c * x - s * y, v[i * cols + q] = s * x + c * y;
-        }
+        rotate(&w[p], &w[q], rows, cols, c, s);
+        rotate(&v[p], &v[q], cols, cols, c, s);
       }
     if (!rotated) break;
   }
@@ -184,19 +187,10 @@ void jacobiEigh(std::vector<double> a, std::size_t n, double *w, double *v) {
                                                    : std::copysign(1.0, theta) / (std::abs(theta) + std::sqrt(theta * theta + 1));
         const double c = 1 / std::sqrt(t * t + 1), s = t * c;
         // A' = J^T A J with J the rotation in the (p, q) plane; V' = V J.
-        for (std::size_t k = 0; k < n; ++k) {
-          const double x = a[k * n + p], y = a[k * n + q];
-          a[k * n + p] = c * x - s * y, a[k * n + q] = s * x + c * y;
-        }
-        for (std::size_t k = 0; k < n; ++k) {
-          const double x = a[p * n + k], y = a[q * n + k];
-          a[p * n + k] = c * x - s * y, a[q * n + k] = s * x + c * y;
-        }
+        rotate(&a[p], &a[q], n, n, c, s);         // columns p, q
+        rotate(&a[p * n], &a[q * n], n, 1, c, s); // rows p, q
         a[p * n + q] = a[q * n + p] = 0;
-        for (std::size_t k = 0; k < n; ++k) {
-          const double x = vec[k * n + p], y = vec[k * n + q];
-          vec[k * n + p] = c * x - s * y, vec[k * n + q] = s * x + c * y;
-        }
+        rotate(&vec[p], &vec[q], n, n, c, s);
       }
   }
   // Ascending eigenvalues, each with its column (NaN throughout for a matrix that is not finite).

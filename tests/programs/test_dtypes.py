@@ -1,21 +1,18 @@
 """The twelve dtypes against NumPy itself: .npy files NumPy writes of each are read by shapelab and
 saved back bit for bit; casts between every pair (float16's rounding: ties, subnormals, overflow;
 float to narrow integers as NumPy's C casts do on x86-64) give NumPy's bits; and np.result_type
-of every pair of dtypes (and of each with a Python int and float, NEP 50) is shapelab's dtype of
-`a + b`. NumPy is the oracle: nothing here is computed by shapelab's own rules."""
+of every pair of dtypes (and of each with a Python int, float and bool, NEP 50) is shapelab's
+dtype of `a * b`. NumPy is the oracle: nothing here is computed by shapelab's own rules."""
 import json
-import os
-import subprocess
-import tempfile
 
 import numpy as np
 import pytest
 
+from shapelab_run import run_program
+
 if hasattr(np, "_set_promotion_state"):
     np._set_promotion_state("weak")
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SHAPELAB = os.environ.get("SHAPELAB", os.path.join(HERE, "..", "..", "build", "shapelab"))
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
           "float64"]
 
@@ -29,14 +26,7 @@ FINITE = [v for v in FLOATS if np.isfinite(v) and abs(v) < 2**62]
 
 
 def run(lines):
-    with tempfile.NamedTemporaryFile("w", suffix=".shl", delete=False) as f:
-        f.write("\n".join(lines) + "\n")
-        path = f.name
-    try:
-        out = subprocess.run([SHAPELAB, "run", "--json", path], capture_output=True, text=True, timeout=300)
-    finally:
-        os.unlink(path)
-    return [json.loads(line) for line in out.stdout.splitlines()]
+    return [json.loads(line) for line in run_program(lines).stdout.splitlines()]
 
 
 def literal(values):

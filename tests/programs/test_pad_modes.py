@@ -4,15 +4,12 @@ each copying from what the rounds before filled, so wrap, symmetric and reflect 
 while the pads are narrow, and shapelab must fill them as NumPy does. Where NumPy refuses (an
 empty axis with a width), shapelab must report a shape error."""
 import json
-import os
-import subprocess
-import tempfile
 
 import numpy as np
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SHAPELAB = os.environ.get("SHAPELAB", os.path.join(HERE, "..", "..", "build", "shapelab"))
+from shapelab_run import run_program
+
 
 
 @pytest.mark.parametrize("mode", ["edge", "wrap", "symmetric", "reflect"])
@@ -23,13 +20,7 @@ def test_pad_mode_agrees_with_numpy(mode):
     for L, b, a in cases:
         values = "[" + ", ".join(str(10 + k) for k in range(L)) + "]"
         lines.append(f":eval y with L={L}, B={b}, A={a}, x={values}")
-    with tempfile.NamedTemporaryFile("w", suffix=".shl", delete=False) as f:
-        f.write("\n".join(lines) + "\n")
-        path = f.name
-    try:
-        out = subprocess.run([SHAPELAB, "run", "--json", path], capture_output=True, text=True, timeout=300)
-    finally:
-        os.unlink(path)
+    out = run_program(lines)
     replies = [r for r in map(json.loads, out.stdout.splitlines()) if r.get("command") == "eval"]
     assert len(replies) == len(cases), out.stdout[-2000:] + out.stderr
     for (L, b, a), r in zip(cases, replies):
