@@ -301,8 +301,8 @@ auto Session::Impl::whyNotASize(const std::string &op, const Expr &x, const Expr
   auto operand = [](const Expr &e) { return e->kind == ExprKind::Sum ? "(" + e.toString() + ")" : e.toString(); };
   const std::string written = "'" + operand(x) + " " + op + " " + operand(y) + "'";
   if (is(op, "//") || is(op, "%"))
-    return written + " is an int64 array computed at run time: a size divides another only where both are known "
-           "not to be negative (assume " + x.toString() + " >= 0), or name the quotient as a parameter (param q, assume " +
+    return written + " is an int64 array computed at run time: a size divides by another only where the divisor's "
+           "sign is known (assume " + y.toString() + " >= 0), or name the quotient as a parameter (param q, assume " +
            x.toString() + " == q*" + (y->kind == ExprKind::Sum ? "(" + y.toString() + ")" : y.toString()) + ")";
   if (is(op, "**")) return written + " is an array computed at run time: a size's exponent is a constant from 0 to 64";
   if (is(op, "/")) return written + " is a float array ('/' is true division); '//' divides sizes";

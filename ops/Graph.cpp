@@ -55,16 +55,40 @@ Expr Graph::param(const std::string &name) {
 std::optional<Graph::DividedSize> Graph::dividedSize(const Expr &d, const Expr &h) {
   const auto key = std::make_pair(d.toString(), h.toString());
   if (auto it = divided_.find(key); it != divided_.end()) return it->second;
-  // Parameters are never negative: a quotient or remainder that may be is not one (decided with
-  // the bounds of the data-dependent sizes d and h read).
+  // Decided with the bounds of the data-dependent sizes d and h read.
   std::vector<Expr> reserved;
   addReserved(reserved, parameterNodes(d));
   addReserved(reserved, parameterNodes(h));
   const Context cx = contextFor(reserved);
-  for (const Expr &operand : {d, h})
-    if (!provesCheaply(cx, ge(operand, 0)) && solver_->decide(cx, ge(operand, 0)).answer != Answer::Proven)
-      return std::nullopt;
+  auto proves = [&](const Pred &p) { return provesCheaply(cx, p) || solver_->decide(cx, p).answer == Answer::Proven; };
+  std::optional<DividedSize> parts;
+  if (!proves(ge(h, 0))) {
+    // A divisor never positive: d // h is (-d) // (-h) and d % h is -((-d) % (-h)).
+    if (!proves(le(h, 0))) return std::nullopt;
+    if (std::optional<DividedSize> flipped = dividedSize(-d, -h)) parts = DividedSize{flipped->quotient, -flipped->remainder};
+    else return std::nullopt;
+  } else if (proves(ge(d, 0))) {
+    parts = definedPair(d, h);
+  } else {
+    // A numerator that may be negative ((n - k) // s): defined sizes are never negative, so its
+    // two signs read two of them. For d <= -1, with -d - 1 == h*q' + r':
+    // d == h*(-q' - 1) + (h - 1 - r'). Each numerator is clamped at 0 so that its definition holds
+    // everywhere (a definition that excluded points would hide requirements).
+    const DividedSize up = definedPair(max(d, Expr(0)), h);
+    const DividedSize down = definedPair(max(-d - Expr(1), Expr(0)), h);
+    const Pred nonNegative = ge(d, 0);
+    if (proves(!nonNegative)) parts = DividedSize{-down.quotient - Expr(1), h - Expr(1) - down.remainder};
+    else
+      parts = DividedSize{select(nonNegative, up.quotient, -down.quotient - Expr(1)),
+                          select(nonNegative, up.remainder, h - Expr(1) - down.remainder)};
+  }
+  return divided_.emplace(key, *parts).first->second;
+}
+
+Graph::DividedSize Graph::definedPair(const Expr &d, const Expr &h) {
   if (std::optional<Expr> q = quotient(d, h)) return DividedSize{*q, Expr(0)};
+  const auto key = std::make_pair(d.toString(), h.toString());
+  if (auto it = divided_.find(key); it != divided_.end()) return it->second;
   const std::string n = std::to_string(definitions_.size() / 2 + 1);
   const Expr q = Expr::reservedParam("_q" + n), r = Expr::reservedParam("_r" + n);
   // Python's floor division: d == h*q + r, r between 0 and h (h's sign), h != 0.

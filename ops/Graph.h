@@ -158,9 +158,10 @@ public:
   /// parameter: `assume d == h*q`), the quotient itself and 0; otherwise fresh sizes _qN and
   /// _rN defined by d == h*_qN + _rN with 0 <= _rN < h (both 0 where h is 0, which Python
   /// refuses: the caller requires h != 0). The same d and h give the same pair. The definitions
-  /// bound every question about them, as a mask's bound does. Sizes are never negative, so d
-  /// and h must be proven >= 0 under the assumptions: nullopt otherwise ((n - k) // s needs
-  /// `assume n >= k`).
+  /// bound every question about them, as a mask's bound does. Defined sizes are never negative:
+  /// a numerator that may be negative reads two of them, one per sign ((n - k) // s is
+  /// `n - k >= 0 ? _q1 : -_q2 - 1` with _q1 = max(n - k, 0) // s, _q2 = max(k - n - 1, 0) // s);
+  /// a divisor must be proven >= 0 or <= 0 under the assumptions: nullopt otherwise.
   struct DividedSize {
     Expr quotient, remainder;
   };
@@ -342,6 +343,8 @@ private:
   /// without a bound) that node `n` introduces; n's validity is then decided in a context holding the bound.
   Expr freshDataSize(Node &n, const std::optional<Expr> &size, bool boolean);
   bool provesCheaply(const Context &context, const Pred &p);
+  /// dividedSize for d and h proven >= 0: the polynomial quotient, or a fresh defined pair.
+  DividedSize definedPair(const Expr &d, const Expr &h);
   /// The elementwise rule: n's inputs broadcast (per mode); fills shape, validity, broadcastable.
   void broadcastOperands(Node &n, BroadcastMode mode);
   /// Static mode: fills n.broadcastable from n's inputs' shapes (their dims before the last

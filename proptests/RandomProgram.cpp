@@ -352,8 +352,10 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       }
       case 24: {
         // Sizes from sizes (Graph::dividedSize): a quotient and a remainder of sizes.
-        static const char *forms[] = {"np.zeros((n // m, n % m))", "np.ones(((n + 2) // (m + 1), 2))"};
-        e = pick(3) ? forms[pick(2)] : a.name + ".reshape(" + a.name + ".size // (m + 1), -1)";
+        // A numerator that may be negative reads one defined size per sign.
+        static const char *forms[] = {"np.zeros((n // m, n % m))", "np.ones(((n + 2) // (m + 1), 2))",
+                                      "np.zeros(((n - m) // (m + 1) + 1, (m - n) % (n + 1)))"};
+        e = pick(3) ? forms[pick(3)] : a.name + ".reshape(" + a.name + ".size // (m + 1), -1)";
         break;
       }
       case 26: {

@@ -436,8 +436,14 @@ TEST(Programs, SizesDividedBySizesAreDefinedSizes) {
   EXPECT_TRUE(refusedWith(session, "v = zeros(d // 0)", "integer division or modulo by zero"));
   // A negative constant divides as Python divides: 7 // -2 is -4, 7 % -2 is -1.
   ASSERT_TRUE(executesAll(session, {"k = (d + 7) // -2", "r = (d + 7) % -2"}));
-  // A numerator that may be negative is no size: (d - 3) // h is an array, refused as a dimension.
-  EXPECT_TRUE(refusedWith(session, "v = zeros(((d - 3) // h,))", "known not to be negative (assume d - 3 >= 0)"));
+  // A numerator that may be negative reads one defined size per sign: (d - 3) // h is _q2 where
+  // d >= 3 and -_q3 - 1 below, _q3 being (2 - d) // h clamped at 0 (the box test below checks
+  // the values).
+  const lang::Reply v = session.execute("v = zeros(((d - 3) // h + 1,))", 9);
+  ASSERT_FALSE(v.failed) << v.lines().at(0);
+  EXPECT_EQ(v.lines().back(), "  where _q2 = max(0, d - 3) // h, _q3 = max(0, -d + 2) // h");
+  // A divisor whose sign is unknown is refused, saying why.
+  EXPECT_TRUE(refusedWith(session, "v = zeros(((d + 1) // (h - d),))", "computed at run time"));
 }
 
 // Sizes from sizes against plain integer arithmetic (Python's floor division, written here), at
@@ -448,14 +454,16 @@ TEST(Programs, SizesFromSizesAgreeWithIntegerArithmeticOnABox) {
   lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param d, h", "x = input((d, 2), float64)", "v = input((d,), float64)",
                                     "z = zeros(((d + 3) // h - 2,))", "y = reshape(x, (h, -1))", "w = v[: d // h]",
-                                    "u = zeros((d % h, (d + 1) // h))"}));
+                                    "u = zeros((d % h, (d + 1) // h))", "s = zeros(((d - 5) // h + 1, (4 - d) % h))",
+                                    "t = v[(d - 6) // h :]", "p = zeros(((d - 2) // -h + 2,))"}));
   auto floorDiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); };
   for (int64_t d = 0; d <= 9; ++d)
     for (int64_t h = 0; h <= 4; ++h) {
       // NumPy's answer: the shape, or nullopt where it raises.
       std::map<std::string, std::optional<std::vector<int64_t>>> want;
       if (h == 0) {
-        want = {{"z", std::nullopt}, {"y", std::nullopt}, {"w", std::nullopt}, {"u", std::nullopt}};
+        want = {{"z", std::nullopt}, {"y", std::nullopt}, {"w", std::nullopt}, {"u", std::nullopt},
+                {"s", std::nullopt},   {"t", std::nullopt}, {"p", std::nullopt}};
       } else {
         const int64_t q = floorDiv(d + 3, h) - 2;
         using Shape64 = std::optional<std::vector<int64_t>>;
@@ -463,6 +471,13 @@ TEST(Programs, SizesFromSizesAgreeWithIntegerArithmeticOnABox) {
         want["y"] = (2 * d) % h == 0 ? Shape64(std::vector<int64_t>{h, 2 * d / h}) : std::nullopt;
         want["w"] = std::vector<int64_t>{std::min(floorDiv(d, h), d)};
         want["u"] = std::vector<int64_t>{d % h, floorDiv(d + 1, h)};
+        // Negative numerators (and a negative divisor): Python's floor division and remainder.
+        const int64_t s0 = floorDiv(d - 5, h) + 1, s1 = (4 - d) - floorDiv(4 - d, h) * h;
+        want["s"] = s0 >= 0 ? Shape64(std::vector<int64_t>{s0, s1}) : std::nullopt;
+        const int64_t start = floorDiv(d - 6, h), from = start < 0 ? std::max<int64_t>(start + d, 0) : std::min(start, d);
+        want["t"] = std::vector<int64_t>{d - from};
+        const int64_t p0 = floorDiv(d - 2, -h) + 2;
+        want["p"] = p0 >= 0 ? Shape64(std::vector<int64_t>{p0}) : std::nullopt;
       }
       Assignment at;
       at.set("d", d), at.set("h", h);
