@@ -926,6 +926,20 @@ def make_program(rng):
                         raise
                     val = np.asarray(val)
                     exact = ex and ey and val.dtype.kind in "biu"
+                elif form == 18:
+                    # Sizes from sizes whose numerator may be negative (Python's floor division and
+                    # remainder below 0: a strided window count, a slice start) and a divisor never
+                    # positive. ZeroDivisionError and a negative dimension are shape errors. Only
+                    # with FOCUS (`make_program_oracle.py 150 18 18 signed_sizes`).
+                    text = rng.choice([f"np.zeros(((n - m - 1) // m + 1, 2))", f"np.ones(((m - n) % (n + 1), (n - 2) // (m + 1) + 1))",
+                                       f"{x}.ravel()[: ({x}.size - m) // (n + 1)]", f"np.zeros(((n - 3) // -(m + 1) + 1,))",
+                                       f"np.arange((n - m) // (m + 2), n + 1)", f"{x}.ravel()[(n - 3) // (m + 1):]",
+                                       f"np.full(((n - 2) // m + 2, (1 - n) % m), 1.5)"])
+                    try:
+                        val = eval(text, {"np": np, x: X, **sizes_of(n, m)})
+                    except ZeroDivisionError:
+                        raise ExpectedError("shape")
+                    exact = ex if text.startswith(f"{x}.") else True
                 else:
                     # A tuple of sizes reduced as NumPy does (an int64 array): a size again.
                     fns = ["np.prod", "np.sum", "len"] + (["np.max", "np.min"] if X.ndim else [])

@@ -2,7 +2,7 @@
 made by scripts/make_program_oracle.py, and numpy_programs_focus.jsonl, the same generator
 dwelling on einsum and pad; numpy_programs_tri.jsonl, on tril, triu and roll;
 numpy_programs_assign.jsonl, on advanced indexing and item assignment; _functions and
-_selection, on NumPy's functions) and on the elementwise catalogue over every dtype
+_selection, on NumPy's functions; _signed_sizes, on sizes from sizes below 0) and on the elementwise catalogue over every dtype
 (tests/data/numpy_ufuncs.jsonl, made by scripts/make_ufunc_oracle.py). Each program runs through `shapelab run --json`; every
 `:eval` must give NumPy's dtype and shape, and its values: bitwise for exact results, and for the
 others within 4 ulp or a relative 1e-9 (float64; 1e-5 for float32) — the interpreter's stated
@@ -50,7 +50,8 @@ FUNCTIONS_HEADER, FUNCTIONS = load("numpy_programs_functions.jsonl")
 SELECTION_HEADER, SELECTION = load("numpy_programs_selection.jsonl")
 LINALG_HEADER, LINALG = load("numpy_programs_linalg.jsonl")
 DTYPES_HEADER, DTYPES = load("numpy_programs_dtypes.jsonl")
-PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS + SELECTION + LINALG + DTYPES
+SIGNED_HEADER, SIGNED = load("numpy_programs_signed_sizes.jsonl")
+PROGRAMS = RANDOM + UFUNCS + FOCUSED + TRI + ASSIGN + FUNCTIONS + SELECTION + LINALG + DTYPES + SIGNED
 
 
 def ulps(a, b):
@@ -106,6 +107,8 @@ def test_oracle_says_how_it_was_made():
     assert len(LINALG) == LINALG_HEADER["count"]
     assert DTYPES_HEADER["made_by"] == "scripts/make_program_oracle.py" and DTYPES_HEADER["focus"] == [17]
     assert len(DTYPES) == DTYPES_HEADER["count"]
+    assert SIGNED_HEADER["made_by"] == "scripts/make_program_oracle.py" and SIGNED_HEADER["focus"] == [18]
+    assert len(SIGNED) == SIGNED_HEADER["count"]
 
 
 @pytest.mark.parametrize("index", range(len(PROGRAMS)))
