@@ -11,6 +11,7 @@
 #include "interp/Threads.h"
 #include "proptests/Differential.h"
 #include "proptests/Classify.h"
+#include "proptests/Shards.h"
 
 #include <algorithm>
 #include <atomic>
@@ -74,72 +75,43 @@ int rulesCommand(const RulesOptions &o) {
 
 struct ProptestOptions {
   CommonOptions common;
-  int cases = 200;
+  int64_t cases = 200;
   uint64_t seed = 1;
   int maxNodes = 10;
   int jobs = 1;
+  std::string shard; // "K/N", or empty: the whole run
+  std::string plant; // for testing the harness: DifferentialOptions::planted
 };
-
-/// What one run of cases found: the first failing case (by index), and the counts.
-struct ProptestRun {
-  std::optional<proptests::DifferentialFailure> failure;
-  int failedAt = -1; // index of the failing case, or -1
-  proptests::DifferentialStats stats;
-};
-
-/// Cases 0..cases-1 (case k uses seed + k) on `jobs` threads, each with its own solver (an isl
-/// context serves one thread). A thread takes the next case not yet taken; after a failure no
-/// case past it is taken, and the cases before it still run, so the failure reported is the first
-/// one by index, as on one thread, whatever the number of threads.
-ProptestRun runCases(const ProptestOptions &o, const proptests::DifferentialOptions &base, unsigned jobs) {
-  ProptestRun out;
-  std::atomic<int> next{0};
-  std::atomic<int> firstFailure{o.cases}; // no case at or past it is taken
-  std::mutex lock;                        // guards out
-  auto worker = [&] {
-    // One solver per thread: the cases ask much the same questions of n and m. Its memo is
-    // cleared now and then so that memory stays bounded on long runs.
-    Solver solver(o.common.solverOptions());
-    proptests::DifferentialOptions d = base;
-    d.solver = &solver;
-    proptests::DifferentialStats stats;
-    int done = 0;
-    for (int k; (k = next.fetch_add(1)) < firstFailure.load();) {
-      if (++done % 1024 == 0) solver.clearMemo();
-      std::optional<proptests::DifferentialFailure> f = proptests::checkRandomProgram(o.seed + uint64_t(k), d, &stats);
-      if (!f) continue;
-      std::lock_guard<std::mutex> guard(lock);
-      if (out.failedAt < 0 || k < out.failedAt) {
-        out.failedAt = k;
-        out.failure = std::move(f);
-        firstFailure.store(k);
-      }
-    }
-    std::lock_guard<std::mutex> guard(lock);
-    out.stats.programs += stats.programs;
-    out.stats.evaluations += stats.evaluations;
-    out.stats.rewritten += stats.rewritten;
-    out.stats.errorsAgreed += stats.errorsAgreed;
-  };
-  // A worker's exception (bad solver options, no memory) stops the others before their next case
-  // and reaches the caller.
-  interp::runOnThreads(jobs, worker, [&] { firstFailure.store(-1); });
-  return out;
-}
 
 int proptestCommand(const ProptestOptions &o) {
-  proptests::DifferentialOptions d;
-  d.statements = o.maxNodes;
-  d.mode = parseBroadcastMode(o.common.mode);
-  unsigned jobs = o.jobs > 0 ? unsigned(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
-  jobs = std::min<unsigned>(jobs, unsigned(o.cases));
+  proptests::ShardOptions so;
+  so.cases = o.cases;
+  so.seed = o.seed;
+  if (!o.shard.empty()) {
+    const auto slash = o.shard.find('/');
+    auto number = [&](const std::string &t) -> int64_t {
+      if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos)
+        throw UserError("--shard must be K/N with integers 0 <= K < N, not '" + o.shard + "'");
+      return std::stoll(t);
+    };
+    if (slash == std::string::npos) throw UserError("--shard must be K/N with integers 0 <= K < N, not '" + o.shard + "'");
+    so.shard = number(o.shard.substr(0, slash));
+    so.shards = number(o.shard.substr(slash + 1));
+  }
+  so.check.statements = o.maxNodes;
+  so.check.mode = parseBroadcastMode(o.common.mode);
+  so.check.planted = o.plant;
+  so.solverOptions = o.common.solverOptions();
+  const unsigned jobs = unsigned(std::min<int64_t>(o.jobs > 0 ? unsigned(o.jobs) : std::max(1u, std::thread::hardware_concurrency()), o.cases));
+  so.jobs = jobs;
   auto start = std::chrono::steady_clock::now();
-  ProptestRun result = runCases(o, d, jobs);
-  std::optional<proptests::DifferentialFailure> &failure = result.failure;
-  const proptests::DifferentialStats &stats = result.stats;
+  const proptests::ShardResult result = proptests::runShard(so);
+  const std::optional<proptests::DifferentialFailure> &failure = result.failure;
+  const proptests::DifferentialStats &stats = result.totals;
   // The cases up to the first failure (all of them ran), or all.
-  int run = failure ? result.failedAt + 1 : o.cases;
+  const int64_t run = result.casesRun;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string shardText = o.shard.empty() ? "" : " of shard " + std::to_string(so.shard) + "/" + std::to_string(so.shards);
   if (o.common.json) {
     Json j;
     j["command"] = "proptest";
@@ -149,18 +121,20 @@ int proptestCommand(const ProptestOptions &o) {
     j["jobs"] = jobs;
     j["passed"] = !failure;
     j["seconds"] = seconds;
-    j["cases_per_second"] = seconds > 0 ? run / seconds : 0.0;
+    j["cases_per_second"] = seconds > 0 ? double(run) / seconds : 0.0;
     j["evaluations"] = stats.evaluations;
     j["errors_agreed"] = stats.errorsAgreed;
     j["rewritten"] = stats.rewritten;
     j["failure"] = failure ? Json(failure->message) : Json(nullptr);
     j["script"] = failure ? Json(failure->script()) : Json(nullptr);
+    j["case"] = failure ? Json(result.failedAt) : Json(nullptr);
+    if (!o.shard.empty()) j["shard"] = std::to_string(so.shard) + "/" + std::to_string(so.shards);
     std::cout << dumpJson(j) << "\n";
   } else if (failure) {
-    std::cout << "FAILED after " << run << " cases: " << failure->message << "\nshrunk program (shapelab run):\n"
-              << failure->script();
+    std::cout << "FAILED at case " << result.failedAt << " (after " << run << " cases" << shardText << "): " << failure->message
+              << "\nshrunk program (shapelab run):\n" << failure->script();
   } else {
-    std::cout << run << " cases passed in " << seconds << " s (" << (seconds > 0 ? run / seconds : 0.0)
+    std::cout << run << " cases" << shardText << " passed in " << seconds << " s (" << (seconds > 0 ? double(run) / seconds : 0.0)
               << " cases/s; " << stats.evaluations << " evaluations compared, " << stats.errorsAgreed
               << " errors of the same kind, " << stats.rewritten << " outputs rewritten)\n";
   }
@@ -175,6 +149,8 @@ void addRewriteCommands(CLI::App &app) {
   pt->add_option("--cases", p->cases, "programs to check")->capture_default_str()->check(CLI::Range(1, 100000000));
   pt->add_option("--seed", p->seed, "seed of the first program (case k uses seed + k)")->capture_default_str();
   pt->add_option("--max-nodes", p->maxNodes, "statements per program")->capture_default_str()->check(CLI::Range(1, 1000));
+  pt->add_option("--shard", p->shard, "K/N: only the cases k with k % N == K (--cases counts all shards' cases; a failure reports its case k)");
+  pt->add_option("--plant-failure", p->plant, "for testing the harness: a program with a statement containing this text fails");
   pt->add_option("--jobs", p->jobs, "threads checking cases at once (0: one per core); the failure reported is the first by index whatever the number")
       ->capture_default_str()->check(CLI::Range(0, 256));
   addCommonOptions(pt, p->common, kJson | kMode);

@@ -95,6 +95,15 @@ Array::Array(DType dtype, std::vector<int64_t> shape, bool zeroed) : dtype_(dtyp
 
 Array Array::uninitialized(DType dtype, std::vector<int64_t> shape) { return Array(dtype, std::move(shape), false); }
 
+Array Array::adopt(DType dtype, std::vector<int64_t> shape, void *data, std::function<void()> release) {
+  checkedCount(shape);
+  Array a(dtype, {}, false);
+  a.shape_ = std::move(shape);
+  a.strides_ = cStrides(a.shape_);
+  a.buffer_ = std::shared_ptr<uint64_t[]>(static_cast<uint64_t *>(data), [release = std::move(release)](uint64_t *) { release(); });
+  return a;
+}
+
 int64_t Array::size() const {
   int64_t n = 1;
   for (int64_t d : shape_) n *= d;

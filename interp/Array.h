@@ -39,6 +39,14 @@ public:
   Array(DType dtype, std::vector<int64_t> shape) : Array(dtype, std::move(shape), true) {}
   /// A new C-contiguous array whose elements are to be written by the caller (not zeroed).
   static Array uninitialized(DType dtype, std::vector<int64_t> shape);
+  /// A C-contiguous array on memory the caller owns (NumPy's, passed in without a copy): `data`
+  /// must hold the elements, aligned for the dtype; `release` runs when the last view drops it.
+  /// Throws OverflowError beyond kMaxElements.
+  static Array adopt(DType dtype, std::vector<int64_t> shape, void *data, std::function<void()> release);
+  /// The first element's address (the buffer plus the offset), for handing the memory out.
+  const void *data() const { return reinterpret_cast<const char *>(buffer_.get()) + offset_ * int64_t(ops::itemSize(dtype_)); }
+  /// Whether this array's elements live in `other`'s buffer (one is a view of the other).
+  bool sharesBuffer(const Array &other) const { return buffer_ == other.buffer_; }
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t> &shape() const { return shape_; }

@@ -337,17 +337,12 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
     bindings(point, inputs);
   }
   endOfCommand();
+  sizesFromInputs(inputs, point);
   completePoint(n, point);
   j["command"] = cmd;
   j["name"] = name;
   try {
-    interp::InterpreterOptions io;
-    io.seed = options.seed;
-    io.namer = [this](const Node *x) {
-      if (x->kind == ops::OpKind::Input) return "input " + x->op;
-      const std::string *name = nameOf(x);
-      return name ? *name + " (" + x->op + ")" : x->describe();
-    };
+    interp::InterpreterOptions io = interpreterOptions();
     if (is(cmd, "time")) {
       // Medians of repeated runs, each interpreter fresh (no value reused between runs).
       const Node *fast = optimizedFor(n);
@@ -380,14 +375,7 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
                           std::to_string(refRuns) + " and " + std::to_string(optRuns) + " runs)");
       return r;
     }
-    Array value;
-    if (opt) {
-      interp::OptimizedInterpreter in(*graph, point, inputs, io);
-      value = in.evaluate(optimizedFor(n));
-    } else {
-      interp::Interpreter in(*graph, point, inputs, io);
-      value = in.evaluate(n);
-    }
+    Array value = evaluateNode(n, point, inputs, opt);
     if (is(cmd, "save")) {
       interp::saveNpy(value, path);
       j["path"] = path;
@@ -608,6 +596,51 @@ auto Session::Impl::bindings(Assignment &point, std::map<std::string, Array> &in
     }
     fail("expected an integer, a list of numbers or load(\"file.npy\")" + found());
   } while (acceptOp(","));
+}
+
+auto Session::Impl::interpreterOptions() -> interp::InterpreterOptions {
+  interp::InterpreterOptions io;
+  io.seed = options.seed;
+  io.namer = [this](const Node *x) {
+    if (x->kind == ops::OpKind::Input) return "input " + x->op;
+    const std::string *name = nameOf(x);
+    return name ? *name + " (" + x->op + ")" : x->describe();
+  };
+  return io;
+}
+
+auto Session::Impl::evaluateNode(const Node *n, const Assignment &point, const std::map<std::string, Array> &inputs, bool opt)
+    -> Array {
+  const interp::InterpreterOptions io = interpreterOptions();
+  if (opt) return interp::OptimizedInterpreter(*graph, point, inputs, io).evaluate(optimizedFor(n));
+  return interp::Interpreter(*graph, point, inputs, io).evaluate(n);
+}
+
+auto Session::Impl::sizesFromInputs(const std::map<std::string, Array> &inputs, Assignment &point) -> void {
+  // A dimension that is one parameter plus a constant names the parameter's value; the others
+  // (and a rank that differs) are left to the interpreter, which checks every input's shape.
+  for (const auto &[name, value] : inputs) {
+    const Node *in = graph->inputNamed(name);
+    if (!in || in->shape.size() != value.shape().size()) continue;
+    for (std::size_t i = 0; i < in->shape.size(); ++i) {
+      const std::vector<Expr> ps = parametersOf(in->shape[i]);
+      if (ps.size() != 1 || point.find(ps[0]->name)) continue;
+      const Expr offset = in->shape[i] - ps[0];
+      const std::optional<Integer> c = offset.constantValue();
+      if (!c) continue;
+      const Integer v = Integer(value.shape()[i]) - *c;
+      if (v >= Integer(0)) point.set(ps[0]->name, v);
+    }
+  }
+}
+
+interp::Array Session::evaluate(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
+                                bool optimized) {
+  const ops::Node *n = lookup(name);
+  if (!n) throw NameError("'" + name + "' is not bound to an array");
+  impl_->sizesFromInputs(inputs, point);
+  impl_->completePoint(n, point);
+  return impl_->evaluateNode(n, point, inputs, optimized);
 }
 
 auto Session::Impl::completePoint(const Node *n, Assignment &point) -> void {

@@ -17,11 +17,13 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "interp/Array.h"
 #include "shape/Broadcast.h"
 #include "symbolic/Solver.h"
 
@@ -86,6 +88,12 @@ public:
   /// The same graph, for rewriting (new nodes only: existing ones never change).
   ops::Graph &mutableGraph();
   const ops::Node *lookup(const std::string &name) const;
+  /// The value of the array bound to `name`, as `:eval NAME [--opt] with ...` computes it: sizes
+  /// not given are read from the given inputs' shapes (a dimension `p` or `p + c`), then
+  /// completed as :eval completes them; inputs not given are seeded. Throws interp::EvalError
+  /// (a shape, value or input error) and NameError (no array of that name).
+  interp::Array evaluate(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
+                         bool optimized = false);
 
 private:
   struct Impl;

@@ -152,6 +152,11 @@ public:
   /// Throws what param(name) would, declaring nothing.
   void checkNewParam(const std::string &name) const;
   const std::vector<Expr> &params() const { return params_; }
+  /// The input declared with this name, or null.
+  const Node *inputNamed(const std::string &name) const {
+    auto it = inputsByName_.find(name);
+    return it == inputsByName_.end() ? nullptr : it->second;
+  }
 
   /// Sizes from sizes: d // h and d % h (Python's floor division) for sizes d and h where h is
   /// not a constant. Where h divides d as polynomials (or under an assumed equality defining a

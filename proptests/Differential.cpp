@@ -245,6 +245,17 @@ std::optional<std::string> checkBuilt(lang::Session &session, Solver &solver, co
   return std::nullopt;
 }
 
+/// The planted failure (DifferentialOptions::planted) of a program, if it has one: a statement
+/// that ran (`ran[i]`) and contains the text.
+std::optional<std::string> plantedFailure(const std::vector<std::string> &lines, const std::vector<bool> &ran,
+                                          const DifferentialOptions &options) {
+  if (options.planted.empty()) return std::nullopt;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (ran[i] && lines[i].find(options.planted) != std::string::npos)
+      return "a planted failure: a statement contains '" + options.planted + "'";
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> checkProgram(const std::vector<std::string> &lines, uint64_t seed,
@@ -256,7 +267,9 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
   so.replies = false;
   Solver &solver = options.solver ? *options.solver : local;
   lang::Session session(solver, so);
-  for (std::size_t i = 0; i < lines.size(); ++i) session.execute(lines[i], int(i + 1));
+  std::vector<bool> ran;
+  for (std::size_t i = 0; i < lines.size(); ++i) ran.push_back(!session.execute(lines[i], int(i + 1)).failed);
+  if (std::optional<std::string> p = plantedFailure(lines, ran, options)) return p;
   return checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);
 }
 
@@ -276,7 +289,8 @@ std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const Diffe
     std::mt19937_64 rng(seed);
     lines = generateProgram(session, rng, options.statements).lines;
     if (options.mode == BroadcastMode::Static) lines.insert(lines.begin(), "mode static");
-    failure = checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);
+    failure = plantedFailure(lines, std::vector<bool>(lines.size(), true), options); // the generator keeps what ran
+    if (!failure) failure = checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);
   }
   if (!failure) return std::nullopt;
   // The script is what reproduces it: confirm with a fresh build, then shrink from there.

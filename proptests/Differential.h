@@ -36,6 +36,9 @@ struct DifferentialOptions {
   /// Graph::setCheckRebuilds while rewriting: a node the engine rebuilds by copying what its old
   /// node derived is also derived by its rule, and the two must agree.
   bool checkRebuilds = true;
+  /// For testing the harness itself: a program with a statement containing this text fails
+  /// ("a planted failure"), and is shrunk as any failure is. Empty: none.
+  std::string planted;
 };
 
 struct DifferentialFailure {

@@ -289,6 +289,8 @@ void raise(PyObject *type, const std::string &message, py::dict attributes = {})
 
 } // namespace
 
+void bindPrograms(py::module_ &m); // ProgramBindings.cpp
+
 PYBIND11_MODULE(_shapelab, m) {
   m.doc() = "shapelab: exact tensor shape and broadcasting semantics over symbolic sizes";
 
@@ -534,4 +536,6 @@ PYBIND11_MODULE(_shapelab, m) {
     }
     return out;
   }, "The random-variable catalogue: one dict per RV (name, class, parameters, defaults, signature, dtype, core_shape, note).");
+
+  bindPrograms(m);
 }

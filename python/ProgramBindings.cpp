@@ -1,0 +1,173 @@
+// The program side of `shapelab._shapelab`: a session of the program language (`_Session`, which
+// shapelab.Program and shapelab.trace drive), NumPy arrays in and out of its interpreters, and
+// the property harness by shard (`_proptest`, which shapelab.campaign spreads over workers).
+//
+// NumPy arrays come in without a copy when C-contiguous and aligned (the array is kept alive
+// while shapelab reads it), otherwise as one contiguous copy; results go out without a copy
+// (the NumPy array owns shapelab's buffer). A result that is a view of an input is read-only.
+// Solver and interpreter work runs with the GIL released: one session serves one thread at a
+// time, sessions on different threads run at once (each has its own solver).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lang/Session.h"
+#include "ops/Graph.h"
+#include "proptests/Shards.h"
+#include "symbolic/Errors.h"
+#include "symbolic/Solver.h"
+
+namespace py = pybind11;
+using namespace shapelab;
+
+namespace {
+
+/// A session with its own solver (an isl context serves one thread).
+struct PySession {
+  std::unique_ptr<Solver> solver;
+  std::unique_ptr<lang::Session> session;
+  int lines = 0;
+
+  PySession(bool json, const std::string &mode, uint64_t seed, bool strictLimits) : solver(std::make_unique<Solver>()) {
+    lang::SessionOptions o;
+    o.json = json;
+    o.mode = parseBroadcastMode(mode);
+    o.seed = seed;
+    o.strictLimits = strictLimits;
+    session = std::make_unique<lang::Session>(*solver, o);
+  }
+};
+
+/// A NumPy array as an interpreter input (no copy when C-contiguous and aligned).
+interp::Array arrayOf(const std::string &name, py::handle h) {
+  py::module_ np = py::module_::import("numpy");
+  py::array a = py::reinterpret_borrow<py::object>(np.attr("asarray")(h));
+  std::string dt = py::str(a.dtype().attr("name"));
+  std::optional<ops::DType> t = ops::dtypeNamed(dt);
+  if (!t) throw py::type_error("input '" + name + "': dtype " + dt + " is not one shapelab has");
+  const int flags = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
+  if ((a.flags() & flags) != flags) a = py::reinterpret_steal<py::array>(np.attr("ascontiguousarray")(a).release());
+  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
+  py::object keep = a; // released with the GIL held
+  auto *held = new py::object(std::move(keep));
+  return interp::Array::adopt(*t, std::move(shape), const_cast<void *>(a.data()), [held] {
+    py::gil_scoped_acquire gil;
+    delete held;
+  });
+}
+
+/// An interpreter result as a NumPy array that owns its buffer (no copy).
+py::array numpyOf(interp::Array value, bool readOnly) {
+  const std::size_t item = ops::itemSize(value.dtype());
+  std::vector<py::ssize_t> shape(value.shape().begin(), value.shape().end()), strides;
+  for (int64_t s : value.strides()) strides.push_back(py::ssize_t(s * int64_t(item)));
+  const std::string name = ops::spelling(value.dtype());
+  py::dtype dt(name);
+  const void *data = value.data();
+  auto *owner = new interp::Array(std::move(value));
+  py::capsule base(owner, [](void *p) { delete static_cast<interp::Array *>(p); });
+  py::array out(dt, shape, strides, data, base);
+  if (readOnly) py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return out;
+}
+
+} // namespace
+
+void bindPrograms(py::module_ &m) {
+  py::class_<PySession>(m, "_Session", "A session of the program language (one thread at a time).")
+      .def(py::init<bool, const std::string &, uint64_t, bool>(), py::arg("json") = true, py::arg("mode") = "numpy",
+           py::arg("seed") = 0, py::arg("strict_limits") = false)
+      .def(
+          "execute",
+          [](PySession &s, const std::string &line) {
+            std::pair<bool, std::vector<std::string>> out;
+            {
+              py::gil_scoped_release release;
+              lang::Reply r = s.session->execute(line, ++s.lines);
+              out = {r.failed, r.lines()};
+            }
+            return out;
+          },
+          "Runs one line: (failed, the reply's lines).")
+      .def(
+          "array",
+          [](PySession &s, const std::string &name) -> py::object {
+            const ops::Node *n = s.session->lookup(name);
+            if (!n) return py::none();
+            py::tuple shape(n->shape.size());
+            for (std::size_t i = 0; i < n->shape.size(); ++i) {
+              if (auto c = n->shape[i].constantValue(); c && c->tryToInt64()) shape[i] = py::int_(*c->tryToInt64());
+              else shape[i] = py::str(n->shape[i].toString());
+            }
+            return py::make_tuple(shape, py::str(ops::spelling(n->dtype)));
+          },
+          "The array bound to a name: (shape, dtype), dims as ints or text; None if none.")
+      .def(
+          "evaluate",
+          [](PySession &s, const std::string &name, py::dict sizes, py::dict inputs, bool optimized) -> py::object {
+            Assignment point;
+            for (auto [k, v] : sizes) point.set(py::str(k), Integer::parse(py::str(v)));
+            std::map<std::string, interp::Array> arrays;
+            for (auto [k, v] : inputs) {
+              const std::string key = py::str(k);
+              arrays.emplace(key, arrayOf(key, v));
+            }
+            std::map<std::string, interp::Array> given = arrays; // views share the buffers
+            interp::Array value;
+            std::string kind, message;
+            {
+              py::gil_scoped_release release;
+              try {
+                value = s.session->evaluate(name, std::move(point), std::move(arrays), optimized);
+              } catch (const ops::EvalError &e) {
+                kind = ops::EvalError::spelling(e.kind);
+                message = e.what();
+              }
+            }
+            if (!kind.empty()) return py::make_tuple(py::str(kind), py::str(message));
+            bool aliased = false;
+            for (const auto &[k, a] : given) aliased = aliased || value.sharesBuffer(a);
+            return numpyOf(std::move(value), aliased);
+          },
+          py::arg("name"), py::arg("sizes"), py::arg("inputs"), py::arg("optimized") = false,
+          "The value of a name as an ndarray, or (error kind, message) where evaluation fails.");
+
+  m.def(
+      "_proptest",
+      [](int64_t cases, uint64_t seed, const std::string &mode, int maxNodes, int64_t shard, int64_t shards, int jobs,
+         const std::string &planted) {
+        proptests::ShardOptions o;
+        o.cases = cases;
+        o.seed = seed;
+        o.shard = shard;
+        o.shards = shards;
+        o.jobs = unsigned(std::max(1, jobs));
+        o.check.statements = maxNodes;
+        o.check.mode = parseBroadcastMode(mode);
+        o.check.planted = planted;
+        o.perCase = true;
+        proptests::ShardResult r;
+        {
+          py::gil_scoped_release release;
+          r = proptests::runShard(o);
+        }
+        py::dict d;
+        d["cases_run"] = r.casesRun;
+        d["failed_at"] = r.failedAt >= 0 ? py::object(py::int_(r.failedAt)) : py::none();
+        d["failure"] = r.failure ? py::object(py::str(r.failure->message)) : py::none();
+        d["script"] = r.failure ? py::object(py::str(r.failure->script())) : py::none();
+        d["indices"] = r.perCase.indices;
+        d["evaluations"] = r.perCase.evaluations;
+        d["errors_agreed"] = r.perCase.errorsAgreed;
+        d["rewritten"] = r.perCase.rewritten;
+        return d;
+      },
+      py::arg("cases"), py::arg("seed"), py::arg("mode") = "numpy", py::arg("max_nodes") = 10, py::arg("shard") = 0,
+      py::arg("shards") = 1, py::arg("jobs") = 1, py::arg("planted") = "",
+      "One shard of a property run: the cases k < cases with k % shards == shard (seed + k each), in order, up to "
+      "the shard's first failure; the counts of each case run.");
+}
