@@ -124,6 +124,8 @@ auto Session::Impl::commandTable() -> const std::vector<CommandRow> & {
        &Impl::commandEval},
       {{"save"}, "  :save EXPR \"file.npy\" [with ...]                     evaluate and save as .npy\n", &Impl::commandEval},
       {{"graph"}, "  :graph EXPR                    the DAG (shared nodes once)\n", &Impl::commandGraph},
+      {{"decide"}, "  :decide PRED                   proven, refuted or depends under the assumptions (a size: != 0)\n",
+       &Impl::commandDecide},
       {{"optimize"},
        "  :optimize NAME [--valid-graph] [--inexact]   rewrite, every application checked: by default\n"
        "                                 strict (keeps every shape error) with the rules that keep values\n"
@@ -399,6 +401,38 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
     j["error"] = err;
     if (options.json) r.add(dumpJson(j));
     else r.add(std::string(interp::EvalError::spelling(e.kind)) + " error: " + e.what());
+  }
+  return r;
+}
+
+auto Session::Impl::commandDecide(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  Json &j = call.json;
+  const std::size_t p = peek().pos;
+  const Value v = expression();
+  endOfCommand();
+  Pred pred;
+  if (v.kind == Value::Predicate) pred = v.pred;
+  else if (v.kind == Value::Size) pred = ne(v.size, Expr(0)); // Python's truth of an int
+  else failAt("expected a predicate over sizes (n >= 1, d % h == 0) or a size", p);
+  // Decided where the defined and data-dependent sizes it reads satisfy their definitions.
+  std::vector<Expr> reserved;
+  for (const Expr &e : parametersOf(pred))
+    if (!e->name.empty() && e->name[0] == '_') reserved.push_back(e);
+  const Decision d = solver.decide(graph->contextFor(reserved), pred);
+  j["command"] = "decide";
+  j["predicate"] = pred.toString();
+  j["answer"] = spelling(d.answer);
+  j["condition"] = d.answer == Answer::Depends ? Json(d.condition().toString()) : Json(nullptr);
+  j["satisfying"] = assignmentOrNull(d.satisfying);
+  j["violating"] = assignmentOrNull(d.violating);
+  if (options.json) r.add(dumpJson(j));
+  else {
+    std::string line = pred.toString() + ": " + spelling(d.answer);
+    if (d.answer == Answer::Depends) line += " (holds where " + d.condition().toString() + ")";
+    if (d.satisfying && !d.satisfying->empty()) line += "\n  holds at " + d.satisfying->toString();
+    if (d.violating && !d.violating->empty()) line += "\n  fails at " + d.violating->toString();
+    r.add(line);
   }
   return r;
 }

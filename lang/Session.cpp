@@ -31,6 +31,55 @@ const ops::Node *Session::lookup(const std::string &name) const {
   return v && v->kind == Value::Array ? v->node : nullptr;
 }
 
+namespace {
+Json describeValue(const Value &v) {
+  Json j;
+  switch (v.kind) {
+  case Value::Array:
+    j["kind"] = "array";
+    j["shape"] = shapeJson(v.node->shape);
+    j["dtype"] = ops::spelling(v.node->dtype);
+    break;
+  case Value::Size:
+  case Value::Predicate:
+    j["kind"] = v.kind == Value::Size ? "size" : "predicate";
+    j["value"] = valueText(v);
+    break;
+  case Value::Float:
+    j["kind"] = "float";
+    j["value"] = v.number;
+    break;
+  case Value::Bool:
+    j["kind"] = "bool";
+    j["value"] = v.flag;
+    break;
+  case Value::Tuple: {
+    j["kind"] = "tuple";
+    Json items = Json::array();
+    for (const Value &i : v.items) items.push_back(describeValue(i));
+    j["items"] = items;
+    break;
+  }
+  case Value::DTypeName:
+    j["kind"] = "dtype";
+    j["value"] = ops::spelling(v.dtype);
+    break;
+  case Value::String:
+    j["kind"] = "string";
+    j["value"] = v.text;
+    break;
+  case Value::None: j["kind"] = "none"; break;
+  default: j["kind"] = kindName(v); break;
+  }
+  return j;
+}
+} // namespace
+
+std::string Session::describe(const std::string &name) const {
+  const Value *v = impl_->variables.find(name);
+  return v ? dumpJson(describeValue(*v)) : std::string();
+}
+
 const std::vector<std::string> &Reply::lines() const {
   if (!lines_) {
     std::vector<std::string> out;

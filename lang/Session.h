@@ -88,6 +88,11 @@ public:
   /// The same graph, for rewriting (new nodes only: existing ones never change).
   ops::Graph &mutableGraph();
   const ops::Node *lookup(const std::string &name) const;
+  /// What `name` is bound to, as a JSON object: {"kind": "array", "shape", "dtype"}, {"kind":
+  /// "size" | "predicate", "value": text}, {"kind": "float" | "bool", "value"}, {"kind": "tuple",
+  /// "items": [...]}, {"kind": "dtype", "value": name}, {"kind": "string", "value"}, {"kind":
+  /// "none"}; empty when unbound. For callers that build programs (shapelab.trace).
+  std::string describe(const std::string &name) const;
   /// The value of the array bound to `name`, as `:eval NAME [--opt] with ...` computes it: sizes
   /// not given are read from the given inputs' shapes (a dimension `p` or `p + c`), then
   /// completed as :eval completes them; inputs not given are seeded. Throws interp::EvalError

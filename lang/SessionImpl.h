@@ -467,6 +467,7 @@ struct Session::Impl {
   /// :help's text: the statements, then each command row's lines.
   static const std::string &helpText();
   Reply commandShape(CommandCall &call);    // :shape, :explain
+  Reply commandDecide(CommandCall &call);   // :decide
   Reply commandErrors(CommandCall &call);   // :errors
   Reply commandEval(CommandCall &call);     // :eval, :save, :time
   Reply commandGraph(CommandCall &call);    // :graph

@@ -19,6 +19,7 @@
 #include "ops/Graph.h"
 #include "proptests/Shards.h"
 #include "symbolic/Errors.h"
+#include "symbolic/Parser.h"
 #include "symbolic/Solver.h"
 
 namespace py = pybind11;
@@ -83,16 +84,18 @@ void bindPrograms(py::module_ &m) {
            py::arg("seed") = 0, py::arg("strict_limits") = false)
       .def(
           "execute",
-          [](PySession &s, const std::string &line) {
+          [](PySession &s, const std::string &line, bool read) {
             std::pair<bool, std::vector<std::string>> out;
             {
               py::gil_scoped_release release;
               lang::Reply r = s.session->execute(line, ++s.lines);
-              out = {r.failed, r.lines()};
+              // A statement's reply costs solver work when read (its shape simplified, its
+              // checks): read only when asked, or to say why the line failed.
+              out = {r.failed, read || r.failed ? r.lines() : std::vector<std::string>{}};
             }
             return out;
           },
-          "Runs one line: (failed, the reply's lines).")
+          py::arg("line"), py::arg("read") = true, "Runs one line: (failed, the reply's lines; none when not read).")
       .def(
           "array",
           [](PySession &s, const std::string &name) -> py::object {
@@ -106,6 +109,12 @@ void bindPrograms(py::module_ &m) {
             return py::make_tuple(shape, py::str(ops::spelling(n->dtype)));
           },
           "The array bound to a name: (shape, dtype), dims as ints or text; None if none.")
+      .def(
+          "describe", [](PySession &s, const std::string &name) { return s.session->describe(name); },
+          "What a name is bound to, as JSON text (empty when unbound).")
+      .def(
+          "is_input", [](PySession &s, const std::string &name) { return s.session->graph().inputNamed(name) != nullptr; },
+          "Whether an input was declared with this name.")
       .def(
           "evaluate",
           [](PySession &s, const std::string &name, py::dict sizes, py::dict inputs, bool optimized) -> py::object {
@@ -135,6 +144,15 @@ void bindPrograms(py::module_ &m) {
           },
           py::arg("name"), py::arg("sizes"), py::arg("inputs"), py::arg("optimized") = false,
           "The value of a name as an ndarray, or (error kind, message) where evaluation fails.");
+
+  m.def(
+      "_parameters",
+      [](const std::string &text) {
+        std::vector<std::string> names;
+        for (const Expr &p : parametersOf(parseExpr(text))) names.push_back(p->name);
+        return names;
+      },
+      "The size parameters an expression reads (a SyntaxError where it is not one).");
 
   m.def(
       "_proptest",
