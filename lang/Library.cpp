@@ -689,7 +689,16 @@ auto Session::Impl::bindArgReduction(Call &c) -> Value {
   if (optional(a, 2, "out").kind != Value::None) failAt(fn + "(): out is not supported", p);
   if (ax.kind == Value::Tuple) failAt("'tuple' object cannot be interpreted as an integer", ax.pos);
   bool keepdims = keepdimsOf(keep);
-  return c.node(graph->reduce(fn, array(required(a, 0, "a")), axesOf(ax), keepdims));
+  const Node *x = array(required(a, 0, "a"));
+  return c.node(graph->reduce(fn, x, zeroDimAxis(x, ax) ? std::nullopt : axesOf(ax), keepdims));
+}
+
+auto Session::Impl::zeroDimAxis(const Node *x, const Value &axis) -> bool {
+  // NumPy's ufunc reductions and arg reductions take a 0-d array with axis 0 or -1 (one
+  // integer, not a tuple) as the whole array: np.array(1.5).sum(axis=-1) is 1.5.
+  if (!x->shape.empty() || axis.kind != Value::Size) return false;
+  const std::optional<Integer> v = axis.size.constantValue();
+  return v && (*v == Integer(0) || *v == Integer(-1));
 }
 
 auto Session::Impl::bindReduction(Call &c) -> Value {
@@ -699,7 +708,9 @@ auto Session::Impl::bindReduction(Call &c) -> Value {
   Value keep = optional(a, 2, "keepdims");
   bool keepdims = keepdimsOf(keep);
   const Node *x = array(required(a, 0, "a"));
-  const std::optional<std::vector<int64_t>> axes = axesOf(optional(a, 1, "axis"));
+  const Value axis = optional(a, 1, "axis");
+  // (mean is no ufunc reduction: it refuses axis 0 of a 0-d array.)
+  const std::optional<std::vector<int64_t>> axes = !is(fn, "mean") && zeroDimAxis(x, axis) ? std::nullopt : axesOf(axis);
   // where= and initial= (keyword only): ops::reduceWhere; `where=True` is no mask.
   const Value *where = a.get(SIZE_MAX, "where"), *initial = a.get(SIZE_MAX, "initial");
   if (where && where->kind == Value::Bool && where->flag) where = nullptr;

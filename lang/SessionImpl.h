@@ -274,6 +274,8 @@ struct Session::Impl {
   /// ufunc.at's indices argument as an index: an integer array, an integer, or a tuple of them.
   ops::Subscript indexArgument(const Value &v);
   Value bindArgReduction(Call &c);
+  /// Whether `axis` is 0 or -1 given to a 0-d array, which NumPy's ufunc reductions read as None.
+  static bool zeroDimAxis(const Node *x, const Value &axis);
   Value bindReduction(Call &c);
   Value bindGufunc(Call &c);
   Value bindDot(Call &c);

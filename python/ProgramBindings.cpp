@@ -84,18 +84,19 @@ void bindPrograms(py::module_ &m) {
            py::arg("seed") = 0, py::arg("strict_limits") = false)
       .def(
           "execute",
-          [](PySession &s, const std::string &line, bool read) {
+          [](PySession &s, const std::string &line, bool read, int lineNumber) {
             std::pair<bool, std::vector<std::string>> out;
             {
               py::gil_scoped_release release;
-              lang::Reply r = s.session->execute(line, ++s.lines);
+              lang::Reply r = s.session->execute(line, lineNumber > 0 ? lineNumber : ++s.lines);
               // A statement's reply costs solver work when read (its shape simplified, its
               // checks): read only when asked, or to say why the line failed.
               out = {r.failed, read || r.failed ? r.lines() : std::vector<std::string>{}};
             }
             return out;
           },
-          py::arg("line"), py::arg("read") = true, "Runs one line: (failed, the reply's lines; none when not read).")
+          py::arg("line"), py::arg("read") = true, py::arg("line_number") = 0,
+          "Runs one line (numbered line_number, or the next): (failed, the reply's lines; none when not read).")
       .def(
           "array",
           [](PySession &s, const std::string &name) -> py::object {

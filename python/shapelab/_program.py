@@ -128,15 +128,19 @@ class Program:
         return f"Program({len(self._lines)} lines, names {sorted(self._statements)})"
 
     def _execute(self, line, read=True):
+        # Statements are the program's lines (numbered as `shapelab run` numbers the text);
+        # commands are asked of it and not kept.
+        command = line.lstrip().startswith(":")
         with self._lock:
-            failed, lines = self._session.execute(line, read)
-            self._lines.append(line)
-            lineno = len(self._lines)
-        replies = [json.loads(r) for r in lines]
+            lineno = len(self._lines) + 1
+            failed, lines = self._session.execute(line, read, lineno)
+            replies = [json.loads(r) for r in lines]
+            refused = failed and replies and "error" in replies[0] and "column" in replies[0]
+            if not command and not refused:
+                self._lines.append(line)
         for r in replies:
             r.pop("line", None)
-        if failed and replies and "error" in replies[0] and "column" in replies[0]:
-            self._lines.pop()  # the line is not part of the program
+        if refused:
             raise _line_error(line, lineno, replies[0])
         return failed, replies
 

@@ -97,6 +97,7 @@ _UFUNC_OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/",
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all",
                "logical_or": "any"}
 _ACCUMULATIONS = {"add": "cumsum", "multiply": "cumprod"}
+_UFUNC_SPELLINGS = {"absolute": "abs"}  # a ufunc's __name__ where the language spells it otherwise
 
 
 class _Symbolic:
@@ -495,7 +496,7 @@ class _Tracer:
         if isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic)):
             name = np.dtype(x).name
             return "np.bool_" if name == "bool" else f"np.{name}"
-        if x in (float, int, bool):
+        if x is float or x is int or x is bool:
             return {float: "np.float64", int: "np.int64", bool: "np.bool_"}[x]
         if isinstance(x, np.ndarray):
             if x.dtype.kind not in "biuf":
@@ -531,7 +532,7 @@ class _Tracer:
         return self.bind(f"{function}({self.arguments(args, kwargs)})", function="numpy" + function[2:])
 
     def ufunc(self, ufunc, method, inputs, kwargs):
-        name = ufunc.__name__
+        name = _UFUNC_SPELLINGS.get(ufunc.__name__, ufunc.__name__)
         out = kwargs.pop("out", None)
         if method == "__call__":
             if out is not None:

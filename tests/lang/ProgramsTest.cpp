@@ -695,3 +695,17 @@ TEST(Programs, LogAddExpIsNumpys) {
   EXPECT_EQ(session.execute(":eval g with f=[1.5]", 12).lines().at(0), "g = [2.636871]  (float32, shape (1,))");
   EXPECT_EQ(session.lookup("h")->dtype, ops::DType::Float64);
 }
+
+// NumPy's ufunc reductions and arg reductions read axis 0 or -1 of a 0-d array as the whole
+// array (np.array(1.5).sum(axis=-1) is 1.5); mean, a tuple of axes and other axes refuse it.
+// (Found by tests/python/test_trace.py's random expressions against NumPy.)
+TEST(Programs, ZeroDimReductionsTakeAxisZeroAsNumPyDoes) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"x = input((), float64)", "a = x.sum(axis=-1)", "b = np.max(x, axis=0, keepdims=True)",
+                                    "c = x.argmin(axis=-1)", "d = np.all(x, axis=0)"}));
+  for (const char *name : {"a", "b", "c", "d"}) EXPECT_TRUE(session.lookup(name)->shape.empty()) << name;
+  EXPECT_TRUE(refusedWith(session, "e = x.mean(axis=0)", "axis 0 is out of bounds for array of dimension 0"));
+  EXPECT_TRUE(refusedWith(session, "e = x.sum(axis=(0,))", "axis 0 is out of bounds for array of dimension 0"));
+  EXPECT_TRUE(refusedWith(session, "e = x.sum(axis=1)", "axis 1 is out of bounds for array of dimension 0"));
+}
