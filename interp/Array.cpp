@@ -84,7 +84,8 @@ Array::Array(DType dtype, std::vector<int64_t> shape, bool zeroed) : dtype_(dtyp
   strides_ = cStrides(shape_);
   std::size_t words = (std::size_t(count) * ops::itemSize(dtype) + 7) / 8 + 1;
   if (words < BufferPool::kMinWords) {
-    buffer_ = std::shared_ptr<uint64_t[]>(zeroed ? new uint64_t[words]() : new uint64_t[words]);
+    // One allocation for the buffer and its count.
+    buffer_ = zeroed ? std::make_shared<uint64_t[]>(words) : std::make_shared_for_overwrite<uint64_t[]>(words);
     return;
   }
   uint64_t *p = pool().take(words);

@@ -643,9 +643,10 @@ auto Session::Impl::interpreterOptions() -> interp::InterpreterOptions {
   return io;
 }
 
-auto Session::Impl::evaluateNode(const Node *n, const Assignment &point, const std::map<std::string, Array> &inputs, bool opt)
-    -> Array {
-  const interp::InterpreterOptions io = interpreterOptions();
+auto Session::Impl::evaluateNode(const Node *n, const Assignment &point, const std::map<std::string, Array> &inputs, bool opt,
+                                 bool checked) -> Array {
+  interp::InterpreterOptions io = interpreterOptions();
+  io.debugChecks = checked;
   if (opt) return interp::OptimizedInterpreter(*graph, point, inputs, io).evaluate(optimizedFor(n));
   return interp::Interpreter(*graph, point, inputs, io).evaluate(n);
 }
@@ -669,35 +670,41 @@ auto Session::Impl::sizesFromInputs(const std::map<std::string, Array> &inputs, 
 }
 
 interp::Array Session::evaluate(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
-                                bool optimized) {
+                                bool optimized, bool checked) {
   const ops::Node *n = lookup(name);
   if (!n) throw NameError("'" + name + "' is not bound to an array");
   impl_->sizesFromInputs(inputs, point);
   impl_->completePoint(n, point);
-  return impl_->evaluateNode(n, point, inputs, optimized);
+  return impl_->evaluateNode(n, point, inputs, optimized, checked);
 }
 
 auto Session::Impl::completePoint(const Node *n, Assignment &point) -> void {
-  std::set<std::string> read;
-  auto note = [&](const auto &e) {
-    for (const Expr &p : parametersOf(e)) read.insert(p->name);
-  };
-  std::vector<const Node *> stack{n};
-  std::unordered_set<const Node *> seen{n};
-  while (!stack.empty()) {
-    const Node *x = stack.back();
-    stack.pop_back();
-    for (const Expr &d : x->shape) note(d);
-    for (const Expr &e : x->exprs) note(e);
-    for (const ops::IndexEntry &e : x->index) {
-      if (e.start) note(*e.start);
-      if (e.stop) note(*e.stop);
+  // The parameters n's computation reads (memoized: a node never changes).
+  auto memo = paramsRead.find(n);
+  if (memo == paramsRead.end()) {
+    std::set<std::string> read;
+    auto note = [&](const auto &e) {
+      for (const Expr &p : parametersOf(e)) read.insert(p->name);
+    };
+    std::vector<const Node *> stack{n};
+    std::unordered_set<const Node *> seen{n};
+    while (!stack.empty()) {
+      const Node *x = stack.back();
+      stack.pop_back();
+      for (const Expr &d : x->shape) note(d);
+      for (const Expr &e : x->exprs) note(e);
+      for (const ops::IndexEntry &e : x->index) {
+        if (e.start) note(*e.start);
+        if (e.stop) note(*e.stop);
+      }
+      note(x->cond);
+      for (const Obligation &o : x->validity.obligations()) note(o.predicate);
+      for (const Node *i : x->inputs)
+        if (seen.insert(i).second) stack.push_back(i);
     }
-    note(x->cond);
-    for (const Obligation &o : x->validity.obligations()) note(o.predicate);
-    for (const Node *i : x->inputs)
-      if (seen.insert(i).second) stack.push_back(i);
+    memo = paramsRead.emplace(n, std::move(read)).first;
   }
+  const std::set<std::string> &read = memo->second;
   std::vector<std::string> unread;
   for (const Expr &p : graph->params())
     if (!point.find(p->name) && !read.count(p->name)) unread.push_back(p->name);

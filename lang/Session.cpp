@@ -11,6 +11,7 @@ auto Session::Impl::reset() -> void {
   variables.clear();
   names.clear();
   optimized.clear();
+  paramsRead.clear();
   statements.clear();
   statementOrigins.clear();
   arrayStatusMemo.clear(); // before the graph: its keys hold the graph's pending lists

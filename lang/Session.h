@@ -96,9 +96,12 @@ public:
   /// The value of the array bound to `name`, as `:eval NAME [--opt] with ...` computes it: sizes
   /// not given are read from the given inputs' shapes (a dimension `p` or `p + c`), then
   /// completed as :eval completes them; inputs not given are seeded. Throws interp::EvalError
-  /// (a shape, value or input error) and NameError (no array of that name).
+  /// (a shape, value or input error) and NameError (no array of that name). `checked`: the
+  /// reference interpreter also checks each kernel's result against its node's shape rule (an
+  /// InternalError where they disagree), as :eval does; the check costs about a tenth of a
+  /// small program's evaluation.
   interp::Array evaluate(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
-                         bool optimized = false);
+                         bool optimized = false, bool checked = true);
 
 private:
   struct Impl;

@@ -494,11 +494,13 @@ struct Session::Impl {
   /// interpreter names them; the others take values the assumptions allow beside the given
   /// ones (0 where no assumption mentions them), since nothing computed depends on them.
   void completePoint(const Node *n, Assignment &point);
+  std::unordered_map<const Node *, std::set<std::string>> paramsRead; // completePoint's memo
   /// The sizes the given inputs' shapes say (a dimension `p` or `p + c` gives p), where not given.
   void sizesFromInputs(const std::map<std::string, Array> &inputs, Assignment &point);
   interp::InterpreterOptions interpreterOptions();
   /// `n`'s value at `point` (reference interpreter, or the optimized one on :optimize's graph).
-  Array evaluateNode(const Node *n, const Assignment &point, const std::map<std::string, Array> &inputs, bool opt);
+  Array evaluateNode(const Node *n, const Assignment &point, const std::map<std::string, Array> &inputs, bool opt,
+                     bool checked = true);
 
   /// A nested list of numbers (rectangular) as an array: bool, int64 or float64 as NumPy infers.
   Array literalArray(std::size_t p);

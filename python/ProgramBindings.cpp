@@ -43,18 +43,35 @@ struct PySession {
   }
 };
 
-/// A NumPy array as an interpreter input (no copy when C-contiguous and aligned).
+/// The dtype of a NumPy dtype (by kind and size: no string made), or nullopt.
+std::optional<ops::DType> dtypeOf(const py::dtype &d) {
+  const char kind = d.kind();
+  const auto size = d.itemsize();
+  using ops::DType;
+  switch (kind) {
+  case 'b': return DType::Bool;
+  case 'i': return size == 1 ? DType::Int8 : size == 2 ? DType::Int16 : size == 4 ? DType::Int32 : size == 8 ? std::optional(DType::Int64) : std::nullopt;
+  case 'u': return size == 1 ? DType::UInt8 : size == 2 ? DType::UInt16 : size == 4 ? DType::UInt32 : size == 8 ? std::optional(DType::UInt64) : std::nullopt;
+  case 'f': return size == 2 ? DType::Float16 : size == 4 ? DType::Float32 : size == 8 ? std::optional(DType::Float64) : std::nullopt;
+  default: return std::nullopt;
+  }
+}
+
+/// A NumPy array (or anything np.asarray takes) as an interpreter input: no copy when
+/// C-contiguous, aligned and in native byte order.
 interp::Array arrayOf(const std::string &name, py::handle h) {
-  py::module_ np = py::module_::import("numpy");
-  py::array a = py::reinterpret_borrow<py::object>(np.attr("asarray")(h));
-  std::string dt = py::str(a.dtype().attr("name"));
-  std::optional<ops::DType> t = ops::dtypeNamed(dt);
-  if (!t) throw py::type_error("input '" + name + "': dtype " + dt + " is not one shapelab has");
+  py::array a = py::isinstance<py::array>(h) ? py::reinterpret_borrow<py::array>(h) : py::array::ensure(h);
+  if (!a) throw py::type_error("input '" + name + "': not an array (" + std::string(py::str(py::type::handle_of(h).attr("__name__"))) + ")");
+  std::optional<ops::DType> t = dtypeOf(a.dtype());
+  if (!t) throw py::type_error("input '" + name + "': dtype " + std::string(py::str(a.dtype())) + " is not one shapelab has");
   const int flags = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
-  if ((a.flags() & flags) != flags) a = py::reinterpret_steal<py::array>(np.attr("ascontiguousarray")(a).release());
+  if ((a.flags() & flags) != flags || a.dtype().byteorder() == '>') {
+    // One contiguous copy in native order (np.ascontiguousarray; the module outlives every call).
+    static py::object *contiguous = new py::object(py::module_::import("numpy").attr("ascontiguousarray"));
+    a = (*contiguous)(a, py::dtype(ops::spelling(*t)));
+  }
   std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  py::object keep = a; // released with the GIL held
-  auto *held = new py::object(std::move(keep));
+  auto *held = new py::object(a); // released with the GIL held
   return interp::Array::adopt(*t, std::move(shape), const_cast<void *>(a.data()), [held] {
     py::gil_scoped_acquire gil;
     delete held;
@@ -118,21 +135,30 @@ void bindPrograms(py::module_ &m) {
           "Whether an input was declared with this name.")
       .def(
           "evaluate",
-          [](PySession &s, const std::string &name, py::dict sizes, py::dict inputs, bool optimized) -> py::object {
+          [](PySession &s, const std::string &name, py::dict bindings, bool optimized, bool checked) -> py::object {
+            // An input's name takes an array; any other name a size (a Python int).
             Assignment point;
-            for (auto [k, v] : sizes) point.set(py::str(k), Integer::parse(py::str(v)));
             std::map<std::string, interp::Array> arrays;
-            for (auto [k, v] : inputs) {
+            for (auto [k, v] : bindings) {
               const std::string key = py::str(k);
-              arrays.emplace(key, arrayOf(key, v));
+              if (s.session->graph().inputNamed(key)) {
+                arrays.emplace(key, arrayOf(key, v));
+              } else {
+                if (!PyLong_Check(v.ptr()) && !PyIndex_Check(v.ptr()))
+                  throw py::type_error("'" + key + "' is a size, not " + std::string(py::str(py::type::handle_of(v).attr("__name__"))) +
+                                       " (no input has that name)");
+                if (PyBool_Check(v.ptr())) throw py::type_error("'" + key + "' is a size, not a bool");
+                point.set(key, Integer::parse(py::str(py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())))));
+              }
             }
-            std::map<std::string, interp::Array> given = arrays; // views share the buffers
+            std::vector<interp::Array> given; // a result sharing one's buffer is a view of an input
+            for (const auto &[k, a] : arrays) given.push_back(a);
             interp::Array value;
             std::string kind, message;
             {
               py::gil_scoped_release release;
               try {
-                value = s.session->evaluate(name, std::move(point), std::move(arrays), optimized);
+                value = s.session->evaluate(name, std::move(point), std::move(arrays), optimized, checked);
               } catch (const ops::EvalError &e) {
                 kind = ops::EvalError::spelling(e.kind);
                 message = e.what();
@@ -140,10 +166,10 @@ void bindPrograms(py::module_ &m) {
             }
             if (!kind.empty()) return py::make_tuple(py::str(kind), py::str(message));
             bool aliased = false;
-            for (const auto &[k, a] : given) aliased = aliased || value.sharesBuffer(a);
+            for (const interp::Array &a : given) aliased = aliased || value.sharesBuffer(a);
             return numpyOf(std::move(value), aliased);
           },
-          py::arg("name"), py::arg("sizes"), py::arg("inputs"), py::arg("optimized") = false,
+          py::arg("name"), py::arg("bindings"), py::arg("optimized") = false, py::arg("checked") = false,
           "The value of a name as an ndarray, or (error kind, message) where evaluation fails.");
 
   m.def(

@@ -59,7 +59,9 @@ Array Interpreter::runBinary(const Node *n) {
   // result's.
   const Node *a0 = n->inputs[0], *b0 = n->inputs[1];
   DType compute = compare ? ops::resultType({{a0->dtype, a0->weak}, {b0->dtype, b0->weak}}) : n->dtype;
-  Array a = in(0).astype(compute), b = in(1).astype(compute);
+  // Read only: an operand of the compute type is used as it is.
+  auto as = [&](std::size_t i) { return in(i).dtype() == compute ? in(i) : in(i).astype(compute); };
+  const Array a = as(0), b = as(1);
   std::vector<int64_t> oa = offsets(a, out), ob = offsets(b, out);
   dispatch(compute, [&](auto t) {
     using T = decltype(t);

@@ -96,6 +96,11 @@ inline void checkStaticBroadcast(const Node *n, const std::vector<Dims> &shapes,
 /// Element offsets of `a` broadcast to `shape`, in C order.
 inline std::vector<int64_t> offsets(const Array &a, const Dims &shape) {
   std::vector<int64_t> out;
+  if (a.shape() == shape && a.isContiguous()) { // 0, 1, 2, ...: no odometer
+    out.resize(std::size_t(checkedCount(shape)));
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = int64_t(i);
+    return out;
+  }
   out.reserve(std::size_t(checkedCount(shape)));
   a.broadcastTo(shape).forEachOffset([&](int64_t o) { out.push_back(o); });
   return out;

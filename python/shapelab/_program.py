@@ -186,19 +186,14 @@ class Program:
     def rules(self):
         return self._command(":rules").rules
 
-    def eval(self, name, optimized=False, **bindings):
+    def eval(self, name, optimized=False, checked=False, **bindings):
         """The value of the array bound to `name` as an ndarray. Bindings: sizes (ints) and inputs
         (ndarrays, lists, scalars); sizes not given are read from the inputs' shapes, inputs not
         given are seeded. Contiguous inputs are read in place; the result owns shapelab's buffer
         (no copy), and is read-only where it is a view of an input. Raises ShapeError or
-        IndexOutOfBounds (NumPy's ValueError / IndexError, with its message) where NumPy would."""
-        sizes, inputs = {}, {}
-        for k, v in bindings.items():
-            if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and not self._session.is_input(k):
-                sizes[k] = int(v)
-            else:
-                inputs[k] = v
-        out = self._session.evaluate(name, sizes, inputs, optimized)
+        IndexOutOfBounds (NumPy's ValueError / IndexError, with its message) where NumPy would.
+        `checked=True` also checks every kernel's result against its shape rule, as :eval does."""
+        out = self._session.evaluate(name, bindings, optimized, checked)
         if isinstance(out, tuple):
             raise _error_for(*out)
         return out

@@ -428,10 +428,10 @@ class _Tracer:
             shape = tuple(s if isinstance(s, int) else str(s) for s in d["shape"])
             return SymArray(self, text, shape, d["dtype"])
         if kind == "size":
-            try:
-                return int(d["value"])
-            except ValueError:
-                return Size(self, text, d["value"])
+            # A Size even where its value is a constant: its statement may carry a check (d // h
+            # requires h != 0) that the program must keep reading; int() and __index__ give the
+            # constant.
+            return Size(self, text, d["value"])
         if kind == "predicate":
             if d["value"] in ("True", "False"):
                 return d["value"] == "True"
@@ -643,6 +643,7 @@ class Traced:
         self._names = names
         self._structure = structure  # "one" or "tuple"
         self._inputs = inputs        # the function's parameter -> the program's input name
+        self._renamed = any(k != v for k, v in inputs.items())
         self._outputs = None
 
     @property
@@ -666,12 +667,9 @@ class Traced:
     def explain(self, out):
         return self._program.explain(out.name if hasattr(out, "name") else out)
 
-    def _bindings(self, kwargs):
-        return {self._inputs.get(k, k): v for k, v in kwargs.items()}
-
-    def __call__(self, optimized=False, **bindings):
-        b = self._bindings(bindings)
-        values = [self._program.eval(n, optimized=optimized, **b) for n in self._names]
+    def __call__(self, optimized=False, checked=False, **bindings):
+        b = {self._inputs.get(k, k): v for k, v in bindings.items()} if self._renamed else bindings
+        values = [self._program.eval(n, optimized, checked, **b) for n in self._names]
         return values[0] if self._structure == "one" else tuple(values)
 
     def optimize(self):

@@ -91,7 +91,7 @@ def test_traced_function_agrees_with_cli_and_numpy(entry):
                 t(**bindings)
             continue
         for optimized in (False, True):
-            got = t(optimized=optimized, **bindings)
+            got = t(optimized=optimized, checked=True, **bindings)
             wants = want if isinstance(want, tuple) else (want,)
             gots = got if isinstance(got, tuple) else (got,)
             assert len(gots) == len(wants)
@@ -155,6 +155,41 @@ def test_shape_dependent_branches_raise_and_decided_ones_run():
     # sl.ifelse chooses on sizes without a Python branch.
     t = sl.trace(lambda x: sl.ifelse(x.shape[0] > 1, x[1:], x), sl.array(("n",)))
     assert t.outputs[0].status in ("valid", "runtime-check")
+
+
+def test_traced_status_at_each_point_agrees_with_numpy():
+    # Each function traced under assumptions fixing every size is decided there (valid or
+    # error), symbolically; NumPy running it at those sizes must agree. (A size statement whose
+    # value was a constant once lost its division-by-zero check this way.)
+    def heads(x, h):
+        b, t, d = x.shape
+        return x.reshape(b, t, h, d // h).sum(axis=2)
+
+    def strided(s, w, hop):
+        count = (s.shape[0] - w) // hop + 1
+        return s[np.arange(count)[:, None] * hop + np.arange(w)[None, :]]
+
+    def halves(x, k):
+        n = x.shape[0]
+        return x[: n // k] + x[n % k: n % k + n // k]
+
+    cases = [(heads, lambda p: [np.ones((2, 1, p[0])), p[1]], [sl.array(("b", "t", "d")), sl.size("h")], ("d", "h"),
+              {"b": 2, "t": 1}),
+             (strided, lambda p: [np.ones(p[0]), p[1], p[2]], [sl.array(("n",)), sl.size("w"), sl.size("hop")],
+              ("n", "w", "hop"), {}),
+             (halves, lambda p: [np.ones(p[0]), p[1]], [sl.array(("n",)), sl.size("k")], ("n", "k"), {})]
+    import itertools
+    for fn, make, specs, names, fixed in cases:
+        for point in itertools.product(range(4), repeat=len(names)):
+            assume = [f"{k} == {v}" for k, v in zip(names, point)] + [f"{k} == {v}" for k, v in fixed.items()]
+            out = sl.trace(fn, *specs, assume=assume).outputs[0]
+            assert out.status in ("valid", "error"), (fn.__name__, point, out)
+            try:
+                fn(*make(point))
+                numpy_ok = True
+            except (ValueError, IndexError, ZeroDivisionError):
+                numpy_ok = False
+            assert (out.status == "valid") == numpy_ok, (fn.__name__, point, out)
 
 
 def test_unsupported_functions_are_named_and_numpy_is_restored():
