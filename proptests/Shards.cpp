@@ -4,6 +4,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "interp/Threads.h"
 #include "symbolic/Errors.h"
@@ -48,12 +49,14 @@ ShardResult runShard(const ShardOptions &o) {
   std::atomic<int64_t> firstFailure{local}; // no local case at or past it is taken
   std::mutex lock;                           // guards out.failure
   int64_t failedLocal = -1;
+  const unsigned jobs = unsigned(std::max<int64_t>(1, std::min<int64_t>(o.jobs ? o.jobs : 1, std::max<int64_t>(local, 1))));
   auto worker = [&] {
     // One solver per thread: the cases ask much the same questions of n and m. Its memo is
     // cleared now and then so that memory stays bounded on long runs.
-    Solver solver(o.solverOptions);
+    std::optional<Solver> own;
     DifferentialOptions d = o.check;
-    d.solver = &solver;
+    if (!d.solver || jobs > 1) d.solver = &own.emplace(o.solverOptions);
+    Solver &solver = *d.solver;
     int done = 0;
     for (int64_t i; (i = next.fetch_add(1)) < firstFailure.load();) {
       if (++done % 1024 == 0) solver.clearMemo();
@@ -71,7 +74,6 @@ ShardResult runShard(const ShardOptions &o) {
   };
   // A worker's exception (bad solver options, no memory) stops the others before their next case
   // and reaches the caller.
-  const unsigned jobs = unsigned(std::max<int64_t>(1, std::min<int64_t>(o.jobs ? o.jobs : 1, std::max<int64_t>(local, 1))));
   interp::runOnThreads(jobs, worker, [&] { firstFailure.store(-1); });
   out.casesRun = failedLocal >= 0 ? failedLocal + 1 : local;
   out.failedAt = failedLocal >= 0 ? o.shard + failedLocal * o.shards : -1;

@@ -22,7 +22,8 @@ struct ShardOptions {
   uint64_t seed = 1;
   int64_t shard = 0, shards = 1; // this shard holds the cases k with k % shards == shard
   unsigned jobs = 1;
-  DifferentialOptions check;     // its solver is ignored: each thread has its own, so made
+  DifferentialOptions check;     // with jobs == 1, its solver (if any) checks every case, its memo
+                                 // warm from earlier shards; otherwise each thread makes its own
   SolverOptions solverOptions;
   bool perCase = false;          // keep each case's counts in the result (else only totals)
 };

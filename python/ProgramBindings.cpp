@@ -195,6 +195,14 @@ void bindPrograms(py::module_ &m) {
         o.check.mode = parseBroadcastMode(mode);
         o.check.planted = planted;
         o.perCase = true;
+        // One solver per calling thread, kept across shards: a worker's later shards ask it what
+        // its earlier ones asked (one process's run keeps one solver too). Never destroyed: at
+        // exit its memo's expressions would outlive the tables they are interned in.
+        thread_local Solver *solver = nullptr;
+        if (jobs <= 1) {
+          if (!solver) solver = new Solver();
+          o.check.solver = solver;
+        }
         proptests::ShardResult r;
         {
           py::gil_scoped_release release;

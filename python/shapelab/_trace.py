@@ -268,6 +268,22 @@ class SymArray(_Symbolic, np.lib.mixins.NDArrayOperatorsMixin):
         return self._tracer.bind(f"{self._text}.T")
 
     @property
+    def mT(self):
+        return self._tracer.bind(f"np.swapaxes({self._text}, -1, -2)")
+
+    @property
+    def real(self):
+        return self  # the dtypes shapelab has are real
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
     def name(self):
         """The program's expression for this array (a name, or an item of a tuple)."""
         return self._text
