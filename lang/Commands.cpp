@@ -30,7 +30,19 @@ auto Session::Impl::targetText() const -> std::string {
   return line.substr(from, to - from);
 }
 
+auto Session::Impl::refuseUnknownFlags() const -> void {
+  // `--name` after a space, left once the command took the flags it knows: an option it lacks,
+  // not `- (-name)`.
+  for (std::size_t k = at; k + 2 < toks.size() && toks[k].kind != Token::End; ++k) {
+    const Token &a = toks[k], &b = toks[k + 1], &c = toks[k + 2];
+    if (a.kind == Token::Op && a.text == "-" && b.kind == Token::Op && b.text == "-" && b.pos == a.pos + 1 &&
+        c.kind == Token::Name && c.pos == b.pos + 1 && (a.pos == 0 || std::isspace(static_cast<unsigned char>(line[a.pos - 1]))))
+      throw LangError{"unknown option '--" + c.text + "'", a.pos};
+  }
+}
+
 auto Session::Impl::target(std::string &text, bool sizesToo) -> const Node * {
+  refuseUnknownFlags();
   text = targetText();
   std::size_t p = peek().pos;
   Value v = expression();
@@ -137,8 +149,8 @@ auto Session::Impl::commandTable() -> const std::vector<CommandRow> & {
        &Impl::commandOptimize},
       {{"time"}, "  :time NAME [with ...]          median seconds of the reference and the optimized interpreter\n", &Impl::commandEval},
       {{"rules"}, "", &Impl::commandRules},
-      {{"ops"}, "", &Impl::commandOps},
-      {{"help"}, "", &Impl::commandHelp},
+      {{"ops"}, "  :ops [PATTERN]                 the ops (those whose name or signature holds PATTERN)\n", &Impl::commandOps},
+      {{"help"}, "  :help [NAME]                   this text, or one command's or op's (:help reshape)\n", &Impl::commandHelp},
       {{"reset"}, "", &Impl::commandReset},
       {{"quit", "q", "exit"}, "", &Impl::commandQuit},
   };
@@ -159,6 +171,7 @@ auto Session::Impl::helpText() -> const std::string & {
 }
 
 auto Session::Impl::endOfCommand() const -> void {
+  refuseUnknownFlags();
   if (peek().kind != Token::End) fail("unexpected '" + peek().text + "'");
 }
 
@@ -339,11 +352,11 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
     bindings(point, inputs);
   }
   endOfCommand();
-  sizesFromInputs(inputs, point);
-  completePoint(n, point);
   j["command"] = cmd;
   j["name"] = name;
   try {
+    sizesFromInputs(inputs, point);
+    completePoint(n, point);
     interp::InterpreterOptions io = interpreterOptions();
     if (is(cmd, "time")) {
       // Medians of repeated runs, each interpreter fresh (no value reused between runs).
@@ -526,9 +539,23 @@ auto Session::Impl::commandOptimize(CommandCall &call) -> Reply {
 auto Session::Impl::commandOps(CommandCall &call) -> Reply {
   Reply &r = call.reply;
   Json &j = call.json;
-  endOfCommand();
+  // :ops PATTERN: the rows whose name or signature holds it (case-insensitive).
+  std::string pattern;
+  const std::size_t patternAt = peek().pos;
+  if (peek().kind != Token::End) {
+    pattern = line.substr(peek().pos);
+    while (!pattern.empty() && std::isspace(static_cast<unsigned char>(pattern.back()))) pattern.pop_back();
+    at = toks.size() - 1;
+  }
+  auto lower = [](std::string t) {
+    for (char &ch : t) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return t;
+  };
+  const std::string want = lower(pattern);
   Json list = Json::array();
   for (const ops::OpInfo &o : ops::opCatalogue()) {
+    if (!want.empty() && lower(o.name).find(want) == std::string::npos && lower(o.signature).find(want) == std::string::npos)
+      continue;
     Json x;
     x["name"] = o.name;
     x["signature"] = o.signature;
@@ -536,7 +563,9 @@ auto Session::Impl::commandOps(CommandCall &call) -> Reply {
     list.push_back(x);
     r.add("  " + o.signature + "  — " + o.rule);
   }
+  if (!pattern.empty() && list.empty()) failAt("no op's name or signature holds '" + pattern + "' (:ops lists them all)", patternAt);
   j["command"] = "ops";
+  if (!pattern.empty()) j["pattern"] = pattern;
   j["ops"] = list;
   if (options.json) r.set({dumpJson(j)});
   return r;
@@ -545,6 +574,54 @@ auto Session::Impl::commandOps(CommandCall &call) -> Reply {
 auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
   Reply &r = call.reply;
   Json &j = call.json;
+  // :help NAME: a command (its :help lines) or an op (its :ops row: signature and shape rule).
+  if (peek().kind != Token::End) {
+    const std::size_t nameAt = peek().pos;
+    std::string name = line.substr(peek().pos);
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+    at = toks.size() - 1;
+    std::string bare = name;
+    if (bare.rfind("np.", 0) == 0) bare = bare.substr(3);
+    if (!bare.empty() && bare[0] == ':') bare = bare.substr(1);
+    j["command"] = "help";
+    j["name"] = name;
+    for (const CommandRow &row : commandTable())
+      for (const char *n : row.names)
+        if (n && bare == n) {
+          static const std::map<std::string, std::string> brief = {
+              {"rules", "  :rules                         the rewrite rules (name, phase, exact, text)\n"},
+              {"reset", "  :reset                         forget every statement (a new session)\n"},
+              {"quit", "  :quit  :q  :exit               leave (Ctrl-D on an empty line too)\n"}};
+          const std::string text = *row.help ? std::string(row.help) : brief.at(row.names[0]);
+          j["kind"] = "command";
+          j["text"] = text.substr(0, text.size() - 1);
+          if (options.json) r.add(dumpJson(j));
+          else r.add(text.substr(0, text.size() - 1));
+          return r;
+        }
+    // An op by its name, or by another name its signature gives (argsort is in sort's row).
+    const ops::OpInfo *found = nullptr;
+    for (const ops::OpInfo &o : ops::opCatalogue())
+      if (o.name == bare) found = &o;
+    if (!found)
+      for (const ops::OpInfo &o : ops::opCatalogue()) {
+        const std::string &sig = o.signature;
+        for (std::size_t at = sig.find(bare); !found && at != std::string::npos; at = sig.find(bare, at + 1)) {
+          const bool startOk = at == 0 || !(std::isalnum(static_cast<unsigned char>(sig[at - 1])) || sig[at - 1] == '_');
+          const std::size_t e = at + bare.size();
+          const bool endOk = e >= sig.size() || !(std::isalnum(static_cast<unsigned char>(sig[e])) || sig[e] == '_');
+          if (startOk && endOk) found = &o;
+        }
+      }
+    if (!found) failAt("no command or op named '" + name + "' (:help lists the commands, :ops the ops)", nameAt);
+    j["kind"] = "op";
+    j["op"] = found->name;
+    j["signature"] = found->signature;
+    j["rule"] = found->rule;
+    if (options.json) r.add(dumpJson(j));
+    else r.add(found->name + ": " + found->signature + "\n  shape rule: " + found->rule);
+    return r;
+  }
   endOfCommand();
   j["command"] = "help";
   j["text"] = helpText();
@@ -581,9 +658,11 @@ auto Session::Impl::resolve(const std::string &path) const -> std::string {
 }
 
 auto Session::Impl::bindings(Assignment &point, std::map<std::string, Array> &inputs) -> void {
+  std::set<std::string> seen;
   do {
     if (peek().kind != Token::Name || !isOp("=", 1)) fail("expected name=value" + found());
     Token t = peek();
+    if (!seen.insert(t.text).second) fail("'" + t.text + "' is given twice");
     at += 2;
     std::size_t p = peek().pos;
     bool known = false;
@@ -654,17 +733,31 @@ auto Session::Impl::evaluateNode(const Node *n, const Assignment &point, const s
 auto Session::Impl::sizesFromInputs(const std::map<std::string, Array> &inputs, Assignment &point) -> void {
   // A dimension that is one parameter plus a constant names the parameter's value; the others
   // (and a rank that differs) are left to the interpreter, which checks every input's shape.
+  // Two arrays that give one parameter different values are an error naming both.
+  std::map<std::string, std::pair<std::string, Integer>> from; // parameter -> (what gave it, value)
+  auto said = [&](const std::string &name, const Array &value, const Node *in) {
+    return name + ", of shape " + interp::shapeText(value.shape()) + " for " + toString(in->shape) + ",";
+  };
   for (const auto &[name, value] : inputs) {
     const Node *in = graph->inputNamed(name);
     if (!in || in->shape.size() != value.shape().size()) continue;
     for (std::size_t i = 0; i < in->shape.size(); ++i) {
       const std::vector<Expr> ps = parametersOf(in->shape[i]);
-      if (ps.size() != 1 || point.find(ps[0]->name)) continue;
-      const Expr offset = in->shape[i] - ps[0];
-      const std::optional<Integer> c = offset.constantValue();
+      if (ps.size() != 1) continue;
+      const std::string &p = ps[0]->name;
+      const std::optional<Integer> c = (in->shape[i] - ps[0]).constantValue();
       if (!c) continue;
       const Integer v = Integer(value.shape()[i]) - *c;
-      if (v >= Integer(0)) point.set(ps[0]->name, v);
+      if (auto it = from.find(p); it != from.end()) {
+        if (it->second.second != v)
+          throw interp::EvalError(interp::EvalError::Input,
+                                  "the given arrays disagree on " + p + ": " + it->second.first + " gives " + p + " = " +
+                                      it->second.second.toString() + "; " + said(name, value, in) + " gives " + p + " = " +
+                                      v.toString());
+        continue;
+      }
+      from.emplace(p, std::make_pair(said(name, value, in), v));
+      if (!point.find(p) && v >= Integer(0)) point.set(p, v);
     }
   }
 }

@@ -23,7 +23,43 @@ auto Session::Impl::reset() -> void {
 
 Session::Session(Solver &solver, SessionOptions options) : impl_(std::make_unique<Impl>(solver, std::move(options))) {}
 Session::~Session() = default;
-Reply Session::execute(const std::string &line, int lineNumber) { return impl_->execute(line, lineNumber); }
+Reply Session::execute(const std::string &line, int lineNumber) {
+  // Where `;` separates statements: outside strings, brackets and a comment.
+  std::vector<std::size_t> cuts;
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      break;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (c == ';' && depth == 0) {
+      cuts.push_back(i);
+    }
+  }
+  if (cuts.empty()) return impl_->execute(line, lineNumber);
+  // Each statement runs on the line with the others blanked, so that its columns are the line's.
+  Reply all;
+  cuts.push_back(line.size());
+  std::size_t from = 0;
+  for (std::size_t cut : cuts) {
+    std::string masked(line.size(), ' ');
+    masked.replace(from, cut - from, line, from, cut - from);
+    from = cut + 1;
+    if (masked.find_first_not_of(' ') == std::string::npos) continue;
+    all.append(impl_->execute(masked, lineNumber));
+    if (all.quit) break;
+  }
+  return all;
+}
 std::size_t Session::nodeCount() const { return impl_->graph->nodes().size(); }
 const ops::Graph &Session::graph() const { return *impl_->graph; }
 ops::Graph &Session::mutableGraph() { return *impl_->graph; }
@@ -100,6 +136,13 @@ void Reply::add(std::string line) {
 
 void Reply::addLater(std::function<void(std::vector<std::string> &)> make) {
   pieces_.push_back({{}, std::move(make)});
+  lines_.reset();
+}
+
+void Reply::append(Reply &&other) {
+  failed = failed || other.failed;
+  quit = quit || other.quit;
+  for (Piece &p : other.pieces_) pieces_.push_back(std::move(p));
   lines_.reset();
 }
 

@@ -63,6 +63,8 @@ public:
   /// Lines `make` appends when the text is first read, in their place among the others.
   void addLater(std::function<void(std::vector<std::string> &)> make);
   void set(std::vector<std::string> lines);
+  /// Appends another reply's lines (and its failure or quit) after these.
+  void append(Reply &&other);
 
 private:
   struct Piece {
@@ -79,7 +81,8 @@ public:
   ~Session();
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
-  /// Runs one line (1-based `lineNumber`, used in JSON and messages).
+  /// Runs one line (1-based `lineNumber`, used in JSON and messages). `;` outside brackets,
+  /// strings and comments separates statements, run in turn (each one's columns are the line's).
   Reply execute(const std::string &line, int lineNumber);
   /// How many graph nodes the session holds now (for tests and memory checks).
   std::size_t nodeCount() const;

@@ -470,6 +470,8 @@ struct Session::Impl {
   static const std::string &helpText();
   Reply commandShape(CommandCall &call);    // :shape, :explain
   Reply commandDecide(CommandCall &call);   // :decide
+  /// Refuses an option (`--name`) left after a command took the ones it knows.
+  void refuseUnknownFlags() const;
   Reply commandErrors(CommandCall &call);   // :errors
   Reply commandEval(CommandCall &call);     // :eval, :save, :time
   Reply commandGraph(CommandCall &call);    // :graph

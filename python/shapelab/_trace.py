@@ -56,6 +56,7 @@ class ArraySpec:
             shape = (int(shape),)
         self.shape = tuple(int(d) if isinstance(d, (int, np.integer)) else str(d) for d in shape)
         self.dtype = np.dtype(dtype).name
+        self._parameters = self.parameters()  # a malformed dim is a SyntaxError here, with its position
 
     def parameters(self):
         out = []
@@ -418,6 +419,7 @@ class _Tracer:
         self.program = program
         self.counter = 0
         self.namespace = _Namespace(self)
+        self.arguments_named = {}  # id of an argument passed as is -> the traced function's parameter
 
     # Statements.
     def statement(self, line, function=None):
@@ -521,7 +523,9 @@ class _Tracer:
                 raise Unsupported("a concrete array of more than 100000 elements inside a trace")
             dt = "np.bool_" if x.dtype == bool else f"np.{x.dtype.name}"
             return f"np.array({_literal(x)}, dtype={dt})" if x.ndim else f"np.{x.dtype.name}({_literal(x)})"
-        raise TypeError(f"a traced NumPy call was given {type(x).__name__} {x!r}, which shapelab cannot represent")
+        where = self.arguments_named.get(id(x))
+        raise TypeError((f"argument '{where}' of the traced function" if where else "a traced NumPy call's argument") +
+                        f" is {type(x).__name__} {x!r}: not an array, a size or a number shapelab can represent")
 
     def subscript(self, key):
         if not isinstance(key, tuple):
@@ -737,6 +741,7 @@ def trace(fn, *args, assume=(), mode="numpy", seed=0, **kwargs):
                 return SymArray(tracer, iname, spec.shape, spec.dtype)
             if isinstance(spec, SizeSpec):
                 return Size(tracer, spec.name, spec.name)
+            tracer.arguments_named[id(spec)] = name
             return spec
         if isinstance(v, (tuple, list)) and any(isinstance(s, (ArraySpec, SizeSpec)) for s in v):
             call_args[pname] = type(v)(make(s, f"{pname}{i}") for i, s in enumerate(v))

@@ -145,8 +145,8 @@ TEST(Session, ErrorsNameWholeCharactersAndTheCaretCountsColumns) {
   EXPECT_EQ(reply("w = 1 +\xe9"), "error: unexpected character '\\xe9' at column 8\n  w = 1 +\\xe9\n         ^");
   EXPECT_EQ(reply("x = \"\xc3\xa9\" + $"), "error: unexpected character '$' at column 12\n  x = \"\xc3\xa9\" + $\n            ^");
   // Wide characters take two columns.
-  EXPECT_EQ(reply("y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1"),
-            "error: unexpected character ';' at column 14\n  y = \"\xe6\x97\xa5\xe6\x9c\xac\" ; 1\n             ^");
+  EXPECT_EQ(reply("y = \"\xe6\x97\xa5\xe6\x9c\xac\" ` 1"),
+            "error: unexpected character '`' at column 14\n  y = \"\xe6\x97\xa5\xe6\x9c\xac\" ` 1\n             ^");
   lang::SessionOptions so;
   so.json = true;
   lang::Session json(solver, so);
@@ -208,4 +208,40 @@ TEST(Session, AStatusTheClockCutShortIsNotRemembered) {
   EXPECT_GE(solver.stats().unkept, 1u);
   solver.limitTotalTime(0);
   EXPECT_EQ(status(session.execute("w = z", 3)), "error");
+}
+
+// `;` separates statements on one line (not inside brackets, strings or a comment), each with
+// the line's columns.
+TEST(Session, SemicolonsSeparateStatements) {
+  Solver solver;
+  lang::Session session(solver, {});
+  const lang::Reply r = session.execute("param n; x = input((n,), float64); y = x[0:2]  # a; b", 1);
+  ASSERT_FALSE(r.failed) << r.lines().front();
+  ASSERT_NE(session.lookup("y"), nullptr);
+  EXPECT_EQ(toString(session.lookup("y")->shape), "(min(2, n),)");
+  const lang::Reply bad = session.execute("z = x + 1; w = x +", 2);
+  EXPECT_TRUE(bad.failed);
+  EXPECT_NE(session.lookup("z"), nullptr); // the first statement ran
+  ASSERT_GE(bad.lines().size(), 2u);
+  EXPECT_NE(bad.lines()[1].find("at column 19"), std::string::npos) << bad.lines()[1];
+}
+
+// :help NAME (a command or an op, by any name its signature gives), :ops PATTERN, and options
+// a command lacks.
+TEST(Session, HelpOfOneNameOpsByPatternAndUnknownOptions) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n", "x = input((n,), float64)", "y = x + 1"}));
+  lang::Reply h = session.execute(":help argsort", 4);
+  ASSERT_FALSE(h.failed);
+  EXPECT_EQ(h.lines().at(0).rfind("sort: sort(a, axis=-1) / argsort(", 0), 0u) << h.lines().at(0);
+  EXPECT_NE(session.execute(":help :errors", 5).lines().at(0).find("error domain"), std::string::npos);
+  EXPECT_TRUE(refusedWith(session, ":help frobnicate", "no command or op named 'frobnicate'"));
+  lang::Reply o = session.execute(":ops FLIP", 6);
+  ASSERT_EQ(o.lines().size(), 1u);
+  EXPECT_NE(o.lines()[0].find("flip(m, axis=None)"), std::string::npos);
+  EXPECT_TRUE(refusedWith(session, ":ops zzz", "no op's name or signature holds 'zzz'"));
+  EXPECT_TRUE(refusedWith(session, ":optimize y --bogus", "unknown option '--bogus'"));
+  EXPECT_TRUE(refusedWith(session, ":errors --limit", "unknown option '--limit'"));
+  EXPECT_TRUE(refusedWith(session, ":eval y with n=1, n=2", "'n' is given twice"));
 }

@@ -204,8 +204,12 @@ def test_unsupported_functions_are_named_and_numpy_is_restored():
     with pytest.raises(RuntimeError, match="own error"):
         sl.trace(boom, sl.array(("n",)))
     assert np.zeros is zeros and np.zeros(2).tolist() == [0.0, 0.0]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="argument 'o' of the traced function is object"):
         sl.trace(lambda x, o: x + o, sl.array(("n",)), object())
+    with pytest.raises(sl.SyntaxError):
+        sl.array(("n +",))
+    with pytest.raises(sl.SyntaxError):
+        sl.trace(lambda x: x, sl.array(("n",)), assume=["n >="])
 
 
 def test_sizes_creation_functions_methods_and_item_assignment():
@@ -246,6 +250,11 @@ def test_inputs_are_read_in_place_and_results_own_their_buffer():
     assert p.eval("z", x=x[::-1]).tolist() == [8.0, 6.0, 4.0, 2.0, 0.0]  # a strided input is copied
     with pytest.raises(TypeError, match="complex128"):
         p.eval("z", x=np.zeros(3, dtype=complex))
+    # Two arrays that give one size different values: an error naming both.
+    q = sl.Program("param n, m\nx = input((n,), float64)\ny = input((m, n), float64)\nz = x + y")
+    with pytest.raises(sl.Error, match=r"disagree on n: x, of shape \(3,\) for \(n,\), gives n = 3; y, of shape"):
+        q.eval("z", x=np.zeros(3), y=np.zeros((1, 2)))
+    assert q.eval("z", x=np.zeros(2), y=np.ones((4, 2))).shape == (4, 2)
 
 
 def test_program_results_are_the_cli_json():
