@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,14 @@ void addCommonOptions(CLI::App *cmd, CommonOptions &o, unsigned flags);
 Context contextOf(Solver &solver, const CommonOptions &o, SizeDomain domain);
 
 /// Runs `body`, turning user errors into a one-line stderr message and exit code 2.
-int reportErrors(const std::string &command, const std::function<int()> &body);
+/// Runs a command's body; bad input (a syntax error, inconsistent assumptions, any UserError)
+/// is reported on stderr and, with --json, as {"command", "error" (the message), "kind"[, "position"]} on
+/// stdout, with exit code 2.
+int reportErrors(const std::string &command, const std::function<int()> &body, bool json = false);
+/// Reports one failure as reportErrors does (`kind` empty: the message alone on stderr, JSON kind
+/// "input"); returns kExitBadInput.
+int badInput(const std::string &command, const std::string &kind, const std::string &message, bool json,
+             std::optional<std::size_t> position = std::nullopt);
 
 /// Where a command's callback leaves its exit code.
 int &exitCode();

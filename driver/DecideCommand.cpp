@@ -58,7 +58,7 @@ void addDecideCommand(CLI::App &app) {
   cmd->footer(kDecideFooter);
   addCommonOptions(cmd, o->common, kAssume | kJson);
   cmd->add_option("PREDICATE", o->predicate, "the predicate to decide (quote it)")->required();
-  cmd->callback([o] { exitCode() = reportErrors("decide", [&] { return decide(*o); }); });
+  cmd->callback([o] { exitCode() = reportErrors("decide", [&] { return decide(*o); }, o->common.json); });
 }
 
 } // namespace shapelab::driver

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "driver/Command.h"
@@ -59,8 +60,7 @@ int runFile(const ProgramOptions &o) {
   if (!standardInput) file.open(o.file, std::ios::binary);
   std::istream &in = standardInput ? std::cin : file;
   if (!in || (!standardInput && std::filesystem::is_directory(o.file))) {
-    std::cerr << "shapelab run: cannot read '" << o.file << "'\n";
-    return kExitBadInput;
+    return badInput("run", "", "cannot read '" + o.file + "'", o.common.json);
   }
   // Read in bounded pieces: no more than the limit (and one byte to know it was passed).
   std::string content;
@@ -68,12 +68,11 @@ int runFile(const ProgramOptions &o) {
   while (content.size() <= kMaxProgramBytes && in.read(buffer, sizeof buffer).gcount() > 0)
     content.append(buffer, std::size_t(in.gcount()));
   if (content.size() > kMaxProgramBytes) {
-    std::cerr << "shapelab run: '" << o.file << "' is longer than " << (kMaxProgramBytes >> 20) << " MiB; not a program\n";
-    return kExitBadInput;
+    return badInput("run", "", "'" + o.file + "' is longer than " + std::to_string(kMaxProgramBytes >> 20) + " MiB; not a program",
+                    o.common.json);
   }
   if (std::string why = notText(content); !why.empty()) {
-    std::cerr << "shapelab run: '" << o.file << "' is not a program: " << why << "\n";
-    return kExitBadInput;
+    return badInput("run", "", "'" + o.file + "' is not a program: " + why, o.common.json);
   }
   std::ostringstream text;
   text << content;
@@ -98,20 +97,34 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
   bool terminal = isatty(0) && isatty(1);
   if (terminal && !json) std::cout << "shapelab " SHAPELAB_VERSION " — :help for help, :quit to leave\n";
   int number = 0;
-  while (true) {
+  // One line at the prompt (">>> ", or "... " while a statement continues); nullopt at the end.
+  auto read = [&](const char *prompt) -> std::optional<std::string> {
     std::string line;
     if (terminal) {
-      char *raw = readline(">>> ");
-      if (!raw) {
-        std::cout << "\n";
-        break;
-      }
+      char *raw = readline(prompt);
+      if (!raw) return std::nullopt;
       line = raw;
       std::free(raw);
-      if (!line.empty()) add_history(line.c_str());
     } else if (!std::getline(std::cin, line)) {
+      return std::nullopt;
+    }
+    return line;
+  };
+  while (true) {
+    std::optional<std::string> first = read(">>> ");
+    if (!first) {
+      if (terminal) std::cout << "\n";
       break;
     }
+    // A statement continues while a bracket is open or a line ends with `\` (bounded: a
+    // bracket never closed ends the statement at 1,000 lines, which then reports it).
+    std::string line = *first;
+    for (int more = 0; more < 1000 && lang::continuesOnNextLine(line); ++more) {
+      std::optional<std::string> next = read("... ");
+      if (!next) break;
+      line = lang::joinContinuation(line, *next);
+    }
+    if (terminal && !line.empty()) add_history(line.c_str());
     Reply r = session.execute(line, ++number);
     for (const std::string &l : r.lines()) std::cout << l << "\n";
     std::cout.flush();
@@ -128,7 +141,7 @@ void addProgramCommands(CLI::App &app) {
   addCommonOptions(cmd, run->common, kJson | kMode);
   cmd->footer("One statement per line; each error is reported with its line and the run goes on.\n"
               "Exit codes: 0 every statement ran, 1 some statement failed, 2 the file cannot be read.");
-  cmd->callback([run] { exitCode() = reportErrors("run", [&] { return runFile(*run); }); });
+  cmd->callback([run] { exitCode() = reportErrors("run", [&] { return runFile(*run); }, run->common.json); });
 
   auto repl = std::make_shared<ProgramOptions>();
   CLI::App *r = app.add_subcommand("repl", "an interactive session (line editing and history on a terminal)");
@@ -137,7 +150,7 @@ void addProgramCommands(CLI::App &app) {
   r->callback([repl] {
     exitCode() = reportErrors("repl", [&] {
       return runRepl(repl->seed, repl->common.mode, repl->common.json, repl->common.solverOptions(), repl->common.strictLimits);
-    });
+    }, repl->common.json);
   });
 }
 

@@ -158,7 +158,7 @@ void addRewriteCommands(CLI::App &app) {
              "reference interpreter (original) and the optimized one (rewritten): same error kind, dtype, shape\n"
              "and bits; inputs unmodified. A failure is shrunk and printed as a `shapelab run` script.\n"
              "Exit codes: 0 all passed, 1 a case failed, 2 bad options.");
-  pt->callback([p] { exitCode() = reportErrors("proptest", [&] { return proptestCommand(*p); }); });
+  pt->callback([p] { exitCode() = reportErrors("proptest", [&] { return proptestCommand(*p); }, p->common.json); });
 
   auto o = std::make_shared<RulesOptions>();
   CLI::App *cmd = app.add_subcommand("rules", "the rewrite rules; with --check, each rule's class for all shapes");
@@ -170,7 +170,7 @@ void addRewriteCommands(CLI::App &app) {
               "\"class\": \"strict\"|\"valid-graph\"|\"unsound\", \"witness\": null or {\"program\", \"point\", \"reason\"},\n"
               "\"instances\", \"applications\".\n"
               "Exit codes: 0 listed (and no rule unsound), 1 some rule is unsound, 2 the rule file does not load.");
-  cmd->callback([o] { exitCode() = reportErrors("rules", [&] { return rulesCommand(*o); }); });
+  cmd->callback([o] { exitCode() = reportErrors("rules", [&] { return rulesCommand(*o); }, o->common.json); });
 }
 
 } // namespace shapelab::driver

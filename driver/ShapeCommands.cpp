@@ -288,7 +288,7 @@ CLI::App *command(CLI::App &app, const std::string &name, const std::string &sum
                   const std::string &details, std::shared_ptr<Options> o, int (*run)(const Options &)) {
   CLI::App *cmd = app.add_subcommand(name, summary);
   cmd->description(summary + "\n" + details);
-  cmd->callback([o, run, name] { exitCode() = reportErrors(name, [&] { return run(*o); }); });
+  cmd->callback([o, run, name] { exitCode() = reportErrors(name, [&] { return run(*o); }, o->common.json); });
   return cmd;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "driver/Command.h"
+#include "lang/Json.h"
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
 
@@ -52,17 +53,30 @@ Context contextOf(Solver &solver, const CommonOptions &o, SizeDomain domain) {
   return solver.makeContext(assumptions, domain);
 }
 
-int reportErrors(const std::string &command, const std::function<int()> &body) {
+int badInput(const std::string &command, const std::string &kind, const std::string &message, bool json,
+             std::optional<std::size_t> position) {
+  std::cerr << "shapelab " << command << ": " << (kind.empty() ? "" : kind + ": ") << message << "\n";
+  if (json) {
+    lang::Json j;
+    j["command"] = command;
+    j["error"] = message;
+    j["kind"] = kind.empty() ? "input" : kind;
+    if (position) j["position"] = *position;
+    std::cout << lang::dumpJson(j) << "\n";
+  }
+  return kExitBadInput;
+}
+
+int reportErrors(const std::string &command, const std::function<int()> &body, bool json) {
   try {
     return body();
   } catch (const SyntaxError &e) {
-    std::cerr << "shapelab " << command << (e.tooLarge() ? ": input too large: " : ": syntax error: ") << e.render() << "\n";
+    return badInput(command, e.tooLarge() ? "input too large" : "syntax error", e.render(), json, e.position());
   } catch (const InconsistentAssumptions &e) {
-    std::cerr << "shapelab " << command << ": inconsistent assumptions: " << e.what() << "\n";
+    return badInput(command, "inconsistent assumptions", e.what(), json);
   } catch (const UserError &e) {
-    std::cerr << "shapelab " << command << ": error: " << e.what() << "\n";
+    return badInput(command, "error", e.what(), json);
   }
-  return kExitBadInput;
 }
 
 int &exitCode() {

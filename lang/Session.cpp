@@ -23,28 +23,51 @@ auto Session::Impl::reset() -> void {
 
 Session::Session(Solver &solver, SessionOptions options) : impl_(std::make_unique<Impl>(solver, std::move(options))) {}
 Session::~Session() = default;
-Reply Session::execute(const std::string &line, int lineNumber) {
-  // Where `;` separates statements: outside strings, brackets and a comment.
+namespace {
+/// A line read as Python reads it: where `;` separates statements (outside strings, brackets and
+/// a comment), how many brackets stay open at its end, and whether it ends with `\`.
+struct LineScan {
   std::vector<std::size_t> cuts;
   int depth = 0;
+  bool backslash = false;
+};
+
+LineScan scanLine(const std::string &line) {
+  LineScan s;
   char quote = 0;
+  std::size_t last = std::string::npos; // the last character outside strings and the comment
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quote) {
       if (c == '\\') ++i;
       else if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '#') {
-      break;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    } else if (c == ';' && depth == 0) {
-      cuts.push_back(i);
+      continue;
     }
+    if (c == '#') break;
+    if (!std::isspace(static_cast<unsigned char>(c))) last = i;
+    if (c == '\'' || c == '"') quote = c;
+    else if (c == '(' || c == '[' || c == '{') ++s.depth;
+    else if (c == ')' || c == ']' || c == '}') --s.depth;
+    else if (c == ';' && s.depth == 0) s.cuts.push_back(i);
   }
+  s.backslash = !quote && last != std::string::npos && line[last] == '\\';
+  return s;
+}
+} // namespace
+
+bool continuesOnNextLine(const std::string &text) {
+  const LineScan s = scanLine(text);
+  return s.depth > 0 || s.backslash;
+}
+
+std::string joinContinuation(std::string text, const std::string &next) {
+  const LineScan s = scanLine(text);
+  if (s.backslash) text.erase(text.find_last_of('\\'));
+  return text + " " + next;
+}
+
+Reply Session::execute(const std::string &line, int lineNumber) {
+  std::vector<std::size_t> cuts = scanLine(line).cuts;
   if (cuts.empty()) return impl_->execute(line, lineNumber);
   // Each statement runs on the line with the others blanked, so that its columns are the line's.
   Reply all;

@@ -111,6 +111,12 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+/// Whether a line read at a prompt continues on the next (a bracket left open, or a final `\`
+/// outside strings and comments), as Python's prompt reads it.
+bool continuesOnNextLine(const std::string &text);
+/// The line with its continuation appended (the final `\` dropped).
+std::string joinContinuation(std::string text, const std::string &next);
+
 /// Runs a script: every line through one Session, replies to `out`. Returns the number of
 /// statements that failed.
 int runScript(Solver &solver, const std::string &text, SessionOptions options, std::ostream &out,

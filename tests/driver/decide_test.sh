@@ -20,6 +20,10 @@ check human 0 'holds when: n == 2*m' $S decide 'n == 2*m'
 check syntax 2 '^' $S decide 'n + * 2'
 check syntax-msg 2 "expected an expression, found '*' at column 5" $S decide 'n + * 2' --json
 check reserved 2 'reserved' $S decide '_x > 1'
+# With --json, bad input is also a JSON object on stdout (the text stays on stderr).
+check json-error 2 '{"command": "decide", "error": "expected an expression, found '"'"'*'"'"' at column 5' $S decide 'n + * 2' --json
+check json-error-kind 2 '"kind": "inconsistent assumptions"' $S decide --assume 'n < 0' 'n > 1' --json
+check json-run-unreadable 2 '{"command": "run", "error": "cannot read '"'"'/nonexistent/x.shl'"'"'", "kind": "input"}' $S run --json /nonexistent/x.shl
 check inconsistent 2 'inconsistent assumptions' $S decide --assume 'n < 0' 'n > 1'
 check usage 2 'PREDICATE is required' $S decide
 check unknown-option 2 'argument was not expected: --frobnicate' $S decide --frobnicate 'n > 1'
