@@ -4,6 +4,7 @@
 #include <editline/readline.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -96,6 +97,17 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
   Session session(solver, s);
   bool terminal = isatty(0) && isatty(1);
   if (terminal && !json) std::cout << "shapelab " SHAPELAB_VERSION " — :help for help, :quit to leave\n";
+  // History kept across sessions on a terminal: $SHAPELAB_HISTORY, else ~/.shapelab_history
+  // (the last 1,000 lines; written after each line, so a killed session keeps it).
+  std::string historyFile;
+  if (terminal) {
+    if (const char *h = std::getenv("SHAPELAB_HISTORY")) historyFile = h;
+    else if (const char *home = std::getenv("HOME")) historyFile = std::string(home) + "/.shapelab_history";
+    if (!historyFile.empty()) {
+      stifle_history(1000);
+      read_history(historyFile.c_str()); // absent the first time
+    }
+  }
   int number = 0;
   // One line at the prompt (">>> ", or "... " while a statement continues); nullopt at the end.
   auto read = [&](const char *prompt) -> std::optional<std::string> {
@@ -124,7 +136,10 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
       if (!next) break;
       line = lang::joinContinuation(line, *next);
     }
-    if (terminal && !line.empty()) add_history(line.c_str());
+    if (terminal && !line.empty()) {
+      add_history(line.c_str());
+      if (!historyFile.empty()) write_history(historyFile.c_str()); // a failure to write loses only history
+    }
     Reply r = session.execute(line, ++number);
     for (const std::string &l : r.lines()) std::cout << l << "\n";
     std::cout.flush();

@@ -7,11 +7,22 @@ import select
 import sys
 import time
 
+import tempfile
+
 shapelab = sys.argv[1]
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ["TERM"] = "xterm"
-    os.execv(shapelab, [shapelab, "repl"])
+history = os.path.join(tempfile.mkdtemp(), "history")  # this test's own, not the user's
+
+
+def start():
+    p, f = pty.fork()
+    if p == 0:
+        os.environ["TERM"] = "xterm"
+        os.environ["SHAPELAB_HISTORY"] = history
+        os.execv(shapelab, [shapelab, "repl"])
+    return p, f
+
+
+pid, fd = start()
 
 output = b""
 
@@ -69,4 +80,15 @@ send(":quit\r")
 _, status = os.waitpid(pid, 0)
 if os.waitstatus_to_exitcode(status) != 0:
     raise SystemExit("FAIL: exit status %d" % os.waitstatus_to_exitcode(status))
-print("ok   repl through a pseudo-terminal (editing, history recall, errors, continuation lines, ';', :help NAME, :quit)")
+# A second session recalls the first one's lines (the last was ":help reshape").
+os.close(fd)
+pid, fd = start()
+output = b""
+read_until(b">>> ")
+send("\x1b[A\x1b[A\x1b[A\r")  # three lines back (":quit", ":help reshape"): "a = x[0]; b = a + 1", x unknown here
+read_until(b"name 'x' is not defined")
+send(":quit\r")
+_, status = os.waitpid(pid, 0)
+if os.waitstatus_to_exitcode(status) != 0:
+    raise SystemExit("FAIL: second session's exit status %d" % os.waitstatus_to_exitcode(status))
+print("ok   repl through a pseudo-terminal (editing, history recall, errors, continuation lines, ';', :help NAME, history kept across sessions, :quit)")
