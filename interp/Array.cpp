@@ -276,4 +276,77 @@ std::string Array::toString() const {
   return out;
 }
 
+std::string Array::printed(std::size_t indent) const {
+  // NumPy's conventions (np.array2string): beyond 1,000 elements each axis shows its first and
+  // last 3 entries around "...", rows of 2 or more dimensions on their own lines (a blank line
+  // between blocks of 3 or more), lines wrapped at 75 columns, bools True/False.
+  constexpr int64_t kThreshold = 1000, kEdge = 3;
+  constexpr std::size_t kWidth = 75;
+  const bool summarize = size() > kThreshold;
+  auto element = [&](int64_t off) {
+    std::string out;
+    dispatch(dtype_, [&](auto t) {
+      using T = decltype(t);
+      T v = base<T>()[off];
+      if constexpr (std::is_same_v<T, bool>) out = v ? "True" : "False";
+      else if constexpr (std::is_same_v<T, double>) out = formatDouble(v);
+      else if constexpr (std::is_same_v<T, float>) out = formatFloat(v);
+      else if constexpr (std::is_same_v<T, ops::Half>) out = formatHalf(v);
+      else out = std::to_string(v);
+    });
+    return out;
+  };
+  std::string out;
+  std::size_t column = indent; // where the current line is
+  std::function<void(std::size_t, int64_t)> rec = [&](std::size_t dim, int64_t off) {
+    if (dim == shape_.size()) {
+      const std::string e = element(off);
+      out += e;
+      column += e.size();
+      return;
+    }
+    out += "[";
+    ++column;
+    const int64_t n = shape_[dim];
+    const bool inner = dim + 1 == shape_.size();
+    const std::size_t hang = indent + dim + 1; // under this dimension's first element
+    for (int64_t i = 0; i < n; ++i) {
+      if (summarize && n > 2 * kEdge && i == kEdge) {
+        // The elided middle, in place of an element (the next one's separator follows it).
+        if (inner) {
+          out += ", ...";
+          column += 5;
+        } else {
+          out += "," + std::string(shape_.size() - dim - 1, '\n') + std::string(hang, ' ') + "...";
+          column = hang + 3;
+        }
+        i = n - kEdge - 1;
+        continue;
+      }
+      if (i) {
+        if (inner) {
+          out += ",";
+          // The next element and its separator must fit in the line, else a new line.
+          const std::string next = element(off + i * strides_[dim]);
+          if (column + 2 + next.size() + 1 > kWidth) {
+            out += "\n" + std::string(hang, ' ');
+            column = hang;
+          } else {
+            out += " ";
+            column += 2;
+          }
+        } else {
+          out += "," + std::string(shape_.size() - dim - 1, '\n') + std::string(hang, ' ');
+          column = hang;
+        }
+      }
+      rec(dim + 1, off + i * strides_[dim]);
+    }
+    out += "]";
+    ++column;
+  };
+  rec(0, offset_);
+  return out;
+}
+
 } // namespace shapelab::interp

@@ -83,6 +83,10 @@ public:
   bool identical(const Array &o) const;
   /// "[[1.0, 2.0], [3.0, 4.0]]" — floats in shortest round-trip form, nan/inf as in NumPy.
   std::string toString() const;
+  /// As NumPy prints it for a person (np.array2string's conventions: summarised beyond 1,000
+  /// elements, rows on lines of their own, wrapped at 75 columns, True/False); continuation lines
+  /// start at column `indent` (the width of what precedes the value on its first line).
+  std::string printed(std::size_t indent = 0) const;
 
 private:
   Array(DType dtype, std::vector<int64_t> shape, bool zeroed);

@@ -402,9 +402,13 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
       j["value"] = valueJson(value);
     }
     if (options.json) r.add(dumpJson(j));
-    else if (is(cmd, "eval"))
-      r.add(name + " = " + value.toString() + "  (" + ops::spelling(value.dtype()) + ", shape " + interp::shapeText(value.shape()) + ")");
-    else
+    else if (is(cmd, "eval")) {
+      // A long expression puts a value of several lines on lines of its own.
+      const std::string one = value.printed(name.size() + 3);
+      const bool below = name.size() > 21 && one.find('\n') != std::string::npos;
+      r.add(name + (below ? " =\n  " + value.printed(2) : " = " + one) + "  (" + ops::spelling(value.dtype()) +
+            ", shape " + interp::shapeText(value.shape()) + ")");
+    } else
       r.add("saved " + name + " " + interp::shapeText(value.shape()) + " " + ops::spelling(value.dtype()) + " to " + path);
   } catch (const interp::EvalError &e) {
     r.failed = true;

@@ -300,3 +300,29 @@ RC_GTEST_PROP(Interpreter, SortAndArgsortFollowTheirDefinition, ()) {
     }
   }
 }
+
+// Values printed for a person follow np.array2string's conventions: rows on lines of their own
+// (a blank line between blocks), summarised beyond 1,000 elements with 3 edge items, wrapped at
+// 75 columns, True/False.
+TEST(Array, PrintedAsNumpyPrintsForAPerson) {
+  interp::Array b(ops::DType::Bool, {2});
+  b.base<bool>()[1] = true;
+  EXPECT_EQ(b.printed(), "[False, True]");
+  interp::Array m(ops::DType::Int64, {2, 2, 2});
+  for (int64_t i = 0; i < 8; ++i) m.base<int64_t>()[i] = i;
+  EXPECT_EQ(m.printed(4), "[[[0, 1],\n      [2, 3]],\n\n     [[4, 5],\n      [6, 7]]]");
+  interp::Array big(ops::DType::Int64, {2000});
+  for (int64_t i = 0; i < 2000; ++i) big.base<int64_t>()[i] = i;
+  EXPECT_EQ(big.printed(), "[0, 1, 2, ..., 1997, 1998, 1999]");
+  interp::Array rows(ops::DType::Int64, {500, 3});
+  EXPECT_EQ(rows.printed(), "[[0, 0, 0],\n [0, 0, 0],\n [0, 0, 0],\n ...,\n [0, 0, 0],\n [0, 0, 0],\n [0, 0, 0]]");
+  interp::Array wide(ops::DType::Float64, {12});
+  for (int64_t i = 0; i < 12; ++i) wide.base<double>()[i] = 0.1 * double(i + 1);
+  const std::string w = wide.printed();
+  for (std::size_t start = 0, end; start < w.size(); start = end + 1) {
+    end = w.find('\n', start);
+    if (end == std::string::npos) end = w.size();
+    EXPECT_LE(end - start, 75u) << w;
+  }
+  EXPECT_NE(w.find('\n'), std::string::npos) << w; // 12 doubles do not fit in 75 columns
+}

@@ -665,7 +665,7 @@ TEST(Programs, CommandsShowPythonScalarsBoundToNames) {
   const lang::Reply e = session.execute(":eval eps", 4);
   ASSERT_FALSE(e.failed) << e.lines().at(0);
   EXPECT_EQ(e.lines().at(0), "eps = 1e-05  (float64, shape ())");
-  EXPECT_EQ(session.execute(":eval flag", 5).lines().at(0), "flag = true  (bool, shape ())");
+  EXPECT_EQ(session.execute(":eval flag", 5).lines().at(0), "flag = True  (bool, shape ())");
   EXPECT_EQ(session.execute(":eval s", 6).lines().at(0), "s = 3  (int64, shape ())");
   const lang::Reply x = session.execute(":explain eps", 7);
   ASSERT_FALSE(x.failed) << x.lines().at(0);
@@ -686,11 +686,11 @@ TEST(Programs, LogAddExpIsNumpys) {
   const std::string with = " with n=8, a=[0.0, 1.0, -inf, inf, -inf, nan, 1e-300, 800.0], b=[0.0, 2.0, -inf, 1.0, 3.0, 1.0, -5.0, 799.0]";
   for (const char *opt : {"", " --opt"}) {
     EXPECT_EQ(session.execute(std::string(":eval c") + opt + with, 10).lines().at(0),
-              "c = [0.6931471805599453, 2.313261687518223, -inf, inf, 3.0, nan, 0.006715348489118068, 800.3132616875182]  "
-              "(float64, shape (8,))");
+              "c = [0.6931471805599453, 2.313261687518223, -inf, inf, 3.0, nan,\n"
+              "     0.006715348489118068, 800.3132616875182]  (float64, shape (8,))");
     EXPECT_EQ(session.execute(std::string(":eval d") + opt + with, 11).lines().at(0),
-              "d = [1.0, 2.584962500721156, -inf, inf, 3.0, nan, 0.044394119358453436, 800.5849625007212]  "
-              "(float64, shape (8,))");
+              "d = [1.0, 2.584962500721156, -inf, inf, 3.0, nan, 0.044394119358453436,\n"
+              "     800.5849625007212]  (float64, shape (8,))");
   }
   EXPECT_EQ(session.execute(":eval g with f=[1.5]", 12).lines().at(0), "g = [2.636871]  (float32, shape (1,))");
   EXPECT_EQ(session.lookup("h")->dtype, ops::DType::Float64);

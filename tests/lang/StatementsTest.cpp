@@ -179,5 +179,5 @@ TEST(Statements, AnInferredReshapeDimensionDividesPolynomiallyAndUnderAssumedEqu
   EXPECT_EQ(r.substr(0, r.find('\n')), "k: (b, t, h, q) float64, runtime-check: b*h*t >= 1"); // NumPy: -1 beside a 0
   s.execute("y = input((2*n**2 + 2*n,), float64)", 5);
   EXPECT_EQ(joined(s.execute("w = y.reshape(n + 1, -1)", 6)), "w: (n + 1, 2*n) float64, valid\n");
-  EXPECT_EQ(joined(s.execute(":eval w with n=1, y=[1.0, 2.0, 3.0, 4.0]", 7)), "w = [[1.0, 2.0], [3.0, 4.0]]  (float64, shape (2, 2))\n");
+  EXPECT_EQ(joined(s.execute(":eval w with n=1, y=[1.0, 2.0, 3.0, 4.0]", 7)), "w = [[1.0, 2.0],\n     [3.0, 4.0]]  (float64, shape (2, 2))\n");
 }
