@@ -338,7 +338,7 @@ class SymArray(_Symbolic, np.lib.mixins.NDArrayOperatorsMixin):
 
     # Methods: each one NumPy's, by name, as a statement.
     def __getattr__(self, attr):
-        if attr.startswith("__"):
+        if attr.startswith("_"):  # protocols and front ends' probes (_repr_html_): not NumPy methods
             raise AttributeError(attr)
 
         def method(*args, **kwargs):
