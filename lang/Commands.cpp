@@ -148,6 +148,9 @@ auto Session::Impl::commandTable() -> const std::vector<CommandRow> & {
        "                                 :optimize NAME rewrites it without flags (strict, bit for bit)\n",
        &Impl::commandOptimize},
       {{"time"}, "  :time NAME [with ...]          median seconds of the reference and the optimized interpreter\n", &Impl::commandEval},
+      {{"load"}, "  :load FILE                     run a script's lines in this session\n", &Impl::commandLoad},
+      {{"save-session"}, "  :save-session FILE             write the statements so far as a script `shapelab run` replays\n",
+       &Impl::commandSaveSession},
       {{"rules"}, "", &Impl::commandRules},
       {{"ops"}, "  :ops [PATTERN]                 the ops (those whose name or signature holds PATTERN)\n", &Impl::commandOps},
       {{"help"}, "  :help [NAME]                   this text, or one command's or op's (:help reshape)\n", &Impl::commandHelp},
@@ -181,6 +184,12 @@ auto Session::Impl::command(int lineNumber) -> Reply {
   CommandCall call;
   call.name = peek().text, call.pos = peek().pos, call.json = lineJson(lineNumber), call.lineNumber = lineNumber;
   ++at;
+  // A hyphenated name (save-session): its parts written together.
+  while (isOp("-") && peek(1).kind == Token::Name && peek().pos == call.pos + call.name.size() &&
+         peek(1).pos == peek().pos + 1) {
+    call.name += "-" + peek(1).text;
+    at += 2;
+  }
   for (const CommandRow &row : commandTable())
     for (const char *name : row.names)
       if (name && call.name == name) return (this->*row.run)(call);
@@ -419,6 +428,88 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
     if (options.json) r.add(dumpJson(j));
     else r.add(std::string(interp::EvalError::spelling(e.kind)) + " error: " + e.what());
   }
+  return r;
+}
+
+auto Session::Impl::commandLoad(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  Json &j = call.json;
+  // The file name: a string, or the rest of the line.
+  std::string path;
+  const std::size_t p = peek().pos;
+  if (peek().kind == Token::String) {
+    path = peek().text;
+    ++at;
+    endOfCommand();
+  } else {
+    if (peek().kind == Token::End) fail("expected a file name after :load");
+    path = line.substr(p);
+    while (!path.empty() && std::isspace(static_cast<unsigned char>(path.back()))) path.pop_back();
+  }
+  if (loading >= 16) failAt("scripts loaded 16 deep: a script that loads itself?", p);
+  std::ifstream in(resolve(path), std::ios::binary);
+  if (!in) failAt("cannot read '" + path + "'", p);
+  // Each statement as the prompt reads it (continuation lines joined), numbered by its first line.
+  std::vector<std::pair<int, std::string>> statementsRead;
+  {
+    std::string text;
+    int number = 0;
+    while (std::getline(in, text)) {
+      const int first = ++number;
+      for (int more = 0; more < 1000 && continuesOnNextLine(text); ++more) {
+        std::string next;
+        if (!std::getline(in, next)) break;
+        ++number;
+        text = joinContinuation(text, next);
+      }
+      statementsRead.emplace_back(first, text);
+    }
+  }
+  ++loading;
+  struct Unload {
+    int &n;
+    ~Unload() { --n; }
+  } unload{loading};
+  int failed = 0;
+  for (const auto &[number, text] : statementsRead) {
+    Reply one = executeLine(text, number);
+    if (one.failed) ++failed;
+    for (const std::string &l : one.lines()) r.add(one.failed && !options.json ? path + ":" + std::to_string(number) + ": " + l : l);
+    if (one.quit) break;
+  }
+  j["command"] = "load";
+  j["path"] = path;
+  j["statements"] = statementsRead.size();
+  j["failed"] = failed;
+  if (options.json) r.add(dumpJson(j));
+  else r.add("loaded " + path + ": " + std::to_string(statementsRead.size()) + " statements" +
+             (failed ? ", " + std::to_string(failed) + " failed" : ""));
+  return r; // the statements' own errors are reported in place (file:line), the load itself ran
+}
+
+auto Session::Impl::commandSaveSession(CommandCall &call) -> Reply {
+  Reply &r = call.reply;
+  Json &j = call.json;
+  std::string path;
+  const std::size_t p = peek().pos;
+  if (peek().kind == Token::String) {
+    path = peek().text;
+    ++at;
+    endOfCommand();
+  } else {
+    if (peek().kind == Token::End) fail("expected a file name after :save-session");
+    path = line.substr(p);
+    while (!path.empty() && std::isspace(static_cast<unsigned char>(path.back()))) path.pop_back();
+  }
+  std::ofstream out(path, std::ios::binary);
+  for (const std::string &s : transcript) out << s << "\n";
+  out.close();
+  if (!out) failAt("cannot write '" + path + "'", p);
+  j["command"] = "save-session";
+  j["path"] = path;
+  j["statements"] = transcript.size();
+  if (options.json) r.add(dumpJson(j));
+  else r.add("saved " + std::to_string(transcript.size()) + " statements to " + path);
   return r;
 }
 

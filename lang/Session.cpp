@@ -12,6 +12,7 @@ auto Session::Impl::reset() -> void {
   names.clear();
   optimized.clear();
   paramsRead.clear();
+  transcript.clear();
   statements.clear();
   statementOrigins.clear();
   arrayStatusMemo.clear(); // before the graph: its keys hold the graph's pending lists
@@ -66,9 +67,17 @@ std::string joinContinuation(std::string text, const std::string &next) {
   return text + " " + next;
 }
 
-Reply Session::execute(const std::string &line, int lineNumber) {
+Reply Session::execute(const std::string &line, int lineNumber) { return impl_->executeLine(line, lineNumber); }
+
+auto Session::Impl::executeLine(const std::string &line, int lineNumber) -> Reply {
+  // A statement that ran joins the transcript (:save-session); commands do not.
+  auto recorded = [this](const std::string &text, Reply r) {
+    const std::size_t a = text.find_first_not_of(' '), b = text.find_last_not_of(' ');
+    if (!r.failed && a != std::string::npos && text[a] != ':' && text[a] != '#') transcript.push_back(text.substr(a, b - a + 1));
+    return r;
+  };
   std::vector<std::size_t> cuts = scanLine(line).cuts;
-  if (cuts.empty()) return impl_->execute(line, lineNumber);
+  if (cuts.empty()) return recorded(line, execute(line, lineNumber));
   // Each statement runs on the line with the others blanked, so that its columns are the line's.
   Reply all;
   cuts.push_back(line.size());
@@ -78,7 +87,7 @@ Reply Session::execute(const std::string &line, int lineNumber) {
     masked.replace(from, cut - from, line, from, cut - from);
     from = cut + 1;
     if (masked.find_first_not_of(' ') == std::string::npos) continue;
-    all.append(impl_->execute(masked, lineNumber));
+    all.append(recorded(masked, execute(masked, lineNumber)));
     if (all.quit) break;
   }
   return all;

@@ -430,6 +430,10 @@ struct Session::Impl {
   void assign(const std::vector<std::string> &targets, Value v, int lineNumber, Reply &r, bool bare = false);
 
   Reply execute(const std::string &text, int lineNumber);
+  /// execute() for each statement of a line `;` separates (Session::execute).
+  Reply executeLine(const std::string &text, int lineNumber);
+  std::vector<std::string> transcript; // the statements that ran, for :save-session
+  int loading = 0;                     // :load's nesting
 
   Reply error(const std::string &message, std::size_t position, int lineNumber);
 
@@ -470,6 +474,8 @@ struct Session::Impl {
   static const std::string &helpText();
   Reply commandShape(CommandCall &call);    // :shape, :explain
   Reply commandDecide(CommandCall &call);   // :decide
+  Reply commandLoad(CommandCall &call);        // :load FILE
+  Reply commandSaveSession(CommandCall &call); // :save-session FILE
   /// Refuses an option (`--name`) left after a command took the ones it knows.
   void refuseUnknownFlags() const;
   Reply commandErrors(CommandCall &call);   // :errors

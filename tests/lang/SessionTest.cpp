@@ -1,5 +1,7 @@
 // The session (lang/Session.h): replies, status memo, columns and carets, UTF-8.
 
+#include <fstream>
+
 #include "tests/lang/ProgramFixtures.h"
 
 using namespace shapelab;
@@ -244,4 +246,34 @@ TEST(Session, HelpOfOneNameOpsByPatternAndUnknownOptions) {
   EXPECT_TRUE(refusedWith(session, ":optimize y --bogus", "unknown option '--bogus'"));
   EXPECT_TRUE(refusedWith(session, ":errors --limit", "unknown option '--limit'"));
   EXPECT_TRUE(refusedWith(session, ":eval y with n=1, n=2", "'n' is given twice"));
+}
+
+// :load runs a script's statements in the session (continuation lines joined, errors reported
+// with the file's line and the rest run); :save-session writes the statements that ran as a
+// script that a fresh session replays to the same names and shapes.
+TEST(Session, LoadAndSaveSession) {
+  const std::string dir = ::testing::TempDir();
+  const std::string script = dir + "/load_me.shl", saved = dir + "/saved.shl";
+  {
+    std::ofstream f(script);
+    f << "param n\nx = input((n,\n           2), float64)\ny = x.sum(axis=0)\nz = x +\nw = y * 2  # after an error\n";
+  }
+  Solver solver;
+  lang::Session session(solver, {});
+  const lang::Reply r = session.execute(":load " + script, 1);
+  ASSERT_FALSE(r.lines().empty());
+  EXPECT_NE(r.lines().back().find("5 statements, 1 failed"), std::string::npos) << r.lines().back();
+  bool located = false;
+  for (const std::string &l : r.lines()) located |= l.find("load_me.shl:5: error") != std::string::npos;
+  EXPECT_TRUE(located);
+  ASSERT_NE(session.lookup("w"), nullptr);
+  ASSERT_FALSE(session.execute("v = w + x[0]; :save-session " + saved, 2).failed);
+  lang::Session fresh(solver, {});
+  std::ifstream in(saved);
+  int k = 0;
+  for (std::string l; std::getline(in, l);) ASSERT_FALSE(fresh.execute(l, ++k).failed) << l;
+  EXPECT_EQ(k, 5); // param, x, y, w, v: not the failed statement, not the commands
+  for (const char *name : {"x", "y", "w", "v"})
+    EXPECT_EQ(toString(fresh.lookup(name)->shape), toString(session.lookup(name)->shape)) << name;
+  EXPECT_TRUE(refusedWith(session, ":load /nonexistent/x.shl", "cannot read '/nonexistent/x.shl'"));
 }
