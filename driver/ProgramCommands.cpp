@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -87,6 +88,24 @@ int runFile(const ProgramOptions &o) {
 
 } // namespace
 
+namespace {
+// Tab completion (libedit's readline hooks): the session the prompt serves, and the matches of
+// the word being completed, handed out one by one.
+const Session *completing = nullptr;
+std::vector<std::string> matches;
+
+char *nextMatch(const char *text, int state) {
+  if (state == 0) matches = completing ? completing->completions(text) : std::vector<std::string>{};
+  if (std::size_t(state) >= matches.size()) return nullptr;
+  return strdup(matches[std::size_t(state)].c_str());
+}
+
+char **complete(const char *text, int, int) {
+  rl_attempted_completion_over = 1; // no file names in place of ours
+  return rl_completion_matches(text, nextMatch);
+}
+} // namespace
+
 int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptions &solverOptions, bool strictLimits) {
   Solver solver(solverOptions);
   SessionOptions s;
@@ -96,6 +115,11 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
   s.strictLimits = strictLimits;
   Session session(solver, s);
   bool terminal = isatty(0) && isatty(1);
+  if (terminal) {
+    completing = &session;
+    rl_attempted_completion_function = complete;
+    rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{(,[+-*/%~"; // '.' and ':' stay in a word
+  }
   if (terminal && !json) std::cout << "shapelab " SHAPELAB_VERSION " — :help for help, :quit to leave\n";
   // History kept across sessions on a terminal: $SHAPELAB_HISTORY, else ~/.shapelab_history
   // (the last 1,000 lines; written after each line, so a killed session keeps it).

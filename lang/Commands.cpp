@@ -431,6 +431,32 @@ auto Session::Impl::commandEval(CommandCall &call) -> Reply {
   return r;
 }
 
+std::vector<std::string> Session::completions(const std::string &word) const {
+  std::set<std::string> all;
+  auto offer = [&](const std::string &c) {
+    if (c.size() >= word.size() && c.compare(0, word.size(), word) == 0) all.insert(c);
+  };
+  if (!word.empty() && word[0] == ':') {
+    for (const Impl::CommandRow &row : Impl::commandTable())
+      for (const char *n : row.names)
+        if (n) offer(std::string(":") + n);
+  } else {
+    const bool numpy = word.rfind("np.", 0) == 0;
+    const std::string prefix = numpy ? "np." : "";
+    for (const ops::OpInfo &o : ops::opCatalogue()) offer(prefix + o.name);
+    for (const char *c : {"inf", "nan", "pi", "e", "newaxis", "float16", "float32", "float64", "int8", "int16", "int32",
+                          "int64", "uint8", "uint16", "uint32", "uint64", "bool_", "linalg.", "random."})
+      offer(prefix + c);
+    if (!numpy) {
+      for (const char *k : {"param", "assume", "mode", "input", "np."}) offer(k);
+      for (const std::string &n : impl_->names)
+        if (!n.empty()) offer(n);
+      for (const Expr &p : impl_->graph->params()) offer(p->name);
+    }
+  }
+  return {all.begin(), all.end()};
+}
+
 auto Session::Impl::commandLoad(CommandCall &call) -> Reply {
   Reply &r = call.reply;
   Json &j = call.json;

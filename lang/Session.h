@@ -91,6 +91,10 @@ public:
   /// The same graph, for rewriting (new nodes only: existing ones never change).
   ops::Graph &mutableGraph();
   const ops::Node *lookup(const std::string &name) const;
+  /// Completions of the word before the cursor, sorted: after ':' the commands, after `np.` the
+  /// op list's names (`np.linalg.svd`) and NumPy's constants and dtypes, else the session's names,
+  /// the statement keywords and the op list's names.
+  std::vector<std::string> completions(const std::string &word) const;
   /// What `name` is bound to, as a JSON object: {"kind": "array", "shape", "dtype"}, {"kind":
   /// "size" | "predicate", "value": text}, {"kind": "float" | "bool", "value"}, {"kind": "tuple",
   /// "items": [...]}, {"kind": "dtype", "value": name}, {"kind": "string", "value"}, {"kind":

@@ -277,3 +277,19 @@ TEST(Session, LoadAndSaveSession) {
     EXPECT_EQ(toString(fresh.lookup(name)->shape), toString(session.lookup(name)->shape)) << name;
   EXPECT_TRUE(refusedWith(session, ":load /nonexistent/x.shl", "cannot read '/nonexistent/x.shl'"));
 }
+
+// Completion candidates by context: commands after ':', the op list after `np.`, else the
+// session's names, keywords and ops.
+TEST(Session, CompletionsByContext) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n", "xs = input((n,), float64)", "xt = xs + 1"}));
+  EXPECT_EQ(session.completions(":exp"), std::vector<std::string>{":explain"});
+  EXPECT_EQ(session.completions(":save"), (std::vector<std::string>{":save", ":save-session"}));
+  EXPECT_EQ(session.completions("np.linalg.sv"), std::vector<std::string>{"np.linalg.svd"});
+  EXPECT_EQ(session.completions("x"), (std::vector<std::string>{"xs", "xt"}));
+  const std::vector<std::string> p = session.completions("pa");
+  EXPECT_NE(std::find(p.begin(), p.end(), "param"), p.end());
+  EXPECT_NE(std::find(p.begin(), p.end(), "pad"), p.end());
+  EXPECT_TRUE(session.completions("np.zzz").empty());
+}

@@ -76,19 +76,33 @@ send("a = x[0]; b = a + 1\r")
 read_until(b"b: (2,) float64")
 send(":help reshape\r")
 read_until(b"shape rule: element count kept")
+# Tab completion: an op after `np.linalg.`, a command after ':', a name of the session.
+send("s = np.linalg.sv\t")
+time.sleep(0.3)
+send("(x)[1]\r")
+read_until(b"s: (min(2, n),) float64")
+send(":exp\t")
+time.sleep(0.3)
+send("s\r")
+read_until(b"s: shape (min(2, n),)")
+send(":shape zz = 1\r")  # (an error, to separate what follows)
+send("q = s\t")
+time.sleep(0.3)
+send(" + 1.0\r")
+read_until(b"q: (min(2, n),) float64")
 send(":quit\r")
 _, status = os.waitpid(pid, 0)
 if os.waitstatus_to_exitcode(status) != 0:
     raise SystemExit("FAIL: exit status %d" % os.waitstatus_to_exitcode(status))
-# A second session recalls the first one's lines (the last was ":help reshape").
+# A second session recalls the first one's lines (the last two were "q = s + 1.0" and ":quit").
 os.close(fd)
 pid, fd = start()
 output = b""
 read_until(b">>> ")
-send("\x1b[A\x1b[A\x1b[A\r")  # three lines back (":quit", ":help reshape"): "a = x[0]; b = a + 1", x unknown here
-read_until(b"name 'x' is not defined")
+send("\x1b[A\x1b[A\r")  # two lines back (past ":quit"): "q = s + 1.0", and s is unknown here
+read_until(b"name 's' is not defined")
 send(":quit\r")
 _, status = os.waitpid(pid, 0)
 if os.waitstatus_to_exitcode(status) != 0:
     raise SystemExit("FAIL: second session's exit status %d" % os.waitstatus_to_exitcode(status))
-print("ok   repl through a pseudo-terminal (editing, history recall, errors, continuation lines, ';', :help NAME, history kept across sessions, :quit)")
+print("ok   repl through a pseudo-terminal (editing, history recall, errors, continuation lines, ';', :help NAME, tab completion, history kept across sessions, :quit)")
