@@ -111,9 +111,9 @@ class _Symbolic:
         self._text = text
 
 
-class Pred(_Symbolic):
-    """A predicate over sizes (a comparison of sizes). Its truth is decided under the trace's
-    assumptions; where it depends on the sizes, bool() raises ShapeDependentBranch."""
+class _Valued(_Symbolic):
+    """A symbolic value that is no array: its program text and its value as the session shows it
+    (`d + 1`, `n >= 2`)."""
 
     __slots__ = ("_value",)
 
@@ -125,7 +125,14 @@ class Pred(_Symbolic):
         return self._value
 
     def __repr__(self):
-        return f"sl.Pred({self._value!r})"
+        return f"sl.{type(self).__name__}({self._value!r})"
+
+
+class Pred(_Valued):
+    """A predicate over sizes (a comparison of sizes). Its truth is decided under the trace's
+    assumptions; where it depends on the sizes, bool() raises ShapeDependentBranch."""
+
+    __slots__ = ()
 
     def decide(self):
         return self._tracer.decide(self._text)
@@ -150,22 +157,12 @@ class Pred(_Symbolic):
     __rand__, __ror__ = __and__, __or__
 
 
-class Size(_Symbolic):
+class Size(_Valued):
     """A symbolic size (a dim of a traced array, a size argument, or arithmetic on them): exact
     with + - * // % and comparisons (predicates); with floats (np.sqrt(d), 0.5 * d) it becomes a
     0-d array computed at run time, as in NumPy."""
 
-    __slots__ = ("_value",)
-
-    def __init__(self, tracer, text, value):
-        super().__init__(tracer, text)
-        self._value = value
-
-    def __str__(self):
-        return self._value
-
-    def __repr__(self):
-        return f"sl.Size({self._value!r})"
+    __slots__ = ()
 
     def _op(self, op, other, reflected=False):
         if not isinstance(other, (int, np.integer, float, np.floating, bool, _Symbolic, np.ndarray)):
@@ -595,7 +592,6 @@ class _Tracer:
 
 _CREATION = ["zeros", "ones", "empty", "full", "arange", "eye", "identity", "linspace", "logspace", "indices",
              "tri", "triu_indices", "tril_indices", "array", "asarray", "asanyarray", "ascontiguousarray"]
-_LINALG_CREATION = []
 _PATCH_LOCK = threading.RLock()
 
 
