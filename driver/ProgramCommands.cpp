@@ -152,14 +152,8 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
       if (terminal) std::cout << "\n";
       break;
     }
-    // A statement continues while a bracket is open or a line ends with `\` (bounded: a
-    // bracket never closed ends the statement at 1,000 lines, which then reports it).
-    std::string line = *first;
-    for (int more = 0; more < 1000 && lang::continuesOnNextLine(line); ++more) {
-      std::optional<std::string> next = read("... ");
-      if (!next) break;
-      line = lang::joinContinuation(line, *next);
-    }
+    // A statement continues while a bracket is open or a line ends with `\`.
+    const std::string line = lang::readStatement(*first, [&] { return read("... "); });
     if (terminal && !line.empty()) {
       add_history(line.c_str());
       if (!historyFile.empty()) write_history(historyFile.c_str()); // a failure to write loses only history

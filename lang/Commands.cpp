@@ -457,21 +457,29 @@ std::vector<std::string> Session::completions(const std::string &word) const {
   return {all.begin(), all.end()};
 }
 
+auto Session::Impl::restOfLine() -> std::string {
+  std::string text = line.substr(std::min(peek().pos, line.size()));
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  at = toks.size() - 1; // the End token
+  return text;
+}
+
+auto Session::Impl::fileArgument(const char *command) -> std::string {
+  if (peek().kind == Token::String) {
+    std::string path = peek().text;
+    ++at;
+    endOfCommand();
+    return path;
+  }
+  if (peek().kind == Token::End) fail(std::string("expected a file name after :") + command);
+  return restOfLine();
+}
+
 auto Session::Impl::commandLoad(CommandCall &call) -> Reply {
   Reply &r = call.reply;
   Json &j = call.json;
-  // The file name: a string, or the rest of the line.
-  std::string path;
   const std::size_t p = peek().pos;
-  if (peek().kind == Token::String) {
-    path = peek().text;
-    ++at;
-    endOfCommand();
-  } else {
-    if (peek().kind == Token::End) fail("expected a file name after :load");
-    path = line.substr(p);
-    while (!path.empty() && std::isspace(static_cast<unsigned char>(path.back()))) path.pop_back();
-  }
+  const std::string path = fileArgument("load");
   if (loading >= 16) failAt("scripts loaded 16 deep: a script that loads itself?", p);
   std::ifstream in(resolve(path), std::ios::binary);
   if (!in) failAt("cannot read '" + path + "'", p);
@@ -480,15 +488,15 @@ auto Session::Impl::commandLoad(CommandCall &call) -> Reply {
   {
     std::string text;
     int number = 0;
+    auto next = [&]() -> std::optional<std::string> {
+      std::string l;
+      if (!std::getline(in, l)) return std::nullopt;
+      ++number;
+      return l;
+    };
     while (std::getline(in, text)) {
       const int first = ++number;
-      for (int more = 0; more < 1000 && continuesOnNextLine(text); ++more) {
-        std::string next;
-        if (!std::getline(in, next)) break;
-        ++number;
-        text = joinContinuation(text, next);
-      }
-      statementsRead.emplace_back(first, text);
+      statementsRead.emplace_back(first, readStatement(text, next));
     }
   }
   ++loading;
@@ -516,17 +524,8 @@ auto Session::Impl::commandLoad(CommandCall &call) -> Reply {
 auto Session::Impl::commandSaveSession(CommandCall &call) -> Reply {
   Reply &r = call.reply;
   Json &j = call.json;
-  std::string path;
   const std::size_t p = peek().pos;
-  if (peek().kind == Token::String) {
-    path = peek().text;
-    ++at;
-    endOfCommand();
-  } else {
-    if (peek().kind == Token::End) fail("expected a file name after :save-session");
-    path = line.substr(p);
-    while (!path.empty() && std::isspace(static_cast<unsigned char>(path.back()))) path.pop_back();
-  }
+  const std::string path = fileArgument("save-session");
   std::ofstream out(path, std::ios::binary);
   for (const std::string &s : transcript) out << s << "\n";
   out.close();
@@ -661,13 +660,8 @@ auto Session::Impl::commandOps(CommandCall &call) -> Reply {
   Reply &r = call.reply;
   Json &j = call.json;
   // :ops PATTERN: the rows whose name or signature holds it (case-insensitive).
-  std::string pattern;
   const std::size_t patternAt = peek().pos;
-  if (peek().kind != Token::End) {
-    pattern = line.substr(peek().pos);
-    while (!pattern.empty() && std::isspace(static_cast<unsigned char>(pattern.back()))) pattern.pop_back();
-    at = toks.size() - 1;
-  }
+  const std::string pattern = restOfLine();
   auto lower = [](std::string t) {
     for (char &ch : t) ch = char(std::tolower(static_cast<unsigned char>(ch)));
     return t;
@@ -698,9 +692,7 @@ auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
   // :help NAME: a command (its :help lines) or an op (its :ops row: signature and shape rule).
   if (peek().kind != Token::End) {
     const std::size_t nameAt = peek().pos;
-    std::string name = line.substr(peek().pos);
-    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
-    at = toks.size() - 1;
+    const std::string name = restOfLine();
     std::string bare = name;
     if (bare.rfind("np.", 0) == 0) bare = bare.substr(3);
     if (!bare.empty() && bare[0] == ':') bare = bare.substr(1);

@@ -56,15 +56,17 @@ LineScan scanLine(const std::string &line) {
 }
 } // namespace
 
-bool continuesOnNextLine(const std::string &text) {
-  const LineScan s = scanLine(text);
-  return s.depth > 0 || s.backslash;
-}
-
-std::string joinContinuation(std::string text, const std::string &next) {
-  const LineScan s = scanLine(text);
-  if (s.backslash) text.erase(text.find_last_of('\\'));
-  return text + " " + next;
+std::string readStatement(std::string text, const std::function<std::optional<std::string>()> &next) {
+  // Bounded: a bracket never closed ends the statement at 1,000 lines, which then reports it.
+  for (int more = 0; more < 1000; ++more) {
+    const LineScan s = scanLine(text);
+    if (s.depth <= 0 && !s.backslash) break;
+    std::optional<std::string> line = next();
+    if (!line) break;
+    if (s.backslash) text.erase(text.find_last_of('\\'));
+    text += " " + *line;
+  }
+  return text;
 }
 
 Reply Session::execute(const std::string &line, int lineNumber) { return impl_->executeLine(line, lineNumber); }

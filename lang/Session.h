@@ -115,11 +115,10 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-/// Whether a line read at a prompt continues on the next (a bracket left open, or a final `\`
-/// outside strings and comments), as Python's prompt reads it.
-bool continuesOnNextLine(const std::string &text);
-/// The line with its continuation appended (the final `\` dropped).
-std::string joinContinuation(std::string text, const std::string &next);
+/// A statement as Python's prompt reads it: `first`, joined with the lines `next` gives (nullopt:
+/// none left) while a bracket is open or a line ends with `\` outside strings and comments (the
+/// `\` dropped), at most 1,000 lines. The REPL and :load read with it.
+std::string readStatement(std::string first, const std::function<std::optional<std::string>()> &next);
 
 /// Runs a script: every line through one Session, replies to `out`. Returns the number of
 /// statements that failed.

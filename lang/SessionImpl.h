@@ -478,6 +478,11 @@ struct Session::Impl {
   Reply commandSaveSession(CommandCall &call); // :save-session FILE
   /// Refuses an option (`--name`) left after a command took the ones it knows.
   void refuseUnknownFlags() const;
+  /// The rest of the line from the current token, trailing spaces dropped, every token taken: an
+  /// argument that is no expression (a pattern, a name, a file).
+  std::string restOfLine();
+  /// A file name after :COMMAND: a string, or the rest of the line.
+  std::string fileArgument(const char *command);
   Reply commandErrors(CommandCall &call);   // :errors
   Reply commandEval(CommandCall &call);     // :eval, :save, :time
   Reply commandGraph(CommandCall &call);    // :graph
