@@ -4,6 +4,8 @@
 #include <editline/readline.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +16,8 @@
 #include <sstream>
 
 #include "driver/Command.h"
+#include "interp/Interrupt.h"
+#include "lang/Json.h"
 #include "lang/Session.h"
 #include "symbolic/Errors.h"
 
@@ -41,20 +45,6 @@ SessionOptions sessionOptions(const ProgramOptions &o) {
 /// A program's text is at most this many bytes: reading stops there (a device such as /dev/zero
 /// never ends) and the file is refused.
 constexpr std::size_t kMaxProgramBytes = std::size_t(16) << 20;
-
-/// Why `text` is not a program's text (NUL bytes, invalid UTF-8), or "".
-std::string notText(const std::string &text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == 0) return "it holds a NUL byte at byte " + std::to_string(i + 1) + " (a binary file?)";
-    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = length > 0 && i + length <= text.size();
-    for (std::size_t k = 1; ok && k < length; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (!ok) return "it is not UTF-8 text (byte " + std::to_string(i + 1) + ")";
-    i += length;
-  }
-  return "";
-}
 
 int runFile(const ProgramOptions &o) {
   const bool standardInput = o.file == "-";
@@ -94,16 +84,34 @@ namespace {
 const Session *completing = nullptr;
 std::vector<std::string> matches;
 
-char *nextMatch(const char *text, int state) {
-  if (state == 0) matches = completing ? completing->completions(text) : std::vector<std::string>{};
+char *nextMatch(const char *, int state) {
   if (std::size_t(state) >= matches.size()) return nullptr;
   return strdup(matches[std::size_t(state)].c_str());
 }
 
-char **complete(const char *text, int, int) {
+/// The session says where the word being completed starts (a file name keeps its '/'s); libedit
+/// replaces from its own word start, so each match is cut or extended to begin there.
+char **complete(const char *text, int start, int end) {
   rl_attempted_completion_over = 1; // no file names in place of ours
+  matches.clear();
+  if (completing && start >= 0 && end >= start) {
+    const std::string before(rl_line_buffer, std::size_t(end));
+    const Session::Completion c = completing->complete(before);
+    const std::size_t from = std::size_t(start);
+    for (const std::string &w : c.words)
+      matches.push_back(from >= c.start ? w.substr(std::min(w.size(), from - c.start)) : before.substr(from, c.start - from) + w);
+    rl_completion_append_character = c.fileName ? '\0' : ' ';
+  }
   return rl_completion_matches(text, nextMatch);
 }
+
+// Ctrl-C at the prompt: the handler only records the request (interp/Interrupt.h). Installed
+// without SA_RESTART, it makes the line editor's read fail, so readline() returns at once: the
+// line being typed is dropped. During a statement, the interpreter stops at its next check.
+void onInterrupt(int) { interp::requestInterrupt(); }
+
+/// The line (or the statement's continuation) being typed was cancelled with Ctrl-C.
+struct LineCancelled {};
 } // namespace
 
 int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptions &solverOptions, bool strictLimits) {
@@ -118,6 +126,11 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
   if (terminal) {
     completing = &session;
     rl_attempted_completion_function = complete;
+    struct sigaction action {};
+    action.sa_handler = onInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0; // no SA_RESTART: a read in progress returns
+    sigaction(SIGINT, &action, nullptr);
     rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{(,[+-*/%~"; // '.' and ':' stay in a word
   }
   if (terminal && !json) std::cout << "shapelab " SHAPELAB_VERSION " — :help for help, :quit to leave\n";
@@ -137,7 +150,9 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
   auto read = [&](const char *prompt) -> std::optional<std::string> {
     std::string line;
     if (terminal) {
+      interp::clearInterrupt();
       char *raw = readline(prompt);
+      if (!raw && interp::interruptPending()) throw LineCancelled{};
       if (!raw) return std::nullopt;
       line = raw;
       std::free(raw);
@@ -147,21 +162,40 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
     return line;
   };
   while (true) {
-    std::optional<std::string> first = read(">>> ");
-    if (!first) {
-      if (terminal) std::cout << "\n";
-      break;
+    std::string line;
+    try {
+      std::optional<std::string> first = read(">>> ");
+      if (!first) {
+        if (terminal) std::cout << "\n";
+        break;
+      }
+      // A statement continues while a bracket is open or a line ends with `\`.
+      line = lang::readStatement(*first, [&] { return read("... "); });
+    } catch (const LineCancelled &) {
+      std::cout << "\nKeyboardInterrupt" << std::endl; // as Python's prompt: the statement is dropped
+      continue;
     }
-    // A statement continues while a bracket is open or a line ends with `\`.
-    const std::string line = lang::readStatement(*first, [&] { return read("... "); });
     if (terminal && !line.empty()) {
       add_history(line.c_str());
       if (!historyFile.empty()) write_history(historyFile.c_str()); // a failure to write loses only history
     }
-    Reply r = session.execute(line, ++number);
-    for (const std::string &l : r.lines()) std::cout << l << "\n";
-    std::cout.flush();
-    if (r.quit) break;
+    try {
+      interp::clearInterrupt(); // a Ctrl-C from before the statement is not for it
+      Reply r = session.execute(line, ++number);
+      for (const std::string &l : r.lines()) std::cout << l << "\n";
+      std::cout.flush();
+      if (r.quit) break;
+    } catch (const interp::Interrupted &) {
+      // The evaluation stopped between two steps; the names bound before it are all kept.
+      if (json) {
+        Json j;
+        j["line"] = number;
+        j["error"] = "interrupted (Ctrl-C)";
+        j["interrupted"] = true;
+        std::cout << dumpJson(j) << std::endl;
+      }
+      else std::cout << "KeyboardInterrupt: the statement was stopped; the session is kept" << std::endl;
+    }
   }
   return kExitOk;
 }

@@ -135,6 +135,7 @@ std::variant<Array, EvalError> Interpreter::attempt(const Node *node) {
   // Iterative post-order (graphs can be deep); ifelse evaluates its condition, then one branch.
   std::vector<std::pair<const Node *, bool>> stack{{node, false}};
   while (!stack.empty()) {
+    checkInterrupt(); // (thrown, never recorded as the node's failure)
     auto [n, expanded] = stack.back();
     if (values_.count(n)) {
       stack.pop_back();

@@ -1,4 +1,5 @@
 #include "interp/Optimized.h"
+#include "interp/Interrupt.h"
 #include "interp/Threads.h"
 
 #include <algorithm>
@@ -110,6 +111,7 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
         ptr[i] = &buffers[i * block];
       }
     for (int64_t claimed = nextChunk++; claimed < chunks; claimed = nextChunk++) {
+      checkInterrupt();
       for (int64_t s = claimed * chunk, to = std::min(total, s + chunk); s < to; s += block) {
         int64_t n = std::min(block, to - s);
         for (std::size_t i = 0; i < leafArrays.size(); ++i) {

@@ -457,6 +457,81 @@ std::vector<std::string> Session::completions(const std::string &word) const {
   return {all.begin(), all.end()};
 }
 
+namespace {
+/// Where the file name being typed at the end of `before` starts, if one is: in a string opened
+/// right after `load(`, or after the commands that take a file.
+std::optional<std::size_t> fileNameStart(const std::string &before) {
+  const std::size_t first = before.find_first_not_of(' ');
+  if (first != std::string::npos)
+    for (const char *command : {":load", ":save-session"}) {
+      const std::size_t n = std::strlen(command);
+      if (before.compare(first, n, command) == 0 && first + n < before.size() && before[first + n] == ' ') {
+        std::size_t at = before.find_first_not_of(' ', first + n);
+        if (at == std::string::npos) return before.size();
+        if (before[at] == '"' || before[at] == '\'') ++at; // :load "a file"
+        return before.find_first_of("\"'", at) == std::string::npos ? std::optional(at) : std::nullopt;
+      }
+    }
+  // The string still open at the end of the line: its quote, once the quotes before it pair up.
+  std::optional<std::size_t> open;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const char c = before[i];
+    if (open) {
+      if (c == '\\') ++i;
+      else if (c == before[*open]) open.reset();
+    } else if (c == '"' || c == '\'') {
+      open = i;
+    } else if (c == '#') {
+      return std::nullopt; // a comment
+    }
+  }
+  if (!open) return std::nullopt;
+  std::size_t callEnd = *open;
+  while (callEnd > 0 && before[callEnd - 1] == ' ') --callEnd;
+  const std::string call = "load(";
+  if (callEnd < call.size() || before.compare(callEnd - call.size(), call.size(), call) != 0) return std::nullopt;
+  const std::size_t nameStart = callEnd - call.size();
+  if (nameStart > 0 && (std::isalnum(static_cast<unsigned char>(before[nameStart - 1])) || before[nameStart - 1] == '_'))
+    return std::nullopt; // reload(", not load("
+  return *open + 1;
+}
+
+/// The entries of the directory part of `prefix` whose names continue its last part, as
+/// `prefix` spells them (a directory with '/' after it), sorted.
+std::vector<std::string> fileNames(const std::string &prefix, const std::string &baseDirectory) {
+  const std::size_t slash = prefix.rfind('/');
+  const std::string directory = slash == std::string::npos ? "" : prefix.substr(0, slash + 1);
+  const std::string stem = prefix.substr(directory.size());
+  std::filesystem::path where = directory.empty() ? "." : directory;
+  if (where.is_relative() && !baseDirectory.empty()) where = std::filesystem::path(baseDirectory) / where;
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(where, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, stem.size(), stem) != 0 || (name[0] == '.' && (stem.empty() || stem[0] != '.'))) continue;
+    std::error_code dirError;
+    out.push_back(directory + name + (it->is_directory(dirError) ? "/" : ""));
+    if (out.size() >= 10000) break; // a huge directory: the first ones
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+} // namespace
+
+auto Session::complete(const std::string &before) const -> Completion {
+  Completion c;
+  if (std::optional<std::size_t> at = fileNameStart(before)) {
+    c.start = *at;
+    c.fileName = true;
+    c.words = fileNames(before.substr(*at), impl_->options.baseDirectory);
+    return c;
+  }
+  const std::size_t cut = before.find_last_of(" \t\"\\'`@$><=;|&{}()[],+-*/%~!^");
+  c.start = cut == std::string::npos ? 0 : cut + 1;
+  c.words = completions(before.substr(c.start));
+  return c;
+}
+
 auto Session::Impl::restOfLine() -> std::string {
   std::string text = line.substr(std::min(peek().pos, line.size()));
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
@@ -516,7 +591,7 @@ auto Session::Impl::commandLoad(CommandCall &call) -> Reply {
   j["statements"] = statementsRead.size();
   j["failed"] = failed;
   if (options.json) r.add(dumpJson(j));
-  else r.add("loaded " + path + ": " + std::to_string(statementsRead.size()) + " statements" +
+  else r.add("loaded " + path + ": " + std::to_string(statementsRead.size()) + (statementsRead.size() == 1 ? " statement" : " statements") +
              (failed ? ", " + std::to_string(failed) + " failed" : ""));
   return r; // the statements' own errors are reported in place (file:line), the load itself ran
 }
@@ -686,6 +761,53 @@ auto Session::Impl::commandOps(CommandCall &call) -> Reply {
   return r;
 }
 
+namespace {
+/// The inputs `:help`'s examples are run on (ops::OpInfo::example): their names and shapes.
+struct ExampleInput {
+  const char *name, *shape, *dtype;
+};
+constexpr ExampleInput kHelpExampleInputs[] = {{"x", "(n, m)", "float64"}, {"y", "(m, k)", "float64"},
+                                               {"v", "(n,)", "float64"},   {"w", "(k,)", "float64"},
+                                               {"a", "(n, n)", "float64"}, {"ix", "(n, m)", "int64"},
+                                               {"c", "(n, m)", "bool"}};
+
+/// The example inputs `call` reads, as "x: (n, m) float64", in the order it first reads them.
+std::vector<std::string> exampleInputsOf(const std::string &call) {
+  std::vector<std::pair<std::size_t, std::string>> used;
+  for (const ExampleInput &input : kHelpExampleInputs) {
+    const std::string n = input.name;
+    for (std::size_t at = call.find(n); at != std::string::npos; at = call.find(n, at + 1)) {
+      auto word = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(call[i])) || call[i] == '_'; };
+      const bool quoted = std::count(call.begin(), call.begin() + std::ptrdiff_t(at), '\'') % 2 == 1; // einsum's 'ij,jk->ik'
+      if ((at == 0 || !(word(at - 1) || call[at - 1] == '.')) && (at + n.size() >= call.size() || !word(at + n.size())) && !quoted) {
+        used.emplace_back(at, n + ": " + input.shape + " " + input.dtype);
+        break;
+      }
+    }
+  }
+  std::sort(used.begin(), used.end());
+  std::vector<std::string> out;
+  for (auto &[at, text] : used) out.push_back(std::move(text));
+  return out;
+}
+} // namespace
+
+/// An op's example run in a session of its own (so it can never drift from what the op does):
+/// the lines the session prints for the call (read before the session goes), and whether it
+/// failed.
+auto Session::Impl::runHelpExample(const std::string &call) const -> std::pair<std::vector<std::string>, bool> {
+  SessionOptions scratchOptions;
+  scratchOptions.json = options.json;
+  scratchOptions.mode = options.mode;
+  Session scratch(solver, scratchOptions);
+  std::string setup = "param n, m, k";
+  for (const ExampleInput &i : kHelpExampleInputs) setup += std::string("; ") + i.name + " = input(" + i.shape + ", " + i.dtype + ")";
+  Reply declared = scratch.execute(setup, 1);
+  if (declared.failed) throw std::logic_error(":help's example inputs are refused: " + declared.lines().front());
+  Reply r = scratch.execute(call, 2);
+  return {r.lines(), r.failed};
+}
+
 auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
   Reply &r = call.reply;
   Json &j = call.json;
@@ -694,13 +816,14 @@ auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
     const std::size_t nameAt = peek().pos;
     const std::string name = restOfLine();
     std::string bare = name;
-    if (bare.rfind("np.", 0) == 0) bare = bare.substr(3);
+    const bool numpy = bare.rfind("np.", 0) == 0; // np.shape: the op, not the command
+    if (numpy) bare = bare.substr(3);
     if (!bare.empty() && bare[0] == ':') bare = bare.substr(1);
     j["command"] = "help";
     j["name"] = name;
     for (const CommandRow &row : commandTable())
       for (const char *n : row.names)
-        if (n && bare == n) {
+        if (n && bare == n && !numpy) {
           static const std::map<std::string, std::string> brief = {
               {"rules", "  :rules                         the rewrite rules (name, phase, exact, text)\n"},
               {"reset", "  :reset                         forget every statement (a new session)\n"},
@@ -731,8 +854,42 @@ auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
     j["op"] = found->name;
     j["signature"] = found->signature;
     j["rule"] = found->rule;
-    if (options.json) r.add(dumpJson(j));
-    else r.add(found->name + ": " + found->signature + "\n  shape rule: " + found->rule);
+    // The example: its call, the inputs it reads, and what the session says of it (shape, dtype,
+    // validity with its conditions, limits), or the error it raises.
+    const auto [example, exampleFailed] =
+        found->example.empty() ? std::pair(std::vector<std::string>(), false) : runHelpExample(found->example);
+    const std::vector<std::string> inputs = exampleInputsOf(found->example);
+    if (options.json) {
+      if (!found->example.empty()) {
+        Json e;
+        e["call"] = found->example;
+        e["inputs"] = inputs;
+        Json result = Json::parse(example.back());
+        result.erase("line");
+        result.erase("assign");
+        e["result"] = result;
+        j["example"] = e;
+      }
+      r.add(dumpJson(j));
+      return r;
+    }
+    std::string text = found->name + ": " + found->signature + "\n  shape rule: " + found->rule;
+    if (!found->example.empty()) {
+      std::string with;
+      for (const std::string &i : inputs) with += (with.empty() ? "  (" : ", ") + i;
+      text += "\n  example: " + found->example + (with.empty() ? "" : with + ")");
+      for (std::string line : example) {
+        // "_: (m, n) float64, valid" (or the name an in-place call rebinds) reads "gives ...".
+        const std::size_t colon = line.find(": ");
+        if (!exampleFailed && colon != std::string::npos && colon > 0 &&
+            std::all_of(line.begin(), line.begin() + std::ptrdiff_t(colon), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+          line = "gives " + line.substr(colon + 2);
+        std::size_t at = 0;
+        while ((at = line.find('\n', at)) != std::string::npos) line.insert(++at, "    ");
+        text += "\n    " + line;
+      }
+    }
+    r.add(text);
     return r;
   }
   endOfCommand();

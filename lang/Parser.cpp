@@ -123,6 +123,7 @@ auto Session::Impl::notTest() -> Value {
   if (!isName("not")) return comparison();
   std::size_t p = peek().pos;
   ++at;
+  Nested guard(*this);
   Value a = notTest();
   if (a.kind != Value::Predicate) failAt("'not' applies to a predicate over sizes; for arrays use ~", p);
   a.pred = !a.pred;
@@ -175,6 +176,7 @@ auto Session::Impl::factor() -> Value {
     std::string op = peek().text;
     std::size_t p = peek().pos;
     ++at;
+    Nested guard(*this); // - - - x
     Value a = factor();
     return unaryOp(op, a, p);
   }
@@ -186,6 +188,7 @@ auto Session::Impl::power() -> Value {
   if (isOp("**")) {
     std::size_t p = peek().pos;
     ++at;
+    Nested guard(*this); // 2 ** 2 ** 2
     Value b = factor();
     a = binary("**", a, b, p);
   }

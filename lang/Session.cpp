@@ -56,8 +56,20 @@ LineScan scanLine(const std::string &line) {
 }
 } // namespace
 
+std::string notText(const std::string &text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == 0) return "it holds a NUL byte at byte " + std::to_string(i + 1) + " (a binary file?)";
+    const std::size_t length = utf8SequenceLength(text, i);
+    if (length == 0) return "it is not UTF-8 text (byte " + std::to_string(i + 1) + ")";
+    i += length;
+  }
+  return "";
+}
+
 std::string readStatement(std::string text, const std::function<std::optional<std::string>()> &next) {
   // Bounded: a bracket never closed ends the statement at 1,000 lines, which then reports it.
+  // Binary bytes (a pasted file) open no bracket: the line is reported by itself.
+  if (!notText(text).empty()) return text;
   for (int more = 0; more < 1000; ++more) {
     const LineScan s = scanLine(text);
     if (s.depth <= 0 && !s.backslash) break;

@@ -95,6 +95,17 @@ public:
   /// op list's names (`np.linalg.svd`) and NumPy's constants and dtypes, else the session's names,
   /// the statement keywords and the op list's names.
   std::vector<std::string> completions(const std::string &word) const;
+  /// Completions at the end of `before` (a line up to the cursor): the completed word starts at
+  /// `start` and each of `words` replaces it. Inside the string of `load("` / `np.load('` and
+  /// after `:load` and `:save-session`, the word is a file name (a directory's ends in '/', so
+  /// `complete` goes on into it; hidden files only when the name starts with '.'); otherwise the
+  /// word stops at an operator, a bracket or a space and completes as `completions` does.
+  struct Completion {
+    std::size_t start = 0;
+    std::vector<std::string> words;
+    bool fileName = false; // (a finished name takes no space after it)
+  };
+  Completion complete(const std::string &before) const;
   /// What `name` is bound to, as a JSON object: {"kind": "array", "shape", "dtype"}, {"kind":
   /// "size" | "predicate", "value": text}, {"kind": "float" | "bool", "value"}, {"kind": "tuple",
   /// "items": [...]}, {"kind": "dtype", "value": name}, {"kind": "string", "value"}, {"kind":
@@ -117,8 +128,14 @@ private:
 
 /// A statement as Python's prompt reads it: `first`, joined with the lines `next` gives (nullopt:
 /// none left) while a bracket is open or a line ends with `\` outside strings and comments (the
-/// `\` dropped), at most 1,000 lines. The REPL and :load read with it.
+/// `\` dropped), at most 1,000 lines. A line that is not text (notText) continues nothing: it is
+/// reported alone, and the lines after it are read as statements of their own. The REPL and
+/// :load read with it.
 std::string readStatement(std::string first, const std::function<std::optional<std::string>()> &next);
+
+/// Why `text` is not a program's text: "it holds a NUL byte at byte K (a binary file?)" or "it
+/// is not UTF-8 text (byte K)"; "" for text.
+std::string notText(const std::string &text);
 
 /// Runs a script: every line through one Session, replies to `out`. Returns the number of
 /// statements that failed.

@@ -117,7 +117,28 @@ struct Session::Impl {
   DType dtypeOf(const Value &v);
 
   // ---- expressions (Python's precedence) ----
-  Value expression() { return orTest(); }
+  Value expression() {
+    Nested guard(*this);
+    return orTest();
+  }
+  /// How deep the parser is: each nested expression (a bracket, a call's argument, an index),
+  /// each operator of a chain of unary operators, `not`s or `**`s is one level. Past 200 levels
+  /// (Python's limit on brackets; the size parser's too) the statement is refused before the
+  /// stack runs out.
+  static constexpr int kMaxNesting = 200;
+  int nesting = 0;
+  struct Nested {
+    Impl &impl;
+    explicit Nested(Impl &i) : impl(i) {
+      if (++impl.nesting > kMaxNesting) {
+        --impl.nesting;
+        impl.fail("the expression is nested too deeply (more than 200 levels)");
+      }
+    }
+    ~Nested() { --impl.nesting; }
+    Nested(const Nested &) = delete;
+    Nested &operator=(const Nested &) = delete;
+  };
   /// A statement's value: an expression, or several separated by commas, which are a tuple as in
   /// Python (`x, y = 1, 2`; `t = n, m`; a trailing comma makes one: `t = n,`).
   Value expressionList();
@@ -490,6 +511,7 @@ struct Session::Impl {
   Reply commandOptimize(CommandCall &call); // :optimize
   Reply commandOps(CommandCall &call);      // :ops
   Reply commandHelp(CommandCall &call);     // :help
+  std::pair<std::vector<std::string>, bool> runHelpExample(const std::string &call) const;
   Reply commandReset(CommandCall &call);    // :reset
   Reply commandQuit(CommandCall &call);     // :quit, :q, :exit
 

@@ -63,8 +63,8 @@ namespace {
 constexpr std::optional<OpKind> kComposite, kLanguage;
 
 constexpr FunctionInfo kFunctions[] = {
-#define SHAPELAB_FUNCTION(name, kind, flags, binding, signature, rule)                                                 \
-  {name, k##kind, [] { using namespace fn; return unsigned(flags); }(), binding, signature, rule},
+#define SHAPELAB_FUNCTION(name, kind, flags, binding, signature, rule, example)                                        \
+  {name, k##kind, [] { using namespace fn; return unsigned(flags); }(), binding, signature, rule, example},
 #include "ops/Functions.def"
 #undef SHAPELAB_FUNCTION
 };
@@ -135,25 +135,39 @@ const std::vector<OpInfo> &opCatalogue() {
     std::vector<OpInfo> l;
     for (const UfuncInfo &f : ufuncs()) {
       const std::string &u = f.name;
+      // The bitwise ops take integers; the others are shown on floats.
+      const bool integers = u == "invert" || u.rfind("bitwise_", 0) == 0;
       if (f.arity == 1) {
         l.push_back({u, u == "invert" ? "invert(x) / ~x" : u + "(x)",
                      u == "invert"                  ? "bool or integer; same shape and dtype"
                      : f.rule == UfuncRule::Test ? "same shape; bool"
                      : f.rule == UfuncRule::Keep ? "same shape and dtype"
-                                                 : "same shape; integers give float64"});
+                                                 : "same shape; integers give float64",
+                     "np." + u + (integers ? "(ix)" : "(x)")});
         continue;
       }
+      // A binary example broadcasts (n, m) with (k,) (or (m, n)): its validity shows the rule.
+      const std::string a = integers ? "ix" : "x", b = integers ? "ix.T" : "w";
       l.push_back({u, f.symbol.empty() ? u + "(a, b)" : "a " + f.symbol + " b",
                    std::string("broadcasts a with b (per mode)") +
                        (f.rule == UfuncRule::Logical || f.rule == UfuncRule::Compare ? "; bool"
                         : f.rule == UfuncRule::Math || f.rule == UfuncRule::Divide   ? "; integers give float64"
-                                                                                      : "")});
+                                                                                      : ""),
+                   f.symbol.empty() ? "np." + u + "(" + a + ", " + b + ")" : a + " " + f.symbol + " " + b});
     }
     for (const FunctionInfo &f : functions())
-      if (!f.signature.empty()) l.push_back({std::string(f.name), std::string(f.signature), std::string(f.rule)});
+      if (!f.signature.empty())
+        l.push_back({std::string(f.name), std::string(f.signature), std::string(f.rule), std::string(f.example)});
     for (const RandomVariableInfo &rv : randomVariableCatalogue()) {
+      // Scalar parameters: the first a vector (n,), the others 1.0, drawn in a batch (m, n).
+      std::string example = rv.example;
+      if (example.empty()) {
+        example = "np.random." + rv.name + "(v";
+        for (std::size_t i = 1; i < rv.parameters.size(); ++i) example += ", 1.0";
+        example += ", size=(m, n))";
+      }
       l.push_back({"random." + rv.name, "random." + rv.name + "(" + rv.parameterList() + ", size=None)",
-                   rv.signature.empty() ? rv.note : "gufunc " + rv.signature});
+                   rv.signature.empty() ? rv.note : "gufunc " + rv.signature, example});
     }
     return l;
   }();

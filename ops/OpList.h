@@ -87,6 +87,7 @@ struct FunctionInfo {
   unsigned flags;             // fn::Function | fn::Method | fn::Pattern | fn::Build
   std::string_view binding;   // the signature a call binds to: "diff(a, n=1, axis=-1)"
   std::string_view signature, rule; // "" when the row before lists it too
+  std::string_view example;         // a call on `:help`'s example inputs; "" where signature is
   bool has(unsigned f) const { return (flags & f) == f; }
 };
 /// Every row, in the list's order.
@@ -112,6 +113,10 @@ const Binding *binding(std::string_view name);
 /// signature, and the random variables (shape/RandomVariable.h).
 struct OpInfo {
   std::string name, signature, rule;
+  /// A call `:help NAME` runs to show the shape, dtype and validity the op gives: it may use the
+  /// example inputs x (n, m) float64, y (m, k) float64, v (n,) float64, w (k,) float64, a (n, n)
+  /// float64, ix (n, m) int64, c (n, m) bool (lang: helpExampleInputs).
+  std::string example;
 };
 const std::vector<OpInfo> &opCatalogue();
 

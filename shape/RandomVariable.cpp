@@ -34,8 +34,9 @@ const std::vector<RandomVariableInfo> &randomVariableCatalogue() {
       {"logistic", "LogisticRV", {"loc", "scale"}, "(),()->()", "floatX", S::Scalar, "", {"0.0", "1.0"}},
       {"vonmises", "VonMisesRV", {"mu", "kappa"}, "(),()->()", "floatX", S::Scalar, "", {}},
       {"multivariate_normal", "MvNormalRV", {"mean", "cov"}, "(n),(n,n)->(n)", "floatX",
-       S::ParameterShapes, "n is read from mean.shape[-1]; shapelab also requires cov to be (n, n)", {}},
-      {"dirichlet", "DirichletRV", {"alphas"}, "(a)->(a)", "floatX", S::ParameterShapes, "", {}},
+       S::ParameterShapes, "n is read from mean.shape[-1]; shapelab also requires cov to be (n, n)", {},
+       "np.random.multivariate_normal(x, a)"},
+      {"dirichlet", "DirichletRV", {"alphas"}, "(a)->(a)", "floatX", S::ParameterShapes, "", {}, "np.random.dirichlet(x)"},
       {"poisson", "PoissonRV", {"lam"}, "()->()", "int64", S::Scalar, "", {"1.0"}},
       {"geometric", "GeometricRV", {"p"}, "()->()", "int64", S::Scalar, "", {}},
       {"hypergeometric", "HyperGeometricRV", {"ngood", "nbad", "nsample"}, "(),(),()->()", "int64", S::Scalar, "", {}},
@@ -52,16 +53,17 @@ const std::vector<RandomVariableInfo> &randomVariableCatalogue() {
       {"beta_binomial", "BetaBinomialRV", {"n", "a", "b"}, "(),(),()->()", "int64", S::Scalar, "", {}},
       {"gengamma", "GenGammaRV", {"alpha", "p", "lambd"}, "(),(),()->()", "floatX", S::Scalar, "", {"1.0", "1.0", "1.0"}},
       {"multinomial", "MultinomialRV", {"n", "p"}, "(),(p)->(p)", "int64", S::ParameterShapes,
-       "the core dim is p.shape[-1]", {}},
-      {"categorical", "CategoricalRV", {"p"}, "(p)->()", "int64", S::Scalar, "the core dim p is consumed", {}},
+       "the core dim is p.shape[-1]", {}, "np.random.multinomial(5, x)"},
+      {"categorical", "CategoricalRV", {"p"}, "(p)->()", "int64", S::Scalar, "the core dim p is consumed", {}, "np.random.categorical(x)"},
       {"integers", "IntegersRV", {"low", "high"}, "(),()->()", "int64", S::Scalar, "", {"", "None"}},
       {"choice_without_replacement", "ChoiceWithoutReplacement", {"a", "p", "core_shape"}, "", "a's dtype",
        S::ParameterValues,
        "built per call: (a0,..,a{n-1}),[(a0),]<s0,..>->(s0,..,a1,..,a{n-1}); p is optional; the "
-       "output's leading core dims are the VALUES of core_shape (give them as <2,3>)", {}},
+       "output's leading core dims are the VALUES of core_shape (give them as <2,3>)", {},
+       "np.random.choice_without_replacement(x, core_shape=(2,))"},
       {"permutation", "PermutationRV", {"x"}, "", "x's dtype", S::ParameterValues,
        "built per call: an integer x (given as <5>) permutes arange(x): ()->(x) by value; an "
-       "array x of rank r: (x0,..,x{r-1})->(x0,..,x{r-1})", {}},
+       "array x of rank r: (x0,..,x{r-1})->(x0,..,x{r-1})", {}, "np.random.permutation(x)"},
   };
   return list;
 }

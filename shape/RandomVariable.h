@@ -37,6 +37,9 @@ struct RandomVariableInfo {
   /// be given; an empty list when every one must. "None" is integers' high: integers(k) draws
   /// from [0, k), as integers(0, k).
   std::vector<std::string> defaults;
+  /// A call `:help` runs (ops::OpInfo::example), where the parameters are not all scalars; ""
+  /// for the usual one (a vector first parameter, the others 1.0, a size).
+  std::string example = "";
   /// "loc=0.0, scale=1.0": the parameters, each with its default where it has one.
   std::string parameterList() const;
   /// The default of parameter i, or empty.

@@ -77,6 +77,7 @@ Array Interpreter::runEinsum(const Node *n) {
     // products, the summed labels in C order.
     const bool view = spec.isView();
     for (int64_t e = 0; e < total / inner; ++e) {
+      if ((e & 4095) == 0) checkInterrupt();
       T sum = T(0);
       for (int64_t i = 0; i < inner; ++i) {
         T product = base[0][at[0]];
@@ -144,7 +145,7 @@ Array Interpreter::runBlockwise(const Node *n) {
       using T = decltype(t);
       Array r = gufuncLoop<T>(n, {a, b}, {2, 2}, {rows, cols}, n->dtype, [&](const std::vector<const T *> &in, T *out) {
         for (int64_t i = 0; i < rows; ++i)
-          for (int64_t j = 0; j < cols; ++j) {
+          for (int64_t j = (checkInterrupt(), 0); j < cols; ++j) {
             T s = T(0);
             for (int64_t q = 0; q < inner; ++q) s = arithmetic<T>(Bin::Add, s, arithmetic<T>(Bin::Mul, in[0][i * inner + q], in[1][q * cols + j]));
             out[i * cols + j] = s;

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "interp/Interpreter.h"
+#include "interp/Interrupt.h"
 #include "interp/Kernels.h"
 #include "shape/Broadcast.h"
 #include "shape/RandomVariable.h"
@@ -141,6 +142,7 @@ inline Array gufuncLoop(const Node *n, const std::vector<Array> &ins, const std:
   std::unique_ptr<T[]> result(new T[std::size_t(outBlock)]);
   std::vector<const T *> blockPtrs(ins.size());
   for (int64_t b = 0; b < count; ++b) {
+    checkInterrupt();
     for (std::size_t i = 0; i < ins.size(); ++i) blockPtrs[i] = typed[i].base<T>() + batchIndex[i][b] * blocks[i];
     std::fill(result.get(), result.get() + outBlock, T(0));
     core(blockPtrs, result.get());

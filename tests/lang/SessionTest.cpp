@@ -1,6 +1,9 @@
 // The session (lang/Session.h): replies, status memo, columns and carets, UTF-8.
 
+#include <filesystem>
 #include <fstream>
+
+#include "ops/OpList.h"
 
 #include "tests/lang/ProgramFixtures.h"
 
@@ -292,4 +295,64 @@ TEST(Session, CompletionsByContext) {
   EXPECT_NE(std::find(p.begin(), p.end(), "param"), p.end());
   EXPECT_NE(std::find(p.begin(), p.end(), "pad"), p.end());
   EXPECT_TRUE(session.completions("np.zzz").empty());
+}
+
+// Every op of the catalogue has an example, and `:help` runs it: no example is refused, each
+// gives an array (a "gives" line), and the JSON reply carries the same call with its result.
+// A few results are known by hand: the example shows the op's validity conditions.
+TEST(Session, HelpRunsEveryOpsExample) {
+  Solver solver;
+  lang::Session session(solver, {});
+  lang::SessionOptions jsonOptions;
+  jsonOptions.json = true;
+  lang::Session json(solver, jsonOptions);
+  int k = 0;
+  for (const ops::OpInfo &o : ops::opCatalogue()) {
+    ASSERT_FALSE(o.example.empty()) << o.name << " has no example";
+    const lang::Reply r = session.execute(":help np." + o.name, ++k); // (np.shape: not the command)
+    ASSERT_FALSE(r.failed) << o.name;
+    const std::string text = r.lines().at(0);
+    EXPECT_NE(text.find("\n  example: " + o.example), std::string::npos) << text;
+    EXPECT_NE(text.find(o.name == "shape" ? "\n    gives k*n, valid" : "\n    gives ("), std::string::npos) << o.name << ":\n" << text;
+    const lang::Json j = lang::Json::parse(json.execute(":help np." + o.name, k).lines().at(0));
+    EXPECT_EQ(j["example"]["call"], o.example);
+    EXPECT_FALSE(j["example"]["result"].contains("error")) << j.dump();
+    EXPECT_TRUE(j["example"]["result"].contains(o.name == "shape" ? "value" : "shape")) << j.dump();
+  }
+  auto help = [&](const std::string &name) { return session.execute(":help " + name, ++k).lines().at(0); };
+  EXPECT_NE(help("reshape").find("example: np.reshape(x, (m, -1))  (x: (n, m) float64)\n    gives (m, n) float64, runtime-check: m >= 1"),
+            std::string::npos) << help("reshape");
+  EXPECT_NE(help("linalg.inv").find("gives (n, n) float64, runtime-check: n == m"), std::string::npos) << help("linalg.inv");
+  EXPECT_NE(help("add").find("example: x + w  (x: (n, m) float64, w: (k,) float64)"), std::string::npos) << help("add");
+  EXPECT_NE(help("einsum").find("(x: (n, m) float64, y: (m, k) float64)\n"), std::string::npos) << help("einsum");
+}
+
+// Completion of a whole line: a file name in the string of `load("` and after :load (from the
+// session's directory, '/' after a directory, hidden files only when asked), else a name.
+TEST(Session, CompletionOfFileNames) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "completion";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "data");
+  for (const char *f : {"data/a.npy", "data/b.npy", "script.shl", ".hidden"}) std::ofstream(dir / f) << "";
+  Solver solver;
+  lang::SessionOptions options;
+  options.baseDirectory = dir.string();
+  lang::Session session(solver, options);
+  ASSERT_TRUE(executesAll(session, {"param n", "xs = input((n,), float64)"}));
+  using Words = std::vector<std::string>;
+  lang::Session::Completion c = session.complete("y = np.load(\"da");
+  EXPECT_EQ(c.start, 13u);
+  EXPECT_TRUE(c.fileName);
+  EXPECT_EQ(c.words, Words{"data/"});
+  EXPECT_EQ(session.complete("y = load('data/").words, (Words{"data/a.npy", "data/b.npy"}));
+  EXPECT_EQ(session.complete(":load s").words, Words{"script.shl"});
+  EXPECT_EQ(session.complete(":load .h").words, Words{".hidden"});
+  EXPECT_EQ(session.complete(":save-session ").words, (Words{"data/", "script.shl"}));
+  // Not a file name: a closed string, a string of another call, a name, an op after an operator.
+  EXPECT_FALSE(session.complete("y = load(\"data/a.npy\") + x").fileName);
+  EXPECT_FALSE(session.complete("y = reload(\"d").fileName);
+  c = session.complete("z = xs+np.linalg.sv");
+  EXPECT_EQ(c.start, 7u);
+  EXPECT_EQ(c.words, Words{"np.linalg.svd"});
+  EXPECT_EQ(session.complete("z = (x").words, Words{"xs"});
 }

@@ -76,6 +76,7 @@ send("a = x[0]; b = a + 1\r")
 read_until(b"b: (2,) float64")
 send(":help reshape\r")
 read_until(b"shape rule: element count kept")
+read_until(b"gives (m, n) float64, runtime-check: m >= 1")  # the example, run as it is shown
 # Tab completion: an op after `np.linalg.`, a command after ':', a name of the session.
 send("s = np.linalg.sv\t")
 time.sleep(0.3)
@@ -90,19 +91,52 @@ send("q = s\t")
 time.sleep(0.3)
 send(" + 1.0\r")
 read_until(b"q: (min(2, n),) float64")
+# Ctrl-C while typing drops the line (a continued statement too); the session goes on.
+send("dropped = x +")
+time.sleep(0.2)
+send("\x03")
+read_until(b"KeyboardInterrupt")
+send("r = np.concatenate([x,\r")
+read_until(b"... ", count=3)
+send("\x03")
+read_until(b"KeyboardInterrupt", count=2)
+send(":shape dropped\r")
+read_until(b"name 'dropped' is not defined")
+# Ctrl-C during a long evaluation (a product of 3000 x 3000 matrices takes minutes) stops it
+# and keeps the session: x is still defined.
+send("big = np.ones((n, n)) @ np.ones((n, n))\r")
+read_until(b"big: (n, n) float64")
+send(":eval big with n=3000\r")
+time.sleep(1.0)
+started = time.time()
+send("\x03")
+read_until(b"KeyboardInterrupt: the statement was stopped", count=1, timeout=5.0)
+if time.time() - started > 3.0:
+    raise SystemExit("FAIL: the evaluation took %.1f s to stop" % (time.time() - started))
+send(":shape x\r")
+read_until(b"x: shape (n, 2)")
+# :load runs a script into the session; a file name after load(" completes.
+script = os.path.join(tempfile.mkdtemp(), "loaded_script.shl")
+with open(script, "w") as f:
+    f.write("fromscript = x * 3.0\n")
+send(":load " + script[:-5] + "\t")
+time.sleep(0.3)
+send("\r")
+read_until(b"fromscript: (n, 2) float64")
+read_until(b"loaded " + script.encode() + b": 1 statement")
 send(":quit\r")
 _, status = os.waitpid(pid, 0)
 if os.waitstatus_to_exitcode(status) != 0:
     raise SystemExit("FAIL: exit status %d" % os.waitstatus_to_exitcode(status))
-# A second session recalls the first one's lines (the last two were "q = s + 1.0" and ":quit").
+# A second session recalls the first one's lines (the last two were ":load SCRIPT" and ":quit").
 os.close(fd)
 pid, fd = start()
 output = b""
 read_until(b">>> ")
-send("\x1b[A\x1b[A\r")  # two lines back (past ":quit"): "q = s + 1.0", and s is unknown here
-read_until(b"name 's' is not defined")
+send("\x1b[A\x1b[A\r")  # two lines back (past ":quit"): ":load SCRIPT", and x is unknown here
+read_until(b"name 'x' is not defined")
 send(":quit\r")
 _, status = os.waitpid(pid, 0)
 if os.waitstatus_to_exitcode(status) != 0:
     raise SystemExit("FAIL: second session's exit status %d" % os.waitstatus_to_exitcode(status))
-print("ok   repl through a pseudo-terminal (editing, history recall, errors, continuation lines, ';', :help NAME, tab completion, history kept across sessions, :quit)")
+print("ok   repl through a pseudo-terminal (editing, history recall, errors, continuation lines, ';', :help NAME with its example, tab completion of ops, commands, names and files, Ctrl-C while typing and during an evaluation, :load, history kept across sessions, :quit)")
