@@ -853,6 +853,13 @@ auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
     j["kind"] = "op";
     j["op"] = found->name;
     j["signature"] = found->signature;
+    // NumPy's full signature, with every parameter and default, where the op list's binding row
+    // says more than the catalogue's short form.
+    const ops::Binding *numpyBinding = ops::binding(found->name);
+    std::string call;
+    if (numpyBinding && !numpyBinding->text.empty())
+      call = "np." + (numpyBinding->text[0] == '(' ? found->name : "") + std::string(numpyBinding->text); // a ufunc's is "(x1, x2)"
+    if (!call.empty()) j["call"] = call;
     j["rule"] = found->rule;
     // The example: its call, the inputs it reads, and what the session says of it (shape, dtype,
     // validity with its conditions, limits), or the error it raises.
@@ -873,7 +880,8 @@ auto Session::Impl::commandHelp(CommandCall &call) -> Reply {
       r.add(dumpJson(j));
       return r;
     }
-    std::string text = found->name + ": " + found->signature + "\n  shape rule: " + found->rule;
+    std::string text = found->name + ": " + found->signature + (call.empty() ? "" : "\n  call: " + call) +
+                       "\n  shape rule: " + found->rule;
     if (!found->example.empty()) {
       std::string with;
       for (const std::string &i : inputs) with += (with.empty() ? "  (" : ", ") + i;

@@ -324,6 +324,8 @@ TEST(Session, HelpRunsEveryOpsExample) {
             std::string::npos) << help("reshape");
   EXPECT_NE(help("linalg.inv").find("gives (n, n) float64, runtime-check: n == m"), std::string::npos) << help("linalg.inv");
   EXPECT_NE(help("add").find("example: x + w  (x: (n, m) float64, w: (k,) float64)"), std::string::npos) << help("add");
+  EXPECT_NE(help("add").find("\n  call: np.add(x1, x2)\n"), std::string::npos) << help("add");
+  EXPECT_NE(help("sort").find("\n  call: np.sort(a, axis=-1, kind=None, order=None)\n"), std::string::npos) << help("sort");
   EXPECT_NE(help("einsum").find("(x: (n, m) float64, y: (m, k) float64)\n"), std::string::npos) << help("einsum");
 }
 
