@@ -257,6 +257,7 @@ Array Interpreter::run(const Node *n) {
   case OpKind::Split:
   case OpKind::SetSubtensor: return runIndex(n);
   case OpKind::Reduce: return runReduce(n);
+  case OpKind::SumTo: return runSumTo(n);
   case OpKind::Blockwise:
   case OpKind::Convolve: return runBlockwise(n);
   case OpKind::Einsum: return runEinsum(n);

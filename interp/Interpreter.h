@@ -71,6 +71,7 @@ private:
   Array runJoin(const ops::Node *n);        //   concatenate, stack
   Array runIndex(const ops::Node *n);       // Indexing.cpp: indexing, set/inc_subtensor
   Array runReduce(const ops::Node *n);      // Reductions.cpp: reductions,
+  Array runSumTo(const ops::Node *n);       //   sum_to (the axes stretched, found at run time),
   Array runDiff(const ops::Node *n);        //   diff,
   Array runCumulative(const ops::Node *n);  //   cumsum, cumprod
   Array runSort(const ops::Node *n);        //   sort, argsort

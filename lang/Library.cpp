@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "lang/SessionImpl.h"
+#include "ops/Grad.h"
 
 namespace shapelab::lang {
 
@@ -78,6 +79,8 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"squeeze", &Impl::bindSqueeze},
       {"reshape", &Impl::bindReshape},
       {"broadcast_to", &Impl::bindBroadcastTo},
+      {"sum_to", &Impl::bindSumTo},
+      {"grad", &Impl::bindGrad},
       {"ravel", &Impl::bindRavel},
       {"flatten", &Impl::bindRavel},
       {"clip", &Impl::bindClip},
@@ -277,6 +280,28 @@ auto Session::Impl::bindBroadcastTo(Call &c) -> Value {
   [[maybe_unused]] auto &[fn, a, p, f] = c;
   checkArguments(a);
   return c.node(graph->broadcastTo(array(required(a, 0, "array")), shapeOf(required(a, 1, "shape"))));
+}
+
+auto Session::Impl::bindSumTo(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  checkArguments(a);
+  return c.node(graph->sumTo(array(required(a, 0, "x")), shapeOf(required(a, 1, "shape"))));
+}
+
+auto Session::Impl::bindGrad(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  // grad(cost, x): x's gradient; grad(cost, [x, w]): the tuple of theirs (ops/Grad.h).
+  checkArguments(a);
+  const Node *cost = array(required(a, 0, "cost"));
+  const Value &wrt = required(a, 1, "wrt");
+  std::vector<const Node *> xs;
+  if (wrt.kind == Value::Tuple)
+    for (const Value &v : wrt.items) xs.push_back(array(v));
+  else
+    xs.push_back(array(wrt));
+  if (xs.empty()) failAt("grad needs at least one array to differentiate with respect to", wrt.pos);
+  const std::vector<const Node *> gs = ops::gradients(*graph, cost, xs, mode);
+  return wrt.kind == Value::Tuple ? Value::ofNodes(gs, p) : c.node(gs[0]);
 }
 
 auto Session::Impl::bindRavel(Call &c) -> Value {

@@ -265,6 +265,8 @@ struct Session::Impl {
   Value bindSqueeze(Call &c);
   Value bindReshape(Call &c);
   Value bindBroadcastTo(Call &c);
+  Value bindSumTo(Call &c);
+  Value bindGrad(Call &c);
   Value bindRavel(Call &c);
   Value bindClip(Call &c);
   Value bindFullLike(Call &c);

@@ -244,6 +244,12 @@ public:
   const Node *setSubtensor(const Node *region, const Node *value, const std::string &write, BroadcastMode mode);
   const Node *reduce(const std::string &op, const Node *x, std::optional<std::vector<int64_t>> axes,
                      bool keepdims);
+  /// sum_to(g, shape), NumPy's "unbroadcast": `shape` broadcasts to g's shape (the obligation),
+  /// and the result, of that shape, sums g over its leading axes and over each axis where
+  /// `shape` has 1 and g does not. Which axes those are is decided at run time: in numpy mode
+  /// `x + y` with x (n,), y (m,) gives the adjoint of x as g summed when n == 1 and m != 1,
+  /// else g itself. The adjoint of every broadcast (ops/Grad.h).
+  const Node *sumTo(const Node *g, const Shape &shape);
   /// matmul, outer, linalg.det, linalg.inv, linalg.cholesky, linalg.solve (op = matmul, outer,
   /// det, inv, cholesky, solve): gufuncs over the operands' batch dimensions (op "convolve" gives
   /// convolve()); and the factorizations' outputs, one op per output of linalg qr, svd and eigh

@@ -103,6 +103,7 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
   case OpKind::ExpandDims: return expandDims(in[0], n->attr<attr::NewAxes>().axes);
   case OpKind::Squeeze: return squeeze(in[0], n->attr<attr::Dropped>().axes);
   case OpKind::BroadcastTo: return broadcastTo(in[0], n->exprs);
+  case OpKind::SumTo: return sumTo(in[0], n->exprs);
   case OpKind::Alloc: return full(n->exprs, in[0], n->attr<attr::Fill>().dtype);
   case OpKind::Concatenate: return concatenate(in, n->attr<attr::Axis>().axis);
   case OpKind::Stack: return stack(in, n->attr<attr::Axis>().axis);

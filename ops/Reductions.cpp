@@ -52,6 +52,21 @@ const Node *Graph::reduce(const std::string &op, const Node *x, std::optional<st
   });
 }
 
+const Node *Graph::sumTo(const Node *g, const Shape &shape) {
+  if (shape.size() > g->rank())
+    throw OpError("sum_to: the shape " + toString(shape) + " has more dimensions than the array (" + std::to_string(g->rank()) + ")");
+  if (g->dtype == DType::Bool) throw OpError("sum_to: a bool array does not sum to its own dtype");
+  Node c = blank(OpKind::SumTo, "sum_to", {g});
+  c.exprs = shape;
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = g->dtype;
+    requireSizes(n.validity, shape, "the target shape");
+    BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), shape, g->shape);
+    n.validity.absorb(r.validity);
+    n.shape = shape;
+  });
+}
+
 namespace {
 /// np.linalg's factorizations, one op per output: qr_q, qr_r (reduced; _complete for
 /// mode='complete'), svd_u, svd_vh (reduced; _full for full_matrices), svd_s, eigh_w, eigh_v

@@ -99,6 +99,49 @@ Array Interpreter::runReduce(const Node *n) {
   return result.reshaped(outShape);
 }
 
+Array Interpreter::runSumTo(const Node *n) {
+  const Array &g = values_.at(n->inputs[0]);
+  Dims target;
+  for (const Expr &e : n->exprs) target.push_back(value(e));
+  const std::size_t lead = g.rank() - target.size();
+  // The axes the target was stretched along: the leading ones, and each where it has 1 and g
+  // does not (g of size 0 there: the sum is 0).
+  std::vector<bool> reduced(g.rank());
+  for (std::size_t i = 0; i < g.rank(); ++i) {
+    if (i < lead) {
+      reduced[i] = true;
+      continue;
+    }
+    const int64_t t = target[i - lead], d = g.shape()[i];
+    if (t != d && t != 1)
+      shapeError("sum_to: shape " + shapeText(target) + " does not broadcast to " + shapeText(g.shape()));
+    reduced[i] = t == 1 && d != 1;
+  }
+  std::vector<int64_t> perm;
+  Dims kept;
+  int64_t per = 1;
+  for (std::size_t i = 0; i < g.rank(); ++i)
+    if (!reduced[i]) perm.push_back(int64_t(i)), kept.push_back(g.shape()[i]);
+  for (std::size_t i = 0; i < g.rank(); ++i)
+    if (reduced[i]) perm.push_back(int64_t(i)), per *= g.shape()[i];
+  const Array moved = g.transposed(perm).contiguous();
+  Array result(n->dtype, kept);
+  const int64_t outCount = checkedCount(kept);
+  dispatch(n->dtype, [&](auto t) {
+    using T = decltype(t);
+    using A = std::conditional_t<std::is_same_v<T, ops::Half>, float, T>;
+    const T *p = moved.base<T>();
+    T *r = result.base<T>();
+    for (int64_t o = 0; o < outCount; ++o) {
+      if ((o & 4095) == 0) checkInterrupt();
+      A s = A(0);
+      for (int64_t k = 0; k < per; ++k) s = arithmetic<A>(Bin::Add, s, A(p[o * per + k]));
+      r[o] = T(s);
+    }
+  });
+  return result.reshaped(target);
+}
+
 Array Interpreter::runDiff(const Node *n) {
   auto in = [&](std::size_t i) -> const Array & { return values_.at(n->inputs[i]); };
   const int64_t order = n->attr<ops::attr::Difference>().n, axis = n->attr<ops::attr::Difference>().axis;

@@ -1,0 +1,420 @@
+// Reverse-mode gradients (ops/Grad.h): one adjoint rule per op, built from the graph's
+// factories.
+#include "ops/Grad.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ops/GraphDetail.h"
+#include "shape/Einsum.h"
+
+namespace shapelab::ops {
+
+namespace {
+
+class Backward {
+public:
+  Backward(Graph &graph, BroadcastMode mode) : g_(graph), mode_(mode) {}
+
+  /// Adds `adjoint` to what node `n` receives.
+  void give(const Node *n, const Node *adjoint) {
+    if (!onPath_.count(n) || !adjoint) return;
+    auto [it, fresh] = adjoint_.emplace(n, adjoint);
+    if (!fresh) it->second = add(it->second, adjoint);
+  }
+
+  std::vector<const Node *> run(const Node *cost, const std::vector<const Node *> &wrt) {
+    if (cost->rank() != 0 || !isFloat(cost->dtype))
+      throw OpError("grad: the cost must be a 0-d float array, not " + std::string(cost->rank() ? "an array of rank " + std::to_string(cost->rank()) : "a 0-d " + std::string(spelling(cost->dtype))) +
+                    " (sum it first)");
+    for (const Node *x : wrt)
+      if (!isFloat(x->dtype))
+        throw OpError("grad: " + x->describe() + " is " + spelling(x->dtype) + ": only float arrays have a gradient");
+    // The nodes the cost reads (transitively), and among them those that read a node of `wrt`.
+    std::vector<const Node *> ancestors;
+    {
+      std::unordered_set<const Node *> seen{cost};
+      std::vector<const Node *> stack{cost};
+      while (!stack.empty()) {
+        const Node *n = stack.back();
+        stack.pop_back();
+        ancestors.push_back(n);
+        for (const Node *i : n->inputs)
+          if (seen.insert(i).second) stack.push_back(i);
+      }
+    }
+    std::sort(ancestors.begin(), ancestors.end(), [](const Node *a, const Node *b) { return a->id < b->id; });
+    for (const Node *x : wrt) onPath_.insert(x);
+    for (const Node *n : ancestors)
+      for (const Node *i : n->inputs)
+        if (onPath_.count(i)) {
+          onPath_.insert(n);
+          break;
+        }
+    for (const Node *x : wrt)
+      if (!std::count(ancestors.begin(), ancestors.end(), x))
+        throw OpError("grad: the cost does not depend on " + x->describe());
+    // The seed is computed after the cost, and every rule reads its adjoint first (or the
+    // forward node, which the cost computed): evaluating a gradient raises the cost's error
+    // first, wherever it has one, and none of its own.
+    give(cost, g_.after({cost}, g_.constant(1.0, cost->dtype)));
+    for (auto it = ancestors.rbegin(); it != ancestors.rend(); ++it) {
+      const Node *n = *it;
+      auto a = adjoint_.find(n);
+      if (a != adjoint_.end()) propagate(n, a->second);
+    }
+    std::vector<const Node *> out;
+    for (const Node *x : wrt) {
+      auto a = adjoint_.find(x);
+      if (a == adjoint_.end())
+        throw OpError("grad: no differentiable path from " + x->describe() +
+                      " to the cost (it is read only by ops with no derivative: comparisons, integer casts, argmax, indices)");
+      const Node *gx = a->second->dtype == x->dtype ? a->second : g_.astype(a->second, x->dtype);
+      if (!(gx->shape == x->shape)) gx = g_.reshape(gx, x->shape); // (equal sizes, other spelling)
+      out.push_back(g_.after({cost}, gx));
+    }
+    return out;
+  }
+
+private:
+  Graph &g_;
+  BroadcastMode mode_;
+  std::unordered_set<const Node *> onPath_;
+  std::unordered_map<const Node *, const Node *> adjoint_;
+
+  const Node *lit(double v) { return g_.literal(v, DType::Float64); }
+  const Node *add(const Node *a, const Node *b) { return g_.binary("add", a, b, mode_); }
+  const Node *sub(const Node *a, const Node *b) { return g_.binary("subtract", a, b, mode_); }
+  const Node *mul(const Node *a, const Node *b) { return g_.binary("multiply", a, b, mode_); }
+  const Node *div(const Node *a, const Node *b) { return g_.binary("true_divide", a, b, mode_); }
+  const Node *neg(const Node *a) { return g_.unary("negative", a); }
+  const Node *fn(const char *op, const Node *a) { return g_.unary(op, a); }
+  const Node *zerosLike(const Node *x) { return g_.full(x->shape, lit(0.0), x->dtype); }
+  /// g reduced to x's shape over the axes broadcasting stretched (at run time).
+  const Node *to(const Node *grad, const Node *x) {
+    if (grad->shape == x->shape) return grad;
+    return g_.sumTo(grad, x->shape);
+  }
+  /// g spread back over reduced axes (kept as 1 when the reduction dropped them) to x's shape.
+  const Node *spread(const Node *grad, const Node *x, const attr::Reduction &r) {
+    if (!r.keepdims && !r.axes.empty()) grad = g_.expandDims(grad, r.axes);
+    return g_.broadcastTo(grad, x->shape);
+  }
+  static std::vector<int64_t> inverse(const std::vector<int64_t> &perm) {
+    std::vector<int64_t> inv(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) inv[std::size_t(perm[i])] = int64_t(i);
+    return inv;
+  }
+  /// The last two axes swapped (a matrix transpose over a stack).
+  const Node *mT(const Node *x) {
+    std::vector<int64_t> perm(x->rank());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    return g_.transpose(x, perm);
+  }
+  const Node *flip(const Node *x, int64_t axis) {
+    std::vector<IndexEntry> entries(x->rank());
+    entries[std::size_t(axis)].step = -1;
+    return g_.index(x, entries);
+  }
+  [[noreturn]] static void noAdjoint(const Node *n, const std::string &why = "") {
+    throw OpError("grad: " + n->describe() + " has no adjoint in shapelab yet" + (why.empty() ? "" : " (" + why + ")"));
+  }
+
+  void propagate(const Node *n, const Node *grad);
+  void unaryRule(const Node *n, const Node *grad);
+  void binaryRule(const Node *n, const Node *grad);
+  void blockwiseRule(const Node *n, const Node *grad);
+  void einsumRule(const Node *n, const Node *grad);
+};
+
+void Backward::unaryRule(const Node *n, const Node *grad) {
+  const Node *x = n->inputs[0];
+  const std::string &op = n->op;
+  const Node *d = nullptr; // the derivative, elementwise
+  if (op == "negative") return give(x, neg(grad));
+  if (op == "positive") return give(x, grad);
+  if (op == "exp") d = n;
+  else if (op == "expm1") d = add(n, lit(1.0));
+  else if (op == "exp2") d = mul(n, lit(std::log(2.0)));
+  else if (op == "log") d = div(lit(1.0), x);
+  else if (op == "log1p") d = div(lit(1.0), add(x, lit(1.0)));
+  else if (op == "log2") d = div(lit(1.0 / std::log(2.0)), x);
+  else if (op == "log10") d = div(lit(1.0 / std::log(10.0)), x);
+  else if (op == "sin") d = fn("cos", x);
+  else if (op == "cos") d = neg(fn("sin", x));
+  else if (op == "tan") d = add(lit(1.0), mul(n, n));
+  else if (op == "tanh") d = sub(lit(1.0), mul(n, n));
+  else if (op == "sinh") d = fn("cosh", x);
+  else if (op == "cosh") d = fn("sinh", x);
+  else if (op == "arcsin") d = div(lit(1.0), fn("sqrt", sub(lit(1.0), mul(x, x))));
+  else if (op == "arccos") d = neg(div(lit(1.0), fn("sqrt", sub(lit(1.0), mul(x, x)))));
+  else if (op == "arctan") d = div(lit(1.0), add(lit(1.0), mul(x, x)));
+  else if (op == "arcsinh") d = div(lit(1.0), fn("sqrt", add(mul(x, x), lit(1.0))));
+  else if (op == "arccosh") d = div(lit(1.0), fn("sqrt", sub(mul(x, x), lit(1.0))));
+  else if (op == "arctanh") d = div(lit(1.0), sub(lit(1.0), mul(x, x)));
+  else if (op == "sqrt") d = div(lit(0.5), n);
+  else if (op == "cbrt") d = div(lit(1.0 / 3.0), mul(n, n));
+  else if (op == "square") d = mul(lit(2.0), x);
+  else if (op == "abs" || op == "fabs") d = fn("sign", x);
+  else if (op == "sign" || op == "floor" || op == "ceil" || op == "trunc" || op == "rint") return; // zero almost everywhere
+  else if (isUnaryTest(op) || op == "invert") return;                                             // bool results
+  else noAdjoint(n);
+  give(x, mul(grad, d));
+}
+
+void Backward::binaryRule(const Node *n, const Node *grad) {
+  const Node *a = n->inputs[0], *b = n->inputs[1];
+  const std::string &op = n->op;
+  const UfuncInfo *u = ufunc(op);
+  if (u && (u->rule == UfuncRule::Compare || u->rule == UfuncRule::Logical)) return;
+  if (op == "bitwise_and" || op == "bitwise_or" || op == "bitwise_xor" || op == "floor_divide") return;
+  const bool wantA = onPath_.count(a) > 0, wantB = onPath_.count(b) > 0;
+  auto both = [&](const Node *ga, const Node *gb) {
+    if (wantA && ga) give(a, to(ga, a));
+    if (wantB && gb) give(b, to(gb, b));
+  };
+  // Each rule builds only what a wanted operand needs.
+  if (op == "add") return both(grad, grad);
+  if (op == "subtract") return both(grad, wantB ? neg(grad) : nullptr);
+  if (op == "multiply") return both(wantA ? mul(grad, b) : nullptr, wantB ? mul(grad, a) : nullptr);
+  if (op == "true_divide") return both(wantA ? div(grad, b) : nullptr, wantB ? neg(div(mul(grad, n), b)) : nullptr);
+  if (op == "power")
+    return both(wantA ? mul(grad, mul(b, g_.binary("power", a, sub(b, lit(1.0)), mode_))) : nullptr,
+                wantB ? mul(grad, mul(n, fn("log", a))) : nullptr);
+  if (op == "maximum" || op == "minimum" || op == "fmax" || op == "fmin") {
+    // Ties go to a: where the result is a (a >= b for maximum, a <= b for minimum; fmax's a
+    // where b is NaN). Read from the result, which the cost computed: no broadcast of its own.
+    const Node *toA = g_.binary("equal", n, a, mode_);
+    const Node *zero = lit(0.0);
+    return both(wantA ? g_.where(toA, grad, zero, mode_) : nullptr, wantB ? g_.where(toA, zero, grad, mode_) : nullptr);
+  }
+  if (op == "arctan2") {
+    const Node *r2 = add(mul(a, a), mul(b, b));
+    return both(wantA ? div(mul(grad, b), r2) : nullptr, wantB ? neg(div(mul(grad, a), r2)) : nullptr);
+  }
+  if (op == "hypot") return both(wantA ? mul(grad, div(a, n)) : nullptr, wantB ? mul(grad, div(b, n)) : nullptr);
+  if (op == "logaddexp")
+    return both(wantA ? mul(grad, fn("exp", sub(a, n))) : nullptr, wantB ? mul(grad, fn("exp", sub(b, n))) : nullptr);
+  if (op == "logaddexp2")
+    return both(wantA ? mul(grad, fn("exp2", sub(a, n))) : nullptr, wantB ? mul(grad, fn("exp2", sub(b, n))) : nullptr);
+  if (op == "remainder" || op == "fmod")
+    return both(grad, wantB ? neg(mul(grad, fn(op == "remainder" ? "floor" : "trunc", div(a, b)))) : nullptr);
+  noAdjoint(n);
+}
+
+void Backward::blockwiseRule(const Node *n, const Node *grad) {
+  const std::string &op = n->op;
+  if (op == "matmul") {
+    const Node *a = n->inputs[0], *b = n->inputs[1];
+    // Vectors as matrices: a (k) as (1, k), b (k) as (k, 1), and g with those axes back.
+    const bool aVec = a->rank() == 1, bVec = b->rank() == 1;
+    const Node *A = aVec ? g_.expandDims(a, {0}) : a, *B = bVec ? g_.expandDims(b, {1}) : b;
+    const Node *G = grad;
+    if (aVec && bVec) G = g_.expandDims(G, {0, 1});
+    else if (aVec) G = g_.expandDims(G, {int64_t(G->rank()) - 1});
+    else if (bVec) G = g_.expandDims(G, {int64_t(G->rank())});
+    if (onPath_.count(a)) {
+      const Node *gA = g_.blockwise("matmul", {G, mT(B)}, mode_);
+      gA = g_.sumTo(gA, A->shape);
+      give(a, aVec ? g_.reshape(gA, a->shape) : gA);
+    }
+    if (onPath_.count(b)) {
+      const Node *gB = g_.blockwise("matmul", {mT(A), G}, mode_);
+      gB = g_.sumTo(gB, B->shape);
+      give(b, bVec ? g_.reshape(gB, b->shape) : gB);
+    }
+    return;
+  }
+  if (op == "outer") {
+    const Node *a = n->inputs[0], *b = n->inputs[1];
+    if (onPath_.count(a)) give(a, g_.blockwise("matmul", {grad, b}, mode_));
+    if (onPath_.count(b)) give(b, g_.blockwise("matmul", {a, grad}, mode_));
+    return;
+  }
+  if (op == "inv") { // d(A^-1) = -A^-1 dA A^-1: the adjoint is -(A^-T g A^-T)
+    const Node *t = mT(n);
+    give(n->inputs[0], neg(g_.blockwise("matmul", {g_.blockwise("matmul", {t, grad}, mode_), t}, mode_)));
+    return;
+  }
+  if (op == "det") { // d det(A) = det(A) tr(A^-1 dA): the adjoint is g det(A) A^-T
+    const Node *a = n->inputs[0];
+    const Node *scale = g_.expandDims(mul(grad, n), {int64_t(n->rank()), int64_t(n->rank()) + 1});
+    give(a, mul(scale, mT(g_.blockwise("inv", {a}, mode_))));
+    return;
+  }
+  if (op == "solve") { // x = A^-1 b: gb = A^-T g, gA = -gb x^T
+    const Node *a = n->inputs[0], *b = n->inputs[1];
+    const bool vec = b->rank() == a->rank() - 1;
+    const Node *gb = g_.blockwise("solve", {mT(a), grad}, mode_);
+    if (onPath_.count(b)) give(b, to(gb, b));
+    if (onPath_.count(a)) {
+      const Node *G = vec ? g_.expandDims(gb, {int64_t(gb->rank())}) : gb;
+      const Node *X = vec ? g_.expandDims(n, {int64_t(n->rank())}) : n;
+      give(a, to(neg(g_.blockwise("matmul", {G, mT(X)}, mode_)), a));
+    }
+    return;
+  }
+  noAdjoint(n);
+}
+
+void Backward::einsumRule(const Node *n, const Node *grad) {
+  const EinsumSpec &spec = n->attr<EinsumSpec>();
+  for (std::size_t i = 0; i < n->inputs.size(); ++i) {
+    const Node *x = n->inputs[i];
+    if (!onPath_.count(x)) continue;
+    const std::vector<int64_t> &labels = spec.operands[i];
+    // Operand i's adjoint: the einsum of g with the other operands into i's labels. Each label
+    // of i must be read elsewhere (the output or another operand) and appear once in i.
+    for (std::size_t k = 0; k < labels.size(); ++k) {
+      if (std::count(labels.begin(), labels.end(), labels[k]) > 1) noAdjoint(n, "a diagonal of operand " + std::to_string(i));
+      bool elsewhere = std::count(spec.output.begin(), spec.output.end(), labels[k]) > 0;
+      for (std::size_t j = 0; j < spec.operands.size() && !elsewhere; ++j)
+        elsewhere = j != i && std::count(spec.operands[j].begin(), spec.operands[j].end(), labels[k]) > 0;
+      if (!elsewhere) noAdjoint(n, "a label summed within operand " + std::to_string(i) + " alone");
+    }
+    EinsumSpec back;
+    std::vector<const Node *> xs{grad};
+    back.operands.push_back(spec.output);
+    for (std::size_t j = 0; j < spec.operands.size(); ++j)
+      if (j != i) back.operands.push_back(spec.operands[j]), xs.push_back(n->inputs[j]);
+    back.output = labels;
+    give(x, to(g_.einsum(back, xs, mode_), x));
+  }
+}
+
+void Backward::propagate(const Node *n, const Node *grad) {
+  auto in = [&](std::size_t i) { return n->inputs[i]; };
+  switch (n->kind) {
+  case OpKind::Input:
+  case OpKind::Scalar:
+  case OpKind::Arange:
+  case OpKind::PadIndex:
+  case OpKind::RepeatIndex:
+  case OpKind::SearchSorted:
+  case OpKind::Random: return; // leaves, index makers, and draws (no derivative in their parameters)
+  case OpKind::Unary: return unaryRule(n, grad);
+  case OpKind::Binary: return binaryRule(n, grad);
+  case OpKind::Where: {
+    const Node *zero = lit(0.0);
+    if (onPath_.count(in(1))) give(in(1), to(g_.where(in(0), grad, zero, mode_), in(1)));
+    if (onPath_.count(in(2))) give(in(2), to(g_.where(in(0), zero, grad, mode_), in(2)));
+    return;
+  }
+  case OpKind::Cast:
+    if (isFloat(in(0)->dtype)) give(in(0), g_.astype(grad, in(0)->dtype));
+    return;
+  case OpKind::Transpose: return give(in(0), g_.transpose(grad, inverse(n->attr<attr::Permutation>().axes)));
+  case OpKind::Reshape:
+  case OpKind::ExpandDims:
+  case OpKind::Squeeze: return give(in(0), g_.reshape(grad, in(0)->shape));
+  case OpKind::BroadcastTo: return give(in(0), to(grad, in(0)));
+  case OpKind::SumTo: return give(in(0), g_.broadcastTo(grad, in(0)->shape));
+  case OpKind::Alloc: return give(in(0), to(grad, in(0)));
+  case OpKind::Reduce: {
+    const Node *x = in(0);
+    const attr::Reduction &r = n->attr<attr::Reduction>();
+    const std::string &op = n->op;
+    if (op == "sum") return give(x, spread(grad, x, r));
+    if (op == "mean") {
+      Expr count(1);
+      for (int64_t a : r.axes) count = count * x->shape[std::size_t(a)];
+      return give(x, div(spread(grad, x, r), g_.size(count)));
+    }
+    if (op == "max" || op == "min") { // every element equal to the result gets the adjoint
+      const Node *hit = g_.binary("equal", x, spread(n, x, r), mode_);
+      return give(x, g_.where(hit, spread(grad, x, r), lit(0.0), mode_));
+    }
+    if (op == "prod") return give(x, div(spread(mul(grad, n), x, r), x)); // (x with zeros: nan, as g * prod / x)
+    return; // all, any, argmax, argmin
+  }
+  case OpKind::Index:
+  case OpKind::Split: {
+    // The adjoint lands where the index read: zeros with g added at the region (add.at, so an
+    // index array's repeats add up).
+    const Node *x = in(0);
+    std::vector<const Node *> ins = n->inputs;
+    ins[0] = zerosLike(x);
+    return give(x, g_.setSubtensor(g_.rebuild(n, ins), grad, "add.at", mode_));
+  }
+  case OpKind::SetSubtensor: {
+    const Node *x = in(0), *value = in(1), *region = n->inputs.back();
+    std::vector<const Node *> ins = region->inputs;
+    ins[0] = grad;
+    const Node *onG = g_.rebuild(region, ins); // g read at the region
+    if (onPath_.count(value)) {
+      const Node *gv = n->op == "set_subtensor" || n->op == "inc_subtensor" || n->op == "add.at" ? onG : nullptr;
+      if (!gv) noAdjoint(n, n->op);
+      give(value, to(gv, value));
+    }
+    if (onPath_.count(x)) {
+      if (n->op == "set_subtensor") give(x, g_.setSubtensor(onG, lit(0.0), "set_subtensor", mode_));
+      else if (n->op == "inc_subtensor" || n->op == "add.at") give(x, grad);
+      else noAdjoint(n, n->op);
+    }
+    return;
+  }
+  case OpKind::Concatenate: {
+    const int64_t axis = n->attr<attr::Axis>().axis;
+    Expr offset(0);
+    for (const Node *x : n->inputs) {
+      const Expr length = x->shape[std::size_t(axis)];
+      std::vector<IndexEntry> entries(n->rank());
+      entries[std::size_t(axis)].start = offset;
+      entries[std::size_t(axis)].stop = offset + length;
+      if (onPath_.count(x)) give(x, g_.index(grad, entries));
+      offset = offset + length;
+    }
+    return;
+  }
+  case OpKind::Stack: {
+    const int64_t axis = n->attr<attr::Axis>().axis;
+    for (std::size_t i = 0; i < n->inputs.size(); ++i) {
+      if (!onPath_.count(in(i))) continue;
+      std::vector<IndexEntry> entries(n->rank());
+      entries[std::size_t(axis)].kind = IndexEntry::Integer;
+      entries[std::size_t(axis)].start = Expr(int64_t(i));
+      give(in(i), g_.index(grad, entries));
+    }
+    return;
+  }
+  case OpKind::Blockwise: return blockwiseRule(n, grad);
+  case OpKind::Einsum: return einsumRule(n, grad);
+  case OpKind::Cumsum: { // the adjoint sums from the end
+    const int64_t axis = n->attr<attr::Axis>().axis;
+    const Node *back = flip(g_.cumulative("cumsum", flip(grad, axis), axis), axis);
+    return give(in(0), back->dtype == in(0)->dtype ? back : g_.astype(back, in(0)->dtype));
+  }
+  case OpKind::Diff: { // the adjoint of one difference along the axis: [0, g] - [g, 0]
+    const attr::Difference &d = n->attr<attr::Difference>();
+    const Node *back = grad;
+    for (int64_t k = 0; k < d.n; ++k) {
+      Shape one = back->shape;
+      one[std::size_t(d.axis)] = Expr(1);
+      const Node *zero = g_.full(one, lit(0.0), back->dtype);
+      back = sub(g_.concatenate({zero, back}, d.axis), g_.concatenate({back, zero}, d.axis));
+    }
+    return give(in(0), back);
+  }
+  case OpKind::SpecifyShape:
+  case OpKind::Check: return give(in(0), grad);
+  case OpKind::After: return give(n->inputs.back(), grad);
+  case OpKind::Cumprod:
+  case OpKind::Sort:
+  case OpKind::Convolve:
+  case OpKind::IfElse: noAdjoint(n);
+  }
+  noAdjoint(n);
+}
+
+} // namespace
+
+std::vector<const Node *> gradients(Graph &graph, const Node *cost, const std::vector<const Node *> &wrt, BroadcastMode mode) {
+  return Backward(graph, mode).run(cost, wrt);
+}
+
+} // namespace shapelab::ops
