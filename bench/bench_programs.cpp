@@ -11,6 +11,7 @@
 #include <chrono>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -253,6 +254,74 @@ BENCHMARK(BM_InferAndRewrite)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->ComputeStatistics("min", fastest);
+
+/// The gradient of a random program (the figure: grad of a 10^4-node program built in at
+/// most 2x the time of building the program). The program (basic mix) gets a cost that reads
+/// every array no other array reads (the sum of their sums), so every node is on a path; each
+/// iteration builds it in a fresh session (timed as build_s) and then differentiates the cost
+/// with respect to every float input it reads (timed as grad_s). Reported: both, and their ratio.
+void BM_GradOfProgram(benchmark::State &state) {
+  std::vector<std::string> lines = programText(std::size_t(state.range(0)), true);
+  std::string wrt;
+  {
+    // The sinks and the float inputs, found once.
+    Solver solver;
+    lang::Session session(solver, {});
+    int k = 0;
+    for (const std::string &l : lines) session.execute(l, ++k);
+    std::set<const ops::Node *> read;
+    for (const ops::Node &n : session.graph().nodes())
+      for (const ops::Node *i : n.inputs) read.insert(i);
+    std::string cost;
+    for (const ops::Node &n : session.graph().nodes()) {
+      if (read.count(&n) || !ops::isFloat(n.dtype) || n.kind == ops::OpKind::Input) continue;
+      const std::string name = [&] {
+        for (const std::string &l : lines) {
+          const std::string nm = l.substr(0, l.find(" = "));
+          if (session.lookup(nm) == &n) return nm;
+        }
+        return std::string();
+      }();
+      if (!name.empty()) cost += (cost.empty() ? "" : " + ") + std::string("np.sum(") + name + ")";
+    }
+    lines.push_back("cost = " + cost);
+    session.execute(lines.back(), ++k);
+    for (const ops::Node &n : session.graph().nodes())
+      if (n.kind == ops::OpKind::Input && ops::isFloat(n.dtype) &&
+          !session.execute("g_probe = grad(cost, " + n.op + ")", ++k).failed)
+        wrt += (wrt.empty() ? "" : ", ") + n.op;
+  }
+  lang::SessionOptions json;
+  json.json = true; // shape and status per statement, as `shapelab run --json` prints them
+  double build = 0, grad = 0, teardown = 0;
+  std::size_t forwardNodes = 0, allNodes = 0;
+  for (auto _ : state) {
+    clearElementCountMemo();
+    auto solver = std::make_unique<Solver>();
+    auto session = std::make_unique<lang::Session>(*solver, json);
+    int k = 0;
+    auto start = std::chrono::steady_clock::now();
+    for (const std::string &l : lines) benchmark::DoNotOptimize(session->execute(l, ++k).lines().size());
+    auto built = std::chrono::steady_clock::now();
+    forwardNodes = session->nodeCount();
+    const lang::Reply r = session->execute("g = grad(cost, [" + wrt + "])", ++k);
+    benchmark::DoNotOptimize(r.lines().size());
+    auto done = std::chrono::steady_clock::now();
+    if (r.failed) throw std::logic_error("grad failed: " + r.lines().at(0));
+    build += std::chrono::duration<double>(built - start).count();
+    grad += std::chrono::duration<double>(done - built).count();
+    allNodes = session->nodeCount();
+    teardown += dropUntimed(state, session, solver);
+  }
+  const double n = double(state.iterations());
+  state.counters["build_s"] = build / n;
+  state.counters["grad_s"] = grad / n;
+  state.counters["grad_over_build"] = grad / build;
+  state.counters["teardown_s"] = teardown / n;
+  state.counters["nodes"] = double(forwardNodes);
+  state.counters["nodes_with_grad"] = double(allNodes);
+}
+BENCHMARK(BM_GradOfProgram)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 long peakRssKb() {
   rusage u{};
