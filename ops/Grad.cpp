@@ -21,8 +21,9 @@ public:
   Backward(Graph &graph, BroadcastMode mode) : g_(graph), mode_(mode) {}
 
   /// Adds `adjoint` to what node `n` receives.
+  /// Only float arrays carry an adjoint: an integer or bool node passes none, and receives none.
   void give(const Node *n, const Node *adjoint) {
-    if (!onPath_.count(n) || !adjoint) return;
+    if (!onPath_.count(n) || !adjoint || !isFloat(n->dtype)) return;
     auto [it, fresh] = adjoint_.emplace(n, adjoint);
     if (!fresh) it->second = add(it->second, adjoint);
   }
@@ -183,9 +184,21 @@ void Backward::binaryRule(const Node *n, const Node *grad) {
   if (op == "subtract") return both(grad, wantB ? neg(grad) : nullptr);
   if (op == "multiply") return both(wantA ? mul(grad, b) : nullptr, wantB ? mul(grad, a) : nullptr);
   if (op == "true_divide") return both(wantA ? div(grad, b) : nullptr, wantB ? neg(div(mul(grad, n), b)) : nullptr);
-  if (op == "power")
-    return both(wantA ? mul(grad, mul(b, g_.binary("power", a, sub(b, lit(1.0)), mode_))) : nullptr,
-                wantB ? mul(grad, mul(n, fn("log", a))) : nullptr);
+  if (op == "power") {
+    // A literal exponent c: c * a ** (c - 1) without a power where c is 1 or 2 (x ** 2 is common).
+    const Node *da = nullptr;
+    if (wantA) {
+      // (a Python int is a size node: its value is its constant expression)
+      const std::optional<Integer> size =
+          b->kind == OpKind::Scalar && !b->exprs.empty() ? b->exprs[0].constantValue() : std::nullopt;
+      const bool literal = b->kind == OpKind::Scalar && (b->exprs.empty() || size);
+      const double c = !literal ? 0 : size ? (*size == Integer(2) ? 2.0 : *size == Integer(1) ? 1.0 : 0.0) : b->attr<attr::Constant>().value;
+      da = literal && c == 2 ? mul(grad, mul(a, lit(2.0)))
+           : literal && c == 1 ? grad
+                               : mul(grad, mul(b, g_.binary("power", a, sub(b, lit(1.0)), mode_)));
+    }
+    return both(da, wantB ? mul(grad, mul(n, fn("log", a))) : nullptr);
+  }
   if (op == "maximum" || op == "minimum" || op == "fmax" || op == "fmin") {
     // Ties go to a: where the result is a (a >= b for maximum, a <= b for minimum; fmax's a
     // where b is NaN). Read from the result, which the cost computed: no broadcast of its own.

@@ -86,6 +86,8 @@ TEST(Grad, EveryRuleAgreesWithFiniteDifferences) {
       "np.sum(np.cumsum(x, axis=1) ** 2) + np.sum(np.diff(v, n=2) ** 2) + np.sum(np.cumsum(a))",
       "np.sum(np.einsum('ij,ik->jk', x, a) ** 2) + np.sum(np.outer(v, w)) + np.sum(v @ x) + v @ v",
       "np.sum(set_subtensor(x[0], w) ** 2) + np.sum(inc_subtensor(a[:, 1], v) ** 2) + np.sum(np.broadcast_to(w, (n, m)) * x)",
+      // Integer and bool arrays on the way carry nothing (abs of an int64 has no sign to take).
+      "np.sum(np.abs((x > 0.5).astype(np.int64) - 1) * x) + np.sum(np.floor(x * 4.0) * a)",
       "np.sum(sum_to(x * a, (1, m)) ** 2) + np.sum(np.full((n, m), v[:, None]) * x) + np.sum(x.astype(np.float16).astype(np.float64) * 0.0 + x)",
   };
   std::mt19937_64 rng(7);
@@ -170,7 +172,8 @@ TEST(Grad, RefusalsNameWhatIsWrong) {
 // the gradient of a smooth cost of the last array agrees with finite differences at a point
 // where the cost is valid; at every point of the box n, m in 0..3 the gradient fails exactly
 // where the cost fails (its error domain is the cost's); and the optimized interpreter computes
-// the gradients the reference computes (within 1e-12: fused loops use vector math).
+// the gradients the reference computes (within 1e-9, relative: fused loops use vector math,
+// whose last-bit differences a chain of products and quotients magnifies).
 RC_GTEST_PROP(Grad, RandomProgramsAgreeWithFiniteDifferencesAndKeepTheErrorDomain, ()) {
   const bool staticMode = *rc::gen::arbitrary<bool>();
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
@@ -182,7 +185,7 @@ RC_GTEST_PROP(Grad, RandomProgramsAgreeWithFiniteDifferencesAndKeepTheErrorDomai
   proptests::ProgramOptions options;
   options.basicOnly = true;
   options.dataDependent = false;
-  const proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 12, options);
+  const proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 20, options);
   // The last float array of rank >= 1 reading an input: its cost is sum(sin(.)).
   std::string last;
   for (const std::string &name : p.names) {
@@ -193,11 +196,18 @@ RC_GTEST_PROP(Grad, RandomProgramsAgreeWithFiniteDifferencesAndKeepTheErrorDomai
   RC_PRE(!session.execute("cost = np.sum(np.sin(" + last + ")) * 1.0", 90).failed);
   std::vector<std::pair<std::string, std::string>> wrt, wrt64; // (float64 inputs: finite differences in float16 or
   std::vector<const ops::Node *> inputs;                       // float32 round their steps away)
+  std::vector<const ops::Node *> floatInputs; // (found first: each grad statement adds nodes)
   for (const ops::Node &node : session.graph().nodes())
-    if (const ops::Node *n = &node; true)
-    if (n->kind == ops::OpKind::Input && isFloat(n->dtype)) {
+    if (node.kind == ops::OpKind::Input && isFloat(node.dtype)) floatInputs.push_back(&node);
+  for (const ops::Node *n : floatInputs) {
       const std::string g = "g_" + n->op;
-      if (session.execute(g + " = grad(cost, " + n->op + ")", 91).failed) continue;
+      const lang::Reply r = session.execute(g + " = grad(cost, " + n->op + ")", 91);
+      if (r.failed) { // only for a reason grad gives (never an op's refusal of what grad built)
+        const std::string &why = r.lines().at(0);
+        RC_ASSERT(why.find("does not depend on") != std::string::npos || why.find("no differentiable path") != std::string::npos ||
+                  why.find("has no adjoint in shapelab yet") != std::string::npos);
+        continue;
+      }
       wrt.emplace_back(n->op, g);
       inputs.push_back(n);
       if (n->dtype == DType::Float64) wrt64.emplace_back(n->op, g);
@@ -262,7 +272,11 @@ RC_GTEST_PROP(Grad, RandomProgramsAgreeWithFiniteDifferencesAndKeepTheErrorDomai
         RC_ASSERT(ref.shape() == fast.shape());
         for (int64_t i = 0; i < ref.size(); ++i) {
           const double r = ref.base<double>()[i], f = fast.base<double>()[i];
-          RC_ASSERT((std::isnan(r) && std::isnan(f)) || std::abs(r - f) <= 1e-12 * (1 + std::abs(r)));
+          if (!(r == f || (std::isnan(r) && std::isnan(f)) || std::abs(r - f) <= 1e-9 * (1 + std::abs(r)))) {
+            std::cerr << g << "[" << i << "] at " << point.toString() << ": reference " << r << ", optimized " << f << "\n";
+            for (const std::string &line : p.lines) std::cerr << "  " << line << "\n";
+          }
+          RC_ASSERT(r == f || (std::isnan(r) && std::isnan(f)) || std::abs(r - f) <= 1e-9 * (1 + std::abs(r)));
         }
       }
     // Finite differences where the cost is a moderate number (a program may overflow or divide
