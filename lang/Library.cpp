@@ -4,6 +4,7 @@
 
 #include "lang/SessionImpl.h"
 #include "ops/Grad.h"
+#include "ops/Vectorize.h"
 
 namespace shapelab::lang {
 
@@ -81,6 +82,7 @@ auto Session::Impl::binders() -> const std::unordered_map<std::string, Binder> &
       {"broadcast_to", &Impl::bindBroadcastTo},
       {"sum_to", &Impl::bindSumTo},
       {"grad", &Impl::bindGrad},
+      {"vectorize", &Impl::bindVectorize},
       {"ravel", &Impl::bindRavel},
       {"flatten", &Impl::bindRavel},
       {"clip", &Impl::bindClip},
@@ -302,6 +304,50 @@ auto Session::Impl::bindGrad(Call &c) -> Value {
   if (xs.empty()) failAt("grad needs at least one array to differentiate with respect to", wrt.pos);
   const std::vector<const Node *> gs = ops::gradients(*graph, cost, xs, mode);
   return wrt.kind == Value::Tuple ? Value::ofNodes(gs, p) : c.node(gs[0]);
+}
+
+auto Session::Impl::bindVectorize(Call &c) -> Value {
+  [[maybe_unused]] auto &[fn, a, p, f] = c;
+  // vectorize(y, x=xb, w=wb[, in_axes=(0, 1)][, out_axes=0]) or vectorize([y, z], x=xb): the
+  // keywords other than the options name the arrays replaced (ops/Vectorize.h).
+  if (a.positional.size() != 1)
+    failAt("vectorize takes one positional argument (an array or a list of them), got " + std::to_string(a.positional.size()), p);
+  const Value &outputs = a.positional[0];
+  std::vector<const Node *> ys;
+  if (outputs.kind == Value::Tuple)
+    for (const Value &v : outputs.items) ys.push_back(array(v));
+  else
+    ys.push_back(array(outputs));
+  std::vector<std::pair<const Node *, const Node *>> replace;
+  std::optional<Value> inAxes, outAxes;
+  for (const auto &[name, v] : a.keywords) {
+    if (name == "in_axes") {
+      inAxes = v;
+      continue;
+    }
+    if (name == "out_axes") {
+      outAxes = v;
+      continue;
+    }
+    const Value *bound = variables.find(name);
+    if (!bound || bound->kind != Value::Array)
+      failAt("vectorize: keyword '" + name + "' names no array of the session (the keywords name the arrays replaced)", v.pos);
+    replace.emplace_back(bound->node, array(v));
+  }
+  if (replace.empty()) failAt("vectorize needs an array to replace, as a keyword: vectorize(y, x=xb)", p);
+  if (inAxes) { // one batch axis per replaced array, moved to the front
+    std::vector<Value> axes = inAxes->kind == Value::Tuple ? inAxes->items : std::vector<Value>(replace.size(), *inAxes);
+    if (axes.size() != replace.size())
+      failAt("in_axes has " + std::to_string(axes.size()) + " entries for " + std::to_string(replace.size()) + " replaced arrays", inAxes->pos);
+    for (std::size_t i = 0; i < replace.size(); ++i) {
+      const Node *xb = replace[i].second;
+      if (int64_t from = axisOf(axes[i], xb->rank()); from != 0) replace[i].second = ops::moveaxis(*graph, xb, from, 0);
+    }
+  }
+  std::vector<const Node *> gs = ops::vectorize(*graph, ys, replace, mode);
+  if (outAxes)
+    for (const Node *&y : gs) y = ops::moveaxis(*graph, y, 0, axisOf(*outAxes, y->rank()));
+  return outputs.kind == Value::Tuple ? Value::ofNodes(gs, p) : c.node(gs[0]);
 }
 
 auto Session::Impl::bindRavel(Call &c) -> Value {

@@ -267,6 +267,7 @@ struct Session::Impl {
   Value bindBroadcastTo(Call &c);
   Value bindSumTo(Call &c);
   Value bindGrad(Call &c);
+  Value bindVectorize(Call &c);
   Value bindRavel(Call &c);
   Value bindClip(Call &c);
   Value bindFullLike(Call &c);

@@ -1,0 +1,176 @@
+// Vectorizing a graph (ops/Vectorize.h), against its definition: the batched graph at a batch
+// equals the original evaluated on each example, stacked (bitwise, in the reference
+// interpreter), and fails exactly where some example fails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <rapidcheck/gtest.h>
+
+#include "interp/Interpreter.h"
+#include "lang/Session.h"
+#include "proptests/RandomProgram.h"
+#include "symbolic/Evaluate.h"
+#include "symbolic/Solver.h"
+
+using namespace shapelab;
+using ops::DType;
+
+namespace {
+
+interp::Array filled(DType dtype, const std::vector<int64_t> &shape, std::mt19937_64 &rng) {
+  interp::Array a(DType::Float64, shape);
+  std::uniform_int_distribution<int> d(-8, 8); // small integers: every dtype holds them exactly
+  for (int64_t i = 0; i < a.size(); ++i) a.base<double>()[i] = d(rng) / 4.0;
+  return a.astype(dtype);
+}
+
+/// Example `i` of a batched array (its leading axis): a copy, C-contiguous.
+interp::Array example(const interp::Array &batched, int64_t i) {
+  std::vector<int64_t> shape(batched.shape().begin() + 1, batched.shape().end());
+  const interp::Array c = batched.contiguous();
+  interp::Array out(c.dtype(), shape);
+  const std::size_t bytes = std::size_t(out.size()) * ops::itemSize(c.dtype());
+  std::memcpy(out.base<char>(), c.base<char>() + std::size_t(i) * bytes, bytes);
+  return out;
+}
+
+bool sameBits(const interp::Array &a, const interp::Array &b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
+  const interp::Array x = a.contiguous(), y = b.contiguous();
+  return std::memcmp(x.base<char>(), y.base<char>(), std::size_t(x.size()) * ops::itemSize(x.dtype())) == 0;
+}
+
+} // namespace
+
+// Random programs (elementwise ops, broadcasts, reshapes, slices, reductions), in both modes,
+// one float or int input replaced by a batch of b examples: at every point of the box (the
+// sizes and b in 1..3), each output of the batched graph fails iff some example fails, and
+// otherwise holds each example's value at its index, bitwise.
+RC_GTEST_PROP(Vectorize, ABatchIsItsExamplesStacked, ()) {
+  const bool staticMode = *rc::gen::arbitrary<bool>();
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  Solver solver;
+  lang::SessionOptions o;
+  o.mode = staticMode ? BroadcastMode::Static : BroadcastMode::Numpy;
+  lang::Session session(solver, o);
+  std::mt19937_64 rng(seed);
+  proptests::ProgramOptions options;
+  options.basicOnly = true;
+  options.dataDependent = false;
+  const proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 12, options);
+  std::vector<const ops::Node *> inputs;
+  for (const ops::Node &n : session.graph().nodes())
+    if (n.kind == ops::OpKind::Input) inputs.push_back(&n);
+  RC_PRE(!inputs.empty());
+  const ops::Node *x = inputs[std::size_t(*rc::gen::inRange<std::size_t>(0, inputs.size()))];
+  std::string shape = "(nb";
+  for (const Expr &d : x->shape) shape += ", " + d.toString();
+  shape += ")";
+  RC_PRE(!session.execute("param nb", 80).failed);
+  RC_ASSERT(!session.execute("xb_ = input(" + shape + ", " + std::string(ops::spelling(x->dtype)) + ")", 81).failed);
+  // The outputs: the program's arrays that read x.
+  std::vector<std::string> outputs;
+  for (const std::string &name : p.names) {
+    const lang::Reply r = session.execute("b_" + name + " = vectorize(" + name + ", " + x->op + "=xb_)", 82);
+    if (r.failed) {
+      RC_ASSERT(r.lines().at(0).find("has no batched rule") != std::string::npos);
+      continue;
+    }
+    outputs.push_back(name);
+  }
+  RC_PRE(!outputs.empty());
+  std::vector<std::string> params;
+  for (const Expr &e : session.graph().params()) params.push_back(e->name);
+  RC_PRE(params.size() <= 4);
+  std::vector<Assignment> box(1);
+  for (const std::string &name : params) {
+    std::vector<Assignment> more;
+    for (const Assignment &a : box)
+      for (int v = name == "nb" ? 1 : 0; v <= 3; ++v) {
+        Assignment b = a;
+        b.set(name, v);
+        more.push_back(b);
+      }
+    box = more;
+  }
+  int compared = 0;
+  for (const Assignment &point : box) {
+    const int64_t batch = point.find("nb")->toInt64Checked("nb");
+    std::map<std::string, interp::Array> given;
+    for (const ops::Node *in : inputs) {
+      std::vector<int64_t> dims;
+      for (const Expr &d : in->shape) dims.push_back(evaluate(d, point)->toInt64Checked("a test size"));
+      given.emplace(in->op, filled(in->dtype, dims, rng));
+      if (in == x) {
+        dims.insert(dims.begin(), batch);
+        given.emplace("xb_", filled(in->dtype, dims, rng));
+      }
+    }
+    for (const std::string &name : outputs) {
+      std::vector<std::optional<interp::Array>> each;
+      for (int64_t i = 0; i < batch; ++i) {
+        std::map<std::string, interp::Array> one = given;
+        one.insert_or_assign(x->op, example(given.at("xb_"), i));
+        try {
+          each.push_back(session.evaluate(name, point, one));
+        } catch (const interp::EvalError &) {
+          each.push_back(std::nullopt);
+        }
+      }
+      const bool anyFails = std::any_of(each.begin(), each.end(), [](const auto &e) { return !e; });
+      std::optional<interp::Array> whole;
+      try {
+        whole = session.evaluate("b_" + name, point, given);
+      } catch (const interp::EvalError &) {
+      }
+      RC_ASSERT(whole.has_value() == !anyFails);
+      if (!whole) continue;
+      RC_ASSERT(whole->rank() >= 1 && whole->shape()[0] == batch);
+      for (int64_t i = 0; i < batch; ++i) RC_ASSERT(sameBits(example(*whole, i), *each[std::size_t(i)]));
+      ++compared;
+    }
+  }
+  RC_CLASSIFY(compared > 0, "values compared");
+}
+
+// The batched forms of the ops the random programs do not make: matmul with vectors on
+// either side, solve with a vector, concatenate with an unbatched operand, in_axes/out_axes;
+// each against its examples.
+TEST(Vectorize, GufuncsJoinsAndAxes) {
+  Solver solver;
+  lang::Session session(solver, {});
+  for (const char *line : {"param n, m, b", "x = input((n,), float64)", "w = input((n, m), float64)", "s = input((n, n), float64)",
+                           "y = np.sum(np.tanh(x @ w)) + (x @ s) @ x + np.sum(np.linalg.solve(s, x))",
+                           "z = np.concatenate([x, np.ones((m,))]) * 2.0", "xb = input((b, n), float64)",
+                           "yb, zb = vectorize([y, z], x=xb)", "xt = input((n, b), float64)", "zt = vectorize(z, x=xt, in_axes=1, out_axes=1)"}) {
+    const lang::Reply r = session.execute(line, 1);
+    ASSERT_FALSE(r.failed) << line << ": " << r.lines().at(0);
+  }
+  EXPECT_EQ(toString(session.lookup("yb")->shape), "(b,)");
+  EXPECT_EQ(toString(session.lookup("zt")->shape), "(m + n, b)");
+  std::mt19937_64 rng(5);
+  const Assignment point{{"n", 3}, {"m", 2}, {"b", 4}};
+  std::map<std::string, interp::Array> given = {{"w", filled(DType::Float64, {3, 2}, rng)}, {"s", filled(DType::Float64, {3, 3}, rng)},
+                                                {"xb", filled(DType::Float64, {4, 3}, rng)}};
+  for (int i = 0; i < 3; ++i) given.at("s").base<double>()[i * 4] += 4.0;
+  const interp::Array yb = session.evaluate("yb", point, given), zb = session.evaluate("zb", point, given);
+  for (int64_t i = 0; i < 4; ++i) {
+    std::map<std::string, interp::Array> one = given;
+    one.emplace("x", example(given.at("xb"), i));
+    EXPECT_TRUE(sameBits(example(yb, i), session.evaluate("y", point, one))) << i;
+    EXPECT_TRUE(sameBits(example(zb, i), session.evaluate("z", point, one))) << i;
+  }
+  // in_axes=1 reads the batch from the last axis, out_axes=1 puts it last.
+  given.emplace("xt", interp::Array(given.at("xb").transposed({1, 0}).contiguous()));
+  EXPECT_TRUE(sameBits(session.evaluate("zt", point, given), zb.transposed({1, 0}).contiguous()));
+  // Refusals name what is wrong.
+  const lang::Reply bad = session.execute("q = vectorize(y, x=w)", 2);
+  ASSERT_TRUE(bad.failed);
+  EXPECT_NE(bad.lines().at(0).find("the last dims of input w (n, m) are not those of input x (n,)"), std::string::npos) << bad.lines().at(0);
+  const lang::Reply none = session.execute("q = vectorize(y, zz=xb)", 3);
+  ASSERT_TRUE(none.failed);
+  EXPECT_NE(none.lines().at(0).find("keyword 'zz' names no array"), std::string::npos) << none.lines().at(0);
+}
