@@ -329,6 +329,68 @@ void BM_GradOfProgram(benchmark::State &state) {
 }
 BENCHMARK(BM_GradOfProgram)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+/// Vectorizing a random program (the figure: vectorize of a 10^4-node program in at
+/// most 2x the build time): each iteration builds the program (build_s), then replaces its
+/// first float input by a batch of b examples and rebuilds every array of the program over
+/// it in one vectorize call (vectorize_s).
+void BM_VectorizeProgram(benchmark::State &state) {
+  std::vector<std::string> lines = programText(std::size_t(state.range(0)), true);
+  std::string input, shape, dtype, outputs;
+  {
+    Solver solver;
+    lang::Session session(solver, {});
+    int k = 0;
+    for (const std::string &l : lines) session.execute(l, ++k);
+    for (const ops::Node &n : session.graph().nodes())
+      if (n.kind == ops::OpKind::Input && ops::isFloat(n.dtype)) {
+        input = n.op;
+        dtype = ops::spelling(n.dtype);
+        shape = "(nb";
+        for (const Expr &d : n.shape) shape += ", " + d.toString();
+        shape += ")";
+        break;
+      }
+    for (const std::string &l : lines) {
+      const std::string name = l.substr(0, l.find(" = "));
+      if (name != l && session.lookup(name) && session.lookup(name)->kind != ops::OpKind::Input)
+        outputs += (outputs.empty() ? "" : ", ") + name;
+    }
+  }
+  const std::string call = "out_ = vectorize([" + outputs + "], " + input + "=xb_)";
+  lang::SessionOptions json;
+  json.json = true;
+  double build = 0, vectorize = 0, teardown = 0;
+  std::size_t forwardNodes = 0, allNodes = 0;
+  for (auto _ : state) {
+    clearElementCountMemo();
+    auto solver = std::make_unique<Solver>();
+    auto session = std::make_unique<lang::Session>(*solver, json);
+    int k = 0;
+    auto start = std::chrono::steady_clock::now();
+    for (const std::string &l : lines) benchmark::DoNotOptimize(session->execute(l, ++k).lines().size());
+    auto built = std::chrono::steady_clock::now();
+    forwardNodes = session->nodeCount();
+    session->execute("param nb", ++k);
+    session->execute("xb_ = input(" + shape + ", " + dtype + ")", ++k);
+    const lang::Reply r = session->execute(call, ++k);
+    benchmark::DoNotOptimize(r.lines().size());
+    auto done = std::chrono::steady_clock::now();
+    if (r.failed) throw std::logic_error("vectorize failed: " + r.lines().at(0));
+    build += std::chrono::duration<double>(built - start).count();
+    vectorize += std::chrono::duration<double>(done - built).count();
+    allNodes = session->nodeCount();
+    teardown += dropUntimed(state, session, solver);
+  }
+  const double n = double(state.iterations());
+  state.counters["build_s"] = build / n;
+  state.counters["vectorize_s"] = vectorize / n;
+  state.counters["vectorize_over_build"] = vectorize / build;
+  state.counters["teardown_s"] = teardown / n;
+  state.counters["nodes"] = double(forwardNodes);
+  state.counters["nodes_batched"] = double(allNodes - forwardNodes);
+}
+BENCHMARK(BM_VectorizeProgram)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
 long peakRssKb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
