@@ -41,7 +41,8 @@ from ._shapelab import (  # noqa: F401
 from ._campaign import campaign  # noqa: F401
 from ._program import EvalValueError, IndexOutOfBounds, Program, Result, ShapeError  # noqa: F401
 from ._trace import (  # noqa: F401
-    ArraySpec, Pred, ShapeDependentBranch, Size, SizeSpec, SymArray, Traced, Unsupported, array, ifelse, size, trace,
+    ArraySpec, Pred, ShapeDependentBranch, Size, SizeSpec, SymArray, Traced, Unsupported, array, grad, ifelse, size, trace,
+    vectorize,
 )
 
 __version__ = "@PROJECT_VERSION@"
@@ -51,6 +52,6 @@ __all__ = [
     "InputTooLarge", "RandomVariableResult", "RuntimeCheckRequired", "SyntaxError",
     "broadcast", "broadcast_shapes", "broadcast_to", "decide", "einsum", "gufunc", "rv", "rv_catalogue",
     "ArraySpec", "EvalValueError", "IndexOutOfBounds", "Pred", "Program", "Result", "ShapeDependentBranch",
-    "ShapeError", "Size", "SizeSpec", "SymArray", "Traced", "Unsupported", "array", "campaign", "ifelse", "size",
-    "trace",
+    "ShapeError", "Size", "SizeSpec", "SymArray", "Traced", "Unsupported", "array", "campaign", "grad", "ifelse", "size",
+    "trace", "vectorize",
 ]

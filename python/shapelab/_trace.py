@@ -756,6 +756,38 @@ def trace(fn, *args, assume=(), mode="numpy", seed=0, **kwargs):
     return Traced(program, names, structure, inputs)
 
 
+def grad(cost, wrt):
+    """The gradient of a 0-d float `cost` with respect to the array `wrt`, or a tuple of them for
+    a list (the program's grad: each gradient has its array's shape and dtype; broadcasting's
+    adjoint is exact at run time). Inside sl.trace only."""
+    tracer = _tracer_in((cost, wrt))
+    if tracer is None:
+        raise Error("sl.grad differentiates the arrays of a trace (call it inside a function sl.trace runs)")
+    several = isinstance(wrt, (list, tuple))
+    targets = "[" + ", ".join(tracer.text(w) for w in wrt) + "]" if several else tracer.text(wrt)
+    return tracer.bind(f"grad({tracer.text(cost)}, {targets})")
+
+
+def vectorize(outputs, replace, in_axes=None, out_axes=None):
+    """`outputs` (an array or a list) rebuilt over batched arrays: `replace` pairs each array of
+    the trace with its batch (extra leading dims, or at `in_axes`), as a list of (array, batch)
+    pairs; each output gets the batch's dims in front (or at `out_axes`). The program's
+    vectorize. Inside sl.trace only."""
+    replace = list(replace)
+    tracer = _tracer_in((outputs, [x for x, _ in replace], [xb for _, xb in replace]))
+    if tracer is None:
+        raise Error("sl.vectorize rebuilds the arrays of a trace (call it inside a function sl.trace runs)")
+    several = isinstance(outputs, (list, tuple))
+    ys = "[" + ", ".join(tracer.text(y) for y in outputs) + "]" if several else tracer.text(outputs)
+    keywords = ", ".join(f"{tracer.named(x)}={tracer.text(xb)}" for x, xb in replace)
+    options = ""
+    if in_axes is not None:
+        options += ", in_axes=" + (f"({', '.join(str(int(a)) for a in in_axes)},)" if isinstance(in_axes, (list, tuple)) else str(int(in_axes)))
+    if out_axes is not None:
+        options += f", out_axes={int(out_axes)}"
+    return tracer.bind(f"vectorize({ys}, {keywords}{options})")
+
+
 def ifelse(cond, a, b):
     """`a` where the predicate over sizes holds, else `b` (both built; the program's ifelse)."""
     tracer = _tracer_in((cond, a, b))

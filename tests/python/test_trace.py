@@ -373,3 +373,33 @@ def test_campaign_on_a_local_dask_cluster():
         assert comparable(got) == comparable(want) and got["shards"] == 8
         passing = sl.campaign(cases=50, seed=3, client=client, progress=False)
         assert comparable(passing) == comparable(cli_proptest("--cases", "50", "--seed", "3"))
+
+
+def test_grad_and_vectorize_in_a_trace():
+    # A least-squares cost: its gradient is 2 A^T (A w - b), which NumPy computes by hand.
+    def loss_grad(a, w, b):
+        cost = np.sum((a @ w - b) ** 2)
+        return sl.grad(cost, w), sl.grad(cost, [a, b])[1]
+
+    t = sl.trace(loss_grad, sl.array(("n", "d")), sl.array(("d",)), sl.array(("m",)))
+    assert [o.shape for o in t.outputs] == [("d",), ("m",)]
+    rng = np.random.default_rng(4)
+    a, w, b = rng.standard_normal((5, 3)), rng.standard_normal(3), rng.standard_normal(5)
+    gw, gb = t(a=a, w=w, b=b)
+    assert np.allclose(gw, 2 * a.T @ (a @ w - b)) and np.allclose(gb, -2 * (a @ w - b))
+    # Broadcasting in the backward pass at run time: b of one element is summed over n.
+    gw1, gb1 = t(a=a, w=w, b=b[:1])
+    assert gb1.shape == (1,) and np.allclose(gb1, [-2 * np.sum(a @ w - b[0])])
+
+    # vectorize: a batch of w, each example's cost, as NumPy computes it per example.
+    def batched(a, w, b, wb):
+        cost = np.sum((a @ w - b) ** 2)
+        return sl.vectorize(cost, [(w, wb)])
+
+    v = sl.trace(batched, sl.array(("n", "d")), sl.array(("d",)), sl.array(("n",)), sl.array(("k", "d")))
+    assert v.outputs[0].shape == ("k",)
+    wb = rng.standard_normal((4, 3))
+    got = v(a=a, w=w, b=b, wb=wb)
+    assert np.allclose(got, [np.sum((a @ x - b) ** 2) for x in wb])
+    with pytest.raises(sl.Error, match="inside a function sl.trace runs"):
+        sl.grad(np.float64(1.0), a)
