@@ -17,6 +17,7 @@
 
 #include "lang/Session.h"
 #include "ops/Graph.h"
+#include "proptests/RandomProgram.h"
 #include "proptests/Shards.h"
 #include "symbolic/Errors.h"
 #include "symbolic/Parser.h"
@@ -223,4 +224,19 @@ void bindPrograms(py::module_ &m) {
       py::arg("shards") = 1, py::arg("jobs") = 1, py::arg("planted") = "",
       "One shard of a property run: the cases k < cases with k % shards == shard (seed + k each), in order, up to "
       "the shard's first failure; the counts of each case run.");
+
+  m.def(
+      "_random_program",
+      [](uint64_t seed, int statements, bool dataDependent) {
+        // The property harness's generator (proptests/RandomProgram.h), as text: data for
+        // studies of many programs (the notebooks). Generated in numpy mode.
+        Solver solver;
+        lang::Session session(solver, {});
+        std::mt19937_64 rng(seed);
+        proptests::ProgramOptions o;
+        o.dataDependent = dataDependent;
+        return proptests::generateProgram(session, rng, statements, o).lines;
+      },
+      py::arg("seed"), py::arg("statements") = 10, py::arg("data_dependent") = false,
+      "The lines of one random program (the property harness's generator, seeded; numpy mode).");
 }
