@@ -273,6 +273,31 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
   return checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);
 }
 
+namespace {
+/// The gradient statements (DifferentialOptions::gradients) run in `session` and added to
+/// `lines`: a cost of the last float array, then grad(cost, x) for each float input it reads.
+void appendGradients(lang::Session &session, std::vector<std::string> &lines) {
+  std::string last;
+  for (const std::string &line : lines) {
+    const std::size_t eq = line.find(" = ");
+    if (eq == std::string::npos) continue;
+    const ops::Node *n = session.lookup(line.substr(0, eq));
+    if (n && ops::isFloat(n->dtype) && n->kind != ops::OpKind::Input) last = line.substr(0, eq);
+  }
+  if (last.empty()) return;
+  const std::string cost = "cost_ = np.sum(np.sin(" + last + "))";
+  if (session.execute(cost, int(lines.size() + 1)).failed) return;
+  lines.push_back(cost);
+  std::vector<std::string> inputs; // (named first: each grad statement adds nodes)
+  for (const ops::Node &n : session.graph().nodes())
+    if (n.kind == ops::OpKind::Input && ops::isFloat(n.dtype)) inputs.push_back(n.op);
+  for (const std::string &x : inputs) {
+    const std::string g = "grad_" + x + " = grad(cost_, " + x + ")";
+    if (!session.execute(g, int(lines.size() + 1)).failed) lines.push_back(g);
+  }
+}
+} // namespace
+
 std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const DifferentialOptions &options,
                                                       DifferentialStats *stats) {
   std::vector<std::string> lines;
@@ -288,6 +313,7 @@ std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const Diffe
     lang::Session session(solver, so);
     std::mt19937_64 rng(seed);
     lines = generateProgram(session, rng, options.statements).lines;
+    if (options.gradients) appendGradients(session, lines);
     if (options.mode == BroadcastMode::Static) lines.insert(lines.begin(), "mode static");
     failure = plantedFailure(lines, std::vector<bool>(lines.size(), true), options); // the generator keeps what ran
     if (!failure) failure = checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);

@@ -39,6 +39,11 @@ struct DifferentialOptions {
   /// For testing the harness itself: a program with a statement containing this text fails
   /// ("a planted failure"), and is shrunk as any failure is. Empty: none.
   std::string planted;
+  /// Also differentiate: a cost (the sum of the sine of the program's last float array) and its
+  /// gradient with respect to each float input it reads join the program, so the gradients are
+  /// rewritten, run by both interpreters and compared (their errors the cost's) as the other
+  /// arrays are.
+  bool gradients = true;
 };
 
 struct DifferentialFailure {
