@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ops/GraphDetail.h"
+#include "shape/RandomVariable.h"
 
 namespace shapelab::ops {
 
@@ -248,6 +249,44 @@ const Node *Batcher::rule(const Node *n) {
     for (std::size_t i = 0; i < n->inputs.size(); ++i) ins.push_back(in(n, i));
     if (n->kind == OpKind::After && !isBatched(n->inputs.back())) ins.back() = spread(n->inputs.back());
     return g_.rebuild(n, ins);
+  }
+  case OpKind::Random: {
+    // The batch joins the draw's batch: in front of its size (or of the parameters' broadcast
+    // batch, size=None), each batched parameter aligned past the batch to the draw's batch rank.
+    const RandomVariableInfo *info = findRandomVariable(n->op);
+    const attr::Draw &draw = n->attr<attr::Draw>();
+    if (!info || info->signature.empty()) noRule(n, "a signature built per call");
+    for (const std::optional<int64_t> &r : draw.shapeRanks)
+      if (r) noRule(n, "a shape-only parameter");
+    std::vector<std::size_t> coreRanks; // per parameter, from the signature's inputs "(n),(n,n)"
+    {
+      const std::string inputs = info->signature.substr(0, info->signature.find("->"));
+      for (std::size_t at = inputs.find('('); at != std::string::npos; at = inputs.find('(', at + 1)) {
+        const std::string group = inputs.substr(at + 1, inputs.find(')', at) - at - 1);
+        coreRanks.push_back(group.empty() ? 0 : std::size_t(std::count(group.begin(), group.end(), ',')) + 1);
+      }
+    }
+    if (coreRanks.size() != n->inputs.size()) noRule(n, "parameters unlike its signature");
+    std::optional<Shape> size;
+    std::size_t batchRank = 0; // the draw's own batch rank
+    if (draw.sizeRank) {
+      size = batch_;
+      size->insert(size->end(), n->exprs.end() - *draw.sizeRank, n->exprs.end());
+      batchRank = std::size_t(*draw.sizeRank);
+    } else {
+      for (std::size_t i = 0; i < n->inputs.size(); ++i) batchRank = std::max(batchRank, n->inputs[i]->rank() - coreRanks[i]);
+    }
+    std::vector<const Node *> ins;
+    for (std::size_t i = 0; i < n->inputs.size(); ++i) {
+      const Node *p = n->inputs[i];
+      ins.push_back(isBatched(p) ? aligned(in(n, i), p->rank(), batchRank + coreRanks[i]) : p);
+    }
+    if (!size) { // every parameter batched or not: the unbatched ones broadcast over the batch
+      bool any = false;
+      for (std::size_t i = 0; i < n->inputs.size(); ++i) any = any || isBatched(n->inputs[i]);
+      if (!any) noRule(n);
+    }
+    return g_.random(n->op, ins, size, n->mode);
   }
   case OpKind::IfElse: {
     if (n->inputs.size() > 2) noRule(n, "a condition on data");

@@ -174,3 +174,24 @@ TEST(Vectorize, GufuncsJoinsAndAxes) {
   ASSERT_TRUE(none.failed);
   EXPECT_NE(none.lines().at(0).find("keyword 'zz' names no array"), std::string::npos) << none.lines().at(0);
 }
+
+// Random draws take the batch in front of their size, or of their parameters' batch (size
+// None), each batched parameter aligned past the batch; a draw is a new variable (its values are
+// not the examples'), so only shapes are compared, with NumPy's rule for the batched call.
+TEST(Vectorize, RandomDrawsBatchTheirSize) {
+  Solver solver;
+  lang::Session session(solver, {});
+  for (const char *line : {"param n, b", "loc = input((n,), float64)", "d = np.random.normal(loc, 1.0)",
+                           "e = np.random.normal(loc, 1.0, size=(3, n))", "mv = np.random.multivariate_normal(loc, np.eye(n))",
+                           "lb = input((b, n), float64)", "db, eb, mb = vectorize([d, e, mv], loc=lb)"}) {
+    const lang::Reply r = session.execute(line, 1);
+    ASSERT_FALSE(r.failed) << line << ": " << r.lines().at(0);
+  }
+  EXPECT_EQ(toString(session.lookup("db")->shape), "(b, n)");
+  EXPECT_EQ(toString(session.lookup("eb")->shape), "(b, 3, n)");
+  EXPECT_EQ(toString(session.lookup("mb")->shape), "(b, n)");
+  const interp::Array eb = session.evaluate("eb", {{"n", 2}, {"b", 4}}, {});
+  EXPECT_EQ(eb.shape(), (std::vector<int64_t>{4, 3, 2}));
+  const lang::Reply perm = session.execute("p = np.random.permutation(n)", 2);
+  ASSERT_FALSE(perm.failed);
+}
