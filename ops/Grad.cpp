@@ -61,8 +61,9 @@ public:
         throw OpError("grad: the cost does not depend on " + x->describe());
     // The seed is computed after the cost, and every rule reads its adjoint first (or the
     // forward node, which the cost computed): evaluating a gradient raises the cost's error
-    // first, wherever it has one, and none of its own.
-    give(cost, g_.after({cost}, g_.constant(1.0, cost->dtype)));
+    // first, wherever it has one, and none of its own. A cost valid for every size (no shape
+    // obligation pending) is not a guard, as the language drops such guards (Value::reads).
+    give(cost, guarded(cost, g_.constant(1.0, cost->dtype)));
     for (auto it = ancestors.rbegin(); it != ancestors.rend(); ++it) {
       const Node *n = *it;
       auto a = adjoint_.find(n);
@@ -76,7 +77,7 @@ public:
                       " to the cost (it is read only by ops with no derivative: comparisons, integer casts, argmax, indices)");
       const Node *gx = a->second->dtype == x->dtype ? a->second : g_.astype(a->second, x->dtype);
       if (!(gx->shape == x->shape)) gx = g_.reshape(gx, x->shape); // (equal sizes, other spelling)
-      out.push_back(g_.after({cost}, gx));
+      out.push_back(guarded(cost, gx));
     }
     return out;
   }
@@ -88,6 +89,8 @@ private:
   std::unordered_map<const Node *, const Node *> adjoint_;
 
   const Node *lit(double v) { return g_.literal(v, DType::Float64); }
+  /// x computed after the cost where the cost has shape obligations pending.
+  const Node *guarded(const Node *cost, const Node *x) { return cost->pending ? g_.after({cost}, x) : x; }
   const Node *add(const Node *a, const Node *b) { return g_.binary("add", a, b, mode_); }
   const Node *sub(const Node *a, const Node *b) { return g_.binary("subtract", a, b, mode_); }
   const Node *mul(const Node *a, const Node *b) { return g_.binary("multiply", a, b, mode_); }

@@ -9,8 +9,11 @@
 // sizes say at run time, so `x + y` with x (n,), y (m,) gives x's adjoint g summed when
 // n == 1 != m, and g itself otherwise, in numpy mode; in static mode the stretched axes are
 // those known to be 1 when the graph is built.
-// Each gradient has its node's shape and dtype, and is computed after the cost (Graph::after):
-// its error domain is the cost's — differentiating adds no shape error and hides none.
+// Each gradient has its node's shape and dtype, and is computed after the cost (Graph::after)
+// where the cost has shape obligations: its error domain is the cost's — differentiating adds
+// no shape error and hides none. (A cost valid for every size is not evaluated first, as the
+// language drops guards valid everywhere: a value error of it that the gradient does not read,
+// such as a singular matrix, is not raised.)
 // Ties: max/min pass the adjoint to every element equal to the result (PyTensor's rule);
 // maximum(a, b) passes it to a where a >= b and to b elsewhere (minimum: a <= b), where(c, a, b)
 // to a where c holds. Operations with no derivative (comparisons, logical and bitwise ops,
