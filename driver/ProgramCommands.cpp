@@ -150,7 +150,9 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
   auto read = [&](const char *prompt) -> std::optional<std::string> {
     std::string line;
     if (terminal) {
-      interp::clearInterrupt();
+      // A Ctrl-C pressed while the last statement's reply was printed: Python's prompt reports
+      // it before reading on.
+      if (interp::interruptPending()) throw LineCancelled{};
       char *raw = readline(prompt);
       if (!raw && interp::interruptPending()) throw LineCancelled{};
       if (!raw) return std::nullopt;
@@ -172,6 +174,7 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
       // A statement continues while a bracket is open or a line ends with `\`.
       line = lang::readStatement(*first, [&] { return read("... "); });
     } catch (const LineCancelled &) {
+      interp::clearInterrupt();
       std::cout << "\nKeyboardInterrupt" << std::endl; // as Python's prompt: the statement is dropped
       continue;
     }
@@ -180,12 +183,13 @@ int runRepl(uint64_t seed, const std::string &mode, bool json, const SolverOptio
       if (!historyFile.empty()) write_history(historyFile.c_str()); // a failure to write loses only history
     }
     try {
-      interp::clearInterrupt(); // a Ctrl-C from before the statement is not for it
+      // (A Ctrl-C pressed once the line was read stops the statement, as in Python.)
       Reply r = session.execute(line, ++number);
       for (const std::string &l : r.lines()) std::cout << l << "\n";
       std::cout.flush();
       if (r.quit) break;
     } catch (const interp::Interrupted &) {
+      interp::clearInterrupt();
       // The evaluation stopped between two steps; the names bound before it are all kept.
       if (json) {
         Json j;

@@ -311,7 +311,9 @@ auto Session::Impl::bindVectorize(Call &c) -> Value {
   // vectorize(y, x=xb, w=wb[, in_axes=(0, 1)][, out_axes=0]) or vectorize([y, z], x=xb): the
   // keywords other than the options name the arrays replaced (ops/Vectorize.h).
   if (a.positional.size() != 1)
-    failAt("vectorize takes one positional argument (an array or a list of them), got " + std::to_string(a.positional.size()), p);
+    failAt("vectorize() takes at most 1 positional arguments (" + std::to_string(a.positional.size()) +
+               " given): the arrays rebuilt, an array or a list of them",
+           p);
   const Value &outputs = a.positional[0];
   std::vector<const Node *> ys;
   if (outputs.kind == Value::Tuple)
@@ -331,7 +333,7 @@ auto Session::Impl::bindVectorize(Call &c) -> Value {
     }
     const Value *bound = variables.find(name);
     if (!bound || bound->kind != Value::Array)
-      failAt("vectorize: keyword '" + name + "' names no array of the session (the keywords name the arrays replaced)", v.pos);
+      failAt("vectorize() got an unexpected keyword argument '" + name + "': it names no array of the session (the keywords name the arrays replaced)", v.pos);
     replace.emplace_back(bound->node, array(v));
   }
   if (replace.empty()) failAt("vectorize needs an array to replace, as a keyword: vectorize(y, x=xb)", p);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ops/Composites.h"
 #include "ops/GraphDetail.h"
 #include "shape/Einsum.h"
 
@@ -305,6 +306,14 @@ void Backward::einsumRule(const Node *n, const Node *grad) {
 
 void Backward::propagate(const Node *n, const Node *grad) {
   auto in = [&](std::size_t i) { return n->inputs[i]; };
+  // An op that fails for every size never runs, nor does anything after it (the gradient is
+  // computed after the cost, which reads it): its operands get zeros of their own shapes (its
+  // shape may be a placeholder, as static mode gives a broadcast that cannot hold).
+  if (n->validity.status() == Status::Error) {
+    for (const Node *i : n->inputs)
+      if (onPath_.count(i) && isFloat(i->dtype)) give(i, zerosLike(i));
+    return;
+  }
   switch (n->kind) {
   case OpKind::Input:
   case OpKind::Scalar:
@@ -419,9 +428,20 @@ void Backward::propagate(const Node *n, const Node *grad) {
   case OpKind::SpecifyShape:
   case OpKind::Check: return give(in(0), grad);
   case OpKind::After: return give(n->inputs.back(), grad);
+  case OpKind::Sort: { // the adjoint goes back to where each sorted element came from
+    if (n->op != "sort") return; // argsort: int64
+    const Node *x = in(0);
+    const int64_t axis = n->attr<attr::Axis>().axis;
+    const Node *zeros = zerosLike(x);
+    const Subscript from = alongAxis(g_, zeros, g_.sort("argsort", x, axis), axis);
+    return give(x, scatter(g_, zeros, from, grad, "inc_subtensor", mode_));
+  }
+  case OpKind::Convolve: { // full convolution: each operand's adjoint correlates g with the other
+    if (onPath_.count(in(0))) give(in(0), convolveMode(g_, grad, in(1), "valid", true));
+    if (onPath_.count(in(1))) give(in(1), convolveMode(g_, grad, in(0), "valid", true));
+    return;
+  }
   case OpKind::Cumprod:
-  case OpKind::Sort:
-  case OpKind::Convolve:
   case OpKind::IfElse: noAdjoint(n);
   }
   noAdjoint(n);

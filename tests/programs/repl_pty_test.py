@@ -48,6 +48,19 @@ def send(text):
     os.write(fd, text.encode())
 
 
+def wait_prompt(timeout=10.0):
+    """Reads until the output ends with a fresh prompt (the REPL is in its line editor)."""
+    global output
+    end = time.time() + timeout
+    while not output.rstrip(b" ").endswith(b">>>"):
+        left = end - time.time()
+        if left <= 0:
+            raise SystemExit("FAIL: no prompt after:\n%s" % output[-2000:].decode(errors="replace"))
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            output += os.read(fd, 4096)
+
+
 read_until(b">>> ")
 send("param n\r")
 read_until(b">>> ", count=2)
@@ -92,6 +105,7 @@ time.sleep(0.3)
 send(" + 1.0\r")
 read_until(b"q: (min(2, n),) float64")
 # Ctrl-C while typing drops the line (a continued statement too); the session goes on.
+wait_prompt()
 send("dropped = x +")
 time.sleep(0.2)
 send("\x03")
@@ -106,8 +120,9 @@ read_until(b"name 'dropped' is not defined")
 # and keeps the session: x is still defined.
 send("big = np.ones((n, n)) @ np.ones((n, n))\r")
 read_until(b"big: (n, n) float64")
+wait_prompt()
 send(":eval big with n=3000\r")
-time.sleep(1.0)
+time.sleep(1.5)
 started = time.time()
 send("\x03")
 read_until(b"KeyboardInterrupt: the statement was stopped", count=1, timeout=5.0)
