@@ -264,6 +264,22 @@ void Backward::blockwiseRule(const Node *n, const Node *grad) {
     give(a, mul(scale, mT(g_.blockwise("inv", {a}, mode_))));
     return;
   }
+  if (op == "cholesky") {
+    // L = cholesky(A) reads A's lower triangle (Murray 2016, "Differentiation of the Cholesky
+    // decomposition"): with P = Phi(L^T gL) (the lower triangle, its diagonal halved) and
+    // S = L^-T P L^-1, the adjoint of the symmetric matrix is (S + S^T) / 2, and of the lower
+    // triangle read it is tril(S + S^T) - diag(S).
+    const Node *a = n->inputs[0];
+    const Expr m = a->shape.back();
+    const Node *eye = ops::eye(g_, m, m, 0, n->dtype, mode_);
+    const Node *lt = mT(n);
+    const Node *m0 = g_.blockwise("matmul", {lt, grad}, mode_);
+    const Node *phi = sub(tril(g_, m0, Expr(0), mode_), mul(mul(m0, eye), lit(0.5)));
+    const Node *x = g_.blockwise("solve", {lt, phi}, mode_);     // L^-T P
+    const Node *s = mT(g_.blockwise("solve", {lt, mT(x)}, mode_)); // (L^-T (L^-T P)^T)^T = L^-T P L^-1
+    give(a, sub(tril(g_, add(s, mT(s)), Expr(0), mode_), mul(s, eye)));
+    return;
+  }
   if (op == "solve") { // x = A^-1 b: gb = A^-T g, gA = -gb x^T
     const Node *a = n->inputs[0], *b = n->inputs[1];
     const bool vec = b->rank() == a->rank() - 1;

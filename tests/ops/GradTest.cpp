@@ -89,6 +89,9 @@ TEST(Grad, EveryRuleAgreesWithFiniteDifferences) {
       "np.sum(np.concatenate([x, a], axis=1) ** 2) + np.sum(np.stack([v, v * v], axis=0)[1]) + np.sum(np.split(w, 1)[0])",
       "np.sum(x[[0, 2, 0]] * 3.0) + np.sum(x[1:, ::-1] ** 3) + np.sum(x[x > 0.9])",
       "np.sum(np.linalg.inv(s)) + np.linalg.det(s) + np.sum(np.linalg.solve(s, v)) + np.sum(np.linalg.solve(s, x))",
+      // cholesky reads s's lower triangle (diagonal 3 + entries in (-1, 1): positive definite)
+      "np.sum(np.linalg.cholesky(s) * a) + np.linalg.slogdet(s)[1]",
+      "np.sum(np.linalg.cholesky(s @ s.T + 0.5 * np.eye(n)) ** 2)",
       "np.sum(np.cumsum(x, axis=1) ** 2) + np.sum(np.diff(v, n=2) ** 2) + np.sum(np.cumsum(a))",
       "np.sum(np.einsum('ij,ik->jk', x, a) ** 2) + np.sum(np.outer(v, w)) + np.sum(v @ x) + v @ v",
       "np.sum(set_subtensor(x[0], w) ** 2) + np.sum(inc_subtensor(a[:, 1], v) ** 2) + np.sum(np.broadcast_to(w, (n, m)) * x)",
