@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ops/GraphDetail.h"
+#include "shape/Einsum.h"
 #include "shape/RandomVariable.h"
 
 namespace shapelab::ops {
@@ -237,6 +238,26 @@ const Node *Batcher::rule(const Node *n) {
     return n->kind == OpKind::Concatenate ? g_.concatenate(ins, axis) : g_.stack(ins, axis);
   }
   case OpKind::Blockwise: return blockwise(n);
+  case OpKind::Einsum: {
+    // Letters the subscripts do not use label the batch: in front of each batched operand's
+    // labels and of the output's (each batch label's sizes broadcast across operands).
+    const EinsumSpec &spec = n->attr<EinsumSpec>();
+    std::vector<int64_t> batchLabels;
+    for (const char *c = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"; *c && batchLabels.size() < k; ++c) {
+      bool used = std::count(spec.output.begin(), spec.output.end(), int64_t(*c)) > 0;
+      for (const auto &labels : spec.operands) used = used || std::count(labels.begin(), labels.end(), int64_t(*c)) > 0;
+      if (!used) batchLabels.push_back(int64_t(*c));
+    }
+    if (batchLabels.size() < k) noRule(n, "no letters left for the batch");
+    EinsumSpec batched = spec;
+    std::vector<const Node *> ins;
+    for (std::size_t i = 0; i < n->inputs.size(); ++i) {
+      if (isBatched(n->inputs[i])) batched.operands[i].insert(batched.operands[i].begin(), batchLabels.begin(), batchLabels.end());
+      ins.push_back(in(n, i));
+    }
+    batched.output.insert(batched.output.begin(), batchLabels.begin(), batchLabels.end());
+    return g_.einsum(batched, ins, mode_);
+  }
   case OpKind::SpecifyShape: {
     std::vector<std::optional<Expr>> shape(k);
     for (std::size_t i = 0; i < n->rank(); ++i)

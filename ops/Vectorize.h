@@ -10,12 +10,13 @@
 // their axes past the batch (a reshape, broadcast_to, full or sum_to gets the batch's dims in
 // front of its target); gufuncs (matmul, solve, det, inv, ...) take the batch as more batch
 // dims (a vector operand of matmul or solve is made a matrix and back, so the batch never reads
-// as a core dim); checks and guards pass it through. What the rebuilt graph computes at a batch
+// as a core dim); einsum labels the batch with letters of its own; random draws put it in front
+// of their size; checks and guards pass it through. What the rebuilt graph computes at a batch
 // index is what the original computes on that example; its errors are the union of the
 // examples' and the batches' broadcast.
-// Refused by name (OpError): a node kind with no batched rule yet (einsum, random draws,
-// convolve, ...), an index array that reads a replaced input, and a batched input whose trailing
-// dims are not the input's.
+// Refused by name (OpError): a node kind with no batched rule yet (convolve, outer, a draw
+// with a shape-only parameter, ...), an index array that reads a replaced input, and a batched
+// input whose trailing dims are not the input's.
 // Example: with x (n,), y = sum(x * 2.0); vectorize({y}, {{x, xb (b, n)}}) is sum(xb * 2.0, axis=1).
 #pragma once
 
