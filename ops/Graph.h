@@ -248,7 +248,8 @@ public:
   /// and the result, of that shape, sums g over its leading axes and over each axis where
   /// `shape` has 1 and g does not. Which axes those are is decided at run time: in numpy mode
   /// `x + y` with x (n,), y (m,) gives the adjoint of x as g summed when n == 1 and m != 1,
-  /// else g itself. The adjoint of every broadcast (ops/Grad.h).
+  /// else g itself. The adjoint of every broadcast (ops/Grad.h). An obligation that g's own
+  /// pending shape obligations imply is not recorded (sum_to runs after g).
   const Node *sumTo(const Node *g, const Shape &shape);
   /// matmul, outer, linalg.det, linalg.inv, linalg.cholesky, linalg.solve (op = matmul, outer,
   /// det, inv, cholesky, solve): gufuncs over the operands' batch dimensions (op "convolve" gives

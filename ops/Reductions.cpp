@@ -62,7 +62,23 @@ const Node *Graph::sumTo(const Node *g, const Shape &shape) {
     n.dtype = g->dtype;
     requireSizes(n.validity, shape, "the target shape");
     BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), shape, g->shape);
-    n.validity.absorb(r.validity);
+    // sum_to runs after g: where g's own shape obligations hold (the broadcast that made g's
+    // shape, for a gradient), an obligation they imply holds too, and is not asked again (a
+    // gradient then shows the cost's check once, not also its restatement).
+    std::vector<Pred> given;
+    if (g->pending)
+      for (const Node *p : *g->pending)
+        for (const Obligation &o : p->validity.obligations())
+          if (o.kind == ObligationKind::Shape && o.decision.answer != Answer::Proven) given.push_back(o.predicate);
+    const Pred holds = Pred::conjunction(given);
+    for (const Obligation &o : r.validity.obligations()) {
+      if (o.decision.answer != Answer::Proven && !given.empty() &&
+          solver_->proves(n.validity.context(), Pred::disjunction({Pred::negation(holds), o.predicate})))
+        continue;
+      n.validity.record(o.predicate, o.what, o.decision, o.kind, o.refusal);
+    }
+    n.validity.mention(shape);
+    n.validity.mention(g->shape);
     n.shape = shape;
   });
 }

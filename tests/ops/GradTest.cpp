@@ -348,3 +348,16 @@ TEST(Grad, TheErrorDomainIsTheCostsWhereTheBackwardPassReadsNothingThatFails) {
     EXPECT_GT(failures, 0); // (the box holds failing points)
   }
 }
+
+// A gradient's status restates nothing: x (n,) · y (m,) gives each gradient the cost's one
+// check, the sum_to's own obligation (implied by the broadcast that made its operand) not asked
+// again.
+TEST(Grad, AGradientShowsTheCostsCheckOnce) {
+  Fixture f;
+  for (const char *line : {"param n, m", "x = input((n,), float64)", "y = input((m,), float64)", "cost = np.sum(x * y)"}) f.run(line);
+  const lang::Reply r = f.session.execute("gx, gy = grad(cost, [x, y])", 2);
+  ASSERT_FALSE(r.failed);
+  ASSERT_EQ(r.lines().size(), 2u);
+  EXPECT_EQ(r.lines()[0], "gx: (n,) float64, runtime-check: n == 1 or m == 1 or n == m");
+  EXPECT_EQ(r.lines()[1], "gy: (m,) float64, runtime-check: n == 1 or m == 1 or n == m");
+}
