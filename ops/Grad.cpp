@@ -457,8 +457,18 @@ void Backward::propagate(const Node *n, const Node *grad) {
     if (onPath_.count(in(1))) give(in(1), convolveMode(g_, grad, in(0), "valid", true));
     return;
   }
-  case OpKind::Cumprod:
-  case OpKind::IfElse: noAdjoint(n);
+  case OpKind::Cumprod: { // y_j = x_0 ... x_j: x_i's adjoint is the sum over j >= i of g_j y_j, over x_i
+    const int64_t axis = n->attr<attr::Axis>().axis;
+    const Node *back = div(flip(g_.cumulative("cumsum", flip(mul(grad, n), axis), axis), axis), in(0));
+    return give(in(0), back); // (an element 0: nan, as prod's)
+  }
+  case OpKind::IfElse: {
+    if (n->inputs.size() > 2) noAdjoint(n, "a condition on data");
+    // The branch taken gets the adjoint, the other zeros (each of its own shape).
+    if (onPath_.count(in(0))) give(in(0), g_.ifelse(n->cond, grad, zerosLike(in(0))));
+    if (onPath_.count(in(1))) give(in(1), g_.ifelse(n->cond, zerosLike(in(1)), grad));
+    return;
+  }
   }
   noAdjoint(n);
 }

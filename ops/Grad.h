@@ -18,7 +18,8 @@
 // maximum(a, b) passes it to a where a >= b and to b elsewhere (minimum: a <= b), where(c, a, b)
 // to a where c holds. Operations with no derivative (comparisons, logical and bitwise ops,
 // argmax/argmin, sign, floor, integer casts, a draw's parameters, an index array) pass nothing.
-// Operations with an adjoint not written yet are refused by name (OpError).
+// Operations with an adjoint not written yet (qr, svd, eigh, ifelse on data, an einsum
+// diagonal) are refused by name (OpError).
 // Example: gradients(g, sum(x * y), {x}) with x (n,), y (m,) is after(cost, sum_to(y' , (n,)))
 // where y' is broadcast_to(1, (m if n == 1 else n,)) * y.
 // Cost: linear in the nodes between the cost and the differentiated nodes (a few nodes each).
