@@ -320,6 +320,7 @@ auto Session::Impl::bindVectorize(Call &c) -> Value {
     for (const Value &v : outputs.items) ys.push_back(array(v));
   else
     ys.push_back(array(outputs));
+  if (ys.empty()) failAt("vectorize needs at least one array to rebuild", outputs.pos);
   std::vector<std::pair<const Node *, const Node *>> replace;
   std::optional<Value> inAxes, outAxes;
   for (const auto &[name, v] : a.keywords) {

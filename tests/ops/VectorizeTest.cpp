@@ -170,6 +170,9 @@ TEST(Vectorize, GufuncsJoinsAndAxes) {
   const lang::Reply bad = session.execute("q = vectorize(y, x=w)", 2);
   ASSERT_TRUE(bad.failed);
   EXPECT_NE(bad.lines().at(0).find("the last dims of input w (n, m) are not those of input x (n,)"), std::string::npos) << bad.lines().at(0);
+  const lang::Reply empty = session.execute("q = vectorize([], x=xb)", 3);
+  ASSERT_TRUE(empty.failed);
+  EXPECT_NE(empty.lines().at(0).find("needs at least one array to rebuild"), std::string::npos) << empty.lines().at(0);
   const lang::Reply none = session.execute("q = vectorize(y, zz=xb)", 3);
   ASSERT_TRUE(none.failed);
   EXPECT_NE(none.lines().at(0).find("unexpected keyword argument 'zz': it names no array"), std::string::npos) << none.lines().at(0);
