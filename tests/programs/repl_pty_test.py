@@ -49,7 +49,9 @@ def send(text):
 
 
 def wait_prompt(timeout=10.0):
-    """Reads until the output ends with a fresh prompt (the REPL is in its line editor)."""
+    """Reads until the output ends with a fresh prompt, then gives the line editor a moment to
+    reach its read: a Ctrl-C in the microseconds between the prompt and the read (the terminal
+    still in cooked mode) is recorded, but no read is there to return."""
     global output
     end = time.time() + timeout
     while not output.rstrip(b" ").endswith(b">>>"):
@@ -59,6 +61,7 @@ def wait_prompt(timeout=10.0):
         ready, _, _ = select.select([fd], [], [], left)
         if ready:
             output += os.read(fd, 4096)
+    time.sleep(0.2)
 
 
 read_until(b">>> ")
@@ -112,6 +115,7 @@ send("\x03")
 read_until(b"KeyboardInterrupt")
 send("r = np.concatenate([x,\r")
 read_until(b"... ", count=3)
+time.sleep(0.2)  # (as wait_prompt: the editor reaches its read)
 send("\x03")
 read_until(b"KeyboardInterrupt", count=2)
 send(":shape dropped\r")
