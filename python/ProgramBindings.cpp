@@ -11,10 +11,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <pthread.h>
+
+#include <csignal>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "interp/Interrupt.h"
 #include "lang/Session.h"
 #include "ops/Graph.h"
 #include "proptests/RandomProgram.h"
@@ -94,6 +98,43 @@ py::array numpyOf(interp::Array value, bool readOnly) {
   return out;
 }
 
+/// The thread that imported the module (Python's main thread): only there does an evaluation
+/// take SIGINT over (a signal handler is the process's).
+const pthread_t importingThread = pthread_self();
+
+void onInterrupt(int) { interp::requestInterrupt(); }
+
+/// Ctrl-C (SIGINT, as a notebook's interrupt sends it) during an evaluation on the main thread:
+/// the interpreters stop at their next check, and the caller raises KeyboardInterrupt. Python's
+/// own handler is back in place once the evaluation returns.
+class InterruptScope {
+public:
+  InterruptScope() : active_(pthread_equal(pthread_self(), importingThread) != 0) {
+    if (!active_) return;
+    interp::clearInterrupt();
+    struct sigaction mine {};
+    mine.sa_handler = onInterrupt;
+    sigemptyset(&mine.sa_mask);
+    active_ = sigaction(SIGINT, &mine, &previous_) == 0;
+  }
+  ~InterruptScope() { restore(); }
+  /// Puts Python's handler back; true when a Ctrl-C came meanwhile.
+  bool restore() {
+    if (!active_) return false;
+    sigaction(SIGINT, &previous_, nullptr);
+    active_ = false;
+    const bool pending = interp::interruptPending();
+    interp::clearInterrupt();
+    return pending;
+  }
+  InterruptScope(const InterruptScope &) = delete;
+  InterruptScope &operator=(const InterruptScope &) = delete;
+
+private:
+  bool active_;
+  struct sigaction previous_ {};
+};
+
 } // namespace
 
 void bindPrograms(py::module_ &m) {
@@ -156,14 +197,25 @@ void bindPrograms(py::module_ &m) {
             for (const auto &[k, a] : arrays) given.push_back(a);
             interp::Array value;
             std::string kind, message;
+            bool interrupted = false;
             {
-              py::gil_scoped_release release;
-              try {
-                value = s.session->evaluate(name, std::move(point), std::move(arrays), optimized, checked);
-              } catch (const ops::EvalError &e) {
-                kind = ops::EvalError::spelling(e.kind);
-                message = e.what();
+              InterruptScope scope;
+              {
+                py::gil_scoped_release release;
+                try {
+                  value = s.session->evaluate(name, std::move(point), std::move(arrays), optimized, checked);
+                } catch (const ops::EvalError &e) {
+                  kind = ops::EvalError::spelling(e.kind);
+                  message = e.what();
+                } catch (const interp::Interrupted &) {
+                  interrupted = true;
+                }
               }
+              interrupted = scope.restore() || interrupted;
+            }
+            if (interrupted) {
+              PyErr_SetNone(PyExc_KeyboardInterrupt);
+              throw py::error_already_set();
             }
             if (!kind.empty()) return py::make_tuple(py::str(kind), py::str(message));
             bool aliased = false;

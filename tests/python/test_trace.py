@@ -403,3 +403,21 @@ def test_grad_and_vectorize_in_a_trace():
     assert np.allclose(got, [np.sum((a @ x - b) ** 2) for x in wb])
     with pytest.raises(sl.Error, match="inside a function sl.trace runs"):
         sl.grad(np.float64(1.0), a)
+
+
+def test_ctrl_c_stops_an_evaluation_and_the_program_goes_on():
+    # SIGINT, as a notebook's interrupt sends it, during a product of 3000 x 3000 matrices
+    # (minutes of work): KeyboardInterrupt within seconds, and the program still evaluates.
+    import signal
+    import time
+
+    p = sl.Program("param n\nbig = np.ones((n, n)) @ np.ones((n, n))\nsmall = np.ones((n,)) * 2.0")
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.time()
+    with pytest.raises(KeyboardInterrupt):
+        p.eval("big", n=3000)
+    timer.join()
+    assert time.time() - start < 5
+    assert p.eval("small", n=3).tolist() == [2.0, 2.0, 2.0]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's handler is back
