@@ -64,12 +64,14 @@ const Node *Graph::sumTo(const Node *g, const Shape &shape) {
     BroadcastResult r = shapelab::broadcastTo(*solver_, n.validity.context(), shape, g->shape);
     // sum_to runs after g: where g's own shape obligations hold (the broadcast that made g's
     // shape, for a gradient), an obligation they imply holds too, and is not asked again (a
-    // gradient then shows the cost's check once, not also its restatement).
+    // gradient then shows the cost's check once, not also its restatement). At most 32 of them
+    // are assumed (one question over their conjunction: past that, the obligation is kept).
     std::vector<Pred> given;
     if (g->pending)
       for (const Node *p : *g->pending)
         for (const Obligation &o : p->validity.obligations())
           if (o.kind == ObligationKind::Shape && o.decision.answer != Answer::Proven) given.push_back(o.predicate);
+    if (given.size() > 32) given.clear();
     const Pred holds = Pred::conjunction(given);
     for (const Obligation &o : r.validity.obligations()) {
       if (o.decision.answer != Answer::Proven && !given.empty() &&
