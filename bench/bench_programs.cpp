@@ -255,6 +255,43 @@ BENCHMARK(BM_InferAndRewrite)
     ->Iterations(3)
     ->ComputeStatistics("min", fastest);
 
+/// Each iteration builds `lines` in a fresh session (timed: build_s) and then runs `after`
+/// (timed: WHAT_s), the last statement of which must succeed; reports both, WHAT_over_build,
+/// the nodes of the program (nodes) and those `after` added (nodes_added). Replies as JSON
+/// (shape and status per statement, as `shapelab run --json` prints them).
+void buildThen(benchmark::State &state, const std::vector<std::string> &lines, const std::vector<std::string> &after,
+               const std::string &what) {
+  lang::SessionOptions json;
+  json.json = true;
+  double build = 0, then = 0, teardown = 0;
+  std::size_t programNodes = 0, allNodes = 0;
+  for (auto _ : state) {
+    clearElementCountMemo();
+    auto solver = std::make_unique<Solver>();
+    auto session = std::make_unique<lang::Session>(*solver, json);
+    int k = 0;
+    auto start = std::chrono::steady_clock::now();
+    for (const std::string &l : lines) benchmark::DoNotOptimize(session->execute(l, ++k).lines().size());
+    auto built = std::chrono::steady_clock::now();
+    programNodes = session->nodeCount();
+    lang::Reply r;
+    for (const std::string &l : after) benchmark::DoNotOptimize((r = session->execute(l, ++k)).lines().size());
+    auto done = std::chrono::steady_clock::now();
+    if (r.failed) throw std::logic_error(what + " failed: " + r.lines().at(0));
+    build += std::chrono::duration<double>(built - start).count();
+    then += std::chrono::duration<double>(done - built).count();
+    allNodes = session->nodeCount();
+    teardown += dropUntimed(state, session, solver);
+  }
+  const double n = double(state.iterations());
+  state.counters["build_s"] = build / n;
+  state.counters[what + "_s"] = then / n;
+  state.counters[what + "_over_build"] = then / build;
+  state.counters["teardown_s"] = teardown / n;
+  state.counters["nodes"] = double(programNodes);
+  state.counters["nodes_added"] = double(allNodes - programNodes);
+}
+
 /// The gradient of a random program (the figure: grad of a 10^4-node program built in at
 /// most 2x the time of building the program). The program (basic mix) gets a cost that reads
 /// every array no other array reads (the sum of their sums), so every node is on a path; each
@@ -297,35 +334,7 @@ void BM_GradOfProgram(benchmark::State &state) {
         throw std::logic_error("grad is refused: " + probe.lines().at(0));
     }
   }
-  lang::SessionOptions json;
-  json.json = true; // shape and status per statement, as `shapelab run --json` prints them
-  double build = 0, grad = 0, teardown = 0;
-  std::size_t forwardNodes = 0, allNodes = 0;
-  for (auto _ : state) {
-    clearElementCountMemo();
-    auto solver = std::make_unique<Solver>();
-    auto session = std::make_unique<lang::Session>(*solver, json);
-    int k = 0;
-    auto start = std::chrono::steady_clock::now();
-    for (const std::string &l : lines) benchmark::DoNotOptimize(session->execute(l, ++k).lines().size());
-    auto built = std::chrono::steady_clock::now();
-    forwardNodes = session->nodeCount();
-    const lang::Reply r = session->execute("g = grad(cost, [" + wrt + "])", ++k);
-    benchmark::DoNotOptimize(r.lines().size());
-    auto done = std::chrono::steady_clock::now();
-    if (r.failed) throw std::logic_error("grad failed: " + r.lines().at(0));
-    build += std::chrono::duration<double>(built - start).count();
-    grad += std::chrono::duration<double>(done - built).count();
-    allNodes = session->nodeCount();
-    teardown += dropUntimed(state, session, solver);
-  }
-  const double n = double(state.iterations());
-  state.counters["build_s"] = build / n;
-  state.counters["grad_s"] = grad / n;
-  state.counters["grad_over_build"] = grad / build;
-  state.counters["teardown_s"] = teardown / n;
-  state.counters["nodes"] = double(forwardNodes);
-  state.counters["nodes_with_grad"] = double(allNodes);
+  buildThen(state, lines, {"g = grad(cost, [" + wrt + "])"}, "grad");
 }
 BENCHMARK(BM_GradOfProgram)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
@@ -356,38 +365,9 @@ void BM_VectorizeProgram(benchmark::State &state) {
         outputs += (outputs.empty() ? "" : ", ") + name;
     }
   }
-  const std::string call = "out_ = vectorize([" + outputs + "], " + input + "=xb_)";
-  lang::SessionOptions json;
-  json.json = true;
-  double build = 0, vectorize = 0, teardown = 0;
-  std::size_t forwardNodes = 0, allNodes = 0;
-  for (auto _ : state) {
-    clearElementCountMemo();
-    auto solver = std::make_unique<Solver>();
-    auto session = std::make_unique<lang::Session>(*solver, json);
-    int k = 0;
-    auto start = std::chrono::steady_clock::now();
-    for (const std::string &l : lines) benchmark::DoNotOptimize(session->execute(l, ++k).lines().size());
-    auto built = std::chrono::steady_clock::now();
-    forwardNodes = session->nodeCount();
-    session->execute("param nb", ++k);
-    session->execute("xb_ = input(" + shape + ", " + dtype + ")", ++k);
-    const lang::Reply r = session->execute(call, ++k);
-    benchmark::DoNotOptimize(r.lines().size());
-    auto done = std::chrono::steady_clock::now();
-    if (r.failed) throw std::logic_error("vectorize failed: " + r.lines().at(0));
-    build += std::chrono::duration<double>(built - start).count();
-    vectorize += std::chrono::duration<double>(done - built).count();
-    allNodes = session->nodeCount();
-    teardown += dropUntimed(state, session, solver);
-  }
-  const double n = double(state.iterations());
-  state.counters["build_s"] = build / n;
-  state.counters["vectorize_s"] = vectorize / n;
-  state.counters["vectorize_over_build"] = vectorize / build;
-  state.counters["teardown_s"] = teardown / n;
-  state.counters["nodes"] = double(forwardNodes);
-  state.counters["nodes_batched"] = double(allNodes - forwardNodes);
+  buildThen(state, lines,
+            {"param nb", "xb_ = input(" + shape + ", " + dtype + ")", "out_ = vectorize([" + outputs + "], " + input + "=xb_)"},
+            "vectorize");
 }
 BENCHMARK(BM_VectorizeProgram)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(3);
 

@@ -18,6 +18,11 @@ import numpy as np
 EXPR = "exp(-((sin(x)*0.5 + cos(x))**2)) + x"
 
 
+def chain_input(n):
+    """The chain's x: n float64 values in [-8, 8), exact multiples of 1/256, seeded."""
+    return (np.random.default_rng(2026).integers(0, 4096, n) - 2048) / 256.0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapelab", default=os.path.join(os.path.dirname(__file__), "..", "build", "shapelab"))
@@ -25,7 +30,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
     args.shapelab = os.path.abspath(args.shapelab)  # the script runs in a temporary directory
-    x = (np.random.default_rng(2026).integers(0, 4096, args.n) - 2048) / 256.0
+    x = chain_input(args.n)
     with tempfile.TemporaryDirectory() as d:
         np.save(os.path.join(d, "x.npy"), x)
         script = os.path.join(d, "chain.shl")

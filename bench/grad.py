@@ -14,7 +14,7 @@ import tempfile
 
 import numpy as np
 
-EXPR = "exp(-((sin(x)*0.5 + cos(x))**2)) + x"
+from fused_chain import EXPR, chain_input  # the chain, and its data, of bench/fused_chain.py
 
 
 def main():
@@ -23,7 +23,7 @@ def main():
     ap.add_argument("--n", type=int, default=10**7)
     args = ap.parse_args()
     args.shapelab = os.path.abspath(args.shapelab)
-    x = (np.random.default_rng(2026).integers(0, 4096, args.n) - 2048) / 256.0
+    x = chain_input(args.n)
     with tempfile.TemporaryDirectory() as d:
         np.save(os.path.join(d, "x.npy"), x)
         script = os.path.join(d, "grad.shl")

@@ -37,6 +37,12 @@ auto Session::Impl::arrays(const Value &list) -> std::vector<const Node *> {
   return out;
 }
 
+auto Session::Impl::arrayOrArrays(const Value &v, const std::string &noneGiven) -> std::vector<const Node *> {
+  std::vector<const Node *> out = v.kind == Value::Tuple ? arrays(v) : std::vector<const Node *>{array(v)};
+  if (out.empty()) failAt(noneGiven, v.pos);
+  return out;
+}
+
 auto Session::Impl::call(const Value &f, Args &a) -> Value {
   std::string fn = f.text;
   const std::size_t p = f.pos;
@@ -296,12 +302,7 @@ auto Session::Impl::bindGrad(Call &c) -> Value {
   checkArguments(a);
   const Node *cost = array(required(a, 0, "cost"));
   const Value &wrt = required(a, 1, "wrt");
-  std::vector<const Node *> xs;
-  if (wrt.kind == Value::Tuple)
-    for (const Value &v : wrt.items) xs.push_back(array(v));
-  else
-    xs.push_back(array(wrt));
-  if (xs.empty()) failAt("grad needs at least one array to differentiate with respect to", wrt.pos);
+  const std::vector<const Node *> xs = arrayOrArrays(wrt, "grad needs at least one array to differentiate with respect to");
   const std::vector<const Node *> gs = ops::gradients(*graph, cost, xs, mode);
   return wrt.kind == Value::Tuple ? Value::ofNodes(gs, p) : c.node(gs[0]);
 }
@@ -315,12 +316,7 @@ auto Session::Impl::bindVectorize(Call &c) -> Value {
                " given): the arrays rebuilt, an array or a list of them",
            p);
   const Value &outputs = a.positional[0];
-  std::vector<const Node *> ys;
-  if (outputs.kind == Value::Tuple)
-    for (const Value &v : outputs.items) ys.push_back(array(v));
-  else
-    ys.push_back(array(outputs));
-  if (ys.empty()) failAt("vectorize needs at least one array to rebuild", outputs.pos);
+  const std::vector<const Node *> ys = arrayOrArrays(outputs, "vectorize needs at least one array to rebuild");
   std::vector<std::pair<const Node *, const Node *>> replace;
   std::optional<Value> inAxes, outAxes;
   for (const auto &[name, v] : a.keywords) {

@@ -237,6 +237,9 @@ struct Session::Impl {
   const Value &required(const Args &a, std::size_t i, const char *keyword);
   Value optional(const Args &a, std::size_t i, const char *keyword);
   std::vector<const Node *> arrays(const Value &list);
+  /// One array, or a list of them (grad's `wrt`, vectorize's outputs); `noneGiven` refuses an
+  /// empty list.
+  std::vector<const Node *> arrayOrArrays(const Value &v, const std::string &noneGiven);
 
   /// A call of a library function: its NumPy name resolved, the function's row found in
   /// binders() (a ufunc's by its arity), and the row's binder run.

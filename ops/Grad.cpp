@@ -37,19 +37,7 @@ public:
       if (!isFloat(x->dtype))
         throw OpError("grad: " + x->describe() + " is " + spelling(x->dtype) + ": only float arrays have a gradient");
     // The nodes the cost reads (transitively), and among them those that read a node of `wrt`.
-    std::vector<const Node *> ancestors;
-    {
-      std::unordered_set<const Node *> seen{cost};
-      std::vector<const Node *> stack{cost};
-      while (!stack.empty()) {
-        const Node *n = stack.back();
-        stack.pop_back();
-        ancestors.push_back(n);
-        for (const Node *i : n->inputs)
-          if (seen.insert(i).second) stack.push_back(i);
-      }
-    }
-    std::sort(ancestors.begin(), ancestors.end(), [](const Node *a, const Node *b) { return a->id < b->id; });
+    const std::vector<const Node *> ancestors = nodesRead({cost});
     for (const Node *x : wrt) onPath_.insert(x);
     for (const Node *n : ancestors)
       for (const Node *i : n->inputs)

@@ -433,6 +433,22 @@ std::size_t Graph::PendingHash::operator()(const std::vector<const Node *> &v) c
   return h;
 }
 
+std::vector<const Node *> nodesRead(const std::vector<const Node *> &roots, const std::function<bool(const Node *)> &stopAt) {
+  std::vector<const Node *> out;
+  std::unordered_set<const Node *> seen;
+  std::vector<const Node *> stack(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    const Node *n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    out.push_back(n);
+    if (!stopAt || !stopAt(n))
+      for (const Node *i : n->inputs) stack.push_back(i);
+  }
+  std::sort(out.begin(), out.end(), [](const Node *a, const Node *b) { return a->id < b->id; });
+  return out;
+}
+
 Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes) {
   // What is gathered: every pending node once, every distinct requirement once, each with
   // whether it mentions data-dependent sizes (their bounds then join the context).

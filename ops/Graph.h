@@ -22,6 +22,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -122,6 +123,12 @@ Validity validityOf(const Graph &graph, const std::vector<const Node *> &nodes);
 /// question's context is made for: Graph::contextFor); true when `params` has one.
 bool addReserved(std::vector<Expr> &into, const std::vector<const ExprNode *> &params);
 inline Validity validityOf(const Graph &graph, const Node *node) { return validityOf(graph, std::vector<const Node *>{node}); }
+/// The nodes `roots` read, transitively, themselves included, each once, in creation order
+/// (operands before their readers); a node for which `stopAt` holds is listed but not walked
+/// into. What a pass over a program's nodes visits (gradients from the cost down, vectorize
+/// from the inputs up, :optimize's node counts).
+std::vector<const Node *> nodesRead(const std::vector<const Node *> &roots,
+                                    const std::function<bool(const Node *)> &stopAt = nullptr);
 
 struct GraphStats {
   std::size_t nodes = 0, lookups = 0, hits = 0;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ops/GraphDetail.h"
 #include "shape/Einsum.h"
@@ -45,23 +44,9 @@ public:
       batched_[x] = b;
       if (batch_.empty() || have == k_) batch_ = Shape(b->shape.begin(), b->shape.begin() + std::ptrdiff_t(k_));
     }
-    // The nodes the outputs read, in creation order (operands first), rebuilt where they read
-    // a replaced node.
-    std::vector<const Node *> order;
-    {
-      std::unordered_set<const Node *> seen;
-      std::vector<const Node *> stack(outputs.begin(), outputs.end());
-      while (!stack.empty()) {
-        const Node *n = stack.back();
-        stack.pop_back();
-        if (!seen.insert(n).second) continue;
-        order.push_back(n);
-        if (!batched_.count(n))
-          for (const Node *i : n->inputs) stack.push_back(i);
-      }
-    }
-    std::sort(order.begin(), order.end(), [](const Node *a, const Node *b) { return a->id < b->id; });
-    for (const Node *n : order) {
+    // The nodes the outputs read (not past a replaced one), in creation order (operands first),
+    // rebuilt where they read a replaced node.
+    for (const Node *n : nodesRead(outputs, [&](const Node *r) { return batched_.count(r) > 0; })) {
       if (batched_.count(n)) continue;
       bool reads = false;
       for (const Node *i : n->inputs) reads = reads || batched_.count(i);

@@ -565,16 +565,6 @@ OptimizeResult Engine::run(const std::vector<const Node *> &outputs) {
   return result;
 }
 
-std::size_t reachableCount(const std::vector<const Node *> &outputs) {
-  std::unordered_set<const Node *> seen;
-  std::vector<const Node *> stack(outputs.begin(), outputs.end());
-  while (!stack.empty()) {
-    const Node *n = stack.back();
-    stack.pop_back();
-    if (!seen.insert(n).second) continue;
-    for (const Node *i : n->inputs) stack.push_back(i);
-  }
-  return seen.size();
-}
+std::size_t reachableCount(const std::vector<const Node *> &outputs) { return ops::nodesRead(outputs).size(); }
 
 } // namespace shapelab::rewrite

@@ -13,6 +13,7 @@
 #include "lang/Session.h"
 #include "ops/Grad.h"
 #include "proptests/RandomProgram.h"
+#include "tests/ops/GeneratedPrograms.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Solver.h"
 
@@ -189,15 +190,10 @@ TEST(Grad, RefusalsNameWhatIsWrong) {
 RC_GTEST_PROP(Grad, RandomProgramsAgreeWithFiniteDifferencesAndKeepTheErrorDomain, ()) {
   const bool staticMode = *rc::gen::arbitrary<bool>();
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
-  Solver solver;
-  lang::SessionOptions o;
-  o.mode = staticMode ? BroadcastMode::Static : BroadcastMode::Numpy;
-  lang::Session session(solver, o);
-  std::mt19937_64 rng(seed);
-  proptests::ProgramOptions options;
-  options.basicOnly = true;
-  options.dataDependent = false;
-  const proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 20, options);
+  testprograms::BasicProgram program(staticMode, seed, 20);
+  lang::Session &session = program.session;
+  std::mt19937_64 &rng = program.rng;
+  const proptests::GeneratedProgram &p = program.program;
   // The last float array of rank >= 1 reading an input: its cost is sum(sin(.)).
   std::string last;
   for (const std::string &name : p.names) {
@@ -244,17 +240,7 @@ RC_GTEST_PROP(Grad, RandomProgramsAgreeWithFiniteDifferencesAndKeepTheErrorDomai
   };
   // The box: every assignment of 0..3 to the parameters (at most 3 of them).
   RC_PRE(params.size() <= 3);
-  std::vector<Assignment> box(1);
-  for (const std::string &name : params) {
-    std::vector<Assignment> more;
-    for (const Assignment &a : box)
-      for (int v = 0; v <= 3; ++v) {
-        Assignment b = a;
-        b.set(name, v);
-        more.push_back(b);
-      }
-    box = more;
-  }
+  const std::vector<Assignment> box = testprograms::sizeBox(params, 3);
   bool checkedOne = false;
   // Finite differences only for a cost without kinks or ties (max, min, maximum, abs, floor,
   // remainder ...: a program's broadcasts make ties, where the tie rule is not a difference

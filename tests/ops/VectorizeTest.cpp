@@ -12,6 +12,7 @@
 #include "interp/Interpreter.h"
 #include "lang/Session.h"
 #include "proptests/RandomProgram.h"
+#include "tests/ops/GeneratedPrograms.h"
 #include "symbolic/Evaluate.h"
 #include "symbolic/Solver.h"
 
@@ -52,15 +53,10 @@ bool sameBits(const interp::Array &a, const interp::Array &b) {
 RC_GTEST_PROP(Vectorize, ABatchIsItsExamplesStacked, ()) {
   const bool staticMode = *rc::gen::arbitrary<bool>();
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
-  Solver solver;
-  lang::SessionOptions o;
-  o.mode = staticMode ? BroadcastMode::Static : BroadcastMode::Numpy;
-  lang::Session session(solver, o);
-  std::mt19937_64 rng(seed);
-  proptests::ProgramOptions options;
-  options.basicOnly = true;
-  options.dataDependent = false;
-  const proptests::GeneratedProgram p = proptests::generateProgram(session, rng, 12, options);
+  testprograms::BasicProgram program(staticMode, seed, 12);
+  lang::Session &session = program.session;
+  std::mt19937_64 &rng = program.rng;
+  const proptests::GeneratedProgram &p = program.program;
   std::vector<const ops::Node *> inputs;
   for (const ops::Node &n : session.graph().nodes())
     if (n.kind == ops::OpKind::Input) inputs.push_back(&n);
@@ -85,17 +81,7 @@ RC_GTEST_PROP(Vectorize, ABatchIsItsExamplesStacked, ()) {
   std::vector<std::string> params;
   for (const Expr &e : session.graph().params()) params.push_back(e->name);
   RC_PRE(params.size() <= 4);
-  std::vector<Assignment> box(1);
-  for (const std::string &name : params) {
-    std::vector<Assignment> more;
-    for (const Assignment &a : box)
-      for (int v = name == "nb" ? 1 : 0; v <= 3; ++v) {
-        Assignment b = a;
-        b.set(name, v);
-        more.push_back(b);
-      }
-    box = more;
-  }
+  const std::vector<Assignment> box = testprograms::sizeBox(params, 3, {{"nb", 1}}); // (a batch of at least one)
   int compared = 0;
   for (const Assignment &point : box) {
     const int64_t batch = point.find("nb")->toInt64Checked("nb");
