@@ -42,11 +42,13 @@ int rulesCommand(const RulesOptions &o) {
     j["phase"] = rewrite::spelling(r.phase);
     j["exact"] = r.exact;
     j["text"] = r.body();
+    j["pytensor"] = r.pytensor.empty() ? Json(nullptr) : Json(r.pytensor);
     std::string line = r.heading();
     if (o.check) {
       rewrite::RuleClass c = rewrite::classifyRule(r, solver, o.maxRank);
       unsound |= c.soundness == rewrite::Soundness::Unsound;
       j["class"] = rewrite::spelling(c.soundness);
+      j["classes"] = {{"numpy", rewrite::spelling(c.numpy)}, {"static", rewrite::spelling(c.static_)}};
       if (c.soundness == rewrite::Soundness::Strict) {
         j["witness"] = nullptr;
       } else {
@@ -58,7 +60,8 @@ int rulesCommand(const RulesOptions &o) {
       }
       j["instances"] = c.instances;
       j["applications"] = c.applications;
-      line += "\n    " + std::string(rewrite::spelling(c.soundness)) + " (" + std::to_string(c.applications) +
+      line += "\n    " + std::string(rewrite::spelling(c.soundness)) +
+              (c.numpy != c.static_ ? std::string(" (numpy mode: ") + rewrite::spelling(c.numpy) + ", static mode: " + rewrite::spelling(c.static_) + ")" : "") + " (" + std::to_string(c.applications) +
               " applications in " + std::to_string(c.instances) + " programs)";
       if (c.soundness != rewrite::Soundness::Strict) {
         line += ": " + c.reason + (c.point && !c.point->empty() ? " at " + c.point->toString() : "") + "; the program:\n";

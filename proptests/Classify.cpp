@@ -137,8 +137,9 @@ RuleClass classifyRule(const Rule &rule, Solver &solver, int maxRank) {
     std::size_t combos = 1;
     for (std::size_t i = 0; i < k; ++i) combos *= std::size_t(2 * (maxRank + 1));
     for (BroadcastMode mode : {BroadcastMode::Numpy, BroadcastMode::Static}) {
+      Soundness &modeClass = mode == BroadcastMode::Numpy ? result.numpy : result.static_;
       for (std::size_t combo = 0; combo < combos; ++combo) {
-        if (result.soundness == Soundness::Unsound) return result;
+        if (modeClass == Soundness::Unsound) break;
         std::vector<std::string> lines, params, decls;
         std::size_t c = combo;
         for (const std::string &v : vars) {
@@ -184,6 +185,7 @@ RuleClass classifyRule(const Rule &rule, Solver &solver, int maxRank) {
           if (!rep || rep == n) continue;
           ++result.applications;
           ApplicationCheck c = checkApplication(graph, n, rep);
+          if (int(c.soundness) > int(modeClass)) modeClass = c.soundness;
           const std::optional<std::string> v = rule.builtin ? std::nullopt : nameOf(n);
           const bool root = bool(v);
           if (!worse(c, root)) continue;

@@ -19,7 +19,8 @@ namespace shapelab::rewrite {
 
 struct RuleClass {
   std::string rule;
-  Soundness soundness = Soundness::Strict;
+  Soundness soundness = Soundness::Strict; // the worst of both modes
+  Soundness numpy = Soundness::Strict, static_ = Soundness::Strict; // per mode
   std::size_t instances = 0;    // programs built
   std::size_t applications = 0; // applications checked
   // For valid-graph and unsound: the instance (a `shapelab run` script) and the point.

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "rewrite/Builtins.h"
+#include "rewrite/Match.h"
 #include "symbolic/Evaluate.h"
 
 namespace shapelab::rewrite {
@@ -24,67 +25,6 @@ const char *spelling(Soundness s) {
 }
 
 namespace {
-
-using Bindings = std::map<std::string, const Node *>;
-
-/// What a pattern's function name matches: nodes of one kind, and of that op name too where
-/// the kind has several (`exp` among the unary functions, `sum` among the reductions).
-struct NameMatch {
-  OpKind kind;
-  bool sameOp;
-};
-/// From the op list: a ufunc's kind (Unary, Binary), or the kind of a function a pattern may
-/// match (the rule parser refuses any other name); the op too where the kind is NamedByOp.
-std::optional<NameMatch> nameMatch(const std::string &name) {
-  if (const ops::UfuncInfo *u = ops::ufunc(name)) return NameMatch{u->arity == 1 ? OpKind::Unary : OpKind::Binary, true};
-  const ops::FunctionInfo *f = ops::function(name);
-  if (!f || !f->has(ops::fn::Pattern) || !f->kind) return std::nullopt;
-  return NameMatch{*f->kind, ops::hasTrait(*f->kind, ops::trait::NamedByOp)};
-}
-
-bool kindMatches(const std::string &name, const Node *n) {
-  // Matching runs for every rule at every node: the names of the rules are read once (the
-  // table is built on first use and never changes, so engines on several threads share it).
-  static const auto *known = [] {
-    auto *m = new std::unordered_map<std::string, std::optional<NameMatch>>();
-    for (const Rule &r : defaultRules()) {
-      if (!r.pattern) continue;
-      std::vector<const Term *> todo{&*r.pattern};
-      while (!todo.empty()) {
-        const Term *t = todo.back();
-        todo.pop_back();
-        if (t->kind == Term::Call) m->emplace(t->name, nameMatch(t->name));
-        for (const Term &a : t->args) todo.push_back(&a);
-      }
-    }
-    return m;
-  }();
-  auto it = known->find(name);
-  const std::optional<NameMatch> how = it != known->end() ? it->second : nameMatch(name);
-  return how && n->kind == how->kind && (!how->sameOp || n->op == name);
-}
-
-bool match(const Term &t, const Node *n, Bindings &b) {
-  switch (t.kind) {
-  case Term::Var: {
-    auto [it, fresh] = b.emplace(t.name, n);
-    return fresh || it->second == n; // hash-consing: the same subterm is the same node
-  }
-  case Term::Number: {
-    if (n->kind != OpKind::Scalar) return false;
-    if (n->exprs.empty()) return n->attr<ops::attr::Constant>().value == t.number;
-    // A size that is a constant (a Python int meeting an array).
-    std::optional<Integer> c = n->exprs[0].constantValue();
-    return t.integer && c && *c == Integer(int64_t(t.number));
-  }
-  case Term::Call:
-    if (!kindMatches(t.name, n) || t.args.size() != n->inputs.size()) return false;
-    for (std::size_t i = 0; i < t.args.size(); ++i)
-      if (!match(t.args[i], n->inputs[i], b)) return false;
-    return true;
-  }
-  return false;
-}
 
 /// The monomials of degree 2 or more (products of sizes, opaque to isl) in `p`, each once.
 std::vector<Monomial> productsIn(const Pred &p) {
@@ -318,46 +258,16 @@ Engine::Engine(ops::Graph &graph, std::vector<Rule> rules, EngineOptions options
     Candidate c;
     c.rule = i;
     if (rule.builtin) c.builtin = findBuiltin(rule.name);
-    if (!rule.builtin && rule.pattern && rule.pattern->kind == Term::Call) {
-      // What kindMatches asks of the root, asked once.
-      // (A name the list does not know matches nothing: kindMatches refuses every node.)
-      if (const std::optional<NameMatch> how = nameMatch(rule.pattern->name)) {
-        c.kind = how->kind;
-        if (how->sameOp) c.op = rule.pattern->name;
-      }
+    if (!rule.builtin && rule.pattern) {
+      // What matching asks of the root, asked once. (A root the list does not know matches
+      // nothing: the rule is tried at no node.)
+      std::optional<std::pair<OpKind, std::string>> root = rootKind(*rule.pattern);
+      if (!root) continue;
+      c.kind = root->first;
+      c.op = root->second;
     }
     candidates_[std::size_t(rule.phase)].push_back(std::move(c));
   }
-}
-
-bool Engine::conditionHolds(const Rule &rule, const Node *self, const Bindings &b) {
-  auto node = [&](const std::string &v) { return v == "self" ? self : b.at(v); };
-  for (const Condition &c : rule.condition) {
-    const Node *a = node(c.a);
-    switch (c.kind) {
-    case Condition::SameDtype:
-      if (a->dtype != node(c.b)->dtype) return false;
-      break;
-    case Condition::DtypeIs:
-      if (a->dtype != *ops::dtypeNamed(c.b)) return false;
-      break;
-    case Condition::RankIs:
-      if (int64_t(a->rank()) != c.rank) return false;
-      break;
-    case Condition::SameShape: {
-      const Node *o = node(c.b);
-      if (a->rank() != o->rank()) return false;
-      std::vector<Pred> equal;
-      for (std::size_t i = 0; i < a->rank(); ++i)
-        if (a->shape[i] != o->shape[i]) equal.push_back(eq(a->shape[i], o->shape[i]));
-      if (equal.empty()) break;
-      Pred all = Pred::conjunction(equal);
-      if (!graph_->solver().provesQuickly(graph_->contextFor(reservedIn({all}, {})), all)) return false;
-      break;
-    }
-    }
-  }
-  return true;
 }
 
 const Node *Engine::tryRule(const Rule &rule, const Node *n) {
@@ -370,58 +280,16 @@ std::optional<std::string> Engine::replacementText(const Rule &rule, const Node 
   if (rule.builtin || !rule.pattern || !rule.replacement) return std::nullopt;
   Bindings b;
   if (!match(*rule.pattern, n, b)) return std::nullopt;
-  bool named = true;
-  std::function<std::string(const Term &)> write = [&](const Term &t) -> std::string {
-    if (t.kind == Term::Var) {
-      std::optional<std::string> name = nameOf(b.at(t.name));
-      named = named && name;
-      return name.value_or(t.name);
-    }
-    if (t.kind == Term::Number) {
-      std::string s = t.toString();
-      // A float literal reads as one (1.0, not the integer 1), as the replacement builds it.
-      if (!t.integer && s.find_first_of(".einf") == std::string::npos) s += ".0";
-      return s;
-    }
-    if ((t.name == "zeros_like" || t.name == "ones_like") && t.args.size() == 1 && t.args[0].kind == Term::Var) {
-      const Node *x = b.at(t.args[0].name);
-      std::string dims;
-      for (const Expr &d : x->shape) {
-        std::optional<Integer> v = evaluate(d, at);
-        named = named && v;
-        dims += (v ? v->toString() : "0") + ", ";
-      }
-      if (x->shape.size() > 1) dims.resize(dims.size() - 2);
-      else if (x->shape.size() == 1) dims.pop_back();
-      return std::string(t.name == "zeros_like" ? "zeros" : "ones") + "((" + dims + "), " + ops::spelling(x->dtype) + ")";
-    }
-    std::string s = t.name + "(" + (t.list ? "[" : "");
-    for (std::size_t i = 0; i < t.args.size(); ++i) s += (i ? ", " : "") + write(t.args[i]);
-    return s + (t.list ? "])" : ")");
-  };
-  std::string text = write(*rule.replacement);
-  if (!named) return std::nullopt;
-  return text;
+  return rewrite::replacementText(*rule.replacement, n, b, nameOf, at);
 }
 
 const Node *Engine::apply(const Rule &rule, const BuiltinRewrite *builtin, const Node *n) {
   try {
     if (rule.builtin) return builtin ? (*builtin)(*graph_, n, [this](const Node *x) { return readersOf(x); }) : nullptr;
     Bindings b;
-    if (!match(*rule.pattern, n, b) || !conditionHolds(rule, n, b)) return nullptr;
-    std::function<const Node *(const Term &)> build = [&](const Term &t) -> const Node * {
-      if (t.kind == Term::Var) return b.at(t.name);
-      if (t.kind == Term::Number) return graph_->literal(t.number, t.integer ? DType::Int64 : DType::Float64);
-      std::vector<const Node *> args;
-      for (const Term &a : t.args) args.push_back(build(a));
-      if (ops::isUnaryOp(t.name)) return graph_->unary(t.name, args[0]);
-      if (ops::isBinaryOp(t.name)) return graph_->binary(t.name, args[0], args[1], n->mode);
-      if (t.name == "where") return graph_->where(args[0], args[1], args[2], n->mode);
-      // zeros_like / ones_like: the operand's shape, not its value (the operand is not computed).
-      const Node *x = args.at(0);
-      return graph_->full(x->shape, graph_->literal(t.name == "ones_like" ? 1 : 0, DType::Int64), x->dtype);
-    };
-    return build(*rule.replacement);
+    if (!match(*rule.pattern, n, b)) return nullptr;
+    if (rule.condition && !conditionHolds(*graph_, *rule.condition, n, b)) return nullptr;
+    return build(*graph_, *rule.replacement, n, b);
   } catch (const UserError &) {
     return nullptr; // the replacement does not build here (a rank or dtype the factory refuses)
   }

@@ -92,7 +92,6 @@ private:
   /// Rebuilds `n` over its operands' rewritten nodes (each one done) and simplifies the result;
   /// `ins` is a buffer.
   void rewriteOne(const ops::Node *n, Phase phase, OptimizeResult &result, std::vector<const ops::Node *> &ins);
-  bool conditionHolds(const Rule &rule, const ops::Node *self, const std::map<std::string, const ops::Node *> &b);
 
   ops::Graph *graph_;
   std::vector<Rule> rules_;

@@ -28,23 +28,30 @@ public:
   using UserError::UserError;
 };
 
-/// A pattern or replacement term.
+/// A term of a rule: a pattern, a replacement or a condition (one grammar; what each place
+/// accepts is checked when the rule is loaded).
+///   Var      a pattern variable (a node), an attribute variable (bound by `axis=a`), or `self`
+///   Number   a literal (`-1` is one number)
+///   Call     an op: a ufunc, a function of the op list, an op variable `$f` (any elementwise op
+///            of the same arity; the same op where it recurs), or a condition's function
+///            (`is_float(x)`, `len(a)`, `can_cast(d1, d2)`); `keywords` give attributes
+///   Name     True, False, None or a dtype name
+///   Tuple    `(0, 1)`, `(x.shape[0], 1)`, `()`
+///   Prop     `x.shape`, `x.ndim`, `x.dtype`, `x.size` (args[0] the variable), with an index
+///            `x.shape[i]` as args[1]
+///   Compare  `==`, `!=`, `<`, `<=`, `>`, `>=` (name) of args[0] and args[1]
+///   Logic    `and`, `or`, `not` (name) of args
 struct Term {
-  enum Kind { Var, Number, Call } kind = Var;
-  std::string name;        // Var: the variable; Call: the op (ufunc name, "concatenate", ...)
+  enum Kind { Var, Number, Call, Name, Tuple, Prop, Compare, Logic } kind = Var;
+  std::string name;
   double number = 0;       // Number
   bool integer = false;    // Number: written without a point
   bool list = false;       // Call: the operands were written as one list (concatenate([x]))
-  std::vector<Term> args;  // Call
+  std::vector<Term> args;
+  std::vector<std::pair<std::string, Term>> keywords; // Call: `axis=a`
+  std::size_t at = 0;      // the column it starts at (for messages)
+  bool opVariable() const { return kind == Call && !name.empty() && name[0] == '$'; }
   std::string toString() const;
-};
-
-/// One conjunct of a condition: A.shape == B.shape, A.dtype == B.dtype, A.dtype == float64,
-/// A.ndim == 2 (A, B: pattern variables or `self`).
-struct Condition {
-  enum Kind { SameShape, SameDtype, DtypeIs, RankIs } kind = SameShape;
-  std::string a, b;  // b: the second variable, or the dtype's name
-  int64_t rank = 0;
 };
 
 enum class Phase { Canonicalize, Specialize, Fuse };
@@ -56,18 +63,21 @@ struct Rule {
   Phase phase = Phase::Canonicalize;
   bool exact = true;                 // keeps values bit for bit (not only shapes)
   std::optional<Term> pattern, replacement;
-  std::vector<Condition> condition;
+  std::optional<Term> condition;     // must be proven where the rule fires
+  std::string pytensor;              // the PyTensor rewrite it transcribes (`pytensor:` option), or ""
   std::string text;                  // the rule as written (one line)
   std::string description;           // builtin: what it does
   std::vector<std::string> examples; // program expressions it rewrites (for the checker)
-  std::vector<std::string> variables;// of the pattern, in order of appearance
+  std::vector<std::string> variables;// the pattern's node variables, in order of appearance
+  std::vector<std::string> attributes;// its attribute variables (`sum(x, axis=a)`: a)
   std::string file;
   int line = 0;
   /// What it does: a builtin's description, a pattern rule's text after "NAME: ".
   std::string body() const { return builtin ? description : text.substr(text.find(':') + 2); }
   /// "NAME [phase, inexact]: body", the rule table's line.
   std::string heading() const {
-    return name + " [" + spelling(phase) + (exact ? "" : ", inexact") + "]: " + body();
+    return name + " [" + spelling(phase) + (exact ? "" : ", inexact") + (pytensor.empty() ? "" : ", pytensor: " + pytensor) +
+           "]: " + body();
   }
 };
 
