@@ -144,7 +144,7 @@ struct RewriteRun {
 /// Runs `lines` in a fresh session and solver, then rewrites every name they assigned with the
 /// default rules, every application checked (strict, exact); the session and solver are dropped
 /// with the clock stopped.
-RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::string> &lines) {
+RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::string> &lines, bool exactOnly = true) {
   RewriteRun run;
   SolverOptions options;
   options.witnessSearchPoints = 256;
@@ -176,7 +176,7 @@ RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::strin
     }
   auto start = std::chrono::steady_clock::now();
   rewrite::EngineOptions eo;
-  eo.exactOnly = true;
+  eo.exactOnly = exactOnly;
   {
     rewrite::Engine engine(session->mutableGraph(), rewrite::defaultRules(), eo);
     rewrite::OptimizeResult r = engine.run(outputs);
@@ -254,6 +254,51 @@ BENCHMARK(BM_InferAndRewrite)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->ComputeStatistics("min", fastest);
+
+/// Rewriting graphs that come from other compilers (issue 70): a random program of elementwise
+/// ops with broadcasting, transposes, expand_dims, reshapes, keepdims sums and symbolic slices,
+/// its inputs sharing the sizes n and m (independent = 0) or each dim of each input its own size
+/// (independent = 1, PyTensor's None), built and then rewritten with the exact rules (rules = 0)
+/// or every rule (rules = 1). Targets: independent within 2x of shared at 10^3, 10^4, 10^5.
+void BM_RewriteFamily(benchmark::State &state) {
+  static std::map<std::pair<int64_t, int64_t>, std::vector<std::string>> cache;
+  auto &lines = cache[{state.range(0), state.range(1)}];
+  if (lines.empty()) {
+    Solver solver;
+    lang::Session session(solver, {});
+    std::mt19937_64 rng(2027);
+    proptests::ProgramOptions o;
+    o.basicOnly = true;
+    o.layoutOps = true;
+    o.dataDependent = false;
+    o.partialOps = true;
+    o.practitioner = false;
+    o.independentSizes = state.range(1) != 0;
+    lines = proptests::generateProgram(session, rng, int(state.range(0)), o).lines;
+  }
+  RewriteRun all;
+  double buildSeconds = 0;
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    RewriteRun run = inferAndRewrite(state, lines, state.range(2) == 0);
+    buildSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - run.rewriteSeconds -
+                    run.teardownSeconds;
+    all += run;
+  }
+  const double iterations = double(state.iterations());
+  state.counters["nodes"] = double(all.nodes) / iterations;
+  state.counters["fired"] = double(all.fired) / iterations;
+  state.counters["refused"] = double(all.refused) / iterations;
+  state.counters["build_s"] = buildSeconds / iterations;
+  state.counters["rewrite_s"] = all.rewriteSeconds / iterations;
+  state.counters["rewrite_us_per_node"] = all.nodes ? 1e6 * all.rewriteSeconds / double(all.nodes) : 0;
+  state.counters["isl_questions"] = double(all.islQuestions) / iterations;
+}
+BENCHMARK(BM_RewriteFamily)
+    ->ArgNames({"nodes", "independent", "rules"})
+    ->ArgsProduct({{1000, 10000, 100000}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 /// Each iteration builds `lines` in a fresh session (timed: build_s) and then runs `after`
 /// (timed: WHAT_s), the last statement of which must succeed; reports both, WHAT_over_build,

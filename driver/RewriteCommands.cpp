@@ -30,13 +30,28 @@ struct RulesOptions {
   bool check = false;
   std::string file;
   int maxRank = 4;
+  int jobs = 0;
 };
 
 int rulesCommand(const RulesOptions &o) {
   std::vector<rewrite::Rule> rules = o.file.empty() ? rewrite::defaultRules() : rewrite::loadRules(o.file);
-  Solver solver(o.common.solverOptions());
+  // With --check, the rules are classified on several threads (a solver each; every rule's
+  // instances are programs of their own) and printed in the file's order.
+  std::vector<std::optional<rewrite::RuleClass>> classes(rules.size());
+  if (o.check) {
+    std::atomic<std::size_t> next{0};
+    const unsigned jobs = unsigned(std::min<std::size_t>(o.jobs > 0 ? unsigned(o.jobs) : std::max(1u, std::thread::hardware_concurrency()), rules.size()));
+    interp::runOnThreads(
+        std::max(1u, jobs),
+        [&] {
+          Solver solver(o.common.solverOptions());
+          for (std::size_t i; (i = next++) < rules.size();) classes[i] = rewrite::classifyRule(rules[i], solver, o.maxRank);
+        },
+        [&] { next = rules.size(); });
+  }
   bool unsound = false;
-  for (const rewrite::Rule &r : rules) {
+  for (std::size_t index = 0; index < rules.size(); ++index) {
+    const rewrite::Rule &r = rules[index];
     Json j;
     j["rule"] = r.name;
     j["phase"] = rewrite::spelling(r.phase);
@@ -45,7 +60,7 @@ int rulesCommand(const RulesOptions &o) {
     j["pytensor"] = r.pytensor.empty() ? Json(nullptr) : Json(r.pytensor);
     std::string line = r.heading();
     if (o.check) {
-      rewrite::RuleClass c = rewrite::classifyRule(r, solver, o.maxRank);
+      const rewrite::RuleClass &c = *classes[index];
       unsound |= c.soundness == rewrite::Soundness::Unsound;
       j["class"] = rewrite::spelling(c.soundness);
       j["classes"] = {{"numpy", rewrite::spelling(c.numpy)}, {"static", rewrite::spelling(c.static_)}};
@@ -60,9 +75,12 @@ int rulesCommand(const RulesOptions &o) {
       }
       j["instances"] = c.instances;
       j["applications"] = c.applications;
+      j["undecided"] = c.undecided;
+      if (c.undecided) j["undecided_example"] = {{"program", c.undecidedProgram}, {"reason", c.undecidedReason}};
       line += "\n    " + std::string(rewrite::spelling(c.soundness)) +
               (c.numpy != c.static_ ? std::string(" (numpy mode: ") + rewrite::spelling(c.numpy) + ", static mode: " + rewrite::spelling(c.static_) + ")" : "") + " (" + std::to_string(c.applications) +
-              " applications in " + std::to_string(c.instances) + " programs)";
+              " applications in " + std::to_string(c.instances) + " programs" +
+              (c.undecided ? "; " + std::to_string(c.undecided) + " undecided: " + c.undecidedReason : "") + ")";
       if (c.soundness != rewrite::Soundness::Strict) {
         line += ": " + c.reason + (c.point && !c.point->empty() ? " at " + c.point->toString() : "") + "; the program:\n";
         std::istringstream p(c.program);
@@ -167,11 +185,13 @@ void addRewriteCommands(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand("rules", "the rewrite rules; with --check, each rule's class for all shapes");
   cmd->add_flag("--check", o->check, "classify every rule: strict, valid-graph (masks an error) or unsound");
   cmd->add_option("--rules", o->file, "a rule file to read instead of the shipped rules");
+  cmd->add_option("--jobs", o->jobs, "threads classifying rules at once (0: one per core)")->capture_default_str()->check(CLI::Range(0, 256));
   cmd->add_option("--max-rank", o->maxRank, "largest input rank --check instantiates")->capture_default_str()->check(CLI::Range(0, 6));
   addCommonOptions(cmd, o->common, kJson);
-  cmd->footer("JSON (one object per rule and line): {\"rule\", \"phase\", \"exact\", \"text\"} and, with --check,\n"
-              "\"class\": \"strict\"|\"valid-graph\"|\"unsound\", \"witness\": null or {\"program\", \"point\", \"reason\"},\n"
-              "\"instances\", \"applications\".\n"
+  cmd->footer("JSON (one object per rule and line): {\"rule\", \"phase\", \"exact\", \"text\", \"pytensor\" (the PyTensor\n"
+              "rewrite it transcribes, or null)} and, with --check, \"class\": \"strict\"|\"valid-graph\"|\"unsound\" (the worse\n"
+              "of both modes), \"classes\": {\"numpy\", \"static\"}, \"witness\": null or {\"program\", \"point\", \"reason\"},\n"
+              "\"instances\", \"applications\", \"undecided\" (applications the solver could not decide: left out of the class).\n"
               "Exit codes: 0 listed (and no rule unsound), 1 some rule is unsound, 2 the rule file does not load.");
   cmd->callback([o] { exitCode() = reportErrors("rules", [&] { return rulesCommand(*o); }, o->common.json); });
 }

@@ -671,6 +671,7 @@ auto Session::Impl::commandRules(CommandCall &call) -> Reply {
     x["phase"] = rewrite::spelling(rule.phase);
     x["exact"] = rule.exact;
     x["text"] = rule.body();
+    x["pytensor"] = rule.pytensor.empty() ? Json(nullptr) : Json(rule.pytensor);
     list.push_back(x);
     r.add("  " + rule.heading());
   }
@@ -704,6 +705,9 @@ auto Session::Impl::commandOptimize(CommandCall &call) -> Reply {
   Json fired = Json::object();
   for (const auto &[rule, count] : result.fired) fired[rule] = count;
   j["fired"] = fired;
+  Json masked = Json::object();
+  for (const auto &[rule, count] : result.masked) masked[rule] = count;
+  j["masked"] = masked;
   Json refused = Json::array();
   for (const rewrite::Refusal &f : result.refused) {
     Json x;
@@ -725,6 +729,8 @@ auto Session::Impl::commandOptimize(CommandCall &call) -> Reply {
                         std::to_string(j["nodes_after"].get<std::size_t>()) + " nodes";
   for (const auto &[rule, count] : result.fired) summary += ", " + rule + " x" + std::to_string(count);
   r.add(summary);
+  for (const auto &[rule, count] : result.masked)
+    r.add("masked " + std::to_string(count) + " shape error" + (count == 1 ? "" : "s") + " (valid-graph): " + rule);
   for (const rewrite::Refusal &f : result.refused)
     r.add("refused " + f.rule + " (" + rewrite::spelling(f.check.soundness) + "): " + f.check.reason +
                       (f.check.witness ? " at " + f.check.witness->toString() : ""));

@@ -185,6 +185,13 @@ RuleClass classifyRule(const Rule &rule, Solver &solver, int maxRank) {
           if (!rep || rep == n) continue;
           ++result.applications;
           ApplicationCheck c = checkApplication(graph, n, rep);
+          if (c.undecided) {
+            if (result.undecided++ == 0) {
+              result.undecidedReason = c.reason;
+              for (const std::string &l : lines) result.undecidedProgram += l + "\n";
+            }
+            continue;
+          }
           if (int(c.soundness) > int(modeClass)) modeClass = c.soundness;
           const std::optional<std::string> v = rule.builtin ? std::nullopt : nameOf(n);
           const bool root = bool(v);

@@ -6,7 +6,8 @@
 // own, so that masking them shows), in numpy and static mode. Wherever the rule applies in an
 // instance (at any node), the application is checked (checkApplication). The rule's class is the
 // worst seen: strict, valid-graph (with the masked error: a program and a point) or unsound
-// (with a program and a point where the rewrite adds an error or changes a shape).
+// (with a program and a point where the rewrite adds an error or changes a shape). An
+// application the solver cannot decide is counted apart (never called sound or unsound).
 // Cost: 2 * (2 * 5)^k instances for k variables, each a few solver questions.
 #pragma once
 
@@ -23,6 +24,10 @@ struct RuleClass {
   Soundness numpy = Soundness::Strict, static_ = Soundness::Strict; // per mode
   std::size_t instances = 0;    // programs built
   std::size_t applications = 0; // applications checked
+  /// Applications the solver could not decide (its work bound): they leave the class as the
+  /// decided ones make it; the first one's reason and program are kept.
+  std::size_t undecided = 0;
+  std::string undecidedProgram, undecidedReason;
   // For valid-graph and unsound: the instance (a `shapelab run` script) and the point.
   std::string program;
   std::optional<Assignment> point;

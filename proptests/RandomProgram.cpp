@@ -31,7 +31,27 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
                              {"(1, m)", "int32"},   {"(3,)", "int64"},    {"(n,)", "float32"}};
   for (int i = 0; i < 6; ++i) {
     std::string name = prefix + "in" + std::to_string(i);
-    if (run(name + " = input(" + inputs[i][0] + ", " + inputs[i][1] + ")")) {
+    std::string shape = inputs[i][0];
+    if (options.independentSizes) {
+      // n and m of this input renamed to sizes of its own: (n, m) is (in0_n, in0_m).
+      std::string own;
+      std::vector<std::string> params;
+      for (char c : shape) {
+        if (c == 'n' || c == 'm') {
+          params.push_back(name + "_" + c);
+          own += params.back();
+        } else {
+          own += c;
+        }
+      }
+      if (!params.empty()) {
+        std::string declare = "param ";
+        for (std::size_t k = 0; k < params.size(); ++k) declare += (k ? ", " : "") + params[k];
+        run(declare);
+      }
+      shape = own;
+    }
+    if (run(name + " = input(" + shape + ", " + inputs[i][1] + ")")) {
       const ops::Node *node = session.lookup(name);
       vars.push_back({name, node->rank(), node->dtype});
       out.names.push_back(name);
@@ -63,8 +83,8 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
     }
     const Var &b = vars[bi];
     std::string e;
-    static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8};
-    int kind = options.basicOnly ? basic[pick(8)] : int(pick(35));
+    static const int basic[] = {0, 1, 2, 3, 4, 5, 6, 8}, layout[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 10};
+    int kind = options.basicOnly ? (options.layoutOps ? layout[pick(10)] : basic[pick(8)]) : int(pick(35));
     if (!options.basicOnly && options.practitioner && pick(9) == 0) kind = 35;
     if (!options.dataDependent && (kind == 14 || kind == 15)) continue; // masks, ifelse
     switch (kind) {

@@ -39,6 +39,11 @@ struct ProgramOptions {
   /// round, tensordot, sort, argsort). Off, the stream of programs is the one before they existed (the
   /// benchmarks' workloads).
   bool practitioner = true;
+  /// With basicOnly: transposes and expand_dims too (graphs other compilers hand over).
+  bool layoutOps = false;
+  /// Every input dim its own size parameter (as graphs from other compilers, PyTensor's None,
+  /// arrive), instead of every input sharing n and m.
+  bool independentSizes = false;
 };
 
 GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, int count,

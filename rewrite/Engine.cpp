@@ -104,6 +104,57 @@ const Node *lostSizeSource(const ops::Graph &graph, const Node *old, const Node 
   return nullptr;
 }
 
+/// Whether `q` follows from the conjunction of `have` under `c`, asked of the requirements that
+/// share a parameter with q (directly, or through other requirements or the context's
+/// assumptions) alone: the rest constrain other parameters, so they either hold somewhere
+/// (and a point refuting the slice extends to one refuting the whole, their values added) or
+/// nowhere (and q follows vacuously). Per axis, a broadcast's requirements are a slice of their
+/// own: a question over every axis's disjunctions at once grows as their product.
+/// Unknown when either question is; nullopt when the slice is every requirement.
+std::optional<Decision> decideSliced(Solver &solver, const Context &c, const std::vector<Pred> &have, const Pred &q) {
+  std::unordered_set<const ExprNode *> params;
+  for (const Expr &e : parametersOf(q)) params.insert(e.node());
+  std::vector<char> in(have.size(), 0);
+  std::vector<std::vector<Expr>> haveParams;
+  for (const Pred &h : have) haveParams.push_back(parametersOf(h));
+  std::vector<std::vector<Expr>> partParams;
+  for (const Pred &a : c.parts()) partParams.push_back(parametersOf(a));
+  std::vector<char> partIn(partParams.size(), 0);
+  auto touches = [&](const std::vector<Expr> &ps) {
+    return std::any_of(ps.begin(), ps.end(), [&](const Expr &e) { return params.count(e.node()) > 0; });
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    auto take = [&](std::vector<char> &flags, const std::vector<std::vector<Expr>> &ps) {
+      for (std::size_t i = 0; i < ps.size(); ++i)
+        if (!flags[i] && touches(ps[i])) {
+          flags[i] = 1;
+          for (const Expr &e : ps[i]) params.insert(e.node());
+          grew = true;
+        }
+    };
+    take(in, haveParams);
+    take(partIn, partParams);
+  }
+  std::vector<Pred> slice, rest;
+  for (std::size_t i = 0; i < have.size(); ++i) (in[i] ? slice : rest).push_back(have[i]);
+  if (rest.empty()) return std::nullopt;
+  Decision d = solver.decide(c, !whereHolds(Pred::conjunction(slice)) || whereHolds(q));
+  if (d.answer == Answer::Proven || d.answer == Answer::Unknown) return d;
+  // A point of the slice where q fails; the rest must hold somewhere for it to be a witness.
+  Decision r = solver.decide(c, !whereHolds(Pred::conjunction(rest)));
+  if (r.answer == Answer::Proven) return Decision::proven(); // the rest holds nowhere
+  if (r.answer == Answer::Unknown || !r.violating || !d.violating) {
+    Decision unknown;
+    unknown.reason = r.answer == Answer::Unknown ? r.reason : "no point of the other requirements was found";
+    return unknown;
+  }
+  Assignment at = *r.violating;
+  for (const auto &[name, value] : d.violating->values()) at.set(name, value);
+  d.violating = at;
+  return d;
+}
+
 ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *old, const Node *now) {
   ApplicationCheck r;
   if (old == now) return r;
@@ -123,33 +174,24 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   Validity vo = validityOf(graph, old), vn = validityOf(graph, now);
   Pred okOld = vo.domain(), okNew = vn.domain();
   Context c = graph.contextFor(reservedIn({okOld, okNew}, {old, now}));
+  bool failsOld = !vo.failures().empty(), failsNew = !vn.failures().empty();
   if (old->dtype != now->dtype || old->rank() != now->rank()) {
     r.soundness = Soundness::Unsound;
     r.witness = pointWhere(solver, c, okOld);
+    // An old node that fails for every size has no value to change: the replacement masks its
+    // error where it runs (or keeps it, failing everywhere too).
+    if (!r.witness && (failsOld || solver.decide(c, okOld).answer == Answer::Refuted)) {
+      const bool alsoFails = failsNew || solver.decide(c, okNew).answer == Answer::Refuted;
+      r.soundness = alsoFails ? Soundness::Strict : Soundness::ValidGraph;
+      r.witness = alsoFails ? std::nullopt : pointWhere(solver, c, okNew);
+      r.reason = alsoFails ? "" : "it masks a shape error: the old node fails for every size, the new one runs";
+      return r;
+    }
     r.reason = old->dtype != now->dtype
                    ? std::string("the dtype changes from ") + ops::spelling(old->dtype) + " to " + ops::spelling(now->dtype)
                    : "the rank changes from " + std::to_string(old->rank()) + " to " + std::to_string(now->rank());
     return r;
   }
-  for (std::size_t i = 0; i < old->rank(); ++i) {
-    if (old->shape[i] == now->shape[i]) continue;
-    // Equal at every point of the context (the common case: a rewrite keeps its shapes) needs
-    // no hypothesis; only otherwise is the old node's whole validity domain assumed, a question
-    // that grows with the program above the node.
-    const Pred same = whereHolds(eq(old->shape[i], now->shape[i]));
-    if (solver.provesQuickly(c, same)) continue;
-    Decision d = solver.decide(c, !okOld || same);
-    if (d.answer == Answer::Proven) continue;
-    r.soundness = Soundness::Unsound;
-    r.witness = d.violating;
-    r.reason = "dimension " + std::to_string(i) + " is " + old->shape[i].toString() + " before and " +
-               now->shape[i].toString() + " after" +
-               (d.answer == Answer::Unknown ? " (their equality could not be decided: " + d.reason + ")" : "");
-    return r;
-  }
-  if (okOld == okNew) return r;
-  // Requirements compared one by one: those both nodes have need no question (the common case:
-  // a rewrite keeps most of a program), only the others are asked under the other domain.
   // Shape requirements only: the error domain is the shape-error domain (DESIGN §3.6), NumPy's
   // array-size limits apart, as the domains okOld and okNew are.
   auto requirements = [](const Validity &v) {
@@ -160,6 +202,28 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
     return out;
   };
   std::vector<Pred> ro = requirements(vo), rn = requirements(vn);
+  for (std::size_t i = 0; i < old->rank(); ++i) {
+    if (old->shape[i] == now->shape[i]) continue;
+    // Equal at every point of the context (the common case: a rewrite keeps its shapes) needs
+    // no hypothesis; only otherwise is the old node's whole validity domain assumed, a question
+    // that grows with the program above the node.
+    const Pred same = whereHolds(eq(old->shape[i], now->shape[i]));
+    if (solver.provesQuickly(c, same)) continue;
+    if (failsOld) continue; // the old node is valid nowhere
+    std::optional<Decision> sliced = decideSliced(solver, c, ro, same);
+    Decision d = sliced ? *sliced : solver.decide(c, !okOld || same);
+    if (d.answer == Answer::Proven) continue;
+    r.soundness = Soundness::Unsound;
+    r.witness = d.violating;
+    r.undecided = d.answer == Answer::Unknown;
+    r.reason = "dimension " + std::to_string(i) + " is " + old->shape[i].toString() + " before and " +
+               now->shape[i].toString() + " after" +
+               (d.answer == Answer::Unknown ? " (their equality could not be decided: " + d.reason + ")" : "");
+    return r;
+  }
+  if (okOld == okNew) return r;
+  // Requirements compared one by one: those both nodes have need no question (the common case:
+  // a rewrite keeps most of a program), only the others are asked under the other domain.
   auto missingFrom = [](const std::vector<Pred> &have, const std::vector<Pred> &need) {
     std::unordered_set<Pred> in(have.begin(), have.end());
     std::vector<Pred> out;
@@ -167,7 +231,6 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
       if (!in.count(p) && !p.isTrue()) out.push_back(p);
     return out;
   };
-  bool failsOld = !vo.failures().empty(), failsNew = !vn.failures().empty();
   // `p` follows from the requirements `have` (whose conjunction is `all`): first under the
   // context alone, then from those holding one of p's products of sizes, then from those
   // sharing a parameter with p, then from all of them (each step costs more, and `all` grows
@@ -204,6 +267,7 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
           break;
         }
     if (fromSome(relevant)) return proven;
+    if (std::optional<Decision> d = decideSliced(solver, c, have, p)) return *d;
     return solver.decide(c, !all || whereHolds(p));
   };
   // New errors: the new node must be valid wherever the old one is.
@@ -214,6 +278,7 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
     if (d.answer == Answer::Proven) continue;
     r.soundness = Soundness::Unsound;
     r.witness = d.violating;
+    r.undecided = d.answer == Answer::Unknown;
     r.reason = d.answer == Answer::Unknown ? "whether it adds a shape error could not be decided (" + d.reason + ")"
                                            : "it raises a shape error where the old program is valid (" + p.toString() + " fails)";
     return r;
@@ -226,6 +291,7 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
     if (d.answer == Answer::Proven) continue;
     r.soundness = Soundness::ValidGraph;
     r.witness = d.violating;
+    r.undecided = d.answer == Answer::Unknown;
     r.reason = d.answer == Answer::Unknown ? "whether it masks a shape error could not be decided (" + d.reason + ")"
                                            : "it masks a shape error: the old program fails where the new one runs (" +
                                                  q.toString() + " fails)";
@@ -244,6 +310,7 @@ ApplicationCheck checkApplication(const ops::Graph &graph, const Node *old, cons
     // nothing is proven, so the application is not taken.
     ApplicationCheck r;
     r.soundness = Soundness::Unsound;
+    r.undecided = true;
     r.reason = std::string("it could not be checked: ") + e.what();
     return r;
   }
@@ -296,7 +363,11 @@ const Node *Engine::apply(const Rule &rule, const BuiltinRewrite *builtin, const
 }
 
 const Node *Engine::simplify(const Node *m, Phase phase, OptimizeResult &result) {
-  for (int k = 0; k < options_.maxApplicationsPerNode; ++k) {
+  for (int k = 0;; ++k) {
+    if (k == options_.maxApplicationsPerNode) {
+      ++result.capped;
+      break;
+    }
     bool fired = false;
     for (const Candidate &c : candidates_[std::size_t(phase)]) {
       // A root of another kind does not match (match would say so after a lookup by name).
@@ -312,6 +383,7 @@ const Node *Engine::simplify(const Node *m, Phase phase, OptimizeResult &result)
         continue;
       }
       ++result.fired[rule.name];
+      if (check.soundness == Soundness::ValidGraph) ++result.masked[rule.name];
       result.trace.push_back(rule.name + ": " + m->describe() + " -> " + rep->describe());
       m = rewrite(rep, phase, result);
       fired = true;

@@ -41,6 +41,9 @@ struct ApplicationCheck {
   /// unsound: a point where the new node fails or differs in shape while the old one is valid.
   std::optional<Assignment> witness;
   std::string reason; // a person's sentence for valid-graph and unsound
+  /// The solver could not decide a question (its work bound or clock): the soundness is the
+  /// safe answer (the application is not taken), not a proof that it is wrong.
+  bool undecided = false;
 };
 
 /// Compares `now` with `old` (both nodes of `graph`).
@@ -66,8 +69,14 @@ struct Refusal {
 struct OptimizeResult {
   std::vector<const ops::Node *> outputs;
   std::map<std::string, int> fired;
+  /// Of the applications taken, those that mask a shape error (valid-graph, taken where the
+  /// options allow it), by rule.
+  std::map<std::string, int> masked;
   std::vector<Refusal> refused;
   std::vector<std::string> trace; // "rule: old -> new", in order
+  /// Nodes where rewriting stopped at maxApplicationsPerNode (a rule set that cycles there; the
+  /// termination check of rule files makes it 0 for pattern rules).
+  std::size_t capped = 0;
 };
 
 class Engine {

@@ -259,7 +259,15 @@ struct Evaluator {
     }
     case Term::Call: break;
     }
-    if (t.name == "add") return sizeVal(size(t.args[0]) + size(t.args[1]));
+    if (t.name == "add") {
+      Val a = eval(t.args[0]), c = eval(t.args[1]);
+      if (a.kind == Val::Sizes && c.kind == Val::Sizes) { // tuples join, as Python's do (axes a + b)
+        a.sizes.insert(a.sizes.end(), c.sizes.begin(), c.sizes.end());
+        return a;
+      }
+      if (a.kind != Val::Size || c.kind != Val::Size) throw NotApplicable{};
+      return sizeVal(a.size + c.size);
+    }
     if (t.name == "subtract") return sizeVal(size(t.args[0]) - size(t.args[1]));
     if (t.name == "multiply") return sizeVal(size(t.args[0]) * size(t.args[1]));
     if (t.name == "negative") return sizeVal(-size(t.args[0]));
@@ -363,7 +371,14 @@ bool matchAttribute(const Term &t, const AttrValue &value, const Node *n, Bindin
   switch (t.kind) {
   case Term::Var: {
     auto [it, fresh] = b.attrs.emplace(t.name, value);
-    return fresh || it->second == value;
+    if (fresh || it->second == value) return true;
+    // One axis is the same attribute as the list of it (concatenate's axis k, sum's axis (k,)).
+    auto one = [](const AttrValue &v) -> std::optional<int64_t> {
+      if (v.kind == AttrValue::Int) return v.i;
+      if (v.kind == AttrValue::Ints && v.ints.size() == 1) return v.ints[0];
+      return std::nullopt;
+    };
+    return one(it->second) && one(it->second) == one(value);
   }
   case Term::Number: {
     const int64_t v = int64_t(t.number);

@@ -474,7 +474,12 @@ Type typeOf(const Term &t, const Parser &p, const Rule &r) {
     p.fail(std::string("cannot compare ") + typeName(a) + " with " + typeName(b) + (equality ? "" : " by " + t.name), t.at);
   }
   case Term::Call:
-    if (t.name == "add" || t.name == "subtract" || t.name == "multiply" || t.name == "negative") {
+    if (t.name == "add") { // sizes add, tuples join
+      Type a = expect(t.args[0], {Type::Size, Type::Sizes}), b = expect(t.args[1], {Type::Size, Type::Sizes});
+      if (a != Type::Any && b != Type::Any && a != b) p.fail(std::string("cannot add ") + typeName(a) + " and " + typeName(b), t.at);
+      return a == Type::Any ? b : a;
+    }
+    if (t.name == "subtract" || t.name == "multiply" || t.name == "negative") {
       for (const Term &a : t.args) expect(a, {Type::Size});
       return Type::Size;
     }
@@ -501,6 +506,17 @@ void checkCondition(const Term &t, const Parser &p, const Rule &r) {
   }
   if (t.kind == Term::Call && !t.keywords.empty()) p.fail("a condition's call takes no keywords", t.at);
   for (const Term &a : t.args) checkCondition(a, p, r);
+}
+
+/// In a pattern or replacement a comparison is the ufunc (`x < y` is less(x, y)).
+void comparisonsAsUfuncs(Term &t) {
+  if (t.kind == Term::Compare) {
+    static const std::map<std::string, std::string> names{{"==", "equal"},      {"!=", "not_equal"}, {"<", "less"},
+                                                          {"<=", "less_equal"}, {">", "greater"},    {">=", "greater_equal"}};
+    t.kind = Term::Call;
+    t.name = names.at(t.name);
+  }
+  for (Term &a : t.args) comparisonsAsUfuncs(a);
 }
 
 void collectOpVariables(const Term &t, std::vector<std::string> &out) {
@@ -574,6 +590,7 @@ std::vector<Rule> parseRules(const std::string &text, const std::string &file) {
     p.skip();
     std::size_t patternAt = p.pos;
     r.pattern = p.expression();
+    comparisonsAsUfuncs(*r.pattern);
     if (r.pattern->kind != Term::Call) p.fail("a pattern must be an operation, not a variable or number", patternAt);
     checkPattern(*r.pattern, p, r);
     for (const std::string &a : r.attributes)
@@ -583,6 +600,7 @@ std::vector<Rule> parseRules(const std::string &text, const std::string &file) {
     p.expect("->");
     p.skip();
     r.replacement = p.expression();
+    comparisonsAsUfuncs(*r.replacement);
     checkReplacement(*r.replacement, p, r, opVars);
     if (p.accept("if")) {
       r.condition = p.expression();

@@ -13,7 +13,7 @@ enum class Sort { Skeleton, Inward, Outward };
 
 Sort sortOf(const Term &t) {
   static const std::vector<std::string> inward{"transpose", "reshape", "expand_dims", "squeeze", "specify_shape"},
-      outward{"full", "broadcast_to", "where", "zeros_like", "ones_like"};
+      outward{"full", "broadcast_to", "where", "zeros_like", "ones_like", "negative"};
   if (t.kind != Term::Call) return Sort::Skeleton;
   if (std::find(inward.begin(), inward.end(), t.name) != inward.end()) return Sort::Inward;
   if (std::find(outward.begin(), outward.end(), t.name) != outward.end()) return Sort::Outward;
@@ -33,6 +33,8 @@ struct Measures {
   };
   std::vector<Below> inward;
   std::vector<int64_t> outward;          // per outward op: skeleton nodes above it
+  /// Over the reductions: the skeleton nodes below them, and the variables below them.
+  Below underReductions;
   std::map<std::string, std::vector<int64_t>> depth; // variable -> skeleton depth of each occurrence
 };
 
@@ -66,6 +68,11 @@ Measures::Below walk(const Term &t, int64_t above, Measures &m) {
     }
   }
   if (s == Sort::Inward) m.inward.push_back(below);
+  static const std::vector<std::string> reductions{"sum", "prod", "max", "min", "all", "any", "mean"};
+  if (t.kind == Term::Call && std::find(reductions.begin(), reductions.end(), t.name) != reductions.end()) {
+    m.underReductions.nodes += below.nodes - 1; // below it, not itself
+    for (const auto &[v, k] : below.vars) m.underReductions.vars[v] += k;
+  }
   if (s == Sort::Outward) m.outward.push_back(above);
   return below;
 }
@@ -146,6 +153,16 @@ Order compareOutward(const Measures &p, const Measures &r) {
   return Order::Smaller;
 }
 
+/// Measure 4: the skeleton nodes below reductions, each variable counted with its size.
+Order compareReductions(const Measures &p, const Measures &r) {
+  const Measures::Below &a = p.underReductions, &b = r.underReductions;
+  if (!fewerVariables(b.vars, a.vars)) return Order::Other;
+  int64_t sa = a.nodes, sb = b.nodes;
+  for (const auto &[v, k] : a.vars) sa += k;
+  for (const auto &[v, k] : b.vars) sb += k;
+  return sb < sa ? Order::Smaller : sb == sa && a == b ? Order::Equal : Order::Other;
+}
+
 /// Whether `pattern` matches the term `t` (t's variables are opaque subterms).
 bool matchesTerm(const Term &pattern, const Term &t, std::map<std::string, const Term *> &b) {
   if (pattern.kind == Term::Var) {
@@ -186,6 +203,11 @@ std::optional<std::string> decreasingMeasure(const Rule &rule) {
   case Order::Other: return std::nullopt;
   case Order::Equal: break;
   }
+  switch (compareReductions(p, r)) {
+  case Order::Smaller: return "the work below reductions";
+  case Order::Other: return std::nullopt;
+  case Order::Equal: break;
+  }
   if (compareSize(p, r, true) == Order::Smaller) return "the term's size";
   return std::nullopt;
 }
@@ -207,7 +229,7 @@ void checkTermination(const std::vector<Rule> &rules) {
                       " builds, and " + rule.name + " decreases no measure of the reduction order (rewrite/Termination.h)");
     throw RuleError(where + "rule " + rule.name +
                     " could loop: it decreases no measure of the reduction order (skeleton size, layout depth, fill "
-                    "height, size; rewrite/Termination.h)");
+                    "height, work below reductions, size; rewrite/Termination.h)");
   }
 }
 

@@ -5,7 +5,7 @@
 // Model: a term's ops are of three sorts. Layout ops that rules move toward the inputs
 // (transpose, reshape, expand_dims, squeeze, specify_shape: PyTensor's "lifts"); fills and
 // selections that rules move toward the outputs (full, broadcast_to, where, zeros_like,
-// ones_like: PyTensor's "sinks"); and the rest, the skeleton (numbers and every other op).
+// ones_like: PyTensor's "sinks"; and negation, taken out of reductions); and the rest, the skeleton (numbers and every other op).
 // A rule must decrease, lexicographically:
 //   1. the skeleton's size (each variable counted with its own size, so a rule may not copy a
 //      variable more often than the pattern holds it);
@@ -13,7 +13,8 @@
 //      op, or copying it onto at most three operands, makes it smaller;
 //   3. the sum over the outward-moving ops of 4^(skeleton nodes above it), no variable sitting
 //      deeper under the skeleton than it did;
-//   4. the term's size.
+//   4. the skeleton nodes below reductions (sum(x * c) -> sum(x) * c moves work out of one);
+//   5. the term's size.
 // Each measure is a natural number that the rewrite of a subterm changes the same way inside
 // any program, so no chain of rewrites that each decrease it is infinite. A rule that does not
 // decrease it is refused, naming it, and naming the rule that rewrites its result back where
