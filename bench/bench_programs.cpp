@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
@@ -275,6 +277,12 @@ void BM_RewriteFamily(benchmark::State &state) {
     o.practitioner = false;
     o.independentSizes = state.range(1) != 0;
     lines = proptests::generateProgram(session, rng, int(state.range(0)), o).lines;
+    // SHAPELAB_DUMP_DIR=D writes each program as D/family-NODES-INDEPENDENT.shl (to profile
+    // or run it with `shapelab run`).
+    if (const char *dir = std::getenv("SHAPELAB_DUMP_DIR")) {
+      std::ofstream out(std::string(dir) + "/family-" + std::to_string(state.range(0)) + "-" + std::to_string(state.range(1)) + ".shl");
+      for (const std::string &l : lines) out << l << "\n";
+    }
   }
   RewriteRun all;
   double buildSeconds = 0;

@@ -718,6 +718,13 @@ auto Session::Impl::commandOptimize(CommandCall &call) -> Reply {
     refused.push_back(x);
   }
   j["refused"] = refused;
+  // The program as rewritten against the program as written, at the output (exact: a masked
+  // error at one node may still be raised by another the output reads).
+  const rewrite::ApplicationCheck whole = rewrite::checkApplication(*graph, n, result.outputs[0]);
+  j["whole"] = {{"class", rewrite::spelling(whole.soundness)},
+                {"witness", assignmentOrNull(whole.witness)},
+                {"reason", whole.reason},
+                {"undecided", whole.undecided}};
   j["soundness"] = eo.allow == rewrite::Soundness::Strict ? "strict" : "valid-graph";
   j["exact"] = eo.exactOnly;
   if (options.json) {
@@ -731,6 +738,9 @@ auto Session::Impl::commandOptimize(CommandCall &call) -> Reply {
   r.add(summary);
   for (const auto &[rule, count] : result.masked)
     r.add("masked " + std::to_string(count) + " shape error" + (count == 1 ? "" : "s") + " (valid-graph): " + rule);
+  if (whole.soundness != rewrite::Soundness::Strict)
+    r.add("the rewritten program is " + std::string(rewrite::spelling(whole.soundness)) + ": " + whole.reason +
+          (whole.witness ? " at " + whole.witness->toString() : ""));
   for (const rewrite::Refusal &f : result.refused)
     r.add("refused " + f.rule + " (" + rewrite::spelling(f.check.soundness) + "): " + f.check.reason +
                       (f.check.witness ? " at " + f.check.witness->toString() : ""));

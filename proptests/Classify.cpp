@@ -154,7 +154,12 @@ RuleClass classifyRule(const Rule &rule, Solver &solver, int maxRank) {
           lines.push_back(p);
         }
         lines.insert(lines.end(), decls.begin(), decls.end());
-        lines.push_back("self = " + example);
+        // `a = EXPR; b = EXPR; EXPR`: named steps before the rewritten expression (so that
+        // a reproducer can write a replacement over them).
+        std::string rest = example;
+        for (std::size_t semi; (semi = rest.find("; ")) != std::string::npos; rest = rest.substr(semi + 2))
+          lines.push_back(rest.substr(0, semi));
+        lines.push_back("self = " + rest);
         lang::Session session(solver, {});
         bool built = true;
         for (std::size_t i = 0; i < lines.size() && built; ++i) built = !session.execute(lines[i], int(i + 1)).failed;

@@ -273,9 +273,6 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
   return checkBuilt(session, solver, outputNames(session, lines), seed, options, stats);
 }
 
-namespace {
-/// The gradient statements (DifferentialOptions::gradients) run in `session` and added to
-/// `lines`: a cost of the last float array, then grad(cost, x) for each float input it reads.
 void appendGradients(lang::Session &session, std::vector<std::string> &lines) {
   std::string last;
   for (const std::string &line : lines) {
@@ -296,7 +293,6 @@ void appendGradients(lang::Session &session, std::vector<std::string> &lines) {
     if (!session.execute(g, int(lines.size() + 1)).failed) lines.push_back(g);
   }
 }
-} // namespace
 
 std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const DifferentialOptions &options,
                                                       DifferentialStats *stats) {

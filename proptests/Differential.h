@@ -24,6 +24,10 @@
 #include "shape/Broadcast.h"
 #include "symbolic/Solver.h"
 
+namespace shapelab::lang {
+class Session;
+} // namespace shapelab::lang
+
 namespace shapelab::proptests {
 
 struct DifferentialOptions {
@@ -61,6 +65,10 @@ std::optional<std::string> checkProgram(const std::vector<std::string> &lines, u
                                         const DifferentialOptions &options, DifferentialStats *stats = nullptr);
 
 /// Generates a program from `seed`, checks it, and shrinks it when it fails.
+/// The gradient statements (DifferentialOptions::gradients) run in `session` and added to
+/// `lines`: `cost_ = np.sum(np.sin(LAST))` of the last float array, then
+/// `grad_X = grad(cost_, X)` for each float input X.
+void appendGradients(lang::Session &session, std::vector<std::string> &lines);
 std::optional<DifferentialFailure> checkRandomProgram(uint64_t seed, const DifferentialOptions &options,
                                                       DifferentialStats *stats = nullptr);
 

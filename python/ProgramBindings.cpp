@@ -21,6 +21,7 @@
 #include "interp/Interrupt.h"
 #include "lang/Session.h"
 #include "ops/Graph.h"
+#include "proptests/Differential.h"
 #include "proptests/RandomProgram.h"
 #include "proptests/Shards.h"
 #include "symbolic/Errors.h"
@@ -279,16 +280,24 @@ void bindPrograms(py::module_ &m) {
 
   m.def(
       "_random_program",
-      [](uint64_t seed, int statements, bool dataDependent) {
+      [](uint64_t seed, int statements, bool dataDependent, bool gradients, const std::string &mode, bool independentSizes) {
         // The property harness's generator (proptests/RandomProgram.h), as text: data for
-        // studies of many programs (the notebooks). Generated in numpy mode.
+        // studies of many programs (the notebooks), generated in the mode given; with
+        // `gradients`, a cost and the gradient of each float input appended (as the harness does).
         Solver solver;
-        lang::Session session(solver, {});
+        lang::SessionOptions so;
+        so.mode = parseBroadcastMode(mode);
+        lang::Session session(solver, so);
         std::mt19937_64 rng(seed);
         proptests::ProgramOptions o;
         o.dataDependent = dataDependent;
-        return proptests::generateProgram(session, rng, statements, o).lines;
+        o.independentSizes = independentSizes;
+        std::vector<std::string> lines = proptests::generateProgram(session, rng, statements, o).lines;
+        if (gradients) proptests::appendGradients(session, lines);
+        return lines;
       },
-      py::arg("seed"), py::arg("statements") = 10, py::arg("data_dependent") = false,
-      "The lines of one random program (the property harness's generator, seeded; numpy mode).");
+      py::arg("seed"), py::arg("statements") = 10, py::arg("data_dependent") = false, py::arg("gradients") = false,
+      py::arg("mode") = "numpy", py::arg("independent_sizes") = false,
+      "The lines of one random program (the property harness's generator, seeded), built in `mode`; with "
+      "gradients=True, a cost and grad_X = grad(cost_, X) for each float input X appended.");
 }

@@ -172,7 +172,17 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   std::set<const Node *> po = pendingOf(old), pn = pendingOf(now);
   if (old->dtype == now->dtype && sameShapes && po == pn) return r; // same dims, same requirements
   Validity vo = validityOf(graph, old), vn = validityOf(graph, now);
-  Pred okOld = vo.domain(), okNew = vn.domain();
+  // Each domain as the conjunction of its shape obligations' predicates: under the context the
+  // same set as Validity::domain(), which reads each obligation's exact condition from isl
+  // (over piecewise shapes of many sizes, most of a check's time) to print it.
+  auto domainOf = [](const Validity &v) {
+    if (!v.failures().empty()) return Pred::truth(false);
+    std::vector<Pred> parts;
+    for (const Obligation &o : v.obligations())
+      if (o.kind == ObligationKind::Shape) parts.push_back(o.predicate);
+    return whereHolds(Pred::conjunction(parts));
+  };
+  Pred okOld = domainOf(vo), okNew = domainOf(vn);
   Context c = graph.contextFor(reservedIn({okOld, okNew}, {old, now}));
   bool failsOld = !vo.failures().empty(), failsNew = !vn.failures().empty();
   if (old->dtype != now->dtype || old->rank() != now->rank()) {

@@ -469,6 +469,7 @@ bool match(const Term &t, const Node *n, Bindings &b) {
     }
     // A list pattern (concatenate([x, y])) matches that many operands.
     if (t.args.size() != n->inputs.size()) return false;
+    if (n->kind == OpKind::Binary || n->kind == OpKind::Where || n->kind == OpKind::Blockwise) b.mode = n->mode;
     for (const auto &[key, value] : t.keywords) {
       std::optional<AttrValue> v = attributeOf(n, key);
       if (!v || !matchAttribute(value, *v, n, b)) return false;
@@ -501,7 +502,7 @@ namespace {
 /// A builder: the spec the rule parser checks, and the factory call.
 struct Builder {
   BuildSpec spec;
-  std::function<const Node *(ops::Graph &, const Node *self, const std::vector<const Node *> &nodes, const Shape &shape,
+  std::function<const Node *(ops::Graph &, BroadcastMode mode, const std::vector<const Node *> &nodes, const Shape &shape,
                              const std::map<std::string, AttrValue> &attrs, const std::string &name)>
       make;
 };
@@ -540,56 +541,56 @@ const std::unordered_map<std::string, Builder> &builders() {
       for (const std::string &n : names) m->emplace(n, Builder{spec, make});
     };
     add({"where"}, {{P::Node, P::Node, P::Node}, {"condition", "x", "y"}, 3, {}},
-        [](ops::Graph &g, const Node *self, auto &xs, auto &, auto &, auto &) { return g.where(xs[0], xs[1], xs[2], self->mode); });
+        [](ops::Graph &g, BroadcastMode mode, auto &xs, auto &, auto &, auto &) { return g.where(xs[0], xs[1], xs[2], mode); });
     add({"astype"}, {{P::Node, P::Attr}, {"x", "dtype"}, 2, {"dtype"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, auto &) { return g.astype(xs[0], *dtypeOf(a)); });
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, auto &) { return g.astype(xs[0], *dtypeOf(a)); });
     add({"transpose"}, {{P::Node, P::Attr}, {"a", "axes"}, 1, {"axes"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, auto &) { return g.transpose(xs[0], axesOf(a, "axes")); });
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, auto &) { return g.transpose(xs[0], axesOf(a, "axes")); });
     add({"expand_dims"}, {{P::Node, P::Attr}, {"a", "axis"}, 2, {"axis"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, auto &) {
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, auto &) {
           std::optional<std::vector<int64_t>> axes = axesOf(a, "axis");
           if (!axes) throw NotApplicable{};
           return g.expandDims(xs[0], *axes);
         });
     add({"squeeze"}, {{P::Node, P::Attr}, {"a", "axis"}, 1, {"axis"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, auto &) { return g.squeeze(xs[0], axesOf(a, "axis")); });
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, auto &) { return g.squeeze(xs[0], axesOf(a, "axis")); });
     add({"reshape"}, {{P::Node, P::Shape}, {"a", "newshape"}, 2, {}},
-        [](ops::Graph &g, const Node *, auto &xs, const Shape &s, auto &, auto &) {
+        [](ops::Graph &g, BroadcastMode, auto &xs, const Shape &s, auto &, auto &) {
           return g.reshape(xs[0], std::vector<Expr>(s.begin(), s.end()));
         });
     add({"broadcast_to"}, {{P::Node, P::Shape}, {"array", "shape"}, 2, {}},
-        [](ops::Graph &g, const Node *, auto &xs, const Shape &s, auto &, auto &) { return g.broadcastTo(xs[0], s); });
+        [](ops::Graph &g, BroadcastMode, auto &xs, const Shape &s, auto &, auto &) { return g.broadcastTo(xs[0], s); });
     add({"sum_to"}, {{P::Node, P::Shape}, {"x", "shape"}, 2, {}},
-        [](ops::Graph &g, const Node *, auto &xs, const Shape &s, auto &, auto &) { return g.sumTo(xs[0], s); });
+        [](ops::Graph &g, BroadcastMode, auto &xs, const Shape &s, auto &, auto &) { return g.sumTo(xs[0], s); });
     add({"specify_shape"}, {{P::Node, P::Shape}, {"x", "shape"}, 2, {}},
-        [](ops::Graph &g, const Node *, auto &xs, const Shape &s, auto &, auto &) {
+        [](ops::Graph &g, BroadcastMode, auto &xs, const Shape &s, auto &, auto &) {
           return g.specifyShape(xs[0], std::vector<std::optional<Expr>>(s.begin(), s.end()));
         });
     add({"full"}, {{P::Shape, P::Node, P::Attr}, {"shape", "fill_value", "dtype"}, 2, {"dtype"}},
-        [](ops::Graph &g, const Node *, auto &xs, const Shape &s, auto &a, auto &) { return g.full(s, xs[0], dtypeOf(a)); });
+        [](ops::Graph &g, BroadcastMode, auto &xs, const Shape &s, auto &a, auto &) { return g.full(s, xs[0], dtypeOf(a)); });
     add({"zeros_like", "ones_like"}, {{P::Node, P::Attr}, {"a", "dtype"}, 1, {"dtype"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, const std::string &name) {
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, const std::string &name) {
           // The operand's shape, not its value (the operand is not computed).
           const Node *x = xs[0];
           return g.full(x->shape, g.literal(name == "ones_like" ? 1 : 0, DType::Int64), dtypeOf(a).value_or(x->dtype));
         });
     add({"sum", "prod", "max", "min", "all", "any", "mean"}, {{P::Node, P::Attr, P::Attr}, {"a", "axis", "keepdims"}, 1, {"axis", "keepdims"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, const std::string &name) {
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, const std::string &name) {
           return g.reduce(name, xs[0], axesOf(a, "axis"), boolOf(a, "keepdims"));
         });
     add({"concatenate"}, {{P::Nodes, P::Attr}, {"arrays", "axis"}, 1, {"axis"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, auto &) {
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, auto &) {
           return g.concatenate(xs, a.count("axis") ? axisOf(a, "axis") : std::optional<int64_t>(0));
         });
     add({"stack"}, {{P::Nodes, P::Attr}, {"arrays", "axis"}, 1, {"axis"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, auto &) { return g.stack(xs, axisOf(a, "axis").value_or(0)); });
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, auto &) { return g.stack(xs, axisOf(a, "axis").value_or(0)); });
     add({"cumsum", "cumprod"}, {{P::Node, P::Attr}, {"a", "axis"}, 1, {"axis"}},
-        [](ops::Graph &g, const Node *, auto &xs, auto &, auto &a, const std::string &name) {
+        [](ops::Graph &g, BroadcastMode, auto &xs, auto &, auto &a, const std::string &name) {
           return g.cumulative(name, xs[0], axisOf(a, "axis"));
         });
     add({"matmul", "outer"}, {{P::Node, P::Node}, {"x1", "x2"}, 2, {}},
-        [](ops::Graph &g, const Node *self, auto &xs, auto &, auto &, const std::string &name) {
-          return g.blockwise(name, xs, self->mode);
+        [](ops::Graph &g, BroadcastMode mode, auto &xs, auto &, auto &, const std::string &name) {
+          return g.blockwise(name, xs, mode);
         });
     return m;
   }();
@@ -638,7 +639,7 @@ const Node *build(ops::Graph &g, const Term &t, const Node *self, const Bindings
       std::vector<const Node *> args;
       const std::string op = t.opVariable() ? b.ops.at(t.name) : t.name;
       if (ops::isUnaryOp(op)) return g.unary(op, go(t.args[0]));
-      if (ops::isBinaryOp(op)) return g.binary(op, go(t.args[0]), go(t.args[1]), self->mode);
+      if (ops::isBinaryOp(op)) return g.binary(op, go(t.args[0]), go(t.args[1]), b.mode.value_or(self->mode));
       const Builder &builder = builders().at(op);
       CallArgs c = callArgs(t, builder.spec);
       Evaluator e{self, b};
@@ -646,7 +647,7 @@ const Node *build(ops::Graph &g, const Term &t, const Node *self, const Bindings
       Shape shape = c.shape ? e.shape(*c.shape) : Shape{};
       std::map<std::string, AttrValue> attrs;
       for (const auto &[k, v] : c.attrs) attrs[k] = e.attr(*v);
-      return builder.make(g, self, args, shape, attrs, op);
+      return builder.make(g, b.mode.value_or(self->mode), args, shape, attrs, op);
     };
     return go(t);
   } catch (const NotApplicable &) {

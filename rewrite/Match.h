@@ -57,6 +57,9 @@ struct Bindings {
   std::map<std::string, const ops::Node *> nodes;
   std::map<std::string, AttrValue> attrs;
   std::map<std::string, std::string> ops; // op variable ("$f") -> ufunc name
+  /// The broadcasting mode of the matched ops that broadcast (a replacement's broadcasts are
+  /// built in it: the matched root may be a transpose, whose node carries no mode of its own).
+  std::optional<BroadcastMode> mode;
 };
 
 /// The node kind a pattern's root matches, and its op where the kind has several ("" for any):

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <unordered_map>
 #include <span>
 
 namespace shapelab {
@@ -127,6 +128,74 @@ void Validity::settle() const {
   if (solver_->stats().unkept == unkept) solver_->keepSettledJointly(context_, all, joint_);
 }
 
+std::optional<Decision> Validity::decideByGroups(const std::vector<Pred> &conditions, const Pred &all) const {
+  if (conditions.size() < 2 || !context_.consistencyProven()) return std::nullopt;
+  // Union-find over the parameters: the parameters of one condition, or of one assumption, are
+  // one group.
+  std::unordered_map<const ExprNode *, const ExprNode *> parent;
+  std::function<const ExprNode *(const ExprNode *)> root = [&](const ExprNode *x) {
+    auto it = parent.find(x);
+    if (it == parent.end()) return parent[x] = x;
+    if (it->second == x) return x;
+    return it->second = root(it->second);
+  };
+  auto join = [&](const std::vector<const ExprNode *> &ps) {
+    for (std::size_t i = 1; i < ps.size(); ++i) parent[root(ps[i])] = root(ps[0]);
+    if (!ps.empty()) root(ps[0]);
+  };
+  std::vector<std::vector<const ExprNode *>> params;
+  for (const Pred &c : conditions) {
+    params.push_back(parameterNodes(c));
+    join(params.back());
+  }
+  for (const Pred &a : context_.parts()) join(parameterNodes(a));
+  std::vector<const ExprNode *> roots;
+  std::vector<std::vector<Pred>> groups;
+  for (std::size_t i = 0; i < conditions.size(); ++i) {
+    const ExprNode *r = params[i].empty() ? nullptr : root(params[i][0]);
+    auto at = std::find(roots.begin(), roots.end(), r);
+    if (at == roots.end()) {
+      roots.push_back(r);
+      groups.emplace_back();
+      at = roots.end() - 1;
+    }
+    groups[std::size_t(at - roots.begin())].push_back(conditions[i]);
+  }
+  if (groups.size() < 2) return std::nullopt;
+  // Each group decided alone; a point of all of them takes each group's parameters from its own.
+  Assignment satisfying = context_.samplePoint();
+  std::optional<Assignment> violating;
+  std::unordered_map<std::string, const ExprNode *> groupOf;
+  for (const auto &[node, up] : parent) groupOf[node->name] = root(node);
+  auto take = [&](Assignment &into, const Assignment &from, const ExprNode *group) {
+    for (const auto &[name, value] : from.values())
+      if (auto it = groupOf.find(name); it != groupOf.end() && it->second == group) into.set(name, value);
+  };
+  bool depends = false;
+  std::vector<std::pair<const Assignment *, const ExprNode *>> failing;
+  std::vector<Decision> decisions;
+  decisions.reserve(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    decisions.push_back(solver_->decide(context_, whereHolds(Pred::conjunction(groups[g]))));
+    const Decision &d = decisions.back();
+    if (d.answer == Answer::Refuted) {
+      solver_->noteJointlyImpossible(context_, conditions);
+      return Decision::refuted(completed(context_.samplePoint(), context_, all));
+    }
+    if (d.answer == Answer::Unknown) return std::nullopt; // the whole question, as before
+    if (d.answer == Answer::Depends) {
+      if (!d.satisfying || !d.violating || !roots[g]) return std::nullopt;
+      depends = true;
+      take(satisfying, *d.satisfying, roots[g]);
+      failing.push_back({&*d.violating, roots[g]});
+    }
+  }
+  if (!depends) return Decision::proven();
+  violating = satisfying;
+  take(*violating, *failing.front().first, failing.front().second);
+  return dependsFromPoints(context_, all, {satisfying}, {*violating});
+}
+
 std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> &conditions, const Pred &all) const {
   std::vector<Assignment> satisfying, violating;
   satisfying.reserve(conditions.size() + 2);
@@ -156,12 +225,30 @@ std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> 
   // find it (tens of milliseconds for a dozen obligations).
   if (auto d = dependsFromPoints(context_, all, combinedPoints(satisfying), violating))
     return std::make_shared<const Decision>(std::move(*d));
+  // Broadcasts hold where every size is 1, or where the sizes are all equal: with every input
+  // dim a size of its own, no one obligation's point satisfies them all (each pins its own
+  // sizes), but one value for every size often does.
+  {
+    std::vector<Assignment> uniform;
+    for (int64_t v : {1, 2, 3}) {
+      Assignment a;
+      for (const Expr &p : parametersOf(all)) a.set(p->name, Integer(v));
+      uniform.push_back(std::move(a));
+    }
+    if (auto d = dependsFromPoints(context_, all, uniform, violating)) return std::make_shared<const Decision>(std::move(*d));
+  }
   // A node's obligations hold those of the operands it reads: one that can never be computed
   // makes every node built on it impossible too, known without asking again. (The violating
   // point is then the context's own, which is a real point only where its consistency is
   // proven; elsewhere decide() gives the witness.)
   if (context_.consistencyProven() && solver_->knownJointlyImpossible(context_, conditions))
     return std::make_shared<const Decision>(Decision::refuted(completed(context_.samplePoint(), context_, all)));
+  // Obligations over sizes no other one (nor an assumption) relates to them hold together
+  // exactly where each group holds: each group is its own question (smaller, and the same group
+  // recurs across the program's nodes: the solver's memo answers it again). With every input
+  // dim its own size, a node's obligations fall into one group per independent axis, and their
+  // conjunction as one question grows as the product of the groups' disjunctions.
+  if (auto d = decideByGroups(conditions, all)) return std::make_shared<const Decision>(std::move(*d));
   // Decided, not only tested for emptiness: the status is a runtime check only where a real
   // point satisfies them all (a Depends with its witnesses); an emptiness test that fails over
   // opaque products (m*n relaxed to a free variable) shows no such point. The conjunction is

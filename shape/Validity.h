@@ -130,6 +130,9 @@ private:
   bool counted(ObligationKind k) const { return k == ObligationKind::Shape || (strict_ && k == ObligationKind::Limit); }
   std::vector<Pred> conditionsOf(bool countedKinds) const;
   /// The joint decision of `conditions` (the obligations that depend), whose conjunction is `all`.
+  /// decideJointly's question asked per group of conditions over related sizes; nullopt where
+  /// they form one group or a group's answer is unknown.
+  std::optional<Decision> decideByGroups(const std::vector<Pred> &conditions, const Pred &all) const;
   std::shared_ptr<const Decision> decideJointly(const std::vector<Pred> &conditions, const Pred &all) const;
   Solver *solver_;
   Context context_;

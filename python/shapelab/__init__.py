@@ -40,6 +40,7 @@ from ._shapelab import (  # noqa: F401
 
 from ._campaign import campaign  # noqa: F401
 from ._program import EvalValueError, IndexOutOfBounds, Program, Result, ShapeError  # noqa: F401
+from ._studies import gradient_masking  # noqa: F401
 from ._trace import (  # noqa: F401
     ArraySpec, Pred, ShapeDependentBranch, Size, SizeSpec, SymArray, Traced, Unsupported, array, grad, ifelse, size, trace,
     vectorize,

@@ -110,7 +110,11 @@ TEST(Match, ReplacementsBuildShapesAndAttributes) {
 // Every function the op list lets rules build has a builder, and one rules may match has a kind.
 TEST(Match, EveryBuildRowHasABuilder) {
   for (const ops::FunctionInfo &f : ops::functions()) {
-    if (f.has(ops::fn::Build)) EXPECT_NE(rewrite::buildSpec(std::string(f.name)), nullptr) << f.name;
-    if (f.has(ops::fn::Pattern)) EXPECT_TRUE(f.kind.has_value()) << f.name;
+    if (f.has(ops::fn::Build)) {
+      EXPECT_NE(rewrite::buildSpec(std::string(f.name)), nullptr) << f.name;
+    }
+    if (f.has(ops::fn::Pattern)) {
+      EXPECT_TRUE(f.kind.has_value()) << f.name;
+    }
   }
 }
