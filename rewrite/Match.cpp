@@ -49,30 +49,10 @@ const std::vector<std::string> &attributeKeys(OpKind kind) {
 
 namespace {
 
-AttrValue ofInt(int64_t v) {
-  AttrValue a;
-  a.kind = AttrValue::Int;
-  a.i = v;
-  return a;
-}
-AttrValue ofInts(std::vector<int64_t> v) {
-  AttrValue a;
-  a.kind = AttrValue::Ints;
-  a.ints = std::move(v);
-  return a;
-}
-AttrValue ofBool(bool v) {
-  AttrValue a;
-  a.kind = AttrValue::Bool;
-  a.b = v;
-  return a;
-}
-AttrValue ofDtype(DType d) {
-  AttrValue a;
-  a.kind = AttrValue::Dtype;
-  a.dtype = d;
-  return a;
-}
+AttrValue ofInt(int64_t v) { return {.kind = AttrValue::Int, .i = v}; }
+AttrValue ofInts(std::vector<int64_t> v) { return {.kind = AttrValue::Ints, .ints = std::move(v)}; }
+AttrValue ofBool(bool v) { return {.kind = AttrValue::Bool, .b = v}; }
+AttrValue ofDtype(DType d) { return {.kind = AttrValue::Dtype, .dtype = d}; }
 
 /// The rank an axis attribute of `n` counts in (a negative axis written in a pattern is
 /// normalised by it): the operand's for reductions and squeeze, the result's otherwise.
@@ -130,32 +110,18 @@ namespace {
 struct Val {
   enum Kind { Bool, Size, Sizes, Dtype, None } kind = None;
   Pred pred = Pred::truth(true);
-  Expr size;
-  std::vector<Expr> sizes;
+  Expr size = {};
+  std::vector<Expr> sizes = {};
   DType dtype = DType::Float64;
 };
 /// A condition or an argument that does not evaluate here (an index out of range, a dtype where
 /// a size is asked): the rule does not fire.
 struct NotApplicable {};
 
-Val boolVal(Pred p) {
-  Val v;
-  v.kind = Val::Bool;
-  v.pred = std::move(p);
-  return v;
-}
-Val sizeVal(Expr e) {
-  Val v;
-  v.kind = Val::Size;
-  v.size = std::move(e);
-  return v;
-}
-Val sizesVal(std::vector<Expr> e) {
-  Val v;
-  v.kind = Val::Sizes;
-  v.sizes = std::move(e);
-  return v;
-}
+Val boolVal(Pred p) { return {.kind = Val::Bool, .pred = std::move(p)}; }
+Val sizeVal(Expr e) { return {.kind = Val::Size, .size = std::move(e)}; }
+Val sizesVal(std::vector<Expr> e) { return {.kind = Val::Sizes, .sizes = std::move(e)}; }
+Val dtypeVal(DType d) { return {.kind = Val::Dtype, .dtype = d}; }
 
 Val ofAttr(const AttrValue &a) {
   switch (a.kind) {
@@ -166,12 +132,7 @@ Val ofAttr(const AttrValue &a) {
     return sizesVal(std::move(e));
   }
   case AttrValue::Bool: return boolVal(Pred::truth(a.b));
-  case AttrValue::Dtype: {
-    Val v;
-    v.kind = Val::Dtype;
-    v.dtype = a.dtype;
-    return v;
-  }
+  case AttrValue::Dtype: return dtypeVal(a.dtype);
   default: return Val{};
   }
 }
@@ -209,10 +170,7 @@ struct Evaluator {
     case Term::Name: {
       if (t.name == "True" || t.name == "False") return boolVal(Pred::truth(t.name == "True"));
       if (t.name == "None") return Val{};
-      Val v;
-      v.kind = Val::Dtype;
-      v.dtype = *ops::dtypeNamed(t.name);
-      return v;
+      return dtypeVal(*ops::dtypeNamed(t.name));
     }
     case Term::Tuple: {
       std::vector<Expr> e;
@@ -222,12 +180,7 @@ struct Evaluator {
     case Term::Prop: {
       const Node *n = node(t.args[0]);
       if (t.name == "ndim") return sizeVal(Expr(int64_t(n->rank())));
-      if (t.name == "dtype") {
-        Val v;
-        v.kind = Val::Dtype;
-        v.dtype = n->dtype;
-        return v;
-      }
+      if (t.name == "dtype") return dtypeVal(n->dtype);
       if (t.name == "size") {
         Expr count(1);
         for (const Expr &d : n->shape) count = count * d;

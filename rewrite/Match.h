@@ -29,7 +29,7 @@ namespace shapelab::rewrite {
 struct AttrValue {
   enum Kind { Int, Ints, Bool, Dtype, None } kind = None;
   int64_t i = 0;
-  std::vector<int64_t> ints;
+  std::vector<int64_t> ints = {};
   bool b = false;
   ops::DType dtype = ops::DType::Float64;
   bool operator==(const AttrValue &) const = default;
