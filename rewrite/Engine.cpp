@@ -8,6 +8,7 @@
 
 #include "rewrite/Builtins.h"
 #include "rewrite/Match.h"
+#include "symbolic/Bearing.h"
 #include "symbolic/Evaluate.h"
 
 namespace shapelab::rewrite {
@@ -112,30 +113,10 @@ const Node *lostSizeSource(const ops::Graph &graph, const Node *old, const Node 
 /// own: a question over every axis's disjunctions at once grows as their product.
 /// Unknown when either question is; nullopt when the slice is every requirement.
 std::optional<Decision> decideSliced(Solver &solver, const Context &c, const std::vector<Pred> &have, const Pred &q) {
-  std::unordered_set<const ExprNode *> params;
-  for (const Expr &e : parametersOf(q)) params.insert(e.node());
-  std::vector<char> in(have.size(), 0);
-  std::vector<std::vector<Expr>> haveParams;
-  for (const Pred &h : have) haveParams.push_back(parametersOf(h));
-  std::vector<std::vector<Expr>> partParams;
-  for (const Pred &a : c.parts()) partParams.push_back(parametersOf(a));
-  std::vector<char> partIn(partParams.size(), 0);
-  auto touches = [&](const std::vector<Expr> &ps) {
-    return std::any_of(ps.begin(), ps.end(), [&](const Expr &e) { return params.count(e.node()) > 0; });
-  };
-  for (bool grew = true; grew;) {
-    grew = false;
-    auto take = [&](std::vector<char> &flags, const std::vector<std::vector<Expr>> &ps) {
-      for (std::size_t i = 0; i < ps.size(); ++i)
-        if (!flags[i] && touches(ps[i])) {
-          flags[i] = 1;
-          for (const Expr &e : ps[i]) params.insert(e.node());
-          grew = true;
-        }
-    };
-    take(in, haveParams);
-    take(partIn, partParams);
-  }
+  // The requirements and the context's assumptions together: an assumption links parameters too.
+  std::vector<Pred> all = have;
+  all.insert(all.end(), c.parts().begin(), c.parts().end());
+  const std::vector<bool> in = bearingOn(all, parameterNodes(q));
   std::vector<Pred> slice, rest;
   for (std::size_t i = 0; i < have.size(); ++i) (in[i] ? slice : rest).push_back(have[i]);
   if (rest.empty()) return std::nullopt;
@@ -172,19 +153,23 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   std::set<const Node *> po = pendingOf(old), pn = pendingOf(now);
   if (old->dtype == now->dtype && sameShapes && po == pn) return r; // same dims, same requirements
   Validity vo = validityOf(graph, old), vn = validityOf(graph, now);
-  // Each domain as the conjunction of its shape obligations' predicates: under the context the
-  // same set as Validity::domain(), which reads each obligation's exact condition from isl
-  // (over piecewise shapes of many sizes, most of a check's time) to print it.
-  auto domainOf = [](const Validity &v) {
-    if (!v.failures().empty()) return Pred::truth(false);
-    std::vector<Pred> parts;
+  // Shape requirements only: the error domain is the shape-error domain (DESIGN §3.6), NumPy's
+  // array-size limits apart.
+  auto requirements = [](const Validity &v) {
+    std::vector<Pred> out;
     for (const Obligation &o : v.obligations())
-      if (o.kind == ObligationKind::Shape) parts.push_back(o.predicate);
-    return whereHolds(Pred::conjunction(parts));
+      if (o.kind == ObligationKind::Shape)
+        for (const Pred &p : conjuncts(o.predicate)) out.push_back(p);
+    return out;
   };
-  Pred okOld = domainOf(vo), okNew = domainOf(vn);
-  Context c = graph.contextFor(reservedIn({okOld, okNew}, {old, now}));
+  std::vector<Pred> ro = requirements(vo), rn = requirements(vn);
   bool failsOld = !vo.failures().empty(), failsNew = !vn.failures().empty();
+  // Each domain is the conjunction of its requirements: under the context the same set as
+  // Validity::domain(), which reads each obligation's exact condition from isl (over piecewise
+  // shapes of many sizes, most of a check's time) to print it.
+  Pred okOld = failsOld ? Pred::truth(false) : whereHolds(Pred::conjunction(ro));
+  Pred okNew = failsNew ? Pred::truth(false) : whereHolds(Pred::conjunction(rn));
+  Context c = graph.contextFor(reservedIn({okOld, okNew}, {old, now}));
   if (old->dtype != now->dtype || old->rank() != now->rank()) {
     r.soundness = Soundness::Unsound;
     r.witness = pointWhere(solver, c, okOld);
@@ -202,16 +187,6 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
                    : "the rank changes from " + std::to_string(old->rank()) + " to " + std::to_string(now->rank());
     return r;
   }
-  // Shape requirements only: the error domain is the shape-error domain (DESIGN §3.6), NumPy's
-  // array-size limits apart, as the domains okOld and okNew are.
-  auto requirements = [](const Validity &v) {
-    std::vector<Pred> out;
-    for (const Obligation &o : v.obligations())
-      if (o.kind == ObligationKind::Shape)
-        for (const Pred &p : conjuncts(o.predicate)) out.push_back(p);
-    return out;
-  };
-  std::vector<Pred> ro = requirements(vo), rn = requirements(vn);
   for (std::size_t i = 0; i < old->rank(); ++i) {
     if (old->shape[i] == now->shape[i]) continue;
     // Equal at every point of the context (the common case: a rewrite keeps its shapes) needs

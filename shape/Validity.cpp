@@ -1,5 +1,6 @@
 #include "shape/Validity.h"
 
+#include "symbolic/Bearing.h"
 #include "symbolic/Errors.h"
 #include "symbolic/Evaluate.h"
 
@@ -423,22 +424,7 @@ namespace {
 /// consistent).
 std::vector<Pred> bearingParts(const Context &where, const std::vector<const ExprNode *> &params) {
   const std::vector<Pred> &parts = where.parts();
-  std::vector<const ExprNode *> reached = params;
-  std::vector<bool> taken(parts.size(), false);
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (taken[i]) continue;
-      const std::vector<const ExprNode *> &ps = parameterNodes(parts[i]);
-      if (std::none_of(ps.begin(), ps.end(), [&](const ExprNode *p) {
-            return std::find(reached.begin(), reached.end(), p) != reached.end();
-          }))
-        continue;
-      taken[i] = grew = true;
-      for (const ExprNode *p : ps)
-        if (std::find(reached.begin(), reached.end(), p) == reached.end()) reached.push_back(p);
-    }
-  }
+  const std::vector<bool> taken = bearingOn(parts, params);
   std::vector<Pred> kept;
   for (std::size_t i = 0; i < parts.size(); ++i)
     if (taken[i]) kept.push_back(parts[i]);

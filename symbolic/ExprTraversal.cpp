@@ -1,6 +1,7 @@
 // Walks over expressions: their parameters (cached per node), definedness, substitution, choices
 // resolved, totalized forms.
 #include "symbolic/Expr.h"
+#include "symbolic/Bearing.h"
 
 #include <algorithm>
 #include <map>
@@ -314,6 +315,22 @@ Pred totalized(const Pred &p) {
 Pred whereHolds(const Pred &p) {
   if (p.node()->total) return p;
   return definedness(p) && totalized(p);
+}
+
+std::vector<bool> bearingOn(const std::vector<Pred> &preds, std::vector<const ExprNode *> params) {
+  std::unordered_set<const ExprNode *> reached(params.begin(), params.end());
+  std::vector<bool> taken(preds.size(), false);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t i = 0; i < preds.size(); ++i) {
+      if (taken[i]) continue;
+      const std::vector<const ExprNode *> &ps = parameterNodes(preds[i]);
+      if (std::none_of(ps.begin(), ps.end(), [&](const ExprNode *p) { return reached.count(p) > 0; })) continue;
+      taken[i] = grew = true;
+      reached.insert(ps.begin(), ps.end());
+    }
+  }
+  return taken;
 }
 
 } // namespace shapelab
