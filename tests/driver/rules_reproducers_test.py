@@ -1,6 +1,6 @@
 """Every reproducer `shapelab rules --check` prints runs with `shapelab run` and shows its class.
 
-    /usr/bin/python3 tests/driver/rules_reproducers_test.py SHAPELAB RULES_FILE...
+    [SHAPELAB_RULES_MAX_RANK=K] /usr/bin/python3 tests/driver/rules_reproducers_test.py SHAPELAB RULES_FILE...
 
 For the shipped rules and each rule file given: each witness program is run (JSON) and must have
 no syntax error; its last two lines evaluate the old program (self) and the rewritten one (new) at
@@ -9,14 +9,16 @@ unsound: the old one runs, and where the new one runs too its shape or rank diff
 reason says the solver could not decide.
 """
 import json
+import os
 import subprocess
 import sys
 
 shapelab, files = sys.argv[1], sys.argv[2:]
+max_rank = os.environ.get("SHAPELAB_RULES_MAX_RANK", "4")
 failures, checked = [], 0
 for rules in [None] + files:
-    cmd = [shapelab, "rules", "--check", "--json"] + (["--rules", rules] if rules else [])
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    cmd = [shapelab, "rules", "--check", "--json", "--max-rank", max_rank] + (["--rules", rules] if rules else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
     # 1: some rule is unsound (the shipped rules transcribe PyTensor's, one of which is unsound in
     # static mode: local_elemwise_alloc); its reproducer must show it like any other.
     if out.returncode not in (0, 1):
