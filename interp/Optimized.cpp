@@ -52,15 +52,10 @@ OptimizedInterpreter::OptimizedInterpreter(const ops::Graph &graph, Assignment p
 
 Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, const Dims &outShape) {
   int64_t total = checkedCount(outShape);
-  // Registers: leaves, then members; the leaves as float64 arrays broadcast to the output.
+  // Registers: leaves, then members.
   std::unordered_map<const Node *, int> reg;
-  std::vector<Array> leafArrays;
-  for (const Node *l : c.leaves) {
-    reg[l] = int(leafArrays.size());
-    const Array &v = *ref_.find(l);
-    leafArrays.push_back((v.dtype() == DType::Float64 ? v : v.astype(DType::Float64)).broadcastTo(outShape));
-  }
-  int registers = int(leafArrays.size());
+  int registers = 0;
+  for (const Node *l : c.leaves) reg[l] = registers++;
   std::vector<Instr> program;
   for (const Node *m : c.members) {
     Instr in = instrFor(m);
@@ -71,6 +66,32 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
     program.push_back(in);
   }
   stats_.sinCos += fuseSinCos(program);
+  ++stats_.fusedLoops;
+  stats_.fusedNodes += c.members.size();
+  if (scalarCode_ && total == 1) {
+    // Scalar code: each leaf's one element, the instructions on one register each.
+    ++stats_.scalarLoops;
+    double small[64];
+    std::vector<double> large;
+    double *r = registers <= 64 ? small : (large.resize(std::size_t(registers)), large.data());
+    for (std::size_t i = 0; i < c.leaves.size(); ++i) {
+      const Array &v = *ref_.find(c.leaves[i]);
+      r[i] = v.dtype() == DType::Float64 ? v.base<double>()[v.offset()] : v.astype(DType::Float64).at<double>(0);
+    }
+    for (const Instr &in : program) {
+      if (in.code == Code::SinCos) runSinCos(r + in.a, r + in.dst, r + in.dst2, 1, libmMath_);
+      else execute(in, r + in.a, r + in.b, r + in.dst, 1, libmMath_);
+    }
+    Array out = Array::uninitialized(DType::Float64, outShape);
+    out.base<double>()[0] = r[program.back().dst];
+    return out;
+  }
+  // The leaves as float64 arrays broadcast to the output.
+  std::vector<Array> leafArrays;
+  for (const Node *l : c.leaves) {
+    const Array &v = *ref_.find(l);
+    leafArrays.push_back((v.dtype() == DType::Float64 ? v : v.astype(DType::Float64)).broadcastTo(outShape));
+  }
   // The output: an operand's buffer when it is dead after this loop and owned by nobody else.
   Array out;
   bool inPlace = false;
@@ -144,8 +165,6 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
   // rest.
   unsigned threads = total >= geometry_.parallelFrom ? unsigned(std::min<int64_t>(threads_, chunks)) : 1;
   runOnThreads(threads, worker, [&] { nextChunk = chunks; });
-  ++stats_.fusedLoops;
-  stats_.fusedNodes += c.members.size();
   return out;
 }
 
@@ -173,7 +192,7 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
     }
   }
   // Fused nodes read by exactly one fused op (not the requested node) live inside its loop.
-  auto absorbed = [&](const Node *n) { return n != node && fusable(n) && uses_[n] == 1 && !ref_.find(n); };
+  auto absorbed = [&](const Node *n) { return fusion_ && n != node && fusable(n) && uses_[n] == 1 && !ref_.find(n); };
   auto clusterOf = [&](const Node *root) {
     // Post-order from the left, as the reference evaluates: leaves in the order it reads them.
     Cluster c;
@@ -267,7 +286,7 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       Array v = runCluster(clusters.at(n), node, memberShapes.at(n));
       ref_.provide(n, std::move(v));
       fusedOrFresh_.insert(n);
-    } else if (std::optional<Array> v = view(n)) {
+    } else if (std::optional<Array> v = viewsOn_ ? view(n) : std::nullopt) {
       ref_.provide(n, std::move(*v));
       views_.insert(n);
       ++stats_.views;

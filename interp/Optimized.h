@@ -33,7 +33,8 @@
 namespace shapelab::interp {
 
 struct OptimizedStats {
-  std::size_t fusedLoops = 0;   // clusters run
+  std::size_t fusedLoops = 0;   // clusters run (scalar ones included)
+  std::size_t scalarLoops = 0;  // clusters of one element run as scalar code
   std::size_t fusedNodes = 0;   // nodes computed inside them
   std::size_t views = 0;        // nodes computed as views
   std::size_t inPlace = 0;      // clusters that wrote into an operand's buffer
@@ -70,6 +71,16 @@ public:
   /// is then bit for bit the reference's (the property tests use this to check fusion, views,
   /// in-place updates and liveness exactly; the vector math is tested on its own).
   void setLibmMath(bool on) { libmMath_ = on; }
+  /// Elementwise chains fused into one loop (default), or every elementwise op its own loop
+  /// (the unfused compiled backend of notebooks/fusion-per-backend).
+  void setFusion(bool on) { fusion_ = on; }
+  /// A loop of one element (a chain of 0-d operations) run as scalar code: its instructions on
+  /// doubles in registers, without block buffers or threads (default); off, through the block
+  /// loop like any array (notebooks/scalars-vs-0d). The same instructions: the same bits.
+  void setScalarCode(bool on) { scalarCode_ = on; }
+  /// transpose, broadcast_to, expand_dims, squeeze and reshape as views (default), or as
+  /// copies made by the reference kernels (notebooks/inplace-views).
+  void setViews(bool on) { viewsOn_ = on; }
 
 private:
   struct Cluster;
@@ -84,6 +95,7 @@ private:
   unsigned threads_;
   LoopGeometry geometry_;
   bool libmMath_ = false;
+  bool fusion_ = true, scalarCode_ = true, viewsOn_ = true;
   OptimizedStats stats_;
 };
 

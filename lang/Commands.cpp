@@ -1065,6 +1065,15 @@ interp::Array Session::evaluate(const std::string &name, Assignment point, std::
   return impl_->evaluateNode(n, point, inputs, optimized, checked);
 }
 
+std::vector<double> Session::time(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
+                                  const interp::Backend &backend, int repeat, int inner) {
+  const ops::Node *n = lookup(name);
+  if (!n) throw NameError("'" + name + "' is not bound to an array");
+  impl_->sizesFromInputs(inputs, point);
+  impl_->completePoint(n, point);
+  return interp::timeEvaluation(*impl_->graph, n, point, std::move(inputs), backend, repeat, inner);
+}
+
 auto Session::Impl::completePoint(const Node *n, Assignment &point) -> void {
   // The parameters n's computation reads (memoized: a node never changes).
   auto memo = paramsRead.find(n);

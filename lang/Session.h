@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "interp/Array.h"
+#include "interp/Timing.h"
 #include "shape/Broadcast.h"
 #include "symbolic/Solver.h"
 
@@ -120,6 +121,10 @@ public:
   /// small program's evaluation.
   interp::Array evaluate(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
                          bool optimized = false, bool checked = true);
+  /// Seconds per evaluation of a name on a chosen backend (interp/Timing.h), its sizes
+  /// completed as evaluate completes them: the studies' measurements.
+  std::vector<double> time(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
+                           const interp::Backend &backend, int repeat, int inner);
 
 private:
   struct Impl;

@@ -208,6 +208,11 @@ std::optional<std::string> checkBuilt(lang::Session &session, Solver &solver, co
     interp::Interpreter reference(g, point, inputs, io);
     interp::OptimizedInterpreter optimized(g, point, inputs, io);
     optimized.setLibmMath(true);
+    // Some seeds run the optimized interpreter's other settings: every elementwise op its own
+    // loop, one-element loops through the block loop, layout ops copied instead of viewed.
+    optimized.setFusion(seed % 7 != 3);
+    optimized.setScalarCode(seed % 3 != 1);
+    optimized.setViews(seed % 5 != 2);
     // Every other point runs the fused loops shared between threads, with blocks and chunks
     // small enough (sizes from the seed) that these small arrays are split in several ways.
     if (trial % 2 == 1) {

@@ -136,6 +136,25 @@ private:
   struct sigaction previous_ {};
 };
 
+/// Evaluation bindings: an input's name takes an array; any other name a size (a Python int).
+std::pair<Assignment, std::map<std::string, interp::Array>> bound(PySession &s, py::dict bindings) {
+  Assignment point;
+  std::map<std::string, interp::Array> arrays;
+  for (auto [k, v] : bindings) {
+    const std::string key = py::str(k);
+    if (s.session->graph().inputNamed(key)) {
+      arrays.emplace(key, arrayOf(key, v));
+    } else {
+      if (!PyLong_Check(v.ptr()) && !PyIndex_Check(v.ptr()))
+        throw py::type_error("'" + key + "' is a size, not " + std::string(py::str(py::type::handle_of(v).attr("__name__"))) +
+                             " (no input has that name)");
+      if (PyBool_Check(v.ptr())) throw py::type_error("'" + key + "' is a size, not a bool");
+      point.set(key, Integer::parse(py::str(py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())))));
+    }
+  }
+  return {std::move(point), std::move(arrays)};
+}
+
 } // namespace
 
 void bindPrograms(py::module_ &m) {
@@ -179,21 +198,7 @@ void bindPrograms(py::module_ &m) {
       .def(
           "evaluate",
           [](PySession &s, const std::string &name, py::dict bindings, bool optimized, bool checked) -> py::object {
-            // An input's name takes an array; any other name a size (a Python int).
-            Assignment point;
-            std::map<std::string, interp::Array> arrays;
-            for (auto [k, v] : bindings) {
-              const std::string key = py::str(k);
-              if (s.session->graph().inputNamed(key)) {
-                arrays.emplace(key, arrayOf(key, v));
-              } else {
-                if (!PyLong_Check(v.ptr()) && !PyIndex_Check(v.ptr()))
-                  throw py::type_error("'" + key + "' is a size, not " + std::string(py::str(py::type::handle_of(v).attr("__name__"))) +
-                                       " (no input has that name)");
-                if (PyBool_Check(v.ptr())) throw py::type_error("'" + key + "' is a size, not a bool");
-                point.set(key, Integer::parse(py::str(py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())))));
-              }
-            }
+            auto [point, arrays] = bound(s, bindings);
             std::vector<interp::Array> given; // a result sharing one's buffer is a view of an input
             for (const auto &[k, a] : arrays) given.push_back(a);
             interp::Array value;
@@ -224,7 +229,33 @@ void bindPrograms(py::module_ &m) {
             return numpyOf(std::move(value), aliased);
           },
           py::arg("name"), py::arg("bindings"), py::arg("optimized") = false, py::arg("checked") = false,
-          "The value of a name as an ndarray, or (error kind, message) where evaluation fails.");
+          "The value of a name as an ndarray, or (error kind, message) where evaluation fails.")
+      .def(
+          "time",
+          [](PySession &s, const std::string &name, py::dict bindings, bool optimized, bool fusion, bool scalarCode, bool views,
+             int64_t block, bool libm, unsigned threads, int repeat, int inner) -> py::object {
+            auto [point, arrays] = bound(s, bindings);
+            if (repeat < 1 || inner < 1) throw py::value_error("repeat and inner must be at least 1");
+            interp::Backend b{optimized, fusion, scalarCode, views, std::max<int64_t>(block, 1), libm, std::max(1u, threads)};
+            std::vector<double> figures;
+            std::string kind, message;
+            {
+              py::gil_scoped_release release;
+              try {
+                figures = s.session->time(name, std::move(point), std::move(arrays), b, repeat, inner);
+              } catch (const ops::EvalError &e) {
+                kind = ops::EvalError::spelling(e.kind);
+                message = e.what();
+              }
+            }
+            if (!kind.empty()) return py::make_tuple(py::str(kind), py::str(message));
+            return py::cast(figures);
+          },
+          py::arg("name"), py::arg("bindings"), py::arg("optimized") = true, py::arg("fusion") = true,
+          py::arg("scalar_code") = true, py::arg("views") = true, py::arg("block") = 256, py::arg("libm") = false,
+          py::arg("threads") = 1, py::arg("repeat") = 5, py::arg("inner") = 1,
+          "Seconds per evaluation of a name on a backend (interp/Timing.h): `repeat` figures, each the mean of "
+          "`inner` evaluations on fresh interpreters whose inputs were made first; or (error kind, message).");
 
   m.def(
       "_parameters",

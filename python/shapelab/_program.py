@@ -197,3 +197,21 @@ class Program:
         if isinstance(out, tuple):
             raise _error_for(*out)
         return out
+
+    def time(self, name, *, backend="optimized", fusion=True, scalar_code=True, views=True, block=256, libm=False,
+             threads=1, repeat=5, inner=1, **bindings):
+        """Seconds per evaluation of `name` (a list of `repeat` figures, each the mean of `inner`
+        evaluations; the inputs are made before the clock starts). `backend`: "optimized" or
+        "reference" (the reference interpreter, its per-kernel checks off). For the optimized one:
+        `fusion` (elementwise chains as one loop, else one loop per op), `scalar_code` (a loop of
+        one element as scalar code, else through the block loop), `views` (layout ops as views,
+        else copies), `block` (elements per block; 1 walks a fused loop element by element),
+        `libm` (transcendental functions by the C library), `threads`. Bindings as for eval.
+        Raises ShapeError etc. where evaluation fails."""
+        if backend not in ("optimized", "reference"):
+            raise ValueError(f"backend must be 'optimized' or 'reference', not {backend!r}")
+        out = self._session.time(name, bindings, backend == "optimized", fusion, scalar_code, views, block, libm,
+                                 threads, repeat, inner)
+        if isinstance(out, tuple):
+            raise _error_for(*out)
+        return out

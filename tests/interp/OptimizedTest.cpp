@@ -82,3 +82,39 @@ TEST(Optimized, ParallelFusedLoopsGiveTheReferencesBits) {
     EXPECT_TRUE(want.identical(got)) << threads << " threads";
   }
 }
+
+// The settings the backend studies compare give the reference's bits: a chain of 0-d operations
+// as scalar code or through the block loop, every elementwise op its own loop, layout ops copied
+// rather than viewed; each setting shows in the counts.
+TEST(Optimized, FusionScalarCodeAndViewSettingsGiveTheReferencesBits) {
+  Solver solver;
+  lang::Session session(solver, {});
+  std::vector<std::string> lines = {"param n", "s = input((), float64)", "t = ((s + 1.0) * 2.0 - exp(s)) / 3.0 + sin(s)",
+                                    "x = input((n, 3), float64)", "y = exp(transpose(x)) * 0.5 + cos(transpose(x)) - s"};
+  ASSERT_TRUE(executesAll(session, lines));
+  Assignment point{{"n", 5}};
+  std::map<std::string, interp::Array> inputs;
+  interp::addSeededInputs(session.graph(), point, 7, inputs);
+  for (const char *name : {"t", "y"}) {
+    interp::Array want = interp::Interpreter(session.graph(), point, inputs, {}).evaluate(session.lookup(name));
+    for (int setting = 0; setting < 8; ++setting) {
+      const bool fusion = setting & 1, scalar = setting & 2, views = setting & 4;
+      interp::OptimizedInterpreter optimized(session.graph(), point, inputs, {});
+      optimized.setLibmMath(true);
+      optimized.setFusion(fusion);
+      optimized.setScalarCode(scalar);
+      optimized.setViews(views);
+      interp::Array got = optimized.evaluate(session.lookup(name));
+      const std::string where = std::string(name) + " fusion " + std::to_string(fusion) + " scalar " +
+                                std::to_string(scalar) + " views " + std::to_string(views);
+      EXPECT_TRUE(want.identical(got)) << where << ": " << want.toString() << " vs " << got.toString();
+      const interp::OptimizedStats &st = optimized.stats();
+      // t: 7 elementwise ops on 0-d values; y: 5 on (3, n), read through one transpose (hash-consed).
+      const std::size_t ops = name[0] == 't' ? 7 : 5;
+      EXPECT_EQ(st.fusedLoops, fusion ? 1u : ops) << where;
+      EXPECT_EQ(st.fusedNodes, ops) << where;
+      EXPECT_EQ(st.scalarLoops, name[0] == 't' && scalar ? st.fusedLoops : 0u) << where;
+      EXPECT_EQ(st.views, name[0] == 'y' && views ? 1u : 0u) << where;
+    }
+  }
+}

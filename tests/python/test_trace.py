@@ -421,3 +421,20 @@ def test_ctrl_c_stops_an_evaluation_and_the_program_goes_on():
     assert time.time() - start < 5
     assert p.eval("small", n=3).tolist() == [2.0, 2.0, 2.0]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's handler is back
+
+
+def test_time_measures_each_backend_and_reports_errors_as_eval_does():
+    p = sl.Program("param n\nx = input((n,), float64)\ny = exp(x) * 2.0 + x\ns = input((), float64)\nt = (s + 1.0) * s")
+    settings_ = [dict(backend="reference"), dict(), dict(fusion=False), dict(block=1, libm=True),
+                 dict(views=False), dict(scalar_code=False)]
+    for kw in settings_:
+        figures = p.time("y", n=1000, repeat=3, inner=2, **kw)
+        assert len(figures) == 3 and all(isinstance(f, float) and 0 < f < 1 for f in figures), kw
+    assert len(p.time("t", repeat=2, inner=50)) == 2
+    # An input of the wrong shape fails as eval fails; a backend that does not exist is refused.
+    with pytest.raises(sl.Error, match="declared shape"):
+        p.time("y", n=3, x=np.ones(4))
+    with pytest.raises(ValueError, match="backend must be"):
+        p.time("y", n=3, backend="gpu")
+    with pytest.raises(ValueError, match="at least 1"):
+        p.time("y", n=3, repeat=0)
