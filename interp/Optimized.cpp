@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -37,7 +39,7 @@ struct OptimizedInterpreter::Cluster {
   /// Leaves and members interleaved in the reference's evaluation order (post-order from the
   /// left): a member's shape is checked right after its last operand exists, as the reference
   /// would raise its shape error before reading the leaves that come after it.
-  std::vector<const Node *> order;
+  std::vector<std::pair<const Node *, bool>> order; // (node, is a member)
 };
 
 OptimizedInterpreter::OptimizedInterpreter(const ops::Graph &graph, Assignment params,
@@ -46,14 +48,20 @@ OptimizedInterpreter::OptimizedInterpreter(const ops::Graph &graph, Assignment p
         options.debugChecks = false;
         return options;
       }()),
-      threads_(std::max(1u, std::thread::hardware_concurrency())) {
-  if (const char *t = std::getenv("SHAPELAB_THREADS")) threads_ = unsigned(std::max(1, std::atoi(t)));
-}
+      threads_([] {
+        // Read once per process: the C library reads the online cores from /sys at each call.
+        static const unsigned cores = [] {
+          if (const char *t = std::getenv("SHAPELAB_THREADS")) return unsigned(std::max(1, std::atoi(t)));
+          return std::max(1u, std::thread::hardware_concurrency());
+        }();
+        return cores;
+      }()) {}
 
 Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, const Dims &outShape) {
   int64_t total = checkedCount(outShape);
   // Registers: leaves, then members.
   std::unordered_map<const Node *, int> reg;
+  reg.reserve(c.leaves.size() + c.members.size());
   int registers = 0;
   for (const Node *l : c.leaves) reg[l] = registers++;
   std::vector<Instr> program;
@@ -121,15 +129,18 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
   // block's tail padded), so any thread count gives the same bits.
   const int64_t block = geometry_.block, chunk = block * geometry_.blocksPerChunk, chunks = (total + chunk - 1) / chunk;
   std::atomic<int64_t> nextChunk{0};
+  // Registers hold a block, or the whole loop when it is shorter (a small array's loop does not
+  // allocate and clear 256 elements per register); their contents are written before being read.
+  const int64_t width = std::max<int64_t>(1, std::min(block, total));
   auto worker = [&] {
-    std::vector<double> buffers(static_cast<std::size_t>(registers * block));
+    std::unique_ptr<double[]> buffers(new double[std::size_t(registers * width)]);
     std::vector<const double *> ptr(static_cast<std::size_t>(registers));
     // A broadcast scalar fills its register once.
     for (std::size_t i = 0; i < leafArrays.size(); ++i)
       if (constant[i] && !direct[i]) {
         const Array &a = leafArrays[i];
-        std::fill(&buffers[i * block], &buffers[i * block] + block, a.base<double>()[a.offset()]);
-        ptr[i] = &buffers[i * block];
+        std::fill(&buffers[i * width], &buffers[i * width] + width, a.base<double>()[a.offset()]);
+        ptr[i] = &buffers[i * width];
       }
     for (int64_t claimed = nextChunk++; claimed < chunks; claimed = nextChunk++) {
       checkInterrupt();
@@ -141,19 +152,19 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
           if (direct[i]) {
             ptr[i] = a.base<double>() + a.offset() + s;
           } else {
-            gather(a.base<double>(), a.offset(), a.shape(), a.strides(), s, n, &buffers[i * block]);
-            ptr[i] = &buffers[i * block];
+            gather(a.base<double>(), a.offset(), a.shape(), a.strides(), s, n, &buffers[i * width]);
+            ptr[i] = &buffers[i * width];
           }
         }
         for (std::size_t k = 0; k < program.size(); ++k) {
           const Instr &in = program[k];
           if (in.code == Code::SinCos) {
-            double *ds = &buffers[std::size_t(in.dst) * block], *dc = &buffers[std::size_t(in.dst2) * block];
+            double *ds = &buffers[std::size_t(in.dst) * width], *dc = &buffers[std::size_t(in.dst2) * width];
             runSinCos(ptr[std::size_t(in.a)], ds, dc, n, libmMath_);
             ptr[std::size_t(in.dst)] = ds, ptr[std::size_t(in.dst2)] = dc;
             continue;
           }
-          double *d = k + 1 == program.size() ? dst + s : &buffers[std::size_t(in.dst) * block];
+          double *d = k + 1 == program.size() ? dst + s : &buffers[std::size_t(in.dst) * width];
           execute(in, ptr[std::size_t(in.a)], ptr[std::size_t(in.b)], d, n, libmMath_);
           ptr[std::size_t(in.dst)] = d;
         }
@@ -179,15 +190,17 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
   // reference: an ifelse's branches are the reference's).
   uses_.clear();
   {
-    std::vector<const Node *> stack{node};
-    std::unordered_set<const Node *> seen;
+    // A node is expanded when first met (entered in uses_), unless its value exists.
+    std::vector<const Node *> stack{node}, scratch;
+    uses_.try_emplace(node, 0);
     while (!stack.empty()) {
       const Node *n = stack.back();
       stack.pop_back();
-      if (!seen.insert(n).second || ref_.find(n)) continue;
-      for (const Node *i : graph_.readsBefore(n)) {
-        ++uses_[i];
-        stack.push_back(i);
+      if (ref_.find(n)) continue;
+      for (const Node *i : graph_.readsBefore(n, scratch)) {
+        auto [it, first] = uses_.try_emplace(i, 0);
+        ++it->second;
+        if (first) stack.push_back(i);
       }
     }
   }
@@ -201,22 +214,21 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       const Node *n;
       bool leaf, expanded;
     };
+    // Every member but the root is read once (absorbed), so none is met twice.
     std::vector<Item> stack{{root, false, false}};
-    std::unordered_set<const Node *> seen;
     while (!stack.empty()) {
       Item it = stack.back();
       stack.pop_back();
       if (it.leaf) {
         if (std::find(c.leaves.begin(), c.leaves.end(), it.n) == c.leaves.end())
-          c.leaves.push_back(it.n), c.order.push_back(it.n);
+          c.leaves.push_back(it.n), c.order.push_back({it.n, false});
         continue;
       }
       if (it.expanded) {
         c.members.push_back(it.n);
-        c.order.push_back(it.n);
+        c.order.push_back({it.n, true});
         continue;
       }
-      if (!seen.insert(it.n).second) continue;
       stack.push_back({it.n, false, true});
       for (auto in = it.n->inputs.rbegin(); in != it.n->inputs.rend(); ++in)
         stack.push_back({*in, !(absorbed(*in) && fusable(it.n)), false});
@@ -224,14 +236,17 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
     return c;
   };
   std::unordered_map<const Node *, Cluster> clusters;
-  auto children = [&](const Node *n) -> std::vector<const Node *> {
+  // What n reads: a cluster's leaves, or the node's reads (made in `scratch` where they are not
+  // its operands).
+  auto children = [&](const Node *n, std::vector<const Node *> &scratch) -> std::span<const Node *const> {
     if (fusable(n)) {
       auto it = clusters.find(n);
       if (it == clusters.end()) it = clusters.emplace(n, clusterOf(n)).first;
       return it->second.leaves;
     }
-    return graph_.readsBefore(n);
+    return graph_.readsBefore(n, scratch);
   };
+  std::vector<const Node *> expandScratch, readScratch;
   struct Step {
     const Node *n;
     bool expanded;
@@ -266,22 +281,21 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       // Operands in the reference's order (the first error raised is the same one); in a
       // cluster, each member's shape is checked where the reference would compute it.
       if (fusable(n)) {
-        children(n);
+        children(n, expandScratch);
         const Cluster &c = clusters.at(n);
         for (auto it = c.order.rbegin(); it != c.order.rend(); ++it) {
-          bool member = std::find(c.members.begin(), c.members.end(), *it) != c.members.end();
-          if (member) stack.push_back({*it, false, true});
-          else if (!ref_.find(*it)) stack.push_back({*it, false});
+          if (it->second) stack.push_back({it->first, false, true});
+          else if (!ref_.find(it->first)) stack.push_back({it->first, false});
         }
         continue;
       }
-      std::vector<const Node *> cs = children(n);
+      std::span<const Node *const> cs = children(n, expandScratch);
       for (auto it = cs.rbegin(); it != cs.rend(); ++it)
         if (!ref_.find(*it)) stack.push_back({*it, false});
       continue;
     }
     stack.pop_back();
-    std::vector<const Node *> read = children(n);
+    std::span<const Node *const> read = children(n, readScratch);
     if (fusable(n)) {
       Array v = runCluster(clusters.at(n), node, memberShapes.at(n));
       ref_.provide(n, std::move(v));

@@ -390,13 +390,8 @@ void Graph::finish(Node &n) {
   if (n.dataSize) dataOwners_.emplace((*n.dataSize)->name, &n);
   // What computing n gathers: its own obligations (unless valid) and those of what it reads
   // before it runs (a lazy ifelse folds its branches' into its own obligations instead).
-  // (readsBefore's list is the operands themselves for most nodes: read in place, not copied.)
   std::vector<const Node *> reads;
-  std::span<const Node *const> from(n.inputs);
-  if (!dataOwners_.empty() || n.kind == OpKind::IfElse || n.kind == OpKind::SetSubtensor) {
-    reads = readsBefore(&n);
-    from = reads;
-  }
+  std::span<const Node *const> from = readsBefore(&n, reads);
   bool own = !n.validity.settledValid();
   std::shared_ptr<const std::vector<const Node *>> single;
   bool several = false;

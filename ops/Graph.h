@@ -328,6 +328,13 @@ public:
   /// have values. Each size's first node stands for it (a rebuilt node that keeps the name
   /// computes the same size). Both interpreters run these first; n's validity gathers theirs.
   std::vector<const Node *> readsBefore(const Node *n) const;
+  /// The same list without a copy where it is n's operands (most nodes: no data-dependent size
+  /// in the graph, not an ifelse or set/inc_subtensor); otherwise made in `scratch`.
+  std::span<const Node *const> readsBefore(const Node *n, std::vector<const Node *> &scratch) const {
+    if (dataOwners_.empty() && n->kind != OpKind::IfElse && n->kind != OpKind::SetSubtensor) return n->inputs;
+    scratch = readsBefore(n);
+    return scratch;
+  }
 
   const std::deque<Node> &nodes() const { return nodes_; }
   /// The operands of node `id`, by id, in its inputs' order. They are kept beside the nodes in
