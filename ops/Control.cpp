@@ -31,10 +31,16 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
     if (size) requireSizes(n.validity, *size, "size");
     RandomVariableResult r = inferRandomVariable(*solver_, n.validity.context(), name, args, size, mode,
                                                  OperandsExist::Known);
-    if (!r.allocatable())
+    // permutation(x) of a 0-d integer array x permutes arange(x) (PyTensor's PermutationRV): its
+    // length is x's value, a data-dependent size bound when the draw runs (max(0, x)).
+    const bool valueLength = name == "permutation" && parameters.size() == 1 && !(shapeOnly.size() && shapeOnly[0]) &&
+                             parameters[0]->rank() == 0 && isInteger(parameters[0]->dtype);
+    if (!r.allocatable() && !valueLength)
       throw OpError(name + ": the output shape depends on the value of a parameter (" + r.undetermined.front() +
-                    "); give that parameter as a literal");
-    for (const auto &d : r.shape) n.shape.push_back(*d);
+                    "); give that parameter as a literal" +
+                    (name == "permutation" ? std::string(" or as a 0-d integer array") : std::string()));
+    if (valueLength) n.dataSize = freshDataSize(n, std::nullopt, false);
+    for (const auto &d : r.shape) n.shape.push_back(d ? *d : *n.dataSize);
     n.validity.absorb(r.validity);
     if (mode == BroadcastMode::Static) {
       // Without size the batch shapes broadcast with one another (shape/Broadcast's rule), after
@@ -51,7 +57,7 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
     }
     if (info->dtype == "int64") n.dtype = DType::Int64;
     else if (name == "permutation" || name == "choice_without_replacement")
-      n.dtype = parameters.empty() || (shapeOnly.size() && shapeOnly[0]) ? DType::Int64 : parameters[0]->dtype;
+      n.dtype = parameters.empty() || (shapeOnly.size() && shapeOnly[0]) || valueLength ? DType::Int64 : parameters[0]->dtype;
     else n.dtype = DType::Float64;
   });
 }

@@ -5,6 +5,16 @@ namespace shapelab::interp {
 
 Array Interpreter::runRandom(const Node *n) {
   const std::string &name = n->op;
+  if (n->dataSize) {
+    // permutation(x) of a 0-d integer array: its length is x's value (none below 0), known now.
+    const Array &given = values_.at(n->inputs[0]);
+    if (given.dtype() == DType::UInt64 && given.astype(DType::UInt64).at<uint64_t>(0) > uint64_t(INT64_MAX))
+      throw OverflowError("permutation's length " + std::to_string(given.astype(DType::UInt64).at<uint64_t>(0)) +
+                          " is larger than the interpreters evaluate");
+    const int64_t x = given.astype(DType::Int64).at<int64_t>(0);
+    point_.set((*n->dataSize)->name, std::max<int64_t>(x, 0));
+    if (!graph_.sizeDefinitions().empty()) defineSizes();
+  }
   Dims outShape;
   for (const Expr &d : n->shape) outShape.push_back(value(d));
   Array out(n->dtype, outShape);
@@ -184,7 +194,7 @@ Array Interpreter::runRandom(const Node *n) {
   if (name == "permutation" || name == "choice_without_replacement") {
     // permutation of arange(x) (a literal x) or of an array's first axis; choice draws
     // prod(core_shape) distinct rows of a, weighted by p when given.
-    const bool literal = !attrs.shapeRanks.empty() && attrs.shapeRanks[0];
+    const bool literal = (!attrs.shapeRanks.empty() && attrs.shapeRanks[0]) || n->dataSize;
     Array a = literal ? Array() : ps[0].contiguous();
     int64_t items = literal ? outShape.empty() ? 0 : outShape[0] : (a.rank() ? a.shape()[0] : 0);
     if (name == "permutation" && !literal && a.rank() == 0) fail("x must be an integer or at least 1-dimensional");

@@ -1,5 +1,6 @@
 // The reference interpreter (interp/Interpreter.h): NumPy's values, errors and their order, layouts, random variables.
 
+#include "interp/Optimized.h"
 #include "tests/lang/ProgramFixtures.h"
 
 using namespace shapelab;
@@ -69,6 +70,37 @@ TEST(RandomVariables, LeftOutParametersTakeTheirDefaults) {
   EXPECT_NE(valueOfLine("x = random.gamma(size=3)").find("missing parameter 'shape'"), std::string::npos);
   EXPECT_NE(valueOfLine("x = random.normal(0.0, loc=1.0)").find("multiple values for 'loc'"), std::string::npos);
   EXPECT_NE(valueOfLine("x = random.normal(1.0, 2.0, 3.0)").find("takes 2 parameters"), std::string::npos);
+}
+
+// permutation(x) of a 0-d integer array permutes arange(x) (PyTensor's PermutationRV; NumPy's
+// Generator refuses a 0-d array): its length is x's value, a data-dependent size bound when the
+// draw runs, max(0, x) as for a negative Python int. Both interpreters give the same draw, and
+// what reads the draw has its length; a float x is refused when the graph is built.
+TEST(RandomVariables, PermutationOfAZeroDimIntegerHasItsValueAsLength) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n", "a = input((n,), int64)", "k = sum(a)", "y = random.permutation(k)",
+                                    "z = y * 2 + 1", "w = random.permutation(k - 100)"}));
+  EXPECT_EQ(toString(session.lookup("y")->shape), "(_k1,)");
+  EXPECT_EQ(session.lookup("y")->dtype, ops::DType::Int64);
+  for (int64_t n : {0, 1, 3, 6}) {
+    Assignment point{{"n", n}};
+    std::map<std::string, interp::Array> inputs;
+    interp::addSeededInputs(session.graph(), point, 9, inputs);
+    const int64_t k = interp::Interpreter(session.graph(), point, inputs, {}).evaluate(session.lookup("k")).at<int64_t>(0);
+    interp::Interpreter reference(session.graph(), point, inputs, {});
+    interp::OptimizedInterpreter optimized(session.graph(), point, inputs, {});
+    const interp::Array y = reference.evaluate(session.lookup("y")), z = optimized.evaluate(session.lookup("z"));
+    ASSERT_EQ(y.shape(), (std::vector<int64_t>{k})) << "n = " << n;
+    std::vector<int64_t> seen;
+    for (int64_t i = 0; i < k; ++i) seen.push_back(y.at<int64_t>(i));
+    std::sort(seen.begin(), seen.end());
+    for (int64_t i = 0; i < k; ++i) EXPECT_EQ(seen[std::size_t(i)], i) << "n = " << n << ": not a permutation of arange(k)";
+    ASSERT_EQ(z.shape(), y.shape());
+    for (int64_t i = 0; i < k; ++i) EXPECT_EQ(z.at<int64_t>(i), 2 * y.at<int64_t>(i) + 1);
+    EXPECT_EQ(reference.evaluate(session.lookup("w")).shape(), (std::vector<int64_t>{std::max<int64_t>(k - 100, 0)}));
+  }
+  EXPECT_TRUE(refusedWith(session, "f = random.permutation(sum(a) * 1.5)", "as a 0-d integer array"));
 }
 
 // Found by the NumPy oracle with more seeds (scripts/make_program_oracle.py 3000 4242):
