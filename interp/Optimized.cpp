@@ -94,13 +94,8 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
     out.base<double>()[0] = r[program.back().dst];
     return out;
   }
-  // The leaves as float64 arrays broadcast to the output.
-  std::vector<Array> leafArrays;
-  for (const Node *l : c.leaves) {
-    const Array &v = *ref_.find(l);
-    leafArrays.push_back((v.dtype() == DType::Float64 ? v : v.astype(DType::Float64)).broadcastTo(outShape));
-  }
-  // The output: an operand's buffer when it is dead after this loop and owned by nobody else.
+  // The output: an operand's buffer when it is dead after this loop and owned by nobody else
+  // (chosen before the leaves' copies below share its buffer).
   Array out;
   bool inPlace = false;
   for (std::size_t i = 0; i < c.leaves.size() && !inPlace; ++i) {
@@ -112,6 +107,12 @@ Array OptimizedInterpreter::runCluster(const Cluster &c, const Node *requested, 
       out = *v;
       inPlace = true;
     }
+  }
+  // The leaves as float64 arrays broadcast to the output.
+  std::vector<Array> leafArrays;
+  for (const Node *l : c.leaves) {
+    const Array &v = *ref_.find(l);
+    leafArrays.push_back((v.dtype() == DType::Float64 ? v : v.astype(DType::Float64)).broadcastTo(outShape));
   }
   if (!inPlace) out = Array::uninitialized(DType::Float64, outShape);
   else ++stats_.inPlace;
@@ -315,7 +316,15 @@ std::variant<Array, EvalError> OptimizedInterpreter::attempt(const Node *node) {
       if (std::variant<Array, EvalError> r = ref_.attempt(n); std::holds_alternative<EvalError>(r))
         return std::get<EvalError>(std::move(r));
       ++stats_.delegated;
-      if (ops::hasTrait(n->kind, ops::trait::FreshResult)) fusedOrFresh_.insert(n);
+      // With views off, a view kind's copy is fresh when it shares no operand's buffer (a
+      // reshape of a contiguous array may hand back its operand's).
+      const Array &made = *ref_.find(n);
+      const bool copied = !viewsOn_ && ops::hasTrait(n->kind, ops::trait::View) &&
+                          std::none_of(n->inputs.begin(), n->inputs.end(), [&](const Node *i) {
+                            const Array *v = ref_.find(i);
+                            return v && made.sharesBuffer(*v);
+                          });
+      if (copied || ops::hasTrait(n->kind, ops::trait::FreshResult)) fusedOrFresh_.insert(n);
     }
     // Liveness: a value nobody else reads is dropped (its buffer freed or reused).
     for (const Node *c : read)

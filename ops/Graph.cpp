@@ -385,8 +385,22 @@ std::vector<const Node *> Graph::readsBefore(const Node *n) const {
   return out;
 }
 
+bool raisesValueErrors(const Node &n) {
+  switch (n.kind) {
+  case OpKind::Index: return n.inputs.size() > 1;  // an index array's values out of range
+  case OpKind::SetSubtensor:                      // its region's index array, read by its kernel
+  case OpKind::Random:                            // an invalid parameter
+  case OpKind::RepeatIndex: return true;          // a negative count
+  case OpKind::Blockwise:                         // a singular or indefinite matrix, a non-finite one
+    return n.op == "inv" || n.op == "solve" || n.op == "cholesky" || n.op.starts_with("svd");
+  case OpKind::Binary: return n.op == "power" && isInteger(n.dtype); // a negative integer exponent
+  default: return false;
+  }
+}
+
 void Graph::finish(Node &n) {
   n.validity.mention(n.shape);
+  n.valueErrors = raisesValueErrors(n) || std::any_of(n.inputs.begin(), n.inputs.end(), [](const Node *i) { return i->valueErrors; });
   if (n.dataSize) dataOwners_.emplace((*n.dataSize)->name, &n);
   // What computing n gathers: its own obligations (unless valid) and those of what it reads
   // before it runs (a lazy ifelse folds its branches' into its own obligations instead).

@@ -54,6 +54,9 @@ bool isFactorization(const std::string &op);
 struct Node;
 bool mustFitNarrowInteger(const Node *literal, const Node *other);
 
+/// Whether the node's own kernel may raise a value error (an error of the data: Node::valueErrors).
+bool raisesValueErrors(const Node &n);
+
 /// A build-time error of an operation that no parameter value can fix: a wrong rank or axis,
 /// a bad argument, an unsupported dtype. Its message reads like NumPy's.
 class OpError : public UserError {
@@ -88,6 +91,11 @@ struct Node {
   // What the factory derived (dtype, weak) and part of the structural key (mode), packed here.
   DType dtype = DType::Float64;
   bool weak = false;       // a Python literal (Scalar only)
+  /// This node, or one it reads, may raise a value error: an error of the data, not of the
+  /// shapes (an index array's value out of range, a singular matrix, a random variable's
+  /// invalid parameter). Shape analysis cannot see these; a rewrite that stops computing such
+  /// a node may mask one (rewrite/Engine's checker).
+  bool valueErrors = false;
   BroadcastMode mode = BroadcastMode::Numpy;
   std::vector<const Node *> inputs;
   Shape shape{};

@@ -105,6 +105,34 @@ const Node *lostSizeSource(const ops::Graph &graph, const Node *old, const Node 
   return nullptr;
 }
 
+/// A node whose kernel may raise a value error (ops::raisesValueErrors) that `old` computes and
+/// `now` does not: an error of the data that the rewrite would mask (shape analysis cannot see
+/// it). Both walks keep to nodes marked Node::valueErrors, which most graphs have none of.
+const Node *lostValueErrorSource(const Node *old, const Node *now) {
+  if (!old->valueErrors) return nullptr;
+  auto reach = [](const Node *from) {
+    std::vector<const Node *> out, stack{from};
+    std::unordered_set<const Node *> seen{from};
+    while (!stack.empty()) {
+      const Node *n = stack.back();
+      stack.pop_back();
+      out.push_back(n);
+      for (const Node *i : n->inputs)
+        if (i->valueErrors && seen.insert(i).second) stack.push_back(i);
+    }
+    return std::pair(std::move(out), std::move(seen));
+  };
+  if (!now->valueErrors) {
+    for (const Node *n : reach(old).first)
+      if (ops::raisesValueErrors(*n)) return n;
+    return nullptr;
+  }
+  const auto kept = reach(now).second;
+  for (const Node *n : reach(old).first)
+    if (ops::raisesValueErrors(*n) && !kept.count(n)) return n;
+  return nullptr;
+}
+
 /// Whether `q` follows from the conjunction of `have` under `c`, asked of the requirements that
 /// share a parameter with q (directly, or through other requirements or the context's
 /// assumptions) alone: the rest constrain other parameters, so they either hold somewhere
@@ -146,6 +174,12 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
     r.soundness = Soundness::ValidGraph;
     r.reason = "the new node does not compute " + lost->describe() +
                ", which the old one computes for a data-dependent size: an error raised there would be masked";
+    return r;
+  }
+  if (const Node *lost = lostValueErrorSource(old, now)) {
+    r.soundness = Soundness::ValidGraph;
+    r.reason = "the new node does not compute " + lost->describe() +
+               ", which may raise a value error (an error of the data, not of the shapes): it would be masked";
     return r;
   }
   Solver &solver = graph.solver();

@@ -118,3 +118,26 @@ TEST(Optimized, FusionScalarCodeAndViewSettingsGiveTheReferencesBits) {
     }
   }
 }
+
+// With views off, a layout op's copy is a fresh array the next loop may write in place (the
+// inplace-views study's "fresh" side); with views on, the transpose is a view of the input,
+// which no loop writes. Both give the reference's bits, and the input is never written.
+TEST(Optimized, ACopiedLayoutOpIsWrittenInPlaceAndAViewNever) {
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param n", "x = input((n, 3), float64)", "e = exp(transpose(x)) + 1.0"}));
+  Assignment point{{"n", 6}};
+  std::map<std::string, interp::Array> inputs;
+  interp::addSeededInputs(session.graph(), point, 4, inputs);
+  const interp::Array before = inputs.at("x").astype(ops::DType::Float64);
+  const interp::Array want = interp::Interpreter(session.graph(), point, inputs, {}).evaluate(session.lookup("e"));
+  for (bool views : {true, false}) {
+    interp::OptimizedInterpreter optimized(session.graph(), point, inputs, {});
+    optimized.setLibmMath(true);
+    optimized.setViews(views);
+    EXPECT_TRUE(want.identical(optimized.evaluate(session.lookup("e")))) << "views " << views;
+    EXPECT_EQ(optimized.stats().inPlace, views ? 0u : 1u) << "views " << views;
+    EXPECT_EQ(optimized.stats().views, views ? 1u : 0u) << "views " << views;
+  }
+  EXPECT_TRUE(inputs.at("x").identical(before));
+}

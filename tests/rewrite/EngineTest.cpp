@@ -34,6 +34,34 @@ TEST(Rewrite, KeepsComputingTheSourceOfADataDependentSize) {
   EXPECT_EQ(laxEngine.run({session.lookup("v51")}).fired.count("broadcast_to_useless"), 1u);
 }
 
+// Found by `shapelab proptest --cases 3000 --seed 123 --max-nodes 20` (case seed 3085): xor_self
+// rewrote logical_xor(v9, v9) to zeros, so the rewritten program no longer indexed in2 with an
+// index array whose values are out of range at n = 0 — a value error (of the data, which shape
+// analysis cannot see) masked by a rule classified strict. An application that stops computing a
+// node that may raise a value error is now valid-graph, and the strict default refuses it; where
+// the node is still computed (kept by the replacement) the rule fires.
+TEST(Rewrite, KeepsComputingWhatMayRaiseAValueError) {
+  const std::vector<std::string> lines{"param n, m", "in2 = input((n, 1), float64)", "in4 = input((3,), int64)",
+                                       "v9 = in2[abs(in4) % in2.shape[0], :, None][..., abs(in4) % in2.shape[1]]",
+                                       "v14 = logical_xor(v9, v9)", "k = in4 ** in4", "w = logical_and(k > 0, False)",
+                                       "s = in2[1:] - in2[1:]", "t = logical_xor(in2 > 0, in2 > 0)"};
+  EXPECT_EQ(proptests::checkProgram(lines, 3085, {}), std::nullopt);
+  Solver solver;
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, lines));
+  for (const char *name : {"v14", "w"}) {
+    rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
+    rewrite::OptimizeResult r = engine.run({session.lookup(name)});
+    EXPECT_TRUE(r.fired.empty()) << name;
+    ASSERT_FALSE(r.refused.empty()) << name;
+    EXPECT_EQ(r.refused[0].check.soundness, rewrite::Soundness::ValidGraph) << name;
+    EXPECT_NE(r.refused[0].check.reason.find("may raise a value error"), std::string::npos) << r.refused[0].check.reason;
+  }
+  // Nothing below t raises a value error: xor_self fires.
+  rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
+  EXPECT_EQ(engine.run({session.lookup("t")}).fired.count("xor_self"), 1u);
+}
+
 // Found by `shapelab proptest --cases 3000 --seed 1 --max-nodes 20` (case seed 2579) once the
 // generator wrote `**`: subtensor_lift indexed the operands of an integer power instead of its
 // result, so the element whose negative exponent raises the value error was never computed.
