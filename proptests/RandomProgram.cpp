@@ -253,7 +253,10 @@ GeneratedProgram generateProgram(lang::Session &session, std::mt19937_64 &rng, i
       // Random variables of other signatures (a permutation whose length is a value), and
       // layout spelled other ways.
       switch (pick(6)) {
-      case 5: e = "random.permutation(sum(" + a.name + " > 0))"; break;
+      case 5:
+        if (!options.dataDependent) continue; // its length is a data-dependent size
+        e = "random.permutation(sum(" + a.name + " > 0))";
+        break;
       case 0: e = "random.poisson(abs(" + a.name + "))"; break;
       case 1: e = "random.uniform(" + a.name + ", 2.0, size=" + (a.rank <= 1 ? "(n, m)" : "(2, n, m)") + ")"; break;
       case 2:
