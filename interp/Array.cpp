@@ -39,8 +39,11 @@ namespace {
 /// kernel for fresh pages. At most kPoolBuffers buffers and kPoolBytes bytes are kept.
 class BufferPool {
 public:
-  static constexpr std::size_t kMinWords = std::size_t(1) << 17; // 1 MiB
-  static constexpr std::size_t kPoolBuffers = 8;
+  // From 128 KiB, where the C library's allocator hands out fresh pages (mmap) or trims its
+  // heap after a free: without the pool, an evaluation of arrays between 128 KiB and 1 MiB
+  // faulted its pages in again on every run (the Python module, which cannot use mimalloc).
+  static constexpr std::size_t kMinWords = std::size_t(1) << 14; // 128 KiB
+  static constexpr std::size_t kPoolBuffers = 16;
   static constexpr std::size_t kPoolBytes = std::size_t(1) << 30;
 
   uint64_t *take(std::size_t words) {
