@@ -52,7 +52,7 @@ void addVerdict(Json &o, const Validity &v, const std::string &message) {
   o["status"] = spelling(v.status());
   Json checks = Json::array(), limits = Json::array();
   if (v.status() != Status::Error) {
-    for (const Pred &p : v.checks()) checks.push_back(p.toString());
+    for (const Pred &p : v.shownChecks()) checks.push_back(p.toString());
     for (const Pred &p : v.limits()) limits.push_back(p.toString());
   }
   o["checks"] = checks;
@@ -64,7 +64,7 @@ void addVerdict(Json &o, const Validity &v, const std::string &message) {
 void printVerdict(const Validity &v, const std::string &message) {
   std::cout << "status: " << spelling(v.status()) << "\n";
   if (v.status() != Status::Error) {
-    for (const Pred &p : v.checks()) std::cout << "check at run time: " << p.toString() << "\n";
+    for (const Pred &p : v.shownChecks()) std::cout << "check at run time: " << p.toString() << "\n";
     if (std::string l = v.limitsText(); !l.empty()) std::cout << "limits: " << l << "\n";
   }
   if (auto w = v.violating(); w && !w->empty()) std::cout << "violated at: " << w->toString(v.mentionedNames()) << "\n";

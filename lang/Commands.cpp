@@ -204,7 +204,7 @@ auto Session::Impl::commandShape(CommandCall &call) -> Reply {
   const Node *n = target(name);
   endOfCommand();
   Validity v = gathered(n);
-  std::vector<Pred> checks = v.checks();
+  std::vector<Pred> checks = v.shownChecks();
   std::vector<Pred> limits = v.status() == Status::Error ? std::vector<Pred>{} : v.limits();
   const std::vector<std::string> order = declaredOrder();
   std::optional<Assignment> bad = v.violating(order);

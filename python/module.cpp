@@ -227,7 +227,7 @@ struct PyVerdict {
     status = spelling(v.status());
     message = v.status() == before ? m : v.message();
     if (v.status() != Status::Error) {
-      for (const Pred &p : v.checks()) checks.append(py::str(p.toString()));
+      for (const Pred &p : v.shownChecks()) checks.append(py::str(p.toString()));
       for (const Pred &p : v.limits()) limits.append(py::str(p.toString()));
     }
     if (auto w = v.violating()) violating = assignmentObject(*w);

@@ -129,11 +129,11 @@ void Validity::settle() const {
   if (solver_->stats().unkept == unkept) solver_->keepSettledJointly(context_, all, joint_);
 }
 
-std::optional<Decision> Validity::decideByGroups(const std::vector<Pred> &conditions, const Pred &all) const {
-  if (conditions.size() < 2 || !context_.consistencyProven()) return std::nullopt;
+auto Validity::relatedGroups(const std::vector<Pred> &conditions) const -> RelatedGroups {
   // Union-find over the parameters: the parameters of one condition, or of one assumption, are
   // one group.
-  std::unordered_map<const ExprNode *, const ExprNode *> parent;
+  RelatedGroups out;
+  std::unordered_map<const ExprNode *, const ExprNode *> &parent = out.parent;
   std::function<const ExprNode *(const ExprNode *)> root = [&](const ExprNode *x) {
     auto it = parent.find(x);
     if (it == parent.end()) return parent[x] = x;
@@ -150,24 +150,35 @@ std::optional<Decision> Validity::decideByGroups(const std::vector<Pred> &condit
     join(params.back());
   }
   for (const Pred &a : context_.parts()) join(parameterNodes(a));
-  std::vector<const ExprNode *> roots;
-  std::vector<std::vector<Pred>> groups;
   for (std::size_t i = 0; i < conditions.size(); ++i) {
     const ExprNode *r = params[i].empty() ? nullptr : root(params[i][0]);
-    auto at = std::find(roots.begin(), roots.end(), r);
-    if (at == roots.end()) {
-      roots.push_back(r);
-      groups.emplace_back();
-      at = roots.end() - 1;
+    auto at = std::find(out.roots.begin(), out.roots.end(), r);
+    if (at == out.roots.end()) {
+      out.roots.push_back(r);
+      out.members.emplace_back();
+      at = out.roots.end() - 1;
     }
-    groups[std::size_t(at - roots.begin())].push_back(conditions[i]);
+    out.members[std::size_t(at - out.roots.begin())].push_back(i);
+  }
+  for (auto &[node, up] : parent) up = root(node);
+  return out;
+}
+
+std::optional<Decision> Validity::decideByGroups(const std::vector<Pred> &conditions, const Pred &all) const {
+  if (conditions.size() < 2 || !context_.consistencyProven()) return std::nullopt;
+  const RelatedGroups related = relatedGroups(conditions);
+  const std::vector<const ExprNode *> &roots = related.roots;
+  std::vector<std::vector<Pred>> groups;
+  for (const std::vector<std::size_t> &g : related.members) {
+    groups.emplace_back();
+    for (std::size_t i : g) groups.back().push_back(conditions[i]);
   }
   if (groups.size() < 2) return std::nullopt;
   // Each group decided alone; a point of all of them takes each group's parameters from its own.
   Assignment satisfying = context_.samplePoint();
   std::optional<Assignment> violating;
   std::unordered_map<std::string, const ExprNode *> groupOf;
-  for (const auto &[node, up] : parent) groupOf[node->name] = root(node);
+  for (const auto &[node, up] : related.parent) groupOf[node->name] = up;
   auto take = [&](Assignment &into, const Assignment &from, const ExprNode *group) {
     for (const auto &[name, value] : from.values())
       if (auto it = groupOf.find(name); it != groupOf.end() && it->second == group) into.set(name, value);
@@ -500,7 +511,59 @@ std::vector<Pred> Validity::limits() const {
   return out;
 }
 
-std::string Validity::checksText() const { return joined(checks()); }
+std::vector<Pred> Validity::shownChecks() const {
+  std::vector<Pred> checked = checks();
+  if (checked.size() < 2 || !context_.consistencyProven()) return checked;
+  const RelatedGroups related = relatedGroups(checked);
+  if (related.members.size() == checked.size()) return checked; // no two over related sizes
+  // A disjunction (a broadcast of sizes that may be 1) is left as it is: joining several of them
+  // multiplies their disjuncts out, and isl's questions over them cost milliseconds per reply.
+  auto convex = [](const Pred &p) {
+    if (p.kind() == PredKind::Or) return false;
+    if (p.kind() == PredKind::And)
+      return std::none_of(p->children.begin(), p->children.end(), [](const Pred &q) { return q.kind() == PredKind::Or; });
+    return true;
+  };
+  std::vector<Pred> out;
+  for (const std::vector<std::size_t> &g : related.members) {
+    std::vector<Pred> parts, apart;
+    for (std::size_t i : g) (convex(checked[i]) ? parts : apart).push_back(checked[i]);
+    if (parts.size() > 1) {
+      // One question per group; its exact condition is isl's, simplified under the context,
+      // taken where it reads no longer than the checks it joins (a conjunction of disjunctions
+      // can multiply out into a longer one).
+      const Decision d = solver_->decide(context_, whereHolds(Pred::conjunction(parts)));
+      if (d.answer == Answer::Depends) {
+        std::size_t length = 0;
+        for (const Pred &q : parts) length += q.toString().size() + 2;
+        if (d.condition().toString().size() <= length) {
+          out.push_back(d.condition());
+          out.insert(out.end(), apart.begin(), apart.end());
+          continue;
+        }
+      }
+      // Otherwise each check the group's others imply (under the assumptions) is left out.
+      for (std::size_t i = 0; i < parts.size() && parts.size() > 1;) {
+        std::vector<Pred> others = context_.parts();
+        for (std::size_t j = 0; j < parts.size(); ++j)
+          if (j != i) others.push_back(parts[j]);
+        bool implied = false;
+        try {
+          implied = solver_->decide(solver_->makeContext(others), parts[i]).answer == Answer::Proven;
+        } catch (const UserError &) {
+          // The others contradict the assumptions: nothing is left out.
+        }
+        if (implied) parts.erase(parts.begin() + std::ptrdiff_t(i));
+        else ++i;
+      }
+    }
+    out.insert(out.end(), parts.begin(), parts.end());
+    out.insert(out.end(), apart.begin(), apart.end());
+  }
+  return out;
+}
+
+std::string Validity::checksText() const { return joined(shownChecks()); }
 
 std::string Validity::limitsText() const { return joined(limits()); }
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "symbolic/Solver.h"
@@ -81,6 +82,13 @@ public:
   /// Runtime checks (as predicates) for every counted obligation (shape; limits too when strict)
   /// that is not proven.
   std::vector<Pred> checks() const;
+  /// The checks as a person reads them: the conjunctive ones over related sizes (sharing a
+  /// parameter, directly or through other checks or the assumptions) joined into one condition,
+  /// simplified by isl under the context (`nc >= n` and `n >= nc` are `n == nc`), or, where that
+  /// reads longer, without those the others imply. Disjunctions (a broadcast of sizes that may
+  /// be 1) are shown as they are: joined, their disjuncts multiply out. A group the solver cannot
+  /// decide is left as its checks. The same domain as checks(). Asks the solver: for printing.
+  std::vector<Pred> shownChecks() const;
   /// The limit conditions not proven, apart from the checks (empty when strict).
   std::vector<Pred> limits() const;
   std::string limitsText() const;
@@ -133,6 +141,15 @@ private:
   /// decideJointly's question asked per group of conditions over related sizes; nullopt where
   /// they form one group or a group's answer is unknown.
   std::optional<Decision> decideByGroups(const std::vector<Pred> &conditions, const Pred &all) const;
+  /// `conditions` grouped by related sizes: members[g] the indices of group g (in order of first
+  /// appearance), roots[g] its parameters' representative (null for a condition without
+  /// parameters), parent each parameter's representative.
+  struct RelatedGroups {
+    std::vector<std::vector<std::size_t>> members;
+    std::vector<const ExprNode *> roots;
+    std::unordered_map<const ExprNode *, const ExprNode *> parent;
+  };
+  RelatedGroups relatedGroups(const std::vector<Pred> &conditions) const;
   std::shared_ptr<const Decision> decideJointly(const std::vector<Pred> &conditions, const Pred &all) const;
   Solver *solver_;
   Context context_;

@@ -709,3 +709,37 @@ TEST(Programs, ZeroDimReductionsTakeAxisZeroAsNumPyDoes) {
   EXPECT_TRUE(refusedWith(session, "e = x.sum(axis=(0,))", "axis 0 is out of bounds for array of dimension 0"));
   EXPECT_TRUE(refusedWith(session, "e = x.sum(axis=1)", "axis 1 is out of bounds for array of dimension 0"));
 }
+
+// Issue 70: checks printed simplified. Two checks over related sizes are one condition as isl
+// simplifies their conjunction (`nc >= n` and `n >= nc` are `nc == n`), with the same domain; a
+// disjunction (a broadcast of sizes that may be 1) is shown as it is, and checks over unrelated
+// sizes stay apart.
+TEST(Programs, ChecksOverRelatedSizesArePrintedAsOneSimplifiedCondition) {
+  Solver solver;
+  lang::SessionOptions o;
+  o.mode = BroadcastMode::Static;
+  lang::Session session(solver, o);
+  ASSERT_TRUE(executesAll(session, {"param n, nc, k", "x = input((n,), float64)", "y = input((nc,), float64)",
+                                    "b = x[:nc] + y", "c = y[:n] + x", "d = sum(b) + sum(c)", "z = input((k,), float64)",
+                                    "e = d + z[0]"}));
+  const Validity v = ops::validityOf(session.graph(), session.lookup("d"));
+  ASSERT_EQ(v.checks().size(), 2u);
+  ASSERT_EQ(v.shownChecks().size(), 1u);
+  EXPECT_EQ(v.shownChecks()[0], parsePred("nc == n"));
+  EXPECT_EQ(solver.decide(v.context(), parsePred("nc == n")).answer, Answer::Depends);
+  // The same domain: the shown condition and the checks agree at every small point.
+  for (int64_t n = 0; n <= 4; ++n)
+    for (int64_t nc = 0; nc <= 4; ++nc) {
+      Assignment at{{"n", n}, {"nc", nc}};
+      EXPECT_EQ(evaluate(Pred::conjunction(v.checks()), at), evaluate(Pred::conjunction(v.shownChecks()), at));
+    }
+  EXPECT_NE(session.execute("d2 = d", 9).lines().front().find("runtime-check: nc == n"), std::string::npos);
+  // k is unrelated to n and nc: its check stays apart.
+  const std::vector<Pred> shown = ops::validityOf(session.graph(), session.lookup("e")).shownChecks();
+  EXPECT_EQ(shown.size(), 2u);
+  // A disjunction is shown as it is.
+  lang::Session numpy(solver, {});
+  ASSERT_TRUE(executesAll(numpy, {"param n, m", "x = input((n,), float64)", "y = input((m,), float64)", "z = x + y"}));
+  const Validity w = ops::validityOf(numpy.graph(), numpy.lookup("z"));
+  EXPECT_EQ(w.shownChecks(), w.checks());
+}
