@@ -549,7 +549,7 @@ std::vector<Pred> Validity::shownChecks() const {
           if (j != i) others.push_back(parts[j]);
         bool implied = false;
         try {
-          implied = solver_->decide(solver_->makeContext(others), parts[i]).answer == Answer::Proven;
+          implied = solver_->decide(solver_->makeContext(others, context_.domain()), parts[i]).answer == Answer::Proven;
         } catch (const UserError &) {
           // The others contradict the assumptions: nothing is left out.
         }
