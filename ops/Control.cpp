@@ -39,7 +39,7 @@ const Node *Graph::random(const std::string &name, const std::vector<const Node 
       throw OpError(name + ": the output shape depends on the value of a parameter (" + r.undetermined.front() +
                     "); give that parameter as a literal" +
                     (name == "permutation" ? std::string(" or as a 0-d integer array") : std::string()));
-    if (valueLength) n.dataSize = freshDataSize(n, std::nullopt, false);
+    if (valueLength && !r.allocatable()) n.dataSize = freshDataSize(n, std::nullopt, false);
     for (const auto &d : r.shape) n.shape.push_back(d ? *d : *n.dataSize);
     n.validity.absorb(r.validity);
     if (mode == BroadcastMode::Static) {

@@ -213,16 +213,26 @@ Array Interpreter::runRandom(const Node *n) {
     std::vector<int64_t> order(static_cast<std::size_t>(items));
     std::iota(order.begin(), order.end(), 0);
     std::vector<int64_t> chosen;
+    // permutation's weights are all 1: the scan below stops at k + floor(u) (its partial sums
+    // are exact integers), found directly — the same draw in time linear in the length.
+    const bool unweighted = name == "permutation";
     for (int64_t k = 0; k < picks; ++k) {
+      if (unweighted && (k & 1023) == 0) checkInterrupt();
       double total = 0;
-      for (int64_t i = k; i < items; ++i) total += weights[order[i]];
+      if (unweighted) total = double(items - k);
+      else
+        for (int64_t i = k; i < items; ++i) total += weights[order[i]];
       double u = rng.uniform() * total, acc = 0;
       int64_t at = items - 1;
-      for (int64_t i = k; i < items; ++i)
-        if (u < (acc += weights[order[i]])) {
-          at = i;
-          break;
-        }
+      if (unweighted) {
+        if (u < double(items - k)) at = std::min(items - 1, k + int64_t(u));
+      } else {
+        for (int64_t i = k; i < items; ++i)
+          if (u < (acc += weights[order[i]])) {
+            at = i;
+            break;
+          }
+      }
       std::swap(order[k], order[at]);
       chosen.push_back(order[k]);
     }
