@@ -532,15 +532,19 @@ std::vector<Pred> Validity::shownChecks() const {
       // One question per group; its exact condition is isl's, simplified under the context,
       // taken where it reads no longer than the checks it joins (a conjunction of disjunctions
       // can multiply out into a longer one).
-      const Decision d = solver_->decide(context_, whereHolds(Pred::conjunction(parts)));
-      if (d.answer == Answer::Depends) {
+      std::optional<Pred> joined;
+      try {
+        const Decision d = solver_->decide(context_, whereHolds(Pred::conjunction(parts)));
         std::size_t length = 0;
         for (const Pred &q : parts) length += q.toString().size() + 2;
-        if (d.condition().toString().size() <= length) {
-          out.push_back(d.condition());
-          out.insert(out.end(), apart.begin(), apart.end());
-          continue;
-        }
+        if (d.answer == Answer::Depends && d.condition().toString().size() <= length) joined = d.condition();
+      } catch (const UserError &) {
+        // Past the expression limits or isl's work bound: the checks are shown as they are.
+      }
+      if (joined) {
+        out.push_back(*joined);
+        out.insert(out.end(), apart.begin(), apart.end());
+        continue;
       }
       // Otherwise each check the group's others imply (under the assumptions) is left out.
       for (std::size_t i = 0; i < parts.size() && parts.size() > 1;) {
