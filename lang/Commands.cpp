@@ -1058,20 +1058,23 @@ auto Session::Impl::sizesFromInputs(const std::map<std::string, Array> &inputs, 
 
 interp::Array Session::evaluate(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
                                 bool optimized, bool checked) {
-  const ops::Node *n = lookup(name);
-  if (!n) throw NameError("'" + name + "' is not bound to an array");
-  impl_->sizesFromInputs(inputs, point);
-  impl_->completePoint(n, point);
+  const ops::Node *n = impl_->evaluationTarget(name, inputs, point);
   return impl_->evaluateNode(n, point, inputs, optimized, checked);
 }
 
 std::vector<double> Session::time(const std::string &name, Assignment point, std::map<std::string, interp::Array> inputs,
                                   const interp::Backend &backend, int repeat, int inner) {
-  const ops::Node *n = lookup(name);
-  if (!n) throw NameError("'" + name + "' is not bound to an array");
-  impl_->sizesFromInputs(inputs, point);
-  impl_->completePoint(n, point);
+  const ops::Node *n = impl_->evaluationTarget(name, inputs, point);
   return interp::timeEvaluation(*impl_->graph, n, point, std::move(inputs), backend, repeat, inner);
+}
+
+auto Session::Impl::evaluationTarget(const std::string &name, const std::map<std::string, Array> &inputs, Assignment &point)
+    -> const Node * {
+  const Node *n = arrayNamed(name);
+  if (!n) throw NameError("'" + name + "' is not bound to an array");
+  sizesFromInputs(inputs, point);
+  completePoint(n, point);
+  return n;
 }
 
 auto Session::Impl::completePoint(const Node *n, Assignment &point) -> void {

@@ -109,8 +109,10 @@ auto Session::Impl::executeLine(const std::string &line, int lineNumber) -> Repl
 std::size_t Session::nodeCount() const { return impl_->graph->nodes().size(); }
 const ops::Graph &Session::graph() const { return *impl_->graph; }
 ops::Graph &Session::mutableGraph() { return *impl_->graph; }
-const ops::Node *Session::lookup(const std::string &name) const {
-  const Value *v = impl_->variables.find(name);
+const ops::Node *Session::lookup(const std::string &name) const { return impl_->arrayNamed(name); }
+
+auto Session::Impl::arrayNamed(const std::string &name) const -> const Node * {
+  const Value *v = variables.find(name);
   return v && v->kind == Value::Array ? v->node : nullptr;
 }
 

@@ -538,6 +538,11 @@ struct Session::Impl {
   std::unordered_map<const Node *, std::set<std::string>> paramsRead; // completePoint's memo
   /// The sizes the given inputs' shapes say (a dimension `p` or `p + c` gives p), where not given.
   void sizesFromInputs(const std::map<std::string, Array> &inputs, Assignment &point);
+  /// The array bound to `name`, or null (Session::lookup).
+  const Node *arrayNamed(const std::string &name) const;
+  /// The node bound to `name` (NameError if none), `point` completed for evaluating it: the
+  /// sizes the inputs say, then completePoint. Session::evaluate and Session::time start here.
+  const Node *evaluationTarget(const std::string &name, const std::map<std::string, Array> &inputs, Assignment &point);
   interp::InterpreterOptions interpreterOptions();
   /// `n`'s value at `point` (reference interpreter, or the optimized one on :optimize's graph).
   Array evaluateNode(const Node *n, const Assignment &point, const std::map<std::string, Array> &inputs, bool opt,

@@ -122,12 +122,7 @@ const Node *lostValueErrorSource(const Node *old, const Node *now) {
     }
     return std::pair(std::move(out), std::move(seen));
   };
-  if (!now->valueErrors) {
-    for (const Node *n : reach(old).first)
-      if (ops::raisesValueErrors(*n)) return n;
-    return nullptr;
-  }
-  const auto kept = reach(now).second;
+  const auto kept = reach(now).second; // {now} alone where nothing below it may raise one
   for (const Node *n : reach(old).first)
     if (ops::raisesValueErrors(*n) && !kept.count(n)) return n;
   return nullptr;

@@ -8,9 +8,9 @@ Array Interpreter::runRandom(const Node *n) {
   if (n->dataSize) {
     // permutation(x) of a 0-d integer array: its length is x's value (none below 0), known now.
     const Array &given = values_.at(n->inputs[0]);
-    if (given.dtype() == DType::UInt64 && given.astype(DType::UInt64).at<uint64_t>(0) > uint64_t(INT64_MAX))
-      throw OverflowError("permutation's length " + std::to_string(given.astype(DType::UInt64).at<uint64_t>(0)) +
-                          " is larger than the interpreters evaluate");
+    if (given.dtype() == DType::UInt64)
+      if (const uint64_t length = given.at<uint64_t>(0); length > uint64_t(INT64_MAX))
+        throw OverflowError("permutation's length " + std::to_string(length) + " is larger than the interpreters evaluate");
     const int64_t x = given.astype(DType::Int64).at<int64_t>(0);
     point_.set((*n->dataSize)->name, std::max<int64_t>(x, 0));
     if (!graph_.sizeDefinitions().empty()) defineSizes();
