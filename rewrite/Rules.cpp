@@ -48,7 +48,7 @@ std::string Term::toString() const {
   for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].toString();
   if (list) s += "]";
   for (std::size_t i = 0; i < keywords.size(); ++i)
-    s += (args.empty() && i == 0 ? "" : ", ") + keywords[i].first + "=" + keywords[i].second.toString();
+    s += (args.empty() && i == 0 ? "" : ", ") + keywords[i].key + "=" + keywords[i].value.toString();
   return s + ")";
 }
 
@@ -281,7 +281,7 @@ struct Parser {
       for (const auto &[k, v] : t.keywords)
         if (k == key) fail("the keyword '" + key + "' is given twice", at);
       t.keywords.push_back({key, expression()});
-      t.keywords.back().second.at = at; // a message about an attribute points at its keyword
+      t.keywords.back().value.at = at; // a message about an attribute points at its keyword
     } while (accept(","));
   }
 };
@@ -353,7 +353,7 @@ void checkBound(const Term &t, const Parser &p, const Rule &r, const char *place
              t.at);
   }
   for (const Term &a : t.args) checkBound(a, p, r, place, allowSelf);
-  for (const auto &kv : t.keywords) checkBound(kv.second, p, r, place, allowSelf);
+  for (const auto &kv : t.keywords) checkBound(kv.value, p, r, place, allowSelf);
 }
 
 bool isSizeTerm(const Term &t);
@@ -396,7 +396,7 @@ void checkReplacement(const Term &t, const Parser &p, const Rule &r, const std::
   if (ops::isUnaryOp(t.name) || ops::isBinaryOp(t.name)) {
     if (t.args.size() != (ops::isUnaryOp(t.name) ? 1u : 2u))
       p.fail(t.name + (ops::isUnaryOp(t.name) ? " takes one operand" : " takes two operands"), t.at);
-    if (!t.keywords.empty()) p.fail(t.name + " takes no attributes", t.keywords[0].second.at);
+    if (!t.keywords.empty()) p.fail(t.name + " takes no attributes", t.keywords[0].value.at);
     for (const Term &a : t.args) checkReplacement(a, p, r, opVars);
     return;
   }

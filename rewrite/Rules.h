@@ -41,6 +41,8 @@ public:
 ///            `x.shape[i]` as args[1]
 ///   Compare  `==`, `!=`, `<`, `<=`, `>`, `>=` (name) of args[0] and args[1]
 ///   Logic    `and`, `or`, `not` (name) of args
+struct Keyword;
+
 struct Term {
   enum Kind { Var, Number, Call, Name, Tuple, Prop, Compare, Logic } kind = Var;
   std::string name;
@@ -48,10 +50,16 @@ struct Term {
   bool integer = false;    // Number: written without a point
   bool list = false;       // Call: the operands were written as one list (concatenate([x]))
   std::vector<Term> args;
-  std::vector<std::pair<std::string, Term>> keywords; // Call: `axis=a`
+  std::vector<Keyword> keywords; // Call: `axis=a`
   std::size_t at = 0;      // the column it starts at (for messages)
   bool opVariable() const { return kind == Call && !name.empty() && name[0] == '$'; }
   std::string toString() const;
+};
+
+// A call's `key=value` (a struct, not a pair: a pair would need Term complete inside Term).
+struct Keyword {
+  std::string key;
+  Term value;
 };
 
 enum class Phase { Canonicalize, Specialize, Fuse };
