@@ -388,7 +388,7 @@ std::vector<const Node *> Graph::readsBefore(const Node *n) const {
 bool raisesValueErrors(const Node &n) {
   switch (n.kind) {
   case OpKind::Index: return n.inputs.size() > 1;  // an index array's values out of range
-  case OpKind::SetSubtensor:                      // its region's index array, read by its kernel
+  case OpKind::SetSubtensor: return n.inputs.size() > 3; // its region's index array, read by its kernel
   case OpKind::Random:                            // an invalid parameter
   case OpKind::RepeatIndex: return true;          // a negative count
   case OpKind::Blockwise:                         // a singular or indefinite matrix, a non-finite one

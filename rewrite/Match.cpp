@@ -142,6 +142,11 @@ struct Evaluator {
   const Bindings &b;
 
   const Node *node(const Term &t) const {
+    if (t.kind == Term::Subscript) {
+      auto it = b.nodes.find(t.toString());
+      if (it == b.nodes.end()) throw NotApplicable{};
+      return it->second;
+    }
     if (t.kind != Term::Var) throw NotApplicable{};
     if (t.name == "self") return self;
     auto it = b.nodes.find(t.name);
@@ -210,7 +215,20 @@ struct Evaluator {
       if (t.name == "and") return boolVal(pred(t.args[0]) && pred(t.args[1]));
       return boolVal(pred(t.args[0]) || pred(t.args[1]));
     }
+    case Term::Subscript: throw NotApplicable{}; // an array is not a value of a condition
     case Term::Call: break;
+    }
+    if (t.name == "is_basic" || t.name == "is_unit_slices") {
+      auto it = b.indexes.find(t.args[0].name);
+      if (it == b.indexes.end()) throw NotApplicable{};
+      const std::vector<ops::IndexEntry> &entries = *it->second.entries;
+      if (t.name == "is_basic")
+        return boolVal(Pred::truth(!it->second.array && std::none_of(entries.begin(), entries.end(), [](const ops::IndexEntry &e) {
+                                     return e.kind == ops::IndexEntry::Array;
+                                   })));
+      return boolVal(Pred::truth(std::all_of(entries.begin(), entries.end(), [](const ops::IndexEntry &e) {
+        return e.kind == ops::IndexEntry::Slice && e.step == 1;
+      })));
     }
     if (t.name == "add") {
       Val a = eval(t.args[0]), c = eval(t.args[1]);
@@ -391,6 +409,7 @@ bool kindMatches(const std::string &name, const Node *n) {
 } // namespace
 
 std::optional<std::pair<OpKind, std::string>> rootKind(const Term &pattern) {
+  if (pattern.kind == Term::Subscript) return std::pair{OpKind::Index, std::string()};
   if (pattern.kind != Term::Call) return std::nullopt;
   if (pattern.opVariable()) return std::pair{pattern.args.size() == 1 ? OpKind::Unary : OpKind::Binary, std::string()};
   std::optional<NameMatch> how = nameMatch(pattern.name);
@@ -403,6 +422,14 @@ bool match(const Term &t, const Node *n, Bindings &b) {
   case Term::Var: {
     auto [it, fresh] = b.nodes.emplace(t.name, n);
     return fresh || it->second == n; // hash-consing: the same subterm is the same node
+  }
+  case Term::Subscript: {
+    if (n->kind != OpKind::Index) return false;
+    const Node *array = n->inputs.size() > 1 ? n->inputs[1] : nullptr;
+    auto [it, fresh] = b.indexes.emplace(t.name, IndexBinding{&n->index, array});
+    if (!fresh && (*it->second.entries != n->index || it->second.array != array)) return false;
+    b.nodes[t.toString()] = n;
+    return match(t.args[0], n->inputs[0], b);
   }
   case Term::Number: {
     if (n->kind != OpKind::Scalar) return false;
@@ -419,6 +446,11 @@ bool match(const Term &t, const Node *n, Bindings &b) {
       if (!fresh && it->second != n->op) return false;
     } else if (!kindMatches(t.name, n)) {
       return false;
+    }
+    if (n->kind == OpKind::SetSubtensor) {
+      // set_subtensor(x[i], v): the node's inputs are {x, v, [index array], the region x[i]}.
+      b.mode = n->mode;
+      return t.args.size() == 2 && match(t.args[0], n->inputs.back(), b) && match(t.args[1], n->inputs[1], b);
     }
     // A list pattern (concatenate([x, y])) matches that many operands.
     if (t.args.size() != n->inputs.size()) return false;
@@ -589,6 +621,10 @@ const Node *build(ops::Graph &g, const Term &t, const Node *self, const Bindings
     std::function<const Node *(const Term &)> go = [&](const Term &t) -> const Node * {
       if (t.kind == Term::Var) return b.nodes.at(t.name);
       if (t.kind == Term::Number) return g.literal(t.number, t.integer ? DType::Int64 : DType::Float64);
+      if (t.kind == Term::Subscript) {
+        const IndexBinding &i = b.indexes.at(t.name);
+        return g.index(go(t.args[0]), *i.entries, i.array);
+      }
       std::vector<const Node *> args;
       const std::string op = t.opVariable() ? b.ops.at(t.name) : t.name;
       if (ops::isUnaryOp(op)) return g.unary(op, go(t.args[0]));
@@ -628,6 +664,28 @@ std::optional<std::string> replacementText(const Term &t, const Node *self, cons
       std::optional<std::string> name = nameOf(b.nodes.at(t.name));
       written = written && name;
       return name.value_or(t.name);
+    }
+    if (t.kind == Term::Subscript) {
+      const IndexBinding &i = b.indexes.at(t.name);
+      std::string entries;
+      for (const ops::IndexEntry &e : *i.entries) {
+        std::string s;
+        switch (e.kind) {
+        case ops::IndexEntry::Integer: s = value(*e.start); break;
+        case ops::IndexEntry::NewAxis: s = "None"; break;
+        case ops::IndexEntry::Array: {
+          std::optional<std::string> name = nameOf(i.array);
+          written = written && name;
+          s = name.value_or("?");
+          break;
+        }
+        case ops::IndexEntry::Slice:
+          s = (e.start ? value(*e.start) : "") + ":" + (e.stop ? value(*e.stop) : "") + (e.step != 1 ? ":" + std::to_string(e.step) : "");
+          break;
+        }
+        entries += (entries.empty() ? "" : ", ") + s;
+      }
+      return write(t.args[0]) + "[" + (entries.empty() ? "()" : entries) + "]";
     }
     if (t.kind == Term::Number) {
       std::string s = t.toString();

@@ -53,8 +53,17 @@ struct BuildSpec {
 /// The replacement builder of an op-list function, or null: every row flagged Build has one.
 const BuildSpec *buildSpec(const std::string &name);
 
+/// What an index variable (`x[i]`) binds: the matched indexing's entries (expanded: one per
+/// axis, new axes among them) and its index array, if any.
+struct IndexBinding {
+  const std::vector<ops::IndexEntry> *entries = nullptr;
+  const ops::Node *array = nullptr;
+};
+
 struct Bindings {
+  /// Node variables, and each matched subscript under its text (`x[i]`, read by x[i].shape).
   std::map<std::string, const ops::Node *> nodes;
+  std::map<std::string, IndexBinding> indexes;
   std::map<std::string, AttrValue> attrs;
   std::map<std::string, std::string> ops; // op variable ("$f") -> ufunc name
   /// The broadcasting mode of the matched ops that broadcast (a replacement's broadcasts are

@@ -37,6 +37,7 @@ std::string Term::toString() const {
     for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].toString();
     return s + (args.size() == 1 ? ",)" : ")");
   }
+  case Subscript: return args[0].toString() + "[" + name + "]";
   case Prop: return args[0].toString() + "." + name + (args.size() > 1 ? "[" + args[1].toString() + "]" : "");
   case Compare: return args[0].toString() + " " + name + " " + args[1].toString();
   case Logic:
@@ -64,7 +65,8 @@ bool allowed(const std::string &name, bool pattern) {
 /// The functions a condition may call, with their operand counts.
 const std::map<std::string, std::size_t> &conditionFunctions() {
   static const std::map<std::string, std::size_t> table{{"is_float", 1},  {"is_integer", 1}, {"is_bool", 1},
-                                                        {"is_signed", 1}, {"len", 1},        {"can_cast", 2}};
+                                                        {"is_signed", 1}, {"len", 1},        {"can_cast", 2},
+                                                        {"is_basic", 1},  {"is_unit_slices", 1}};
   return table;
 }
 
@@ -189,12 +191,23 @@ struct Parser {
         std::string what = word();
         if (what != "shape" && what != "ndim" && what != "dtype" && what != "size")
           fail("'" + what + "': a variable has .shape, .ndim, .dtype and .size", at + 1);
-        if (t.kind != Term::Var) fail("." + what + " of a variable only", at);
+        if (t.kind != Term::Var && t.kind != Term::Subscript) fail("." + what + " of a variable (or of x[i]) only", at);
         t = make(Term::Prop, what, {t}, t.at);
       } else if (text.compare(pos, 1, "[") == 0 && t.kind == Term::Prop && t.name == "shape" && t.args.size() == 1) {
         ++pos;
         t.args.push_back(expression());
         expect("]");
+      } else if (text.compare(pos, 1, "[") == 0 && (t.kind == Term::Var || t.kind == Term::Call || t.kind == Term::Subscript)) {
+        // `x[i]`: one index variable standing for the whole index.
+        ++pos;
+        skip();
+        const std::size_t at = pos;
+        const char *what = "a subscript in a rule is one index variable: x[i] stands for the whole index (its slices, "
+                           "integers, new axes and index array)";
+        if (pos >= text.size() || !(std::isalpha(static_cast<unsigned char>(text[pos])) || text[pos] == '_')) fail(what, at);
+        std::string index = word();
+        if (!accept("]")) fail(what, at);
+        t = make(Term::Subscript, index, {t}, t.at);
       } else {
         return t;
       }
@@ -319,8 +332,14 @@ void checkPattern(const Term &t, const Parser &p, Rule &r) {
     return;
   case Term::Number: return;
   case Term::Call: break;
+  case Term::Subscript:
+    if (!bound(r.indexes, t.name)) r.indexes.push_back(t.name);
+    checkPattern(t.args[0], p, r);
+    return;
   default: p.fail("a pattern matches operations, variables and numbers", t.at);
   }
+  if ((t.name == "set_subtensor" || t.name == "inc_subtensor") && (t.args.size() != 2 || t.args[0].kind != Term::Subscript))
+    p.fail(t.name + " matches as " + t.name + "(x[i], v)", t.at);
   const bool ufunc = ops::isUnaryOp(t.name) || ops::isBinaryOp(t.name);
   if (t.opVariable()) {
     if (t.args.size() != 1 && t.args.size() != 2) p.fail("an op variable matches a unary or binary elementwise op", t.at);
@@ -344,8 +363,29 @@ void checkPattern(const Term &t, const Parser &p, Rule &r) {
   for (const Term &a : t.args) checkPattern(a, p, r);
 }
 
+/// Whether `t` holds a subterm written `text`.
+bool containsTerm(const Term &t, const std::string &text) {
+  if (t.toString() == text) return true;
+  return std::any_of(t.args.begin(), t.args.end(), [&](const Term &a) { return containsTerm(a, text); });
+}
+
 /// Checks what a replacement or a condition reads: variables the pattern binds.
 void checkBound(const Term &t, const Parser &p, const Rule &r, const char *place, bool allowSelf) {
+  auto isIndex = [&](const Term &a) { return a.kind == Term::Var && bound(r.indexes, a.name); };
+  if (t.kind == Term::Call && (t.name == "is_basic" || t.name == "is_unit_slices")) {
+    if (t.args.size() != 1 || !isIndex(t.args[0]))
+      p.fail(t.name + " takes an index variable (bound by x[i] in the pattern)", t.at);
+    return;
+  }
+  if (t.kind == Term::Subscript) {
+    if (!bound(r.indexes, t.name))
+      p.fail(std::string("the ") + place + " uses the index '" + t.name + "', which the pattern does not bind", t.at);
+    // A condition reads x[i].shape of the node the pattern matched: the same subscript.
+    if (std::string(place) == "condition" && r.pattern && !containsTerm(*r.pattern, t.toString()))
+      p.fail("the condition reads " + t.toString() + ", which the pattern does not match", t.at);
+  }
+  if (isIndex(t))
+    p.fail("'" + t.name + "' is an index: it is used as x[" + t.name + "], or in is_basic(" + t.name + ") or is_unit_slices(" + t.name + ")", t.at);
   if (t.kind == Term::Var) {
     if (t.name == "self" ? !allowSelf : !bound(r.variables, t.name) && !bound(r.attributes, t.name))
       p.fail(t.name == "self" ? std::string("'self' names the matched node in a condition or a shape only")
@@ -386,6 +426,10 @@ void checkReplacement(const Term &t, const Parser &p, const Rule &r, const std::
     return;
   case Term::Number: return;
   case Term::Call: break;
+  case Term::Subscript:
+    if (!bound(r.indexes, t.name)) p.fail("the replacement uses the index '" + t.name + "', which the pattern does not bind", t.at);
+    checkReplacement(t.args[0], p, r, opVars);
+    return;
   default: p.fail("a replacement builds operations of variables and numbers", t.at);
   }
   if (t.opVariable()) {
@@ -447,6 +491,7 @@ Type typeOf(const Term &t, const Parser &p, const Rule &r) {
   case Term::Var:
     if (bound(r.attributes, t.name)) return Type::Any;
     p.fail("'" + t.name + "' is an array: a condition reads its .shape, .ndim, .dtype or .size", t.at);
+  case Term::Subscript: p.fail(t.toString() + " is an array: a condition reads its .shape, .ndim, .dtype or .size", t.at);
   case Term::Number:
     if (!t.integer) p.fail("a condition compares integers", t.at);
     return Type::Size;
@@ -487,6 +532,7 @@ Type typeOf(const Term &t, const Parser &p, const Rule &r) {
       expect(t.args[0], {Type::Sizes});
       return Type::Size;
     }
+    if (t.name == "is_basic" || t.name == "is_unit_slices") return Type::Bool; // of an index (checkBound)
     for (const Term &a : t.args)
       if (a.kind != Term::Var || bound(r.attributes, a.name)) expect(a, {Type::Dtype});
     return Type::Bool;
@@ -591,10 +637,13 @@ std::vector<Rule> parseRules(const std::string &text, const std::string &file) {
     std::size_t patternAt = p.pos;
     r.pattern = p.expression();
     comparisonsAsUfuncs(*r.pattern);
-    if (r.pattern->kind != Term::Call) p.fail("a pattern must be an operation, not a variable or number", patternAt);
+    if (r.pattern->kind != Term::Call && r.pattern->kind != Term::Subscript)
+      p.fail("a pattern must be an operation, not a variable or number", patternAt);
     checkPattern(*r.pattern, p, r);
     for (const std::string &a : r.attributes)
       if (bound(r.variables, a)) p.fail("'" + a + "' names both an array and an attribute", patternAt);
+    for (const std::string &i : r.indexes)
+      if (bound(r.variables, i) || bound(r.attributes, i)) p.fail("'" + i + "' names both an index and an array or attribute", patternAt);
     std::vector<std::string> opVars;
     collectOpVariables(*r.pattern, opVars);
     p.expect("->");

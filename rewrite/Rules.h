@@ -41,10 +41,13 @@ public:
 ///            `x.shape[i]` as args[1]
 ///   Compare  `==`, `!=`, `<`, `<=`, `>`, `>=` (name) of args[0] and args[1]
 ///   Logic    `and`, `or`, `not` (name) of args
+///   Subscript `x[i]` (args[0] the array, name the index variable): in a pattern, an indexing
+///            (NumPy's basic indexing, or one index array) binding its whole index to i; in a
+///            replacement, the same index applied to another array; `x[i].shape` in a condition
 struct Keyword;
 
 struct Term {
-  enum Kind { Var, Number, Call, Name, Tuple, Prop, Compare, Logic } kind = Var;
+  enum Kind { Var, Number, Call, Name, Tuple, Prop, Compare, Logic, Subscript } kind = Var;
   std::string name;
   double number = 0;       // Number
   bool integer = false;    // Number: written without a point
@@ -78,6 +81,7 @@ struct Rule {
   std::vector<std::string> examples; // program expressions it rewrites (for the checker)
   std::vector<std::string> variables;// the pattern's node variables, in order of appearance
   std::vector<std::string> attributes;// its attribute variables (`sum(x, axis=a)`: a)
+  std::vector<std::string> indexes;  // its index variables (`x[i]`: i)
   std::string file;
   int line = 0;
   /// What it does: a builtin's description, a pattern rule's text after "NAME: ".

@@ -47,7 +47,8 @@ Measures::Below walk(const Term &t, int64_t above, Measures &m) {
     below.vars[t.name] = 1;
     return below;
   }
-  if (t.kind != Term::Number && t.kind != Term::Call) return below; // a shape or attribute
+  // An indexing x[i] is a skeleton op over x (its index is an attribute).
+  if (t.kind != Term::Number && t.kind != Term::Call && t.kind != Term::Subscript) return below; // a shape or attribute
   const Sort s = sortOf(t);
   ++m.total;
   if (s == Sort::Skeleton) {
@@ -170,13 +171,19 @@ bool matchesTerm(const Term &pattern, const Term &t, std::map<std::string, const
     return fresh || it->second->toString() == t.toString();
   }
   if (pattern.kind == Term::Number) return t.kind == Term::Number && t.number == pattern.number;
+  if (pattern.kind == Term::Subscript) return t.kind == Term::Subscript && matchesTerm(pattern.args[0], t.args[0], b);
   if (pattern.kind != Term::Call || t.kind != Term::Call) return false;
   if (!pattern.opVariable() && pattern.name != t.name) return false;
   if (pattern.opVariable() && !t.opVariable() && !ops::isUnaryOp(t.name) && !ops::isBinaryOp(t.name)) return false;
   // Operands only: a shape or attribute argument of the replacement is not an operand.
+  // A function's operands are the arguments its builder takes as arrays (expand_dims(x, 0): x).
+  const BuildSpec *spec = t.opVariable() || ops::isUnaryOp(t.name) || ops::isBinaryOp(t.name) ? nullptr : buildSpec(t.name);
   std::vector<const Term *> operands;
-  for (const Term &a : t.args)
-    if (a.kind == Term::Var || a.kind == Term::Number || a.kind == Term::Call) operands.push_back(&a);
+  for (std::size_t i = 0; i < t.args.size(); ++i) {
+    const Term &a = t.args[i];
+    if (spec && !t.list && (i >= spec->params.size() || spec->params[i] != Param::Node)) continue;
+    if (a.kind == Term::Var || a.kind == Term::Number || a.kind == Term::Call || a.kind == Term::Subscript) operands.push_back(&a);
+  }
   if (operands.size() != pattern.args.size()) return false;
   for (std::size_t i = 0; i < operands.size(); ++i)
     if (!matchesTerm(pattern.args[i], *operands[i], b)) return false;

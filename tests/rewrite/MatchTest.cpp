@@ -118,3 +118,45 @@ TEST(Match, EveryBuildRowHasABuilder) {
     }
   }
 }
+
+// `x[i]` binds a whole index: is_basic/is_unit_slices read it, x[i].shape reads the matched
+// indexing, a replacement applies the same index to another array, and set_subtensor(x[i], v)
+// matches the write through its region.
+TEST(Match, SubscriptsBindTheWholeIndex) {
+  const std::string useless = "rule r: x[i] -> x if is_unit_slices(i) and self.shape == x.shape";
+  Applied whole({"param n", "x = input((n, 3), float64)", "y = x[:, 0:3]"}, "y", useless);
+  EXPECT_EQ(whole.result, whole.session.lookup("x"));
+  // A slice that may drop elements, a step, an integer, a new axis: not unit slices, or not the same shape.
+  for (const char *index : {"x[1:]", "x[::-1]", "x[0]", "x[None]", "x[:, 0:2]"}) {
+    Applied part({"param n", "x = input((n, 3), float64)", std::string("y = ") + index}, "y", useless);
+    EXPECT_EQ(part.result, nullptr) << index;
+  }
+  // is_basic: no index array.
+  const std::string basic = "rule r: full(v)[i] -> full(self.shape, v, dtype=self.dtype) if v.ndim == 0 and is_basic(i)";
+  Applied sliced({"param n", "y = full((n, 4), 2.5)[1:, ::2]"}, "y", basic);
+  ASSERT_NE(sliced.result, nullptr);
+  EXPECT_EQ(sliced.result->kind, ops::OpKind::Alloc);
+  EXPECT_EQ(sliced.result->shape, sliced.node->shape);
+  Applied gathered({"param n", "j = input((2,), int64)", "y = full((n, 4), 2.5)[j]"}, "y", basic);
+  EXPECT_EQ(gathered.result, nullptr);
+  // The index applied to another operand, and its program text at a point.
+  const std::string moved = "rule r: $f(x)[i] -> x[i]\n  exact: no";
+  Applied written({"param n", "x = input((n, 3), float64)", "w = x[1:, None, 2]", "y = exp(x)[1:, None, 2]"}, "y", moved);
+  ASSERT_NE(written.result, nullptr);
+  EXPECT_EQ(written.result, written.session.lookup("w")); // the same index on x: the same node
+  std::vector<rewrite::Rule> rules = rewrite::parseRules(moved, "t");
+  rewrite::Engine engine(written.session.mutableGraph(), rules);
+  auto nameOf = [&](const ops::Node *n) -> std::optional<std::string> {
+    if (n == written.session.lookup("x")) return "x";
+    return std::nullopt;
+  };
+  EXPECT_EQ(engine.replacementText(rules[0], written.node, nameOf, Assignment{{"n", 4}}), std::optional<std::string>("x[1:, None, 2]"));
+  // set_subtensor(x[i], v) and x[i].shape.
+  const std::string write =
+      "rule r: set_subtensor(x[i], v) -> v if is_unit_slices(i) and x[i].shape == x.shape and v.shape == x.shape";
+  Applied all({"param n", "x = input((n, 3), float64)", "y = set_subtensor(x[:], exp(x))"}, "y", write);
+  ASSERT_NE(all.result, nullptr);
+  EXPECT_EQ(all.result->op, "exp");
+  Applied some({"param n", "x = input((n, 3), float64)", "y = set_subtensor(x[1:], exp(x[1:]))"}, "y", write);
+  EXPECT_EQ(some.result, nullptr);
+}

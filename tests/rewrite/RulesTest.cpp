@@ -76,7 +76,7 @@ TEST(Rules, EveryRefusalNamesFileLineAndColumn) {
       {"rule r: exp(x) -> x if x.ndim", "t.rules:1:24: a condition is a comparison or a test, not a size"},
       {"rule r: exp(x) -> x if x == 1", "t.rules:1:24: 'x' is an array: a condition reads its .shape, .ndim, .dtype or .size"},
       {"rule r: exp(x) -> x if x.ndim == 1.5", "t.rules:1:34: a condition compares integers"},
-      {"rule r: exp(x) -> x if is_floaty(x)", "t.rules:1:24: a condition cannot call 'is_floaty' (it may call can_cast, is_bool, is_float, is_integer, is_signed, len)"},
+      {"rule r: exp(x) -> x if is_floaty(x)", "t.rules:1:24: a condition cannot call 'is_floaty' (it may call can_cast, is_basic, is_bool, is_float, is_integer, is_signed, is_unit_slices, len)"},
       {"rule r: exp(x) -> x if not x.ndim", "t.rules:1:28: expected a truth value, got a size"},
       // Attributes, op variables, builds.
       {"rule r: sum(x, axes=a) -> x", "t.rules:1:16: 'sum' has no attribute 'axes' (it has axis, keepdims)"},
@@ -90,6 +90,16 @@ TEST(Rules, EveryRefusalNamesFileLineAndColumn) {
       {"rule r: reshape(exp(x)) -> exp(reshape(x))", "t.rules:1:32: reshape takes 2 arguments here"},
       {"rule r: sum(exp(x)) -> sum(x, axes=0)", "t.rules:1:31: sum takes no attribute 'axes' here"},
       {"rule r: sum(x, axis=0, axis=1) -> x", "t.rules:1:24: the keyword 'axis' is given twice"},
+      // Subscripts: one index variable, used where an index goes.
+      {"rule r: exp(x)[0] -> x", "t.rules:1:16: a subscript in a rule is one index variable: x[i] stands for the whole index (its slices, integers, new axes and index array)"},
+      {"rule r: x[i] -> x if i.ndim == 0", "t.rules:1:22: 'i' is an index: it is used as x[i], or in is_basic(i) or is_unit_slices(i)"},
+      {"rule r: exp(x) -> x[i]", "t.rules:1:19: the replacement uses the index 'i', which the pattern does not bind"},
+      {"rule r: exp(x)[i] -> x if y[i].shape == x.shape", "t.rules:1:27: the condition reads y[i], which the pattern does not match"},
+      {"rule r: inc_subtensor(x, v) -> x", "t.rules:1:9: inc_subtensor matches as inc_subtensor(x[i], v)"},
+      {"rule r: x[i] -> x if is_basic(x)", "t.rules:1:22: is_basic takes an index variable (bound by x[i] in the pattern)"},
+      {"rule r: x[x] -> x", "t.rules:1:9: 'x' names both an index and an array or attribute"},
+      {"rule r: x[i] -> x if x[i] == 1", "t.rules:1:22: x[i] is an array: a condition reads its .shape, .ndim, .dtype or .size"},
+      {"rule r: exp(x)[i] -> exp(x[i])", "t.rules:1: rule r could loop: it decreases no measure of the reduction order (skeleton size, layout depth, fill height, work below reductions, size; rewrite/Termination.h)"},
       // Termination: a rule that decreases no measure, and a pair that undo each other.
       {"rule grow: exp(x) -> exp(exp(x))", "t.rules:1: rule grow could loop: it decreases no measure of the reduction order (skeleton size, layout depth, fill height, work below reductions, size; rewrite/Termination.h)"},
       {"rule r: x * y -> (x * y) * y", "t.rules:1: rule r could loop: it decreases no measure of the reduction order (skeleton size, layout depth, fill height, work below reductions, size; rewrite/Termination.h)"},
