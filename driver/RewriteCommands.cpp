@@ -146,6 +146,9 @@ int proptestCommand(const ProptestOptions &o) {
     j["evaluations"] = stats.evaluations;
     j["errors_agreed"] = stats.errorsAgreed;
     j["rewritten"] = stats.rewritten;
+    Json fired = Json::object();
+    for (const auto &[rule, k] : stats.fired) fired[rule] = k;
+    j["fired"] = fired;
     j["failure"] = failure ? Json(failure->message) : Json(nullptr);
     j["script"] = failure ? Json(failure->script()) : Json(nullptr);
     j["case"] = failure ? Json(result.failedAt) : Json(nullptr);
@@ -158,6 +161,11 @@ int proptestCommand(const ProptestOptions &o) {
     std::cout << run << " cases" << shardText << " passed in " << seconds << " s (" << (seconds > 0 ? double(run) / seconds : 0.0)
               << " cases/s; " << stats.evaluations << " evaluations compared, " << stats.errorsAgreed
               << " errors of the same kind, " << stats.rewritten << " outputs rewritten)\n";
+    if (!stats.fired.empty()) {
+      std::cout << "rules applied:";
+      for (const auto &[rule, k] : stats.fired) std::cout << " " << rule << " x" << k;
+      std::cout << "\n";
+    }
   }
   return failure ? kExitShapeError : kExitOk;
 }
@@ -178,6 +186,7 @@ void addRewriteCommands(CLI::App &app) {
   pt->footer("Each case: a random program, rewritten (checked, strict, exact rules), run at 3 size points by the\n"
              "reference interpreter (original) and the optimized one (rewritten): same error kind, dtype, shape\n"
              "and bits; inputs unmodified. A failure is shrunk and printed as a `shapelab run` script.\n"
+             "After a pass, the applications of each rule (JSON: \"fired\": {rule: count}).\n"
              "Exit codes: 0 all passed, 1 a case failed, 2 bad options.");
   pt->callback([p] { exitCode() = reportErrors("proptest", [&] { return proptestCommand(*p); }, p->common.json); });
 

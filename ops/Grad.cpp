@@ -420,12 +420,23 @@ void Backward::propagate(const Node *n, const Node *grad) {
   }
   case OpKind::Diff: { // the adjoint of one difference along the axis: [0, g] - [g, 0]
     const attr::Difference &d = n->attr<attr::Difference>();
+    const std::size_t axis = std::size_t(d.axis);
+    // The j-th difference has length max(0, L - j). Where L < n the later ones are all empty,
+    // and [0, g] of an empty g is one too long: each step is cut to its operand's length. Where
+    // the result's length is L - n (L >= n, as the shape rule proved), no cut is needed.
+    const Expr &L = in(0)->shape[axis];
+    const bool longEnough = n->shape[axis] == L - Expr(d.n);
     const Node *back = grad;
     for (int64_t k = 0; k < d.n; ++k) {
       Shape one = back->shape;
-      one[std::size_t(d.axis)] = Expr(1);
+      one[axis] = Expr(1);
       const Node *zero = g_.full(one, lit(0.0), back->dtype);
       back = sub(g_.concatenate({zero, back}, d.axis), g_.concatenate({back, zero}, d.axis));
+      if (!longEnough) {
+        std::vector<IndexEntry> cut(back->rank());
+        cut[axis].stop = max(Expr(0), L - Expr(d.n - 1 - k));
+        back = g_.index(back, std::move(cut));
+      }
     }
     return give(in(0), back);
   }

@@ -190,6 +190,7 @@ std::optional<std::string> checkBuilt(lang::Session &session, Solver &solver, co
   if (stats) {
     ++stats->programs;
     for (std::size_t i = 0; i < originals.size(); ++i) stats->rewritten += r.outputs[i] != originals[i];
+    for (const auto &[rule, count] : r.fired) stats->fired[rule] += std::size_t(count);
   }
   std::mt19937_64 rng(seed);
   std::vector<Assignment> points = pointsFor(solver, g, originals, rng, options.points);

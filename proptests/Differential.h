@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ struct DifferentialFailure {
 
 struct DifferentialStats {
   std::size_t programs = 0, evaluations = 0, rewritten = 0, errorsAgreed = 0;
+  /// Applications of each rule (the strict rewriting of exact rules), by rule name.
+  std::map<std::string, std::size_t> fired;
 };
 
 /// Checks `lines` (already a program) with the parameter points drawn from `seed`.

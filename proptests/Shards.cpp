@@ -2,11 +2,13 @@
 #include "proptests/Shards.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 
 #include "interp/Threads.h"
+#include "rewrite/Rules.h"
 #include "symbolic/Errors.h"
 
 namespace shapelab::proptests {
@@ -15,6 +17,7 @@ namespace {
 /// One case's counts (a program's evaluations stay far below 2**32).
 struct Counts {
   uint32_t evaluations = 0, errorsAgreed = 0, rewritten = 0, programs = 0;
+  std::vector<std::pair<uint16_t, uint32_t>> fired; // (shipped rule's index, applications)
 };
 
 /// Counts by local case index, in chunks made as cases reach them (memory grows with the cases
@@ -45,6 +48,9 @@ ShardResult runShard(const ShardOptions &o) {
   const int64_t local = o.cases > o.shard ? (o.cases - o.shard + o.shards - 1) / o.shards : 0;
   ShardResult out;
   CountTable counts;
+  const std::vector<rewrite::Rule> &rules = rewrite::defaultRules();
+  std::map<std::string, uint16_t> ruleIndex;
+  for (std::size_t k = 0; k < rules.size(); ++k) ruleIndex.emplace(rules[k].name, uint16_t(k));
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> firstFailure{local}; // no local case at or past it is taken
   std::mutex lock;                           // guards out.failure
@@ -62,7 +68,9 @@ ShardResult runShard(const ShardOptions &o) {
       if (++done % 1024 == 0) solver.clearMemo();
       DifferentialStats stats;
       std::optional<DifferentialFailure> f = checkRandomProgram(o.seed + uint64_t(o.shard + i * o.shards), d, &stats);
-      counts.set(i, {uint32_t(stats.evaluations), uint32_t(stats.errorsAgreed), uint32_t(stats.rewritten), uint32_t(stats.programs)});
+      Counts c{uint32_t(stats.evaluations), uint32_t(stats.errorsAgreed), uint32_t(stats.rewritten), uint32_t(stats.programs), {}};
+      for (const auto &[rule, k] : stats.fired) c.fired.push_back({ruleIndex.at(rule), uint32_t(k)});
+      counts.set(i, c);
       if (!f) continue;
       std::lock_guard<std::mutex> guard(lock);
       if (failedLocal < 0 || i < failedLocal) {
@@ -83,6 +91,7 @@ ShardResult runShard(const ShardOptions &o) {
     out.totals.evaluations += c.evaluations;
     out.totals.errorsAgreed += c.errorsAgreed;
     out.totals.rewritten += c.rewritten;
+    for (const auto &[rule, k] : c.fired) out.totals.fired[rules[rule].name] += k;
     if (o.perCase) {
       out.perCase.indices.push_back(o.shard + i * o.shards);
       out.perCase.evaluations.push_back(c.evaluations);
