@@ -91,12 +91,17 @@ ShardResult runShard(const ShardOptions &o) {
     out.totals.evaluations += c.evaluations;
     out.totals.errorsAgreed += c.errorsAgreed;
     out.totals.rewritten += c.rewritten;
-    for (const auto &[rule, k] : c.fired) out.totals.fired[rules[rule].name] += k;
+    std::map<std::string, uint32_t> fired;
+    for (const auto &[rule, k] : c.fired) {
+      out.totals.fired[rules[rule].name] += k;
+      fired[rules[rule].name] = k;
+    }
     if (o.perCase) {
       out.perCase.indices.push_back(o.shard + i * o.shards);
       out.perCase.evaluations.push_back(c.evaluations);
       out.perCase.errorsAgreed.push_back(c.errorsAgreed);
       out.perCase.rewritten.push_back(c.rewritten);
+      out.perCase.fired.push_back(std::move(fired));
     }
   }
   return out;

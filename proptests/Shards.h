@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "proptests/Differential.h"
@@ -32,6 +34,7 @@ struct ShardOptions {
 struct CaseCounts {
   std::vector<int64_t> indices;
   std::vector<uint32_t> evaluations, errorsAgreed, rewritten;
+  std::vector<std::map<std::string, uint32_t>> fired; // each rule's applications
 };
 
 struct ShardResult {

@@ -302,6 +302,7 @@ void bindPrograms(py::module_ &m) {
         d["evaluations"] = r.perCase.evaluations;
         d["errors_agreed"] = r.perCase.errorsAgreed;
         d["rewritten"] = r.perCase.rewritten;
+        d["fired"] = r.perCase.fired;
         return d;
       },
       py::arg("cases"), py::arg("seed"), py::arg("mode") = "numpy", py::arg("max_nodes") = 10, py::arg("shard") = 0,

@@ -66,6 +66,7 @@ def campaign(cases=1000, seed=1, mode="numpy", max_nodes=10, client=None, shards
     first = min(failing, key=lambda r: r["failed_at"]) if failing else None
     last = first["failed_at"] if first else cases - 1
     totals = {"evaluations": 0, "errors_agreed": 0, "rewritten": 0}
+    fired = {}
     run = 0
     for r in results:
         for i, k in enumerate(r["indices"]):
@@ -73,10 +74,12 @@ def campaign(cases=1000, seed=1, mode="numpy", max_nodes=10, client=None, shards
                 run += 1
                 for key in totals:
                     totals[key] += r[key][i]
+                for rule, count in r["fired"][i].items():
+                    fired[rule] = fired.get(rule, 0) + count
     if run != last + 1:
         raise RuntimeError(f"the shards ran {run} of the {last + 1} cases up to case {last}")
     return {"command": "proptest", "cases": run, "seed": seed, "mode": mode, "jobs": shards, "passed": first is None,
             "seconds": seconds, "cases_per_second": run / seconds if seconds > 0 else 0.0,
             "evaluations": totals["evaluations"], "errors_agreed": totals["errors_agreed"],
-            "rewritten": totals["rewritten"], "failure": first["failure"] if first else None,
+            "rewritten": totals["rewritten"], "fired": dict(sorted(fired.items())), "failure": first["failure"] if first else None,
             "script": first["script"] if first else None, "case": last if first else None, "shards": shards}

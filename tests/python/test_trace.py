@@ -352,7 +352,7 @@ def cli_proptest(*args):
 
 
 def comparable(r):
-    return {k: r[k] for k in ("cases", "seed", "mode", "passed", "evaluations", "errors_agreed", "rewritten",
+    return {k: r[k] for k in ("cases", "seed", "mode", "passed", "evaluations", "errors_agreed", "rewritten", "fired",
                               "failure", "script", "case")}
 
 
