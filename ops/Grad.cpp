@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -285,25 +286,48 @@ void Backward::blockwiseRule(const Node *n, const Node *grad) {
 
 void Backward::einsumRule(const Node *n, const Node *grad) {
   const EinsumSpec &spec = n->attr<EinsumSpec>();
+  std::set<int64_t> used(spec.output.begin(), spec.output.end());
+  for (const std::vector<int64_t> &o : spec.operands) used.insert(o.begin(), o.end());
   for (std::size_t i = 0; i < n->inputs.size(); ++i) {
     const Node *x = n->inputs[i];
     if (!onPath_.count(x)) continue;
     const std::vector<int64_t> &labels = spec.operands[i];
-    // Operand i's adjoint: the einsum of g with the other operands into i's labels. Each label
-    // of i must be read elsewhere (the output or another operand) and appear once in i.
-    for (std::size_t k = 0; k < labels.size(); ++k) {
-      if (std::count(labels.begin(), labels.end(), labels[k]) > 1) noAdjoint(n, "a diagonal of operand " + std::to_string(i));
-      bool elsewhere = std::count(spec.output.begin(), spec.output.end(), labels[k]) > 0;
-      for (std::size_t j = 0; j < spec.operands.size() && !elsewhere; ++j)
-        elsewhere = j != i && std::count(spec.operands[j].begin(), spec.operands[j].end(), labels[k]) > 0;
-      if (!elsewhere) noAdjoint(n, "a label summed within operand " + std::to_string(i) + " alone");
-    }
+    // Operand i's adjoint is one einsum: g with the other operands, into i's labels. A label
+    // summed within i alone (read neither by the output nor by another operand) comes from a
+    // vector of ones (each element gets all of g); each repeat of a label (a diagonal) gets a
+    // fresh letter tied to the first by an identity matrix (only the diagonal gets anything).
     EinsumSpec back;
     std::vector<const Node *> xs{grad};
     back.operands.push_back(spec.output);
     for (std::size_t j = 0; j < spec.operands.size(); ++j)
       if (j != i) back.operands.push_back(spec.operands[j]), xs.push_back(n->inputs[j]);
-    back.output = labels;
+    std::set<int64_t> fresh = used;
+    auto freshLabel = [&]() -> int64_t {
+      for (const char *letters : {"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
+        for (const char *c = letters; *c; ++c)
+          if (fresh.insert(int64_t(*c)).second) return int64_t(*c);
+      noAdjoint(n, "no letters left for the diagonal of operand " + std::to_string(i));
+    };
+    for (std::size_t k = 0; k < labels.size(); ++k) {
+      const int64_t label = labels[k];
+      const std::size_t first = std::size_t(std::find(labels.begin(), labels.end(), label) - labels.begin());
+      if (first != k) {
+        const int64_t copy = freshLabel();
+        back.output.push_back(copy);
+        back.operands.push_back({label, copy});
+        xs.push_back(ops::eye(g_, x->shape[first], x->shape[first], 0, grad->dtype, mode_));
+        continue;
+      }
+      back.output.push_back(label);
+      const bool repeated = std::count(labels.begin(), labels.end(), label) > 1;
+      bool elsewhere = std::count(spec.output.begin(), spec.output.end(), label) > 0;
+      for (std::size_t j = 0; j < spec.operands.size() && !elsewhere; ++j)
+        elsewhere = j != i && std::count(spec.operands[j].begin(), spec.operands[j].end(), label) > 0;
+      if (!elsewhere && !repeated) {
+        back.operands.push_back({label});
+        xs.push_back(g_.full({x->shape[k]}, lit(1.0), grad->dtype));
+      }
+    }
     give(x, to(g_.einsum(back, xs, mode_), x));
   }
 }

@@ -95,6 +95,9 @@ TEST(Grad, EveryRuleAgreesWithFiniteDifferences) {
       "np.sum(np.linalg.cholesky(s @ s.T + 0.5 * np.eye(n)) ** 2)",
       "np.sum(np.cumsum(x, axis=1) ** 2) + np.sum(np.diff(v, n=2) ** 2) + np.sum(np.cumsum(a))",
       "np.sum(np.einsum('ij,ik->jk', x, a) ** 2) + np.sum(np.outer(v, w)) + np.sum(v @ x) + v @ v",
+      // Diagonals (a label repeated in an operand) and labels summed within one operand alone.
+      "np.sum(np.einsum('ii->i', s) ** 2) + np.einsum('ii', s * s) + np.sum(np.einsum('ij->i', x) ** 2) + np.einsum('ij->', a)",
+      "np.sum(np.einsum('ii,ij->ij', s, x) ** 2) + np.sum(np.einsum('ij,i->', x, v) * np.einsum('jj,j->j', s, v))",
       "np.sum(set_subtensor(x[0], w) ** 2) + np.sum(inc_subtensor(a[:, 1], v) ** 2) + np.sum(np.broadcast_to(w, (n, m)) * x)",
       "np.sum(np.sort(x, axis=1) * a) + np.sum(np.sort(v) * np.arange(n)) + np.sum(np.convolve(v, w) ** 2)",
       "np.sum(np.convolve(w, v * v) * np.arange(n + m - 1))",
