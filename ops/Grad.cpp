@@ -269,6 +269,79 @@ void Backward::blockwiseRule(const Node *n, const Node *grad) {
     give(a, sub(tril(g_, add(s, mT(s)), Expr(0), mode_), mul(s, eye)));
     return;
   }
+  if (op == "eigh_w" || op == "eigh_v" || op == "eigh_w_upper" || op == "eigh_v_upper") {
+    // A = V diag(w) V^T of the symmetric matrix eigh reads from one triangle (Giles 2008,
+    // "An extended collection of matrix derivative results"): w's adjoint is V diag(gw) V^T,
+    // V's is V (F * (V^T gV)) V^T with F_ij = 1 / (w_j - w_i) off the diagonal and 0 on it
+    // (infinite where two eigenvalues are equal, as every autodiff library's). The matrix read
+    // is its triangle mirrored: the adjoint of an entry off the diagonal is S_ij + S_ji.
+    const Node *a = n->inputs[0];
+    const bool upper = op.ends_with("_upper");
+    const std::string suffix = upper ? "_upper" : "";
+    // (Built as linalg's composites build them, so that a program's own eigh is the same node.)
+    const Node *w = op.starts_with("eigh_w") ? n : g_.blockwise("eigh_w" + suffix, {a}, BroadcastMode::Numpy);
+    const Node *v = op.starts_with("eigh_v") ? n : g_.blockwise("eigh_v" + suffix, {a}, BroadcastMode::Numpy);
+    const int64_t r = int64_t(w->rank());
+    const Node *inner;
+    if (op.starts_with("eigh_w")) {
+      inner = g_.binary("multiply", v, g_.expandDims(grad, {r - 1}), mode_); // V diag(gw)
+    } else {
+      const Expr m = a->shape.back();
+      const Node *eye = ops::eye(g_, m, m, 0, DType::Bool, mode_);
+      const Node *gaps = sub(g_.expandDims(w, {r - 1}), g_.expandDims(w, {r}));    // w_j - w_i
+      const Node *f = g_.where(eye, lit(0.0), div(lit(1.0), gaps), mode_);
+      inner = g_.blockwise("matmul", {v, mul(f, g_.blockwise("matmul", {mT(v), grad}, mode_))}, mode_);
+    }
+    const Node *sym = g_.blockwise("matmul", {inner, mT(v)}, mode_);
+    const Expr m = a->shape.back();
+    const Node *eye = ops::eye(g_, m, m, 0, sym->dtype, mode_);
+    const Node *both = add(sym, mT(sym));
+    give(a, to(sub(upper ? triu(g_, both, Expr(0), mode_) : tril(g_, both, Expr(0), mode_), mul(sym, eye)), a));
+    return;
+  }
+  if (op == "svd_s") { // A = U diag(s) V^T: the singular values' adjoint is U diag(gs) V^T (reduced U, V)
+    const Node *a = n->inputs[0];
+    const Node *u = g_.blockwise("svd_u", {a}, BroadcastMode::Numpy), *vh = g_.blockwise("svd_vh", {a}, BroadcastMode::Numpy);
+    const Node *scaled = g_.binary("multiply", u, g_.expandDims(grad, {int64_t(grad->rank()) - 1}), mode_);
+    give(a, to(g_.blockwise("matmul", {scaled, vh}, mode_), a));
+    return;
+  }
+  if (op == "svd_u" || op == "svd_vh") {
+    // Reduced A = U diag(s) V^T, k = min(m, n) (Townsend 2016, "Differentiating the singular
+    // value decomposition"): with F_ij = 1 / (s_j^2 - s_i^2) off the diagonal and 0 on it,
+    //   U's adjoint: U (F * (U^T gU - gU^T U)) S V^T + (I - U U^T) gU S^-1 V^T,
+    //   V's adjoint: U S (F * (V^T gV - gV^T V)) V^T + U S^-1 gV^T (I - V V^T).
+    // Infinite where singular values repeat or one is 0, as every autodiff library's.
+    const Node *a = n->inputs[0];
+    const Node *s = g_.blockwise("svd_s", {a}, BroadcastMode::Numpy);
+    const Node *u = g_.blockwise("svd_u", {a}, BroadcastMode::Numpy), *vh = g_.blockwise("svd_vh", {a}, BroadcastMode::Numpy);
+    const int64_t r = int64_t(s->rank());
+    const Expr k = s->shape.back();
+    const Node *eye = ops::eye(g_, k, k, 0, DType::Bool, mode_);
+    const Node *sq = mul(s, s);
+    const Node *f = g_.where(eye, lit(0.0), div(lit(1.0), sub(g_.expandDims(sq, {r - 1}), g_.expandDims(sq, {r}))), mode_);
+    const Node *inv = div(lit(1.0), s);
+    auto matmul = [&](const Node *x, const Node *y) { return g_.blockwise("matmul", {x, y}, mode_); };
+    const Node *back;
+    if (op == "svd_u") {
+      const Node *utg = matmul(mT(u), grad);
+      const Node *j = mul(f, sub(utg, mT(utg)));
+      const Node *rotation = matmul(matmul(u, mul(j, g_.expandDims(s, {r - 1}))), vh);
+      const Node *outside = matmul(mul(sub(grad, matmul(u, utg)), g_.expandDims(inv, {r - 1})), vh);
+      back = add(rotation, outside);
+    } else {
+      const Node *v = mT(vh), *gv = mT(grad);
+      const Node *vtg = matmul(vh, gv);
+      const Node *kk = mul(f, sub(vtg, mT(vtg)));
+      const Node *rotation = matmul(matmul(u, mul(g_.expandDims(s, {r}), kk)), vh);
+      const Node *outside = matmul(mul(u, g_.expandDims(inv, {r - 1})), mT(sub(gv, matmul(v, vtg))));
+      back = add(rotation, outside);
+    }
+    give(a, to(back, a));
+    return;
+  }
+  if (op == "svd_u_full" || op == "svd_vh_full")
+    noAdjoint(n, "full_matrices=True: the columns past min(m, n) are any basis of a complement; full_matrices=False has one");
   if (op == "solve") { // x = A^-1 b: gb = A^-T g, gA = -gb x^T
     const Node *a = n->inputs[0], *b = n->inputs[1];
     const bool vec = b->rank() == a->rank() - 1;

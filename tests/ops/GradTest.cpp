@@ -93,6 +93,12 @@ TEST(Grad, EveryRuleAgreesWithFiniteDifferences) {
       // cholesky reads s's lower triangle (diagonal 3 + entries in (-1, 1): positive definite)
       "np.sum(np.linalg.cholesky(s) * a) + np.linalg.slogdet(s)[1]",
       "np.sum(np.linalg.cholesky(s @ s.T + 0.5 * np.eye(n)) ** 2)",
+      // eigh reads one triangle; eigenvectors up to sign (a cost of their squares does not see it).
+      "np.sum(np.linalg.eigvalsh(s) * v) + np.sum(np.linalg.eigh(s, UPLO='U')[0] ** 2) + np.sum(np.linalg.eigh(s)[1] ** 2 * a)",
+      "np.sum(np.linalg.eigh(s @ s.T)[1] ** 2 * x[:, :1]) + np.sum(np.linalg.svd(x, compute_uv=False) ** 2) + np.sum(np.linalg.svd(s)[1] * v)",
+      // svd's vectors (reduced) of square and rectangular matrices: costs their signs do not change.
+      "np.sum(np.linalg.svd(x, full_matrices=False)[0] ** 2 * a[:, :1]) + np.sum((np.linalg.svd(x, full_matrices=False)[2] ** 2) * w[:1])",
+      "np.sum(np.linalg.pinv(x) ** 2) + np.sum(np.linalg.svd(s, full_matrices=False)[0] @ np.linalg.svd(s, full_matrices=False)[2] * a[:, :1])",
       "np.sum(np.cumsum(x, axis=1) ** 2) + np.sum(np.diff(v, n=2) ** 2) + np.sum(np.cumsum(a))",
       "np.sum(np.einsum('ij,ik->jk', x, a) ** 2) + np.sum(np.outer(v, w)) + np.sum(v @ x) + v @ v",
       // Diagonals (a label repeated in an operand) and labels summed within one operand alone.
