@@ -20,7 +20,9 @@ namespace {
 
 class Backward {
 public:
-  Backward(Graph &graph, BroadcastMode mode) : g_(graph), mode_(mode) {}
+  Backward(Graph &graph, BroadcastMode mode) : g_(graph), mode_(mode), onPath_(ownPath_) {}
+  /// A pass over one branch of an ifelse, sharing the outer pass's paths and inputs.
+  Backward(const Backward &outer, int) : g_(outer.g_), mode_(outer.mode_), onPath_(outer.onPath_), wrt_(outer.wrt_) {}
 
   /// Adds `adjoint` to what node `n` receives.
   /// Only float arrays carry an adjoint: an integer or bool node passes none, and receives none.
@@ -40,6 +42,7 @@ public:
     // The nodes the cost reads (transitively), and among them those that read a node of `wrt`.
     const std::vector<const Node *> ancestors = nodesRead({cost});
     for (const Node *x : wrt) onPath_.insert(x);
+    wrt_ = wrt;
     for (const Node *n : ancestors)
       for (const Node *i : n->inputs)
         if (onPath_.count(i)) {
@@ -75,8 +78,29 @@ public:
 private:
   Graph &g_;
   BroadcastMode mode_;
-  std::unordered_set<const Node *> onPath_;
+  std::unordered_set<const Node *> ownPath_;
+  std::unordered_set<const Node *> &onPath_; // the outer pass's, in a branch's pass
+  std::vector<const Node *> wrt_;
   std::unordered_map<const Node *, const Node *> adjoint_;
+
+  /// The adjoint `grad` of ifelse `n`'s branch `side` (0: taken where n->cond holds), carried
+  /// down to the inputs by a pass of its own, each input's share computed inside an ifelse on
+  /// the same condition: lazy, so the backward nodes of the branch not taken never run and
+  /// raise none of its errors (the gradient fails exactly where the cost does).
+  void throughBranch(const Node *n, int side, const Node *grad) {
+    const Node *branch = n->inputs[std::size_t(side)];
+    Backward inner(*this, 0);
+    inner.adjoint_.emplace(branch, grad);
+    const std::vector<const Node *> below = nodesRead({branch});
+    for (auto it = below.rbegin(); it != below.rend(); ++it)
+      if (auto a = inner.adjoint_.find(*it); a != inner.adjoint_.end()) inner.propagate(*it, a->second);
+    for (const Node *x : wrt_) {
+      auto a = inner.adjoint_.find(x);
+      if (a == inner.adjoint_.end()) continue;
+      const Node *share = a->second;
+      give(x, side == 0 ? g_.ifelse(n->cond, share, zerosLike(x)) : g_.ifelse(n->cond, zerosLike(x), share));
+    }
+  }
 
   const Node *lit(double v) { return g_.literal(v, DType::Float64); }
   /// x computed after the cost where the cost has shape obligations pending.
@@ -559,10 +583,11 @@ void Backward::propagate(const Node *n, const Node *grad) {
     return give(in(0), back); // (an element 0: nan, as prod's)
   }
   case OpKind::IfElse: {
-    if (n->inputs.size() > 2) noAdjoint(n, "a condition on data");
-    // The branch taken gets the adjoint, the other zeros (each of its own shape).
-    if (onPath_.count(in(0))) give(in(0), g_.ifelse(n->cond, grad, zerosLike(in(0))));
-    if (onPath_.count(in(1))) give(in(1), g_.ifelse(n->cond, zerosLike(in(1)), grad));
+    // The branch taken gets the adjoint, the other zeros (each of its own shape), each through
+    // a pass of its own (throughBranch). On data, the condition is the forward node's data size
+    // (1 where the 0-d condition held), known once it ran.
+    if (onPath_.count(in(0))) throughBranch(n, 0, g_.ifelse(n->cond, grad, zerosLike(in(0))));
+    if (onPath_.count(in(1))) throughBranch(n, 1, g_.ifelse(n->cond, zerosLike(in(1)), grad));
     return;
   }
   }
