@@ -364,6 +364,37 @@ void Backward::blockwiseRule(const Node *n, const Node *grad) {
     give(a, to(back, a));
     return;
   }
+  if (op == "qr_q" || op == "qr_r") {
+    // A = QR reduced, k = min(m, n); R = [R1 R2] with R1 k x k, and A = [X Y] alike (Y empty
+    // where m >= n). Differentiating X = Q R1 (Q^T dQ antisymmetric, dR1 R1^-1 upper
+    // triangular) and R2 = Q^T Y: with gQ' = gQ + Y gR2^T and M = gR1 R1^T - Q^T gQ',
+    //   gX = (gQ' + Q (triu(M) + triu(M, 1)^T)) R1^-T,   gY = Q gR2,   gA = [gX gY].
+    const Node *a = n->inputs[0];
+    const Node *q = g_.blockwise("qr_q", {a}, BroadcastMode::Numpy), *r = g_.blockwise("qr_r", {a}, BroadcastMode::Numpy);
+    const std::size_t last = a->rank() - 1;
+    const Expr k = q->shape.back();
+    auto columns = [&](const Node *x, std::optional<Expr> from, std::optional<Expr> to) {
+      std::vector<IndexEntry> e(x->rank());
+      e[last].start = from;
+      e[last].stop = to;
+      return g_.index(x, std::move(e));
+    };
+    auto matmul = [&](const Node *x, const Node *y) { return g_.blockwise("matmul", {x, y}, mode_); };
+    const Node *r1 = columns(r, std::nullopt, k), *y = columns(a, k, std::nullopt);
+    const Node *gq = op == "qr_q" ? grad : nullptr, *gr = op == "qr_r" ? grad : nullptr;
+    const Node *gqPrime = gq ? gq : g_.full(q->shape, lit(0.0), q->dtype);
+    if (gr) gqPrime = add(gqPrime, matmul(y, mT(columns(gr, k, std::nullopt))));
+    const Node *m = neg(matmul(mT(q), gqPrime));
+    if (gr) m = add(m, matmul(columns(gr, std::nullopt, k), mT(r1)));
+    const Node *nsym = add(triu(g_, m, Expr(0), mode_), mT(triu(g_, m, Expr(1), mode_)));
+    const Node *b = add(gqPrime, matmul(q, nsym));
+    const Node *gx = mT(g_.blockwise("solve", {r1, mT(b)}, mode_)); // b R1^-T
+    const Node *gy = gr ? matmul(q, columns(gr, k, std::nullopt)) : g_.full(y->shape, lit(0.0), gx->dtype);
+    give(a, to(g_.concatenate({gx, gy}, int64_t(last)), a));
+    return;
+  }
+  if (op == "qr_q_complete" || op == "qr_r_complete")
+    noAdjoint(n, "mode='complete': Q's columns past min(m, n) are any basis of a complement; mode='reduced' has one");
   if (op == "svd_u_full" || op == "svd_vh_full")
     noAdjoint(n, "full_matrices=True: the columns past min(m, n) are any basis of a complement; full_matrices=False has one");
   if (op == "solve") { // x = A^-1 b: gb = A^-T g, gA = -gb x^T

@@ -98,6 +98,9 @@ TEST(Grad, EveryRuleAgreesWithFiniteDifferences) {
       "np.sum(np.linalg.eigh(s @ s.T)[1] ** 2 * x[:, :1]) + np.sum(np.linalg.svd(x, compute_uv=False) ** 2) + np.sum(np.linalg.svd(s)[1] * v)",
       // svd's vectors (reduced) of square and rectangular matrices: costs their signs do not change.
       "np.sum(np.linalg.svd(x, full_matrices=False)[0] ** 2 * a[:, :1]) + np.sum((np.linalg.svd(x, full_matrices=False)[2] ** 2) * w[:1])",
+      // qr (reduced) of tall, square and wide matrices; Q and R up to the signs of R's diagonal.
+      "np.sum(np.linalg.qr(x)[1] ** 2 * a[:1, :]) + np.sum(np.linalg.qr(x)[0] ** 2 * a[:, :1])",
+      "np.sum(np.linalg.qr(x)[0] @ np.linalg.qr(x)[1] * a) + np.sum(np.abs(np.linalg.qr(s, mode='r')))",
       "np.sum(np.linalg.pinv(x) ** 2) + np.sum(np.linalg.svd(s, full_matrices=False)[0] @ np.linalg.svd(s, full_matrices=False)[2] * a[:, :1])",
       "np.sum(np.cumsum(x, axis=1) ** 2) + np.sum(np.diff(v, n=2) ** 2) + np.sum(np.cumsum(a))",
       "np.sum(np.einsum('ij,ik->jk', x, a) ** 2) + np.sum(np.outer(v, w)) + np.sum(v @ x) + v @ v",
@@ -206,7 +209,7 @@ TEST(Grad, RefusalsNameWhatIsWrong) {
   refused("g = grad(np.sum(x), y)", "the cost does not depend on input y");
   refused("g = grad(np.sum(x + i), i)", "input i is int64: only float arrays have a gradient");
   refused("g = grad(np.sum((x > 0.5).astype(np.float64)) + np.sum(y), x)", "no differentiable path from input x");
-  refused("g = grad(np.sum(np.linalg.qr(np.stack([x, y]))[1]), x)", "has no adjoint in shapelab yet");
+  refused("g = grad(np.sum(np.linalg.svd(np.stack([x, y]))[0]), x)", "has no adjoint in shapelab yet (full_matrices=True");
 }
 
 // Random programs (elementwise ops, broadcasts, reshapes, slices, reductions), in both modes:
@@ -297,8 +300,16 @@ RC_GTEST_PROP(Grad, RandomProgramsAgreeWithFiniteDifferencesAndKeepTheErrorDomai
     }
     const std::string costOutcome = outcome("cost", point, given);
     for (const auto &[x, g] : wrt) RC_ASSERT(outcome(g, point, given) == costOutcome);
-    // The optimized interpreter (fused loops) computes the same gradients.
-    if (costOutcome == "ok")
+    // The optimized interpreter (fused loops) computes the same gradients. Not where the cost's
+    // sine reads values past 1e6: there its argument's last bit (vector math against libm, both
+    // within an ulp) moves the sine's derivative by more than the tolerance (exp of a product
+    // of sizes reached 5.8e9: the two gradients differed in the 8th digit).
+    bool conditioned = costOutcome == "ok";
+    if (conditioned) {
+      const interp::Array v = session.evaluate(last, point, given).astype(DType::Float64).contiguous();
+      for (int64_t i = 0; i < v.size() && conditioned; ++i) conditioned = std::abs(v.base<double>()[i]) <= 1e6;
+    }
+    if (conditioned)
       for (const auto &[x, g] : wrt) {
         const interp::Array ref = session.evaluate(g, point, given).astype(DType::Float64).contiguous();
         const interp::Array fast = session.evaluate(g, point, given, true).astype(DType::Float64).contiguous();
