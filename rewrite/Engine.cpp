@@ -216,35 +216,6 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
                    : "the rank changes from " + std::to_string(old->rank()) + " to " + std::to_string(now->rank());
     return r;
   }
-  for (std::size_t i = 0; i < old->rank(); ++i) {
-    if (old->shape[i] == now->shape[i]) continue;
-    // Equal at every point of the context (the common case: a rewrite keeps its shapes) needs
-    // no hypothesis; only otherwise is the old node's whole validity domain assumed, a question
-    // that grows with the program above the node.
-    const Pred same = whereHolds(eq(old->shape[i], now->shape[i]));
-    if (solver.provesQuickly(c, same)) continue;
-    if (failsOld) continue; // the old node is valid nowhere
-    std::optional<Decision> sliced = decideSliced(solver, c, ro, same);
-    Decision d = sliced ? *sliced : solver.decide(c, !okOld || same);
-    if (d.answer == Answer::Proven) continue;
-    r.soundness = Soundness::Unsound;
-    r.witness = d.violating;
-    r.undecided = d.answer == Answer::Unknown;
-    r.reason = "dimension " + std::to_string(i) + " is " + old->shape[i].toString() + " before and " +
-               now->shape[i].toString() + " after" +
-               (d.answer == Answer::Unknown ? " (their equality could not be decided: " + d.reason + ")" : "");
-    return r;
-  }
-  if (okOld == okNew) return r;
-  // Requirements compared one by one: those both nodes have need no question (the common case:
-  // a rewrite keeps most of a program), only the others are asked under the other domain.
-  auto missingFrom = [](const std::vector<Pred> &have, const std::vector<Pred> &need) {
-    std::unordered_set<Pred> in(have.begin(), have.end());
-    std::vector<Pred> out;
-    for (const Pred &p : need)
-      if (!in.count(p) && !p.isTrue()) out.push_back(p);
-    return out;
-  };
   // `p` follows from the requirements `have` (whose conjunction is `all`): first under the
   // context alone, then from those holding one of p's products of sizes, then from those
   // sharing a parameter with p, then from all of them (each step costs more, and `all` grows
@@ -283,6 +254,34 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
     if (fromSome(relevant)) return proven;
     if (std::optional<Decision> d = decideSliced(solver, c, have, p)) return *d;
     return solver.decide(c, !all || whereHolds(p));
+  };
+  for (std::size_t i = 0; i < old->rank(); ++i) {
+    if (old->shape[i] == now->shape[i]) continue;
+    // Equal at every point of the context (the common case: a rewrite keeps its shapes) needs
+    // no hypothesis; only otherwise is the old node's whole validity domain assumed, a question
+    // that grows with the program above the node.
+    const Pred same = whereHolds(eq(old->shape[i], now->shape[i]));
+    if (solver.provesQuickly(c, same)) continue;
+    if (failsOld) continue; // the old node is valid nowhere
+    Decision d = implied(ro, okOld, same);
+    if (d.answer == Answer::Proven) continue;
+    r.soundness = Soundness::Unsound;
+    r.witness = d.violating;
+    r.undecided = d.answer == Answer::Unknown;
+    r.reason = "dimension " + std::to_string(i) + " is " + old->shape[i].toString() + " before and " +
+               now->shape[i].toString() + " after" +
+               (d.answer == Answer::Unknown ? " (their equality could not be decided: " + d.reason + ")" : "");
+    return r;
+  }
+  if (okOld == okNew) return r;
+  // Requirements compared one by one: those both nodes have need no question (the common case:
+  // a rewrite keeps most of a program), only the others are asked under the other domain.
+  auto missingFrom = [](const std::vector<Pred> &have, const std::vector<Pred> &need) {
+    std::unordered_set<Pred> in(have.begin(), have.end());
+    std::vector<Pred> out;
+    for (const Pred &p : need)
+      if (!in.count(p) && !p.isTrue()) out.push_back(p);
+    return out;
   };
   // New errors: the new node must be valid wherever the old one is.
   std::vector<Pred> added = missingFrom(ro, rn);
