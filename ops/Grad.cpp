@@ -22,7 +22,8 @@ class Backward {
 public:
   Backward(Graph &graph, BroadcastMode mode) : g_(graph), mode_(mode), onPath_(ownPath_) {}
   /// A pass over one branch of an ifelse, sharing the outer pass's paths and inputs.
-  Backward(const Backward &outer, int) : g_(outer.g_), mode_(outer.mode_), onPath_(outer.onPath_), wrt_(outer.wrt_) {}
+  Backward(const Backward &outer, int)
+      : g_(outer.g_), mode_(outer.mode_), onPath_(outer.onPath_), readers_(outer.readers_), wrt_(outer.wrt_) {}
 
   /// Adds `adjoint` to what node `n` receives.
   /// Only float arrays carry an adjoint: an integer or bool node passes none, and receives none.
@@ -43,6 +44,8 @@ public:
     const std::vector<const Node *> ancestors = nodesRead({cost});
     for (const Node *x : wrt) onPath_.insert(x);
     wrt_ = wrt;
+    for (const Node *n : ancestors)
+      for (const Node *i : n->inputs) ownReaders_[i].push_back(n);
     for (const Node *n : ancestors)
       for (const Node *i : n->inputs)
         if (onPath_.count(i)) {
@@ -80,6 +83,9 @@ private:
   BroadcastMode mode_;
   std::unordered_set<const Node *> ownPath_;
   std::unordered_set<const Node *> &onPath_; // the outer pass's, in a branch's pass
+  std::unordered_map<const Node *, std::vector<const Node *>> ownReaders_;
+  /// The nodes reading each node the cost reads (the outer pass's, in a branch's pass).
+  std::unordered_map<const Node *, std::vector<const Node *>> &readers_ = ownReaders_;
   std::vector<const Node *> wrt_;
   std::unordered_map<const Node *, const Node *> adjoint_;
 
@@ -87,16 +93,31 @@ private:
   /// down to the inputs by a pass of its own, each input's share computed inside an ifelse on
   /// the same condition: lazy, so the backward nodes of the branch not taken never run and
   /// raise none of its errors (the gradient fails exactly where the cost does).
+  /// The pass covers the branch's own nodes: those only the branch reads (each of whose readers
+  /// is one of them, or the ifelse), inputs aside. What reaches a node past them is given to
+  /// it, inside the ifelse, and the outer pass carries it on (once per node: no node is walked
+  /// by two passes, so nested ifelses cost what one does).
   void throughBranch(const Node *n, int side, const Node *grad) {
     const Node *branch = n->inputs[std::size_t(side)];
+    std::unordered_set<const Node *> own;
+    const std::vector<const Node *> below = nodesRead({branch});
+    for (auto it = below.rbegin(); it != below.rend(); ++it) {
+      const Node *x = *it;
+      if (std::count(wrt_.begin(), wrt_.end(), x)) continue;
+      auto r = readers_.find(x);
+      bool mine = r != readers_.end() && !r->second.empty();
+      if (mine)
+        for (const Node *reader : r->second) mine = mine && (x == branch ? reader == n : own.count(reader) > 0);
+      if (mine) own.insert(x);
+    }
     Backward inner(*this, 0);
     inner.adjoint_.emplace(branch, grad);
-    const std::vector<const Node *> below = nodesRead({branch});
     for (auto it = below.rbegin(); it != below.rend(); ++it)
-      if (auto a = inner.adjoint_.find(*it); a != inner.adjoint_.end()) inner.propagate(*it, a->second);
-    for (const Node *x : wrt_) {
+      if (own.count(*it))
+        if (auto a = inner.adjoint_.find(*it); a != inner.adjoint_.end()) inner.propagate(*it, a->second);
+    for (const Node *x : below) { // (in the graph's order: the nodes made do not depend on addresses)
       auto a = inner.adjoint_.find(x);
-      if (a == inner.adjoint_.end()) continue;
+      if (own.count(x) || a == inner.adjoint_.end()) continue;
       const Node *share = a->second;
       give(x, side == 0 ? g_.ifelse(n->cond, share, zerosLike(x)) : g_.ifelse(n->cond, zerosLike(x), share));
     }

@@ -206,7 +206,7 @@ struct Parser {
                            "integers, new axes and index array)";
         if (pos >= text.size() || !(std::isalpha(static_cast<unsigned char>(text[pos])) || text[pos] == '_')) fail(what, at);
         std::string index = word();
-        if (!accept("]")) fail(what, at);
+        if (!accept("]") || index == "None" || index == "True" || index == "False" || ops::dtypeNamed(index)) fail(what, at);
         t = make(Term::Subscript, index, {t}, t.at);
       } else {
         return t;

@@ -395,3 +395,31 @@ TEST(Grad, AGradientShowsTheCostsCheckOnce) {
   EXPECT_EQ(r.lines()[0], "gx: (n,) float64, runtime-check: n == 1 or m == 1 or n == m");
   EXPECT_EQ(r.lines()[1], "gy: (m,) float64, runtime-check: n == 1 or m == 1 or n == m");
 }
+
+// A chain of ifelses, each reading the one before in both branches: the gradient walks each
+// branch's own nodes once (a pass per branch down to the inputs would be 2^k passes).
+TEST(Grad, NestedIfelsesAddNodesInProportion) {
+  for (const char *condition : {"n > %d", "np.sum(x) > %d.5"}) {
+    Fixture f;
+    f.run("param n");
+    f.run("x = input((n,), float64)");
+    f.run("x0 = x");
+    const int k = 40;
+    for (int i = 1; i <= k; ++i) {
+      char c[64];
+      std::snprintf(c, sizeof c, condition, i);
+      f.run("x" + std::to_string(i) + " = ifelse(" + c + ", x" + std::to_string(i - 1) + ", x" + std::to_string(i - 1) + " * 2.0)");
+    }
+    f.run("cost = np.sum(x" + std::to_string(k) + ")");
+    const std::size_t before = f.session.nodeCount();
+    f.run("g = grad(cost, x)");
+    EXPECT_LT(f.session.nodeCount() - before, std::size_t(30 * k)) << condition;
+    // The value: 2 to the number of conditions that fail (here every one: n = 3, x in [0, 1)).
+    interp::Array zeros(DType::Float64, {3});
+    for (int64_t i = 0; i < 3; ++i) zeros.base<double>()[i] = 0.0;
+    const std::map<std::string, interp::Array> given = {{"x", zeros}};
+    const interp::Array g = f.session.evaluate("g", Assignment{{"n", 3}}, given).astype(DType::Float64).contiguous();
+    const double want = std::string(condition) == "n > %d" ? std::pow(2.0, k - 2) : std::pow(2.0, k);
+    EXPECT_EQ(g.base<double>()[0], want) << condition;
+  }
+}

@@ -92,6 +92,7 @@ TEST(Rules, EveryRefusalNamesFileLineAndColumn) {
       {"rule r: sum(x, axis=0, axis=1) -> x", "t.rules:1:24: the keyword 'axis' is given twice"},
       // Subscripts: one index variable, used where an index goes.
       {"rule r: exp(x)[0] -> x", "t.rules:1:16: a subscript in a rule is one index variable: x[i] stands for the whole index (its slices, integers, new axes and index array)"},
+      {"rule r: x[None] -> x", "t.rules:1:11: a subscript in a rule is one index variable: x[i] stands for the whole index (its slices, integers, new axes and index array)"},
       {"rule r: x[i] -> x if i.ndim == 0", "t.rules:1:22: 'i' is an index: it is used as x[i], or in is_basic(i) or is_unit_slices(i)"},
       {"rule r: exp(x) -> x[i]", "t.rules:1:19: the replacement uses the index 'i', which the pattern does not bind"},
       {"rule r: exp(x)[i] -> x if y[i].shape == x.shape", "t.rules:1:27: the condition reads y[i], which the pattern does not match"},
