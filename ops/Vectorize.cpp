@@ -295,10 +295,14 @@ const Node *Batcher::rule(const Node *n) {
     return g_.random(n->op, ins, size, n->mode);
   }
   case OpKind::IfElse: {
-    if (n->inputs.size() > 2) noRule(n, "a condition on data");
+    // A condition on data the batch does not reach is one for every example: the same ifelse
+    // of the batched branches. One the batch reaches differs per example (each example would
+    // run its own branch).
+    const bool onData = n->inputs.size() > 2;
+    if (onData && isBatched(n->inputs[2])) noRule(n, "a condition on data that reads a replaced input");
     const Node *a = isBatched(n->inputs[0]) ? in(n, 0) : spread(n->inputs[0]);
     const Node *b = isBatched(n->inputs[1]) ? in(n, 1) : spread(n->inputs[1]);
-    return g_.ifelse(n->cond, a, b);
+    return onData ? g_.ifelse(n->inputs[2], a, b) : g_.ifelse(n->cond, a, b);
   }
   default: noRule(n);
   }

@@ -164,6 +164,44 @@ TEST(Vectorize, GufuncsJoinsAndAxes) {
   EXPECT_NE(none.lines().at(0).find("unexpected keyword argument 'zz': it names no array"), std::string::npos) << none.lines().at(0);
 }
 
+// An ifelse on data the batch does not reach is the same ifelse of the batched branches, which
+// run lazily: the branch not taken (here a broadcast that fails, (3,) * (2,)) raises nothing,
+// and the one taken fails as each example does. One the batch reaches is refused by name.
+TEST(Vectorize, IfelseOnDataTheBatchDoesNotReach) {
+  Solver solver;
+  lang::Session session(solver, {});
+  for (const char *line : {"param n, m, b", "x = input((n,), float64)", "c = input((m,), float64)",
+                           "y = ifelse(np.sum(c) > 0.0, x * 2.0, x * c)", "xb = input((b, n), float64)", "yb = vectorize(y, x=xb)"}) {
+    const lang::Reply r = session.execute(line, 1);
+    ASSERT_FALSE(r.failed) << line << ": " << r.lines().at(0);
+  }
+  std::mt19937_64 rng(3);
+  const Assignment point{{"n", 3}, {"m", 2}, {"b", 4}};
+  for (double sign : {1.0, -1.0}) {
+    interp::Array c(DType::Float64, {2});
+    c.base<double>()[0] = c.base<double>()[1] = sign;
+    std::map<std::string, interp::Array> given = {{"c", c}, {"xb", filled(DType::Float64, {4, 3}, rng)}};
+    if (sign > 0) {
+      const interp::Array yb = session.evaluate("yb", point, given);
+      for (int64_t i = 0; i < 4; ++i) {
+        std::map<std::string, interp::Array> one = given;
+        one.emplace("x", example(given.at("xb"), i));
+        EXPECT_TRUE(sameBits(example(yb, i), session.evaluate("y", point, one))) << i;
+      }
+    } else { // x * c: (3,) * (2,) fails, for the batch as for each example
+      std::map<std::string, interp::Array> one = given;
+      one.emplace("x", example(given.at("xb"), 0));
+      EXPECT_THROW(session.evaluate("y", point, one), interp::EvalError);
+      EXPECT_THROW(session.evaluate("yb", point, given), interp::EvalError);
+    }
+  }
+  const lang::Reply batched = session.execute("cb = input((b, m), float64)", 2);
+  ASSERT_FALSE(batched.failed);
+  const lang::Reply refused = session.execute("q = vectorize(y, c=cb)", 3);
+  ASSERT_TRUE(refused.failed);
+  EXPECT_NE(refused.lines().at(0).find("a condition on data that reads a replaced input"), std::string::npos) << refused.lines().at(0);
+}
+
 // Random draws take the batch in front of their size, or of their parameters' batch (size
 // None), each batched parameter aligned past the batch; a draw is a new variable (its values are
 // not the examples'), so only shapes are compared, with NumPy's rule for the batched call.
