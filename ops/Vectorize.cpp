@@ -132,7 +132,20 @@ const Node *Batcher::blockwise(const Node *n) {
                         std::vector<int64_t>{int64_t(k_ + n->rank())});
     return g_.blockwise("solve", {in(n, 0), in(n, 1)}, mode_);
   }
-  if (op == "outer") noRule(n, "outer flattens its operands");
+  if (op == "outer") {
+    // np.outer ravels each operand: each example's core dims flattened after the batch, then
+    // the column of one times the row of the other.
+    auto flat = [&](std::size_t i) {
+      const Node *x = isBatched(n->inputs[i]) ? in(n, i) : spread(n->inputs[i]);
+      std::vector<Expr> shape(x->shape.begin(), x->shape.begin() + std::ptrdiff_t(k_));
+      Expr count(1);
+      for (const Expr &d : n->inputs[i]->shape) count = count * d;
+      shape.push_back(count);
+      return g_.reshape(x, shape);
+    };
+    const Node *a = flat(0), *b = flat(1);
+    return g_.binary("multiply", g_.expandDims(a, {int64_t(k_) + 1}), g_.expandDims(b, {int64_t(k_)}), mode_);
+  }
   std::vector<const Node *> ins;
   for (std::size_t i = 0; i < n->inputs.size(); ++i) ins.push_back(in(n, i));
   return g_.blockwise(op, ins, mode_);

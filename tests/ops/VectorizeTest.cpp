@@ -130,7 +130,7 @@ TEST(Vectorize, GufuncsJoinsAndAxes) {
   lang::Session session(solver, {});
   for (const char *line : {"param n, m, b", "x = input((n,), float64)", "w = input((n, m), float64)", "s = input((n, n), float64)",
                            "y = np.sum(np.tanh(x @ w)) + (x @ s) @ x + np.sum(np.linalg.solve(s, x))",
-                           "z = np.concatenate([x, np.ones((m,))]) * 2.0 + np.einsum('i,ij->j', x, w).sum()",
+                           "z = np.concatenate([x, np.ones((m,))]) * 2.0 + np.einsum('i,ij->j', x, w).sum() + np.sum(np.outer(w, x) ** 2)",
                            "xb = input((b, n), float64)", "yb, zb = vectorize([y, z], x=xb)", "xt = input((n, b), float64)", "zt = vectorize(z, x=xt, in_axes=1, out_axes=1)"}) {
     const lang::Reply r = session.execute(line, 1);
     ASSERT_FALSE(r.failed) << line << ": " << r.lines().at(0);
