@@ -215,7 +215,15 @@ const Node *Batcher::rule(const Node *n) {
   }
   case OpKind::Index:
   case OpKind::Split: {
-    if (n->inputs.size() > 1 && isBatched(n->inputs[1])) noRule(n, "an index array that reads a replaced input");
+    if (n->inputs.size() > 1 && isBatched(n->inputs[1])) {
+      // x[idx, ...] with the integer array first: the result's first dims are the array's, so
+      // a batched array (over an x the batch does not reach) puts the batch in front by itself.
+      const Node *array = n->inputs[1];
+      if (n->kind == OpKind::Index && !isBatched(n->inputs[0]) && array->dtype != DType::Bool && !n->index.empty() &&
+          n->index[0].kind == IndexEntry::Array)
+        return g_.index(n->inputs[0], n->index, in(n, 1));
+      noRule(n, "an index array that reads a replaced input, other than the first entry of an integer index into an array the batch does not reach");
+    }
     std::vector<IndexEntry> entries(k);
     entries.insert(entries.end(), n->index.begin(), n->index.end());
     return g_.index(in(n, 0), entries, n->inputs.size() > 1 ? n->inputs[1] : nullptr);

@@ -152,6 +152,24 @@ TEST(Vectorize, GufuncsJoinsAndAxes) {
   // in_axes=1 reads the batch from the last axis, out_axes=1 puts it last.
   given.emplace("xt", interp::Array(given.at("xb").transposed({1, 0}).contiguous()));
   EXPECT_TRUE(sameBits(session.evaluate("zt", point, given), zb.transposed({1, 0}).contiguous()));
+  // An integer index array first in the index, batched over an array the batch does not reach.
+  for (const char *line : {"j = input((2,), int64)", "t = w[j, 1:] * 2.0 + w[j, 0][:, None]", "jb = input((b, 2), int64)", "tb = vectorize(t, j=jb)"}) {
+    const lang::Reply r = session.execute(line, 4);
+    ASSERT_FALSE(r.failed) << line << ": " << r.lines().at(0);
+  }
+  EXPECT_EQ(toString(session.lookup("tb")->shape), "(b, 2, max(0, m - 1))");
+  given.emplace("jb", filled(DType::Int64, {4, 2}, rng)); // -2..2: within n = 3
+  const interp::Array tb = session.evaluate("tb", point, given);
+  for (int64_t i = 0; i < 4; ++i) {
+    std::map<std::string, interp::Array> one = given;
+    one.emplace("j", example(given.at("jb"), i));
+    EXPECT_TRUE(sameBits(example(tb, i), session.evaluate("t", point, one))) << i;
+  }
+  const lang::Reply first = session.execute("q = vectorize(x[j], j=jb)", 5);
+  ASSERT_FALSE(first.failed) << first.lines().at(0);
+  const lang::Reply later = session.execute("q2 = vectorize(w[:, j], j=jb)", 5);
+  ASSERT_TRUE(later.failed);
+  EXPECT_NE(later.lines().at(0).find("other than the first entry of an integer index"), std::string::npos) << later.lines().at(0);
   // Refusals name what is wrong.
   const lang::Reply bad = session.execute("q = vectorize(y, x=w)", 2);
   ASSERT_TRUE(bad.failed);
