@@ -148,6 +148,23 @@ private:
     for (std::size_t i = 0; i < perm.size(); ++i) inv[std::size_t(perm[i])] = int64_t(i);
     return inv;
   }
+  const Node *matmul(const Node *x, const Node *y) { return g_.blockwise("matmul", {x, y}, mode_); }
+  /// F_ij = 1 / (v_j - v_i) off the diagonal of the last two axes and 0 on it, for values v
+  /// along the last axis (eigenvalues, squared singular values): infinite where two are equal.
+  const Node *inverseGaps(const Node *v) {
+    const int64_t r = int64_t(v->rank());
+    const Expr k = v->shape.back();
+    const Node *eye = ops::eye(g_, k, k, 0, DType::Bool, mode_);
+    return g_.where(eye, lit(0.0), div(lit(1.0), sub(g_.expandDims(v, {r - 1}), g_.expandDims(v, {r}))), mode_);
+  }
+  /// The adjoint of a symmetric matrix read from one triangle (its mirror image read too), from
+  /// S, the adjoint of the whole matrix: an entry off the diagonal gets S_ij + S_ji.
+  const Node *readFromTriangle(const Node *s, bool upper) {
+    const Expr m = s->shape.back();
+    const Node *both = add(s, mT(s));
+    return sub(upper ? triu(g_, both, Expr(0), mode_) : tril(g_, both, Expr(0), mode_),
+               mul(s, ops::eye(g_, m, m, 0, s->dtype, mode_)));
+  }
   /// The last two axes swapped (a matrix transpose over a stack).
   const Node *mT(const Node *x) {
     std::vector<int64_t> perm(x->rank());
@@ -311,7 +328,7 @@ void Backward::blockwiseRule(const Node *n, const Node *grad) {
     const Node *phi = sub(tril(g_, m0, Expr(0), mode_), mul(mul(m0, eye), lit(0.5)));
     const Node *x = g_.blockwise("solve", {lt, phi}, mode_);     // L^-T P
     const Node *s = mT(g_.blockwise("solve", {lt, mT(x)}, mode_)); // (L^-T (L^-T P)^T)^T = L^-T P L^-1
-    give(a, sub(tril(g_, add(s, mT(s)), Expr(0), mode_), mul(s, eye)));
+    give(a, readFromTriangle(s, false));
     return;
   }
   if (op == "eigh_w" || op == "eigh_v" || op == "eigh_w_upper" || op == "eigh_v_upper") {
@@ -326,22 +343,9 @@ void Backward::blockwiseRule(const Node *n, const Node *grad) {
     // (Built as linalg's composites build them, so that a program's own eigh is the same node.)
     const Node *w = op.starts_with("eigh_w") ? n : g_.blockwise("eigh_w" + suffix, {a}, BroadcastMode::Numpy);
     const Node *v = op.starts_with("eigh_v") ? n : g_.blockwise("eigh_v" + suffix, {a}, BroadcastMode::Numpy);
-    const int64_t r = int64_t(w->rank());
-    const Node *inner;
-    if (op.starts_with("eigh_w")) {
-      inner = g_.binary("multiply", v, g_.expandDims(grad, {r - 1}), mode_); // V diag(gw)
-    } else {
-      const Expr m = a->shape.back();
-      const Node *eye = ops::eye(g_, m, m, 0, DType::Bool, mode_);
-      const Node *gaps = sub(g_.expandDims(w, {r - 1}), g_.expandDims(w, {r}));    // w_j - w_i
-      const Node *f = g_.where(eye, lit(0.0), div(lit(1.0), gaps), mode_);
-      inner = g_.blockwise("matmul", {v, mul(f, g_.blockwise("matmul", {mT(v), grad}, mode_))}, mode_);
-    }
-    const Node *sym = g_.blockwise("matmul", {inner, mT(v)}, mode_);
-    const Expr m = a->shape.back();
-    const Node *eye = ops::eye(g_, m, m, 0, sym->dtype, mode_);
-    const Node *both = add(sym, mT(sym));
-    give(a, to(sub(upper ? triu(g_, both, Expr(0), mode_) : tril(g_, both, Expr(0), mode_), mul(sym, eye)), a));
+    const Node *inner = op.starts_with("eigh_w") ? mul(v, g_.expandDims(grad, {int64_t(w->rank()) - 1})) // V diag(gw)
+                                                 : matmul(v, mul(inverseGaps(w), matmul(mT(v), grad)));
+    give(a, to(readFromTriangle(matmul(inner, mT(v)), upper), a));
     return;
   }
   if (op == "svd_s") { // A = U diag(s) V^T: the singular values' adjoint is U diag(gs) V^T (reduced U, V)
@@ -361,12 +365,8 @@ void Backward::blockwiseRule(const Node *n, const Node *grad) {
     const Node *s = g_.blockwise("svd_s", {a}, BroadcastMode::Numpy);
     const Node *u = g_.blockwise("svd_u", {a}, BroadcastMode::Numpy), *vh = g_.blockwise("svd_vh", {a}, BroadcastMode::Numpy);
     const int64_t r = int64_t(s->rank());
-    const Expr k = s->shape.back();
-    const Node *eye = ops::eye(g_, k, k, 0, DType::Bool, mode_);
-    const Node *sq = mul(s, s);
-    const Node *f = g_.where(eye, lit(0.0), div(lit(1.0), sub(g_.expandDims(sq, {r - 1}), g_.expandDims(sq, {r}))), mode_);
+    const Node *f = inverseGaps(mul(s, s));
     const Node *inv = div(lit(1.0), s);
-    auto matmul = [&](const Node *x, const Node *y) { return g_.blockwise("matmul", {x, y}, mode_); };
     const Node *back;
     if (op == "svd_u") {
       const Node *utg = matmul(mT(u), grad);
@@ -394,13 +394,12 @@ void Backward::blockwiseRule(const Node *n, const Node *grad) {
     const Node *q = g_.blockwise("qr_q", {a}, BroadcastMode::Numpy), *r = g_.blockwise("qr_r", {a}, BroadcastMode::Numpy);
     const std::size_t last = a->rank() - 1;
     const Expr k = q->shape.back();
-    auto columns = [&](const Node *x, std::optional<Expr> from, std::optional<Expr> to) {
+    auto columns = [&](const Node *x, std::optional<Expr> begin, std::optional<Expr> end) {
       std::vector<IndexEntry> e(x->rank());
-      e[last].start = from;
-      e[last].stop = to;
+      e[last].start = begin;
+      e[last].stop = end;
       return g_.index(x, std::move(e));
     };
-    auto matmul = [&](const Node *x, const Node *y) { return g_.blockwise("matmul", {x, y}, mode_); };
     const Node *r1 = columns(r, std::nullopt, k), *y = columns(a, k, std::nullopt);
     const Node *gq = op == "qr_q" ? grad : nullptr, *gr = op == "qr_r" ? grad : nullptr;
     const Node *gqPrime = gq ? gq : g_.full(q->shape, lit(0.0), q->dtype);

@@ -70,6 +70,9 @@ const std::map<std::string, std::size_t> &conditionFunctions() {
   return table;
 }
 
+/// A condition's test of an index variable (`is_basic(i)`, `is_unit_slices(i)`).
+bool isIndexTest(const Term &t) { return t.kind == Term::Call && (t.name == "is_basic" || t.name == "is_unit_slices"); }
+
 struct Parser {
   const std::string &text;
   std::size_t pos = 0;
@@ -372,7 +375,7 @@ bool containsTerm(const Term &t, const std::string &text) {
 /// Checks what a replacement or a condition reads: variables the pattern binds.
 void checkBound(const Term &t, const Parser &p, const Rule &r, const char *place, bool allowSelf) {
   auto isIndex = [&](const Term &a) { return a.kind == Term::Var && bound(r.indexes, a.name); };
-  if (t.kind == Term::Call && (t.name == "is_basic" || t.name == "is_unit_slices")) {
+  if (isIndexTest(t)) {
     if (t.args.size() != 1 || !isIndex(t.args[0]))
       p.fail(t.name + " takes an index variable (bound by x[i] in the pattern)", t.at);
     return;
@@ -532,7 +535,7 @@ Type typeOf(const Term &t, const Parser &p, const Rule &r) {
       expect(t.args[0], {Type::Sizes});
       return Type::Size;
     }
-    if (t.name == "is_basic" || t.name == "is_unit_slices") return Type::Bool; // of an index (checkBound)
+    if (isIndexTest(t)) return Type::Bool; // of an index (checkBound)
     for (const Term &a : t.args)
       if (a.kind != Term::Var || bound(r.attributes, a.name)) expect(a, {Type::Dtype});
     return Type::Bool;

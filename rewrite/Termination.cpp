@@ -56,7 +56,7 @@ Measures::Below walk(const Term &t, int64_t above, Measures &m) {
     below.nodes = 1;
   }
   // zeros_like(x) and ones_like(x) read x's shape only: a fill of a literal.
-  if (t.name == "zeros_like" || t.name == "ones_like") {
+  if (t.kind == Term::Call && (t.name == "zeros_like" || t.name == "ones_like")) {
     ++m.total;
     ++m.skeleton;
     below.nodes += 1;
