@@ -261,6 +261,7 @@ Array Interpreter::run(const Node *n) {
   case OpKind::Blockwise:
   case OpKind::Convolve: return runBlockwise(n);
   case OpKind::Einsum: return runEinsum(n);
+  case OpKind::Map: return runMap(n);
   case OpKind::Diff: return runDiff(n);
   case OpKind::Cumsum:
   case OpKind::Cumprod: return runCumulative(n);

@@ -78,6 +78,7 @@ private:
   Array runSearchSorted(const ops::Node *n); //   searchsorted: a binary search per element
   Array runBlockwise(const ops::Node *n);   // Blockwise.cpp: matmul, outer, det, inv, solve, convolve,
   Array runEinsum(const ops::Node *n);      //   einsum
+  Array runMap(const ops::Node *n);         //   vectorize's blockwise wrapper: the core node per example
   Array runRandom(const ops::Node *n);      // Random.cpp: random variables
   /// The branch an ifelse runs (for a data condition, also binds its data-dependent size).
   const ops::Node *chosenBranch(const ops::Node *n);

@@ -112,10 +112,16 @@ auto Session::Impl::graphLines(const Node *n, Json *json) -> std::vector<std::st
       o["subscripts"] = subscripts;
       args = "'" + subscripts + "'";
     }
+    if (x->kind == ops::OpKind::Map) { // the op each example runs, and the batch's rank
+      const ops::attr::Core &c = x->attr<ops::attr::Core>();
+      o["core"] = c.core->op;
+      o["batch_dims"] = c.batchRank;
+    }
     if (json) json->push_back(o);
     for (const Node *i : x->inputs) args += (args.empty() ? "%" : ", %") + std::to_string(i->id);
     std::string label = x->kind == ops::OpKind::Input ? "input " + x->op
                         : x->kind == ops::OpKind::Scalar ? (x->exprs.empty() ? interp::formatDouble(x->attr<ops::attr::Constant>().value) : x->exprs[0].toString())
+                        : x->kind == ops::OpKind::Map ? "blockwise[" + x->attr<ops::attr::Core>().core->op + "](" + args + ")"
                                                          : x->op + "(" + args + ")";
     const std::string *name = nameOf(x);
     lines.push_back("%" + std::to_string(x->id) + " = " + label + " : " + toString(x->shape) + " " + ops::spelling(x->dtype) +

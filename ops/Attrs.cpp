@@ -39,6 +39,7 @@ struct Hasher {
   }
   std::size_t operator()(const Requirement &a) const { return mixIn(std::hash<std::string>{}(a.fails), 15); }
   std::size_t operator()(const Steps &a) const { return mixIn(mixIn(13, std::size_t(a.step)), std::size_t(a.dtype)); }
+  std::size_t operator()(const Core &a) const { return mixIn(mixIn(16, std::hash<const void *>{}(a.core)), std::size_t(a.batchRank)); }
   std::size_t operator()(const EinsumSpec &a) const {
     std::size_t h = 14;
     for (const auto &o : a.operands) h = mixIn(h, o);

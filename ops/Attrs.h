@@ -111,10 +111,21 @@ struct Steps {
 } // namespace shapelab::ops::attr
 
 namespace shapelab::ops {
+struct Node;
+namespace attr {
+/// Map: the node applied to each example (a node of the graph, over the unbatched operands);
+/// the leading dims of the Map's batched operands (those that are not the core's own operand)
+/// are the batch. Keyed by the core node's identity.
+struct Core {
+  const Node *core = nullptr;
+  int64_t batchRank = 0;
+  bool operator==(const Core &) const = default;
+};
+} // namespace attr
 
 using Attrs = std::variant<attr::None, attr::Constant, attr::Permutation, attr::NewAxes, attr::Dropped, attr::Fill,
                            attr::Axis, attr::Sections, attr::Reduction, attr::Difference, attr::Draw, attr::GivenDims,
-                           attr::Requirement, attr::Steps, EinsumSpec>;
+                           attr::Requirement, attr::Steps, EinsumSpec, attr::Core>;
 
 namespace attrindex {
 template <class T, class V> struct AttrIndex;

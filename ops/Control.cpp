@@ -157,6 +157,62 @@ const Node *Graph::after(const std::vector<const Node *> &guards, const Node *x)
   });
 }
 
+const Node *Graph::map(const Node *core, const std::vector<const Node *> &operands, std::size_t batchRank, BroadcastMode mode) {
+  if (core->inputs.empty()) throw OpError("blockwise: " + core->describe() + " has no operands to batch");
+  if (operands.size() != core->inputs.size())
+    throw OpError("blockwise: " + core->describe() + " takes " + std::to_string(core->inputs.size()) + " operands, " +
+                  std::to_string(operands.size()) + " given");
+  // The core's result is one shape for every example: not one that reads a size its own data
+  // decides (each example would decide its own).
+  if (core->dataSize) {
+    const std::string own = (*core->dataSize)->name;
+    for (const Expr &d : core->shape)
+      for (const Expr &p : parametersOf(d))
+        if (p->name == own)
+          throw OpError("blockwise: the shape of " + core->describe() + " depends on each example's data (" + own + ")");
+  }
+  std::vector<bool> batched(operands.size());
+  std::vector<std::size_t> coreRanks;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const Node *x = operands[i], *c = core->inputs[i];
+    coreRanks.push_back(c->rank());
+    if (x == c) continue;
+    batched[i] = true;
+    if (x->rank() != batchRank + c->rank() || x->dtype != c->dtype ||
+        !std::equal(c->shape.begin(), c->shape.end(), x->shape.begin() + std::ptrdiff_t(batchRank)))
+      throw OpError("blockwise: operand " + std::to_string(i) + " " + toString(x->shape) + " (" + spelling(x->dtype) + ") is not " +
+                    std::to_string(batchRank) + " batch dims before " + c->describe() + "'s " + toString(c->shape) + " (" +
+                    spelling(c->dtype) + ")");
+  }
+  Node c = blank(OpKind::Map, "blockwise", operands);
+  c.mode = mode;
+  c.attrs = attr::Core{core, int64_t(batchRank)};
+  return make(std::move(c), [&](Node &n) {
+    n.dtype = core->dtype;
+    std::vector<Shape> batches;
+    Pred empty = Pred::disjunction({});
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      batches.emplace_back(operands[i]->shape.begin(), operands[i]->shape.end() - std::ptrdiff_t(coreRanks[i]));
+      for (const Expr &d : batches.back()) empty = empty || eq(d, 0);
+    }
+    BroadcastResult b = broadcast(*solver_, n.validity.context(), batches, mode);
+    n.validity.absorb(b.validity);
+    n.shape = b.shape;
+    n.shape.insert(n.shape.end(), core->shape.begin(), core->shape.end());
+    requireSizes(n.validity, n.shape, "the blockwise result");
+    // Each example raises what the core raises there; no example runs in an empty batch. (An
+    // ifelse on data folds its branches' obligations into its own, under the branch each
+    // example takes: they are its operands' here, which the Map reads before it runs.)
+    if (!(core->kind == OpKind::IfElse && core->inputs.size() == 3)) {
+      for (const std::string &f : core->validity.failures()) requireOr(n.validity, empty, f, f);
+      for (const Obligation &o : core->validity.obligations())
+        if (o.kind != ObligationKind::Existence && o.decision.answer != Answer::Proven)
+          n.validity.require(empty || o.predicate, o.what, o.kind, o.refusal);
+    }
+    if (mode == BroadcastMode::Static) markStaticBroadcastable(n, true, coreRanks);
+  });
+}
+
 const Node *Graph::ifelse(const Node *cond, const Node *a, const Node *b) {
   if (cond->rank() != 0) throw OpError("ifelse: the condition must be a 0-d array or a predicate over sizes");
   Node c = blank(OpKind::IfElse, "ifelse", {a, b, cond});

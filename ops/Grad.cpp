@@ -641,6 +641,7 @@ void Backward::propagate(const Node *n, const Node *grad) {
     if (onPath_.count(in(1))) throughBranch(n, 1, g_.ifelse(n->cond, zerosLike(in(1)), grad));
     return;
   }
+  case OpKind::Map: noAdjoint(n, "vectorize's wrapper: take the gradient before vectorizing");
   }
   noAdjoint(n);
 }

@@ -8,6 +8,7 @@ std::string Node::describe() const {
   switch (kind) {
   case OpKind::Input: return "input " + op;
   case OpKind::Scalar: return exprs.empty() ? "literal" : "size " + exprs[0].toString();
+  case OpKind::Map: return "blockwise(" + attr<attr::Core>().core->op + ")#" + std::to_string(id);
   default: break;
   }
   std::string s = op.empty() ? "node" : op;

@@ -298,6 +298,14 @@ public:
   /// `holds` and `fails` stands for shown[i]: written symbolically, or its value when run.
   const Node *check(const Node *x, const Pred &cond, const std::string &holds, const std::string &fails,
                     const std::vector<Expr> &shown = {});
+  /// vectorize's Blockwise wrapper: `core` (a node of this graph) run on each example of a
+  /// batch. Operand i is the core's operand i (unbatched: every example reads it whole) or an
+  /// array of `batchRank` leading batch dims before the core operand's shape (same dtype). The
+  /// batched operands' batch dims broadcast (per mode); the result is the batch, then the core's
+  /// shape. Each example fails as the core does: its obligations hold, or the batch is empty.
+  /// Refused (OpError) for a core whose shape differs per example (a mask's count, an ifelse on
+  /// data with branches of two shapes) or that has no operands.
+  const Node *map(const Node *core, const std::vector<const Node *> &operands, std::size_t batchRank, BroadcastMode mode);
   /// ifelse on a predicate over sizes (lazy: only the chosen branch runs).
   const Node *ifelse(const Pred &cond, const Node *a, const Node *b);
   /// ifelse on a 0-d bool array (its value decides at run time).

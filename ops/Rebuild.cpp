@@ -166,6 +166,7 @@ const Node *Graph::rebuildThroughFactory(const Node *n, const std::vector<const 
     return repeatIndex(in[0], n->exprs[0]);
   case OpKind::Arange: return arange(n->exprs[0], n->exprs[1], n->attr<attr::Steps>().step, n->attr<attr::Steps>().dtype);
   case OpKind::Einsum: return einsum(n->attr<EinsumSpec>(), in, n->mode);
+  case OpKind::Map: return map(n->attr<attr::Core>().core, in, std::size_t(n->attr<attr::Core>().batchRank), n->mode);
   case OpKind::IfElse:
     if (in.size() == 3) {
       keep();

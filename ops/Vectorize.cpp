@@ -100,6 +100,28 @@ private:
   }
   const Node *rule(const Node *n);
   const Node *blockwise(const Node *n);
+  /// The Blockwise wrapper (PyTensor's fallback): n run on each example, its batched operands
+  /// read with their k batch dims; refused with the reason where the wrapper cannot be made.
+  const Node *wrapped(const Node *n) {
+    std::vector<const Node *> ins;
+    for (std::size_t i = 0; i < n->inputs.size(); ++i) ins.push_back(in(n, i));
+    try {
+      return g_.map(n, ins, k_, mode_);
+    } catch (const OpError &e) {
+      noRule(n, e.what());
+    }
+  }
+  /// A Map batched again: the new batch in front of its own, over the same core.
+  const Node *mapAgain(const Node *n) {
+    const attr::Core &c = n->attr<attr::Core>();
+    std::vector<const Node *> ins;
+    for (std::size_t i = 0; i < n->inputs.size(); ++i) {
+      const Node *core = c.core->inputs[i];
+      if (!isBatched(n->inputs[i])) ins.push_back(n->inputs[i] == core ? core : spread(n->inputs[i]));
+      else ins.push_back(n->inputs[i] == core ? aligned(in(n, i), core->rank(), core->rank() + std::size_t(c.batchRank)) : in(n, i));
+    }
+    return g_.map(c.core, ins, k_ + std::size_t(c.batchRank), mode_);
+  }
 };
 
 const Node *Batcher::blockwise(const Node *n) {
@@ -222,7 +244,7 @@ const Node *Batcher::rule(const Node *n) {
       if (n->kind == OpKind::Index && !isBatched(n->inputs[0]) && array->dtype != DType::Bool && !n->index.empty() &&
           n->index[0].kind == IndexEntry::Array)
         return g_.index(n->inputs[0], n->index, in(n, 1));
-      noRule(n, "an index array that reads a replaced input, other than the first entry of an integer index into an array the batch does not reach");
+      return wrapped(n); // (a mask's count differs per example: refused by the wrapper)
     }
     std::vector<IndexEntry> entries(k);
     entries.insert(entries.end(), n->index.begin(), n->index.end());
@@ -244,6 +266,7 @@ const Node *Batcher::rule(const Node *n) {
     return n->kind == OpKind::Concatenate ? g_.concatenate(ins, axis) : g_.stack(ins, axis);
   }
   case OpKind::Blockwise: return blockwise(n);
+  case OpKind::Map: return mapAgain(n);
   case OpKind::Einsum: {
     // Letters the subscripts do not use label the batch: in front of each batched operand's
     // labels and of the output's (each batch label's sizes broadcast across operands).
@@ -254,7 +277,7 @@ const Node *Batcher::rule(const Node *n) {
       for (const auto &labels : spec.operands) used = used || std::count(labels.begin(), labels.end(), int64_t(*c)) > 0;
       if (!used) batchLabels.push_back(int64_t(*c));
     }
-    if (batchLabels.size() < k) noRule(n, "no letters left for the batch");
+    if (batchLabels.size() < k) return wrapped(n); // no letters left for the batch
     EinsumSpec batched = spec;
     std::vector<const Node *> ins;
     for (std::size_t i = 0; i < n->inputs.size(); ++i) {
@@ -320,12 +343,24 @@ const Node *Batcher::rule(const Node *n) {
     // of the batched branches. One the batch reaches differs per example (each example would
     // run its own branch).
     const bool onData = n->inputs.size() > 2;
-    if (onData && isBatched(n->inputs[2])) noRule(n, "a condition on data that reads a replaced input");
+    if (onData && isBatched(n->inputs[2])) {
+      // Each example takes its own branch: the wrapper, whose operands (both branches) are
+      // computed for the whole batch, is exact only where neither branch can raise.
+      for (std::size_t i = 0; i < 2; ++i) {
+        const Node *branch = in(n, i);
+        const Validity v = validityOf(g_, branch);
+        if (branch->valueErrors || v.status() != Status::Valid || !v.limits().empty())
+          noRule(n, "a condition on data that reads a replaced input, and a branch that can raise: each example would compute only the branch it takes");
+      }
+      return wrapped(n);
+    }
     const Node *a = isBatched(n->inputs[0]) ? in(n, 0) : spread(n->inputs[0]);
     const Node *b = isBatched(n->inputs[1]) ? in(n, 1) : spread(n->inputs[1]);
     return onData ? g_.ifelse(n->inputs[2], a, b) : g_.ifelse(n->cond, a, b);
   }
-  default: noRule(n);
+  case OpKind::Input:
+  case OpKind::Scalar: noRule(n);
+  default: return wrapped(n); // set/inc_subtensor, convolve, searchsorted, ...
   }
 }
 

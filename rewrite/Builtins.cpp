@@ -135,6 +135,12 @@ const Node *sumOfAlloc(ops::Graph &g, const Node *n) {
   return g.binary("multiply", v, g.size(count), n->mode);
 }
 
+/// vectorize's Blockwise wrapper with no batch dims: one example, the core over the operands.
+const Node *uselessBlockwise(ops::Graph &g, const Node *n) {
+  if (n->kind != OpKind::Map || n->attr<ops::attr::Core>().batchRank != 0) return nullptr;
+  return g.rebuild(n->attr<ops::attr::Core>().core, n->inputs);
+}
+
 /// A builtin that does not ask how many readers a node has.
 template <const Node *(*f)(ops::Graph &, const Node *)> const Node *alone(ops::Graph &g, const Node *n, const Readers &) {
   return f(g, n);
@@ -143,7 +149,8 @@ const std::unordered_map<std::string, BuiltinRewrite> &builtins() {
   static const auto *table = new std::unordered_map<std::string, BuiltinRewrite>{
       {"constant_fold", alone<constantFold>},     {"transpose_merge", alone<transposeMerge>},
       {"transpose_identity", alone<transposeIdentity>}, {"reshape_merge", alone<reshapeMerge>},
-      {"subtensor_lift", subtensorLift},          {"sum_of_alloc", alone<sumOfAlloc>}};
+      {"subtensor_lift", subtensorLift},          {"sum_of_alloc", alone<sumOfAlloc>},
+      {"useless_blockwise", alone<uselessBlockwise>}};
   return *table;
 }
 

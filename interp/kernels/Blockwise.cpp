@@ -245,3 +245,71 @@ Array Interpreter::runBlockwise(const Node *n) {
 }
 
 } // namespace shapelab::interp
+
+namespace shapelab::interp {
+
+Array Interpreter::runMap(const Node *n) {
+  // Each example: the core node evaluated by an interpreter of its own, given the example's
+  // block of each batched operand and each unbatched operand whole (what a loop over the batch
+  // computes; the first example that fails raises its error).
+  const ops::attr::Core &c = n->attr<ops::attr::Core>();
+  const Node *core = c.core;
+  std::vector<Array> xs;
+  std::vector<std::size_t> coreRanks;
+  std::vector<Dims> batches;
+  for (std::size_t i = 0; i < n->inputs.size(); ++i) {
+    xs.push_back(values_.at(n->inputs[i]).contiguous());
+    coreRanks.push_back(core->inputs[i]->rank());
+    batches.emplace_back(xs[i].shape().begin(), xs[i].shape().end() - std::ptrdiff_t(coreRanks[i]));
+  }
+  const Dims batch = broadcastShapes(batches);
+  checkStaticBroadcast(n, batches, batch, coreRanks);
+  Dims coreShape;
+  for (const Expr &d : core->shape) {
+    coreShape.push_back(value(d));
+    if (coreShape.back() < 0) shapeError("negative dimensions are not allowed"); // (the result's sizes are required >= 0)
+  }
+  Dims outShape = batch;
+  outShape.insert(outShape.end(), coreShape.begin(), coreShape.end());
+  Array out(n->dtype, outShape);
+  const int64_t count = checkedCount(batch), block = checkedCount(coreShape);
+  const std::size_t item = ops::itemSize(n->dtype);
+  if (count == 0) return out;
+  Interpreter each(graph_, point_, inputs_, options_);
+  std::vector<Dims> blockShapes;
+  std::vector<int64_t> blocks;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    blockShapes.emplace_back(xs[i].shape().end() - std::ptrdiff_t(coreRanks[i]), xs[i].shape().end());
+    blocks.push_back(checkedCount(blockShapes[i]));
+  }
+  Dims at(batch.size(), 0); // the example's index in the batch
+  for (int64_t b = 0; b < count; ++b) {
+    checkInterrupt();
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (batches[i].empty() && n->inputs[i] == core->inputs[i]) {
+        each.provide(core->inputs[i], xs[i]);
+        continue;
+      }
+      int64_t which = 0; // the operand's block the example reads (a batch dim of 1 is every example's)
+      for (std::size_t d = 0; d < batches[i].size(); ++d)
+        which = which * batches[i][d] + (batches[i][d] == 1 ? 0 : at[batch.size() - batches[i].size() + d]);
+      each.provide(core->inputs[i], xs[i].view(xs[i].offset() + which * blocks[i], blockShapes[i], Array::cStrides(blockShapes[i])));
+    }
+    std::variant<Array, EvalError> r = each.attempt(core);
+    if (auto *e = std::get_if<EvalError>(&r)) {
+      std::string index;
+      for (int64_t v : at) index += (index.empty() ? "" : ", ") + std::to_string(v);
+      throw EvalError(e->kind, "example (" + index + (at.size() == 1 ? ",)" : ")") + " of the batch: " + e->what());
+    }
+    const Array result = std::get<Array>(r).astype(n->dtype).contiguous();
+    std::memcpy(out.base<char>() + b * block * int64_t(item), result.data(), std::size_t(block) * item);
+    each.forget(core);
+    for (std::size_t d = batch.size(); d-- > 0;) { // the next index, in C order
+      if (++at[d] < batch[d]) break;
+      at[d] = 0;
+    }
+  }
+  return out;
+}
+
+} // namespace shapelab::interp
