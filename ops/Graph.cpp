@@ -395,6 +395,7 @@ bool raisesValueErrors(const Node &n) {
   case OpKind::Blockwise:                         // a singular or indefinite matrix, a non-finite one
     return n.op == "inv" || n.op == "solve" || n.op == "cholesky" || n.op.starts_with("svd");
   case OpKind::Binary: return n.op == "power" && isInteger(n.dtype); // a negative integer exponent
+  case OpKind::Map: return raisesValueErrors(*n.attr<attr::Core>().core); // each example's, as its core's
   default: return false;
   }
 }

@@ -126,6 +126,7 @@ void Validity::settle() const {
   if ((joint_ = solver_->settledJointly(context_, all))) return;
   const uint64_t unkept = solver_->stats().unkept;
   joint_ = decideJointly(conditions, all);
+  if (joint_->answer == Answer::Depends && joint_->satisfying) solver_->noteJointPoint(*joint_->satisfying);
   if (solver_->stats().unkept == unkept) solver_->keepSettledJointly(context_, all, joint_);
 }
 
@@ -187,6 +188,7 @@ std::optional<Decision> Validity::decideByGroups(const std::vector<Pred> &condit
   std::vector<std::pair<const Assignment *, const ExprNode *>> failing;
   std::vector<Decision> decisions;
   decisions.reserve(groups.size());
+  const uint64_t unkept = solver_->stats().unkept;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     decisions.push_back(solver_->decide(context_, whereHolds(Pred::conjunction(groups[g]))));
     const Decision &d = decisions.back();
@@ -194,7 +196,12 @@ std::optional<Decision> Validity::decideByGroups(const std::vector<Pred> &condit
       solver_->noteJointlyImpossible(context_, conditions);
       return Decision::refuted(completed(context_.samplePoint(), context_, all));
     }
-    if (d.answer == Answer::Unknown) return std::nullopt; // the whole question, as before
+    if (d.answer == Answer::Unknown) {
+      // The whole question, as before (where the group's answer was the work bound's, its
+      // conditions are remembered: a list that holds them is not asked again).
+      if (solver_->stats().unkept == unkept) solver_->noteJointlyUndecided(context_, groups[g]);
+      return std::nullopt;
+    }
     if (d.answer == Answer::Depends) {
       if (!d.satisfying || !d.violating || !roots[g]) return std::nullopt;
       depends = true;
@@ -229,6 +236,24 @@ std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> 
   // obligation's own point often fails another one, so trying them first costs k evaluations
   // of k obligations where the largest point settles it with one.
   satisfying.insert(satisfying.begin(), {largest, context_.samplePoint()});
+  // First of all, the points of the latest joint decisions (of the nodes built just before,
+  // whose obligations this one mostly holds), each completed by the obligations' points where
+  // it has no value, or overridden by them: with every input dim a size of its own the largest
+  // values often fail one obligation, and trying each obligation's point evaluates the whole
+  // conjunction once per obligation (quadratic in the obligations a node gathers).
+  {
+    std::vector<Assignment> recent;
+    const std::deque<Assignment> &points = solver_->jointPoints();
+    for (auto it = points.rbegin(); it != points.rend(); ++it) {
+      Assignment over = largest, under = *it;
+      for (const auto &[name, value] : it->values()) over.set(name, value);
+      for (const auto &[name, value] : largest.values())
+        if (!under.find(name)) under.set(name, value);
+      recent.push_back(std::move(under));
+      recent.push_back(std::move(over));
+    }
+    satisfying.insert(satisfying.begin(), std::make_move_iterator(recent.begin()), std::make_move_iterator(recent.end()));
+  }
   if (auto d = dependsFromPoints(context_, all, satisfying, violating))
     return std::make_shared<const Decision>(std::move(*d));
   // Where obligations pin different parameters (n == 3 on one axis, m + 3 == n on another), no
@@ -255,6 +280,15 @@ std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> 
   // proven; elsewhere decide() gives the witness.)
   if (context_.consistencyProven() && solver_->knownJointlyImpossible(context_, conditions))
     return std::make_shared<const Decision>(Decision::refuted(completed(context_.samplePoint(), context_, all)));
+  // Obligations of an operand whose joint question was past the work bound: a node built on
+  // it holds them, and its question would run to the bound again.
+  if (solver_->knownJointlyUndecided(context_, conditions)) {
+    Decision d;
+    d.residual = whereHolds(all);
+    d.reason = "the obligations of an operand could not be decided together within the work bound";
+    return std::make_shared<const Decision>(std::move(d));
+  }
+
   // Obligations over sizes no other one (nor an assumption) relates to them hold together
   // exactly where each group holds: each group is its own question (smaller, and the same group
   // recurs across the program's nodes: the solver's memo answers it again). With every input
@@ -267,8 +301,10 @@ std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> 
   // asked where it holds: an obligation undefined at a point (an exact division that does not
   // divide) fails there, and in the strict reading "never together" could not be proven there.
   // The exact condition is not read.
+  const uint64_t unkept = solver_->stats().unkept;
   auto joint = std::make_shared<const Decision>(solver_->decide(context_, whereHolds(all)));
   if (joint->answer == Answer::Refuted) solver_->noteJointlyImpossible(context_, conditions);
+  if (joint->answer == Answer::Unknown && solver_->stats().unkept == unkept) solver_->noteJointlyUndecided(context_, conditions);
   return joint;
 }
 

@@ -135,23 +135,42 @@ std::vector<Pred> byAddress(std::vector<Pred> v) {
 }
 } // namespace
 
-void Solver::noteJointlyImpossible(const Context &context, std::vector<Pred> predicates) {
-  auto &lists = impl_->impossible[{context.assumptions(), context.domain()}];
+namespace {
+template <class SubsetLists> void noteList(SubsetLists &memo, const Context &context, std::vector<Pred> predicates, std::size_t most) {
+  auto &lists = memo[{context.assumptions(), context.domain()}];
   lists.push_back(byAddress(std::move(predicates)));
-  if (lists.size() > Impl::kImpossibleLists) lists.pop_front();
+  if (lists.size() > most) lists.pop_front();
 }
-
-bool Solver::knownJointlyImpossible(const Context &context, const std::vector<Pred> &predicates) const {
-  auto it = impl_->impossible.find({context.assumptions(), context.domain()});
-  if (it == impl_->impossible.end()) return false;
+/// Whether `predicates` hold all of some list remembered for the context.
+template <class SubsetLists> bool holdsList(const SubsetLists &memo, const Context &context, const std::vector<Pred> &predicates) {
+  auto it = memo.find({context.assumptions(), context.domain()});
+  if (it == memo.end()) return false;
   const std::vector<Pred> have = byAddress(predicates);
   auto before = [](const Pred &a, const Pred &b) { return a.node() < b.node(); };
   for (const std::vector<Pred> &known : it->second)
-    if (std::includes(have.begin(), have.end(), known.begin(), known.end(), before)) {
-      ++impl_->stats.impossibleByMemo;
-      return true;
-    }
+    if (std::includes(have.begin(), have.end(), known.begin(), known.end(), before)) return true;
   return false;
+}
+} // namespace
+
+void Solver::noteJointlyImpossible(const Context &context, std::vector<Pred> predicates) {
+  noteList(impl_->impossible, context, std::move(predicates), Impl::kImpossibleLists);
+}
+
+bool Solver::knownJointlyImpossible(const Context &context, const std::vector<Pred> &predicates) const {
+  if (!holdsList(impl_->impossible, context, predicates)) return false;
+  ++impl_->stats.impossibleByMemo;
+  return true;
+}
+
+void Solver::noteJointlyUndecided(const Context &context, std::vector<Pred> predicates) {
+  noteList(impl_->undecided, context, std::move(predicates), Impl::kImpossibleLists);
+}
+
+bool Solver::knownJointlyUndecided(const Context &context, const std::vector<Pred> &predicates) const {
+  if (!holdsList(impl_->undecided, context, predicates)) return false;
+  ++impl_->stats.undecidedByMemo;
+  return true;
 }
 
 std::shared_ptr<const Decision> Solver::settledJointly(const Context &context, const Pred &conjunction) const {
@@ -167,9 +186,20 @@ void Solver::keepSettledJointly(const Context &context, const Pred &conjunction,
   impl_->jointMemo.emplace(MemoKey{context.assumptions(), context.domain(), conjunction}, std::move(decision));
 }
 
+const std::deque<Assignment> &Solver::jointPoints() const { return impl_->jointPoints; }
+
+void Solver::noteJointPoint(const Assignment &point) {
+  std::deque<Assignment> &points = impl_->jointPoints;
+  if (!points.empty() && points.back() == point) return;
+  points.push_back(point);
+  if (points.size() > Impl::kJointPoints) points.pop_front();
+}
+
 void Solver::clearMemo() {
+  impl_->jointPoints.clear();
   impl_->jointMemo.clear();
   impl_->impossible.clear();
+  impl_->undecided.clear();
   impl_->memo.clear();
   impl_->proofMemo.clear();
   impl_->contextCache.clear();

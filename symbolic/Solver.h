@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -128,6 +129,8 @@ struct SolverStats {
   /// Lists of predicates found jointly impossible by a remembered list they hold
   /// (knownJointlyImpossible), with no question asked.
   uint64_t impossibleByMemo = 0;
+  /// Lists of predicates answered Unknown by a remembered list they hold (knownJointlyUndecided).
+  uint64_t undecidedByMemo = 0;
   /// Conjunctions of obligations that each depend whose decision was kept (settledJointly).
   uint64_t settledByMemo = 0;
   /// Answers that the clock or the memory limit cut short, and so were not remembered (they
@@ -185,11 +188,25 @@ public:
   /// operand that can never be computed include the operand's. Forgotten by clearMemo().
   void noteJointlyImpossible(const Context &context, std::vector<Pred> predicates);
   bool knownJointlyImpossible(const Context &context, const std::vector<Pred> &predicates) const;
+  /// Predicates whose conjunction the solver could not decide within its work bound (not its
+  /// clock: that answer depends on the moment), remembered so that a list holding all of them
+  /// is answered Unknown at once (the nodes built on a node whose obligations are undecided
+  /// hold them, and each question would run to the bound again). Sound: Unknown is never a
+  /// wrong answer; it may be less than isl could say about the larger list. Forgotten by
+  /// clearMemo().
+  void noteJointlyUndecided(const Context &context, std::vector<Pred> predicates);
+  bool knownJointlyUndecided(const Context &context, const std::vector<Pred> &predicates) const;
   /// The decision kept (keepSettledJointly) for a conjunction of obligations that each depend
   /// under `context`, or null: Validity decides such a conjunction once per context, and many
   /// nodes of a program hold the same one (every elementwise op on the same operands).
   /// Forgotten by clearMemo().
   std::shared_ptr<const Decision> settledJointly(const Context &context, const Pred &conjunction) const;
+  /// Points where the latest joint decisions that depend were satisfied (of any context; newest
+  /// last, a few): a program's next node holds most of the obligations of the nodes before it,
+  /// so such a point, completed with the new obligations' own points, often satisfies its
+  /// conjunction, which evaluation then settles without a question. Forgotten by clearMemo().
+  const std::deque<Assignment> &jointPoints() const;
+  void noteJointPoint(const Assignment &point);
   void keepSettledJointly(const Context &context, const Pred &conjunction, std::shared_ptr<const Decision> decision);
   /// Bounds the time of every question asked from now on, together (a command's questions):
   /// past `totalMs` from now, a running question stops and later ones stop at once, answering

@@ -714,6 +714,11 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// kImpossibleLists per context.
   static constexpr std::size_t kImpossibleLists = 256;
   std::unordered_map<std::pair<Pred, SizeDomain>, std::deque<std::vector<Pred>>, ContextKeyHash> impossible;
+  /// The same for lists whose joint question was past the work bound (noteJointlyUndecided).
+  std::unordered_map<std::pair<Pred, SizeDomain>, std::deque<std::vector<Pred>>, ContextKeyHash> undecided;
+  /// Satisfying points of the latest joint decisions that depend (noteJointPoint), newest last.
+  std::deque<Assignment> jointPoints;
+  static constexpr std::size_t kJointPoints = 4;
 
   /// `work()`, which gives nullopt for "no answer", under one question's budget; nullopt too
   /// when isl stops (its quota, the clock or memory, counted in the stats) or the question is

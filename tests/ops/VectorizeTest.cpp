@@ -244,6 +244,18 @@ TEST(Vectorize, TheBlockwiseWrapperRefusesWhatDiffersPerExample) {
   const lang::Reply branch = session.execute("q = vectorize(ifelse(np.sum(x) > 0.0, x * 2.0, x * w), x=xb)", 3);
   ASSERT_TRUE(branch.failed);
   EXPECT_NE(branch.lines().at(0).find("a branch that can raise"), std::string::npos) << branch.lines().at(0);
+  // An index array's values out of range are each example's value errors, and the wrapper's.
+  for (const char *line : {"j = input((2,), int64)", "jb = input((b, 2), int64)", "ob = vectorize(np.outer(w, x)[:, j], j=jb)"}) {
+    const lang::Reply r = session.execute(line, 5);
+    ASSERT_FALSE(r.failed) << line << ": " << r.lines().at(0);
+  }
+  int wrappedIndex = 0;
+  for (const ops::Node &n : session.graph().nodes())
+    if (n.kind == ops::OpKind::Map && n.attr<ops::attr::Core>().core->kind == ops::OpKind::Index) {
+      EXPECT_TRUE(n.valueErrors);
+      ++wrappedIndex;
+    }
+  EXPECT_EQ(wrappedIndex, 1);
   ASSERT_EQ(session.lookup("z")->kind, ops::OpKind::Map);
   EXPECT_EQ(toString(session.lookup("z")->shape), "(m + n - 1,)");
   const lang::Reply optimized = session.execute(":optimize z", 4);

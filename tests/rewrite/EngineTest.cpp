@@ -193,3 +193,22 @@ TEST(Rewrite, EveryRuleThatAppliesInAnExampleFiresThroughTheEngine) {
   // Every rule of the file has an example that applies (the checker requires one).
   EXPECT_GE(checked, rewrite::defaultRules().size());
 }
+
+// A rule that commutes operands commutes the broadcasts of their shapes: `(-u) + w` becomes
+// `w - u`, whose dim is `A if w == 1 else w` where the old one is `w if A == 1 else A`, with A
+// itself a broadcast of sizes of their own. They are equal wherever the old node's broadcast
+// of A with w holds, which the checker reads off their structure without a question: with a
+// solver too weak to settle anything (a work bound of a few isl operations), the rewrite is
+// still proven strict.
+TEST(Rewrite, CommutedBroadcastsAreEqualWhereTheyBroadcast) {
+  SolverOptions weak;
+  weak.maxOperations = 50;
+  Solver solver(weak);
+  lang::Session session(solver, {});
+  ASSERT_TRUE(executesAll(session, {"param p, q, r", "x = input((p,), float64)", "y = input((q,), float64)",
+                                    "w = input((r,), float64)", "u = x + y", "z = (-u) + w"}));
+  rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
+  rewrite::OptimizeResult r = engine.run({session.lookup("z")});
+  EXPECT_EQ(r.fired.count("add_neg_to_sub_left"), 1u);
+  for (const auto &refusal : r.refused) ADD_FAILURE() << refusal.rule << ": " << refusal.check.reason;
+}
