@@ -1,7 +1,9 @@
 #include "shape/ArraySize.h"
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
+#include <unordered_set>
 
 #include "support/FlatIndex.h"
 #include "symbolic/Range.h"
@@ -96,7 +98,11 @@ std::mutex &memoLock() {
 }
 
 /// Records `count <= 2**63 - 1` with `description`, decided once per (solver, context, count).
-void recordFits(Validity &validity, const Expr &count, const std::string &description, ObligationKind kind) {
+/// `commuted`, when given, is the count with broadcasts of the validity's own written in the
+/// other order (equal to `count` wherever they broadcast): the answer remembered for it is this
+/// one's there, which is all the validity's domain holds of it (`x + y` after `y + x`).
+void recordFits(Validity &validity, const Expr &count, const std::string &description, ObligationKind kind,
+                const std::optional<Expr> &commuted = std::nullopt) {
   const Context &context = validity.context();
   // The same count recurs along a program (every elementwise op on the same shape): remember
   // the obligation and its answer per (context, count) — evaluation at far points is cheap,
@@ -109,6 +115,8 @@ void recordFits(Validity &validity, const Expr &count, const std::string &descri
   {
     std::lock_guard<std::mutex> guard(lock);
     if (const Fits *kept = memo->find(key)) known = *kept;
+    else if (commuted)
+      if (const Fits *kept = memo->find(Key{&validity.solver(), context.assumptions(), *commuted})) known = *kept;
   }
   if (!known) {
     Pred fits = le(count, Expr(maxArraySize()));
@@ -118,7 +126,8 @@ void recordFits(Validity &validity, const Expr &count, const std::string &descri
     if (validity.solver().stats().unkept == unkept) {
       std::lock_guard<std::mutex> guard(lock);
       if (memo->size() > 65536) memo->clear(); // a bound on what the memo keeps alive
-      memo->emplace(key, *known);
+      memo->emplace(key, *known); // (under its own count only: the commuted one is this one's
+                                  // only where the validity that asked holds)
     }
   }
   validity.record(known->predicate, description, known->decision, kind);
@@ -179,6 +188,21 @@ bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, co
   return true;
 }
 
+/// `d` written as the broadcast of the same sizes in the other order, where `d` is one whose
+/// requirement (its sizes broadcast) `required` holds: `X if Y == 1 else Y` for `Y if X == 1 else X`
+/// (equal wherever X and Y broadcast). Otherwise nullopt.
+std::optional<Expr> commutedBroadcast(const Expr &d, const std::unordered_set<Pred> &required) {
+  if (d.kind() != ExprKind::Select) return std::nullopt;
+  const ExprNode *n = d.node();
+  const Expr &x = n->operands[1], &y = n->operands[0];
+  if (n->condition != eq(x, Expr(1))) return std::nullopt;
+  bool broadcasts = false;
+  for (const auto &[p, q] : {std::pair{x, y}, std::pair{y, x}})
+    for (const Pred &same : {eq(p, q), eq(q, p)}) broadcasts = broadcasts || required.count(eq(p, Expr(1)) || eq(q, Expr(1)) || same);
+  if (!broadcasts) return std::nullopt;
+  return select(eq(y, Expr(1)), x, y);
+}
+
 void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what, ObligationKind kind) {
   const Context &context = validity.context();
   // NumPy's constructor multiplies the sizes other than 0 (PyArray_NewFromDescr skips a zero
@@ -218,19 +242,37 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
                 obviouslyArraySize(context, symbolic[1]));
   Expr count(constant);
   bool capped = false; // some size counts as max(d, 1)
-  for (const Expr &d : symbolic) {
-    bool asIs = plain;
-    if (!asIs) {
+  std::vector<bool> asIs(symbolic.size(), plain);
+  for (std::size_t i = 0; i < symbolic.size(); ++i) {
+    const Expr &d = symbolic[i];
+    if (!asIs[i]) {
       Range r = rangeOf(d, context);
-      asIs = r.low && *r.low >= Integer(1);
+      asIs[i] = r.low && *r.low >= Integer(1);
     }
-    count = count * (asIs ? d : max(d, Expr(1)));
-    capped = capped || !asIs;
+    count = count * (asIs[i] ? d : max(d, Expr(1)));
+    capped = capped || !asIs[i];
   }
   std::string description = capped || zero ? what + " is small enough to exist: its sizes other than 0 multiply "
                                                     "to at most 2**63 - 1"
                                            : what + " has at most 2**63 - 1 elements";
-  recordFits(validity, count, description, kind);
+  // The same count with the validity's own broadcasts commuted (a rewrite that swaps operands
+  // makes it): remembered for both.
+  std::optional<Expr> commuted;
+  if (std::any_of(symbolic.begin(), symbolic.end(), [](const Expr &d) { return d.kind() == ExprKind::Select; })) {
+    std::unordered_set<Pred> required;
+    for (const Obligation &o : validity.obligations())
+      for (const Pred &p : conjuncts(o.predicate)) required.insert(p);
+    Expr other(constant);
+    bool any = false;
+    for (std::size_t i = 0; i < symbolic.size(); ++i) {
+      std::optional<Expr> c = commutedBroadcast(symbolic[i], required);
+      any = any || c.has_value();
+      const Expr &e = c ? *c : symbolic[i];
+      other = other * (asIs[i] ? e : max(e, Expr(1)));
+    }
+    if (any) commuted = other;
+  }
+  recordFits(validity, count, description, kind, commuted);
 }
 
 void requireRunningCountFits(Validity &validity, const Shape &sizes, const std::string &what) {

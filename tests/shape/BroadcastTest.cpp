@@ -229,6 +229,32 @@ TEST(Broadcast, ElementCountAnswersTheClockCutShortAreNotRemembered) {
   EXPECT_EQ(answer(), Answer::Refuted);
 }
 
+// Broadcasting (m,) with (k, n) after (k, n) with (m,): the result dim is written in the other
+// order (`n if m == 1 else m` for `m if n == 1 else n`), equal wherever the broadcast is valid,
+// so the element count's answer is the first one's (remembered for both orders: a rewrite that
+// swaps operands asks no question again). A count whose choice is not a broadcast its validity
+// requires (a size written so by hand) is a question of its own.
+TEST(Broadcast, ElementCountOfACommutedBroadcastIsRemembered) {
+  clearElementCountMemo();
+  Solver solver;
+  Context c = noAssumptions(solver);
+  const Shape xs = parseShape("(k, n)"), ys = parseShape("(m,)");
+  BroadcastResult a = broadcast(solver, c, {xs, ys}), b = broadcast(solver, c, {ys, xs});
+  ASSERT_NE(a.shape[1], b.shape[1]) << "the broadcasts are not written in two orders: the test shows nothing";
+  auto count = [](const Validity &v) {
+    std::optional<Pred> last;
+    for (const Obligation &o : v.obligations())
+      if (o.kind == ObligationKind::Limit) last = o.predicate;
+    return last;
+  };
+  ASSERT_TRUE(count(a.validity).has_value());
+  EXPECT_EQ(count(b.validity), count(a.validity));
+  Validity byHand(solver, c);
+  requireElementCountFits(byHand, {parseExpr("k"), b.shape[1]}, "the result", ObligationKind::Limit);
+  ASSERT_TRUE(count(byHand).has_value());
+  EXPECT_NE(count(byHand), count(a.validity)) << count(byHand)->toString() << " / " << count(a.validity)->toString() << " / " << count(b.validity)->toString();
+}
+
 TEST(Broadcast, ConcreteOverflowIsRefused) {
   Solver solver;
   Context c = noAssumptions(solver);
