@@ -8,6 +8,7 @@
 
 #include "rewrite/Builtins.h"
 #include "rewrite/Match.h"
+#include "shape/Broadcast.h"
 #include "symbolic/Bearing.h"
 #include "symbolic/Evaluate.h"
 
@@ -80,14 +81,6 @@ std::optional<Assignment> pointWhere(Solver &solver, const Context &c, const Pre
   return std::nullopt;
 }
 
-/// (X, Y) where `e` is a broadcast of X and Y as shape/Broadcast writes it: `Y if X == 1 else X`.
-std::optional<std::pair<Expr, Expr>> broadcastPair(const Expr &e) {
-  if (e.kind() != ExprKind::Select) return std::nullopt;
-  const ExprNode *n = e.node();
-  if (n->condition != eq(n->operands[1], Expr(1))) return std::nullopt;
-  return std::pair{n->operands[1], n->operands[0]};
-}
-
 /// Whether `a` (a dim of the old node) and `b` are equal wherever the requirements `have` hold,
 /// read off their structure: the same expression, or broadcasts of sizes so equal, in either
 /// order (`Y if X == 1 else X` and `X if Y == 1 else Y` are equal where X and Y broadcast, which
@@ -101,11 +94,7 @@ bool sameBroadcasts(const Expr &a, const Expr &b, const std::unordered_set<Pred>
   const auto &[x, y] = *pa;
   const auto &[xb, yb] = *pb;
   if (sameBroadcasts(x, xb, have, depth + 1) && sameBroadcasts(y, yb, have, depth + 1)) return true;
-  if (!sameBroadcasts(x, yb, have, depth + 1) || !sameBroadcasts(y, xb, have, depth + 1)) return false;
-  for (const auto &[p, q] : {std::pair{x, y}, std::pair{y, x}})
-    for (const Pred &same : {eq(p, q), eq(q, p)})
-      if (have.count(eq(p, Expr(1)) || eq(q, Expr(1)) || same)) return true;
-  return false;
+  return sameBroadcasts(x, yb, have, depth + 1) && sameBroadcasts(y, xb, have, depth + 1) && requiresBroadcast(have, x, y);
 }
 
 /// The same for predicates: `p` and `q` of one structure whose sizes are sameBroadcasts (a

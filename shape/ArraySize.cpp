@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "shape/Broadcast.h"
 #include "support/FlatIndex.h"
 #include "symbolic/Range.h"
 
@@ -188,21 +189,6 @@ bool constantDimensionsFit(Validity &validity, const std::vector<Expr> &dims, co
   return true;
 }
 
-/// `d` written as the broadcast of the same sizes in the other order, where `d` is one whose
-/// requirement (its sizes broadcast) `required` holds: `X if Y == 1 else Y` for `Y if X == 1 else X`
-/// (equal wherever X and Y broadcast). Otherwise nullopt.
-std::optional<Expr> commutedBroadcast(const Expr &d, const std::unordered_set<Pred> &required) {
-  if (d.kind() != ExprKind::Select) return std::nullopt;
-  const ExprNode *n = d.node();
-  const Expr &x = n->operands[1], &y = n->operands[0];
-  if (n->condition != eq(x, Expr(1))) return std::nullopt;
-  bool broadcasts = false;
-  for (const auto &[p, q] : {std::pair{x, y}, std::pair{y, x}})
-    for (const Pred &same : {eq(p, q), eq(q, p)}) broadcasts = broadcasts || required.count(eq(p, Expr(1)) || eq(q, Expr(1)) || same);
-  if (!broadcasts) return std::nullopt;
-  return select(eq(y, Expr(1)), x, y);
-}
-
 void requireElementCountFits(Validity &validity, const Shape &shape, const std::string &what, ObligationKind kind) {
   const Context &context = validity.context();
   // NumPy's constructor multiplies the sizes other than 0 (PyArray_NewFromDescr skips a zero
@@ -265,7 +251,10 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
     Expr other(constant);
     bool any = false;
     for (std::size_t i = 0; i < symbolic.size(); ++i) {
-      std::optional<Expr> c = commutedBroadcast(symbolic[i], required);
+      // (a broadcast of its own written in the other order: equal wherever it broadcasts)
+      std::optional<Expr> c;
+      if (auto pair = broadcastPair(symbolic[i]); pair && requiresBroadcast(required, pair->first, pair->second))
+        c = broadcastChoice(pair->second, pair->first);
       any = any || c.has_value();
       const Expr &e = c ? *c : symbolic[i];
       other = other * (asIs[i] ? e : max(e, Expr(1)));

@@ -278,7 +278,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       r.validity.record(weakest, named(i) + " broadcasts", d);
       Expr result = notOne.empty() ? Expr(1) : notOne.back();
       for (std::size_t a = notOne.size(); a-- > 1;)
-        result = select(eq(notOne[a - 1], Expr(1)), result, notOne[a - 1]);
+        result = broadcastChoice(notOne[a - 1], result);
       r.shape.push_back(result);
       continue;
     }
@@ -322,7 +322,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
           Expr d = candidates[a];
           Decision isNotOne = solver.decide(context, ne(d, Expr(1)));
           if (isNotOne.answer == Answer::Proven) result = d;
-          else if (isNotOne.answer != Answer::Refuted) result = select(eq(d, Expr(1)), result, d);
+          else if (isNotOne.answer != Answer::Refuted) result = broadcastChoice(d, result);
         }
       else
         result = candidates.front();
@@ -408,6 +408,22 @@ BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape 
   requireElementCountFits(r.validity, target, "the target shape");
   r.message = r.validity.message();
   return r;
+}
+
+Expr broadcastChoice(const Expr &x, const Expr &y) { return select(eq(x, Expr(1)), y, x); }
+
+std::optional<std::pair<Expr, Expr>> broadcastPair(const Expr &d) {
+  if (d.kind() != ExprKind::Select) return std::nullopt;
+  const ExprNode *n = d.node();
+  if (n->condition != eq(n->operands[1], Expr(1))) return std::nullopt;
+  return std::pair{n->operands[1], n->operands[0]};
+}
+
+bool requiresBroadcast(const std::unordered_set<Pred> &required, const Expr &x, const Expr &y) {
+  for (const auto &[p, q] : {std::pair{x, y}, std::pair{y, x}})
+    for (const Pred &same : {eq(p, q), eq(q, p)})
+      if (required.count(eq(p, Expr(1)) || eq(q, Expr(1)) || same)) return true;
+  return false;
 }
 
 } // namespace shapelab
