@@ -171,13 +171,11 @@ const Node *Graph::map(const Node *core, const std::vector<const Node *> &operan
         if (p->name == own)
           throw OpError("blockwise: the shape of " + core->describe() + " depends on each example's data (" + own + ")");
   }
-  std::vector<bool> batched(operands.size());
   std::vector<std::size_t> coreRanks;
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const Node *x = operands[i], *c = core->inputs[i];
     coreRanks.push_back(c->rank());
-    if (x == c) continue;
-    batched[i] = true;
+    if (x == c) continue; // unbatched: every example reads the core's own operand
     if (x->rank() != batchRank + c->rank() || x->dtype != c->dtype ||
         !std::equal(c->shape.begin(), c->shape.end(), x->shape.begin() + std::ptrdiff_t(batchRank)))
       throw OpError("blockwise: operand " + std::to_string(i) + " " + toString(x->shape) + " (" + spelling(x->dtype) + ") is not " +

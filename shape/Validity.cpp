@@ -245,10 +245,11 @@ std::shared_ptr<const Decision> Validity::decideJointly(const std::vector<Pred> 
     std::vector<Assignment> recent;
     const std::deque<Assignment> &points = solver_->jointPoints();
     for (auto it = points.rbegin(); it != points.rend(); ++it) {
-      Assignment over = largest, under = *it;
-      for (const auto &[name, value] : it->values()) over.set(name, value);
-      for (const auto &[name, value] : largest.values())
+      Assignment under = *it, over = *it;
+      for (const auto &[name, value] : largest.values()) {
         if (!under.find(name)) under.set(name, value);
+        over.set(name, value);
+      }
       recent.push_back(std::move(under));
       recent.push_back(std::move(over));
     }
