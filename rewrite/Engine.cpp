@@ -102,7 +102,9 @@ bool sameBroadcasts(const Expr &a, const Expr &b, const std::unordered_set<Pred>
 /// order), so that they hold at the same points wherever `have` holds.
 bool samePred(const Pred &p, const Pred &q, const std::unordered_set<Pred> &have) {
   if (p == q) return true;
-  if (p.kind() != q.kind() || p.node()->treeSize != q.node()->treeSize) return false;
+  // (not their sizes written out: a choice written in the other order has its condition over
+  // the other size, so a different size when the two sizes differ in theirs)
+  if (p.kind() != q.kind() || parametersOf(p) != parametersOf(q)) return false;
   const PredNode *a = p.node(), *b = q.node();
   switch (p.kind()) {
   case PredKind::Compare: {

@@ -242,7 +242,7 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
                                                     "to at most 2**63 - 1"
                                            : what + " has at most 2**63 - 1 elements";
   // The same count with the validity's own broadcasts commuted (a rewrite that swaps operands
-  // makes it): remembered for both.
+  // makes it): the answer remembered for that one serves this one.
   std::optional<Expr> commuted;
   if (std::any_of(symbolic.begin(), symbolic.end(), [](const Expr &d) { return d.kind() == ExprKind::Select; })) {
     std::unordered_set<Pred> required;
