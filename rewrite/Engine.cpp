@@ -311,12 +311,16 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
     if (std::optional<Decision> d = decideSliced(solver, c, have, p)) return *d;
     return solver.decide(c, !all || whereHolds(p));
   };
-  std::optional<std::unordered_set<Pred>> required; // ro as a set, made where a dim differs
+  // A node's requirements as a set (what the structural comparisons read), made on first use.
+  std::optional<std::unordered_set<Pred>> requiredOld, requiredNew;
+  auto asSet = [](std::optional<std::unordered_set<Pred>> &set, const std::vector<Pred> &rs) -> const std::unordered_set<Pred> & {
+    if (!set) set.emplace(rs.begin(), rs.end());
+    return *set;
+  };
   for (std::size_t i = 0; i < old->rank(); ++i) {
     if (old->shape[i] == now->shape[i]) continue;
     if (!failsOld) {
-      if (!required) required.emplace(ro.begin(), ro.end());
-      if (sameBroadcasts(old->shape[i], now->shape[i], *required)) continue;
+      if (sameBroadcasts(old->shape[i], now->shape[i], asSet(requiredOld, ro))) continue;
     }
     // Equal at every point of the context (the common case: a rewrite keeps its shapes) needs
     // no hypothesis; only otherwise is the old node's whole validity domain assumed, a question
@@ -349,8 +353,7 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   if (failsNew && !failsOld) added.push_back(Pred::truth(false));
   for (const Pred &p : added) {
     if (!failsOld) {
-      if (!required) required.emplace(ro.begin(), ro.end());
-      if (amongUpToBroadcasts(p, ro, *required)) continue;
+      if (amongUpToBroadcasts(p, ro, asSet(requiredOld, ro))) continue;
     }
     Decision d = implied(ro, okOld, p);
     if (d.answer == Answer::Proven) continue;
@@ -364,11 +367,9 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   // Masked errors: where the new node is valid and the old one is not.
   std::vector<Pred> dropped = missingFrom(rn, ro);
   if (failsOld && !failsNew) dropped.push_back(Pred::truth(false));
-  std::optional<std::unordered_set<Pred>> requiredNew;
   for (const Pred &q : dropped) {
     if (!failsNew) {
-      if (!requiredNew) requiredNew.emplace(rn.begin(), rn.end());
-      if (amongUpToBroadcasts(q, rn, *requiredNew)) continue;
+      if (amongUpToBroadcasts(q, rn, asSet(requiredNew, rn))) continue;
     }
     Decision d = implied(rn, okNew, q);
     if (d.answer == Answer::Proven) continue;

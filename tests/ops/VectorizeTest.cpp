@@ -11,6 +11,7 @@
 
 #include "interp/Interpreter.h"
 #include "lang/Session.h"
+#include "tests/lang/ProgramFixtures.h"
 #include "proptests/RandomProgram.h"
 #include "tests/ops/GeneratedPrograms.h"
 #include "symbolic/Evaluate.h"
@@ -233,22 +234,12 @@ RC_GTEST_PROP(Vectorize, TheBlockwiseWrapperIsItsExamplesStacked, ()) {
 TEST(Vectorize, TheBlockwiseWrapperRefusesWhatDiffersPerExample) {
   Solver solver;
   lang::Session session(solver, {});
-  for (const char *line : {"param n, m, b", "x = input((n,), float64)", "w = input((m,), float64)", "xb = input((b, n), float64)",
-                           "y = np.convolve(x, w)", "z = vectorize(y, x=x + 1.0)"}) {
-    const lang::Reply r = session.execute(line, 1);
-    ASSERT_FALSE(r.failed) << line << ": " << r.lines().at(0);
-  }
-  const lang::Reply mask = session.execute("q = vectorize(x[x > 0.0], x=xb)", 2);
-  ASSERT_TRUE(mask.failed);
-  EXPECT_NE(mask.lines().at(0).find("depends on each example's data"), std::string::npos) << mask.lines().at(0);
-  const lang::Reply branch = session.execute("q = vectorize(ifelse(np.sum(x) > 0.0, x * 2.0, x * w), x=xb)", 3);
-  ASSERT_TRUE(branch.failed);
-  EXPECT_NE(branch.lines().at(0).find("a branch that can raise"), std::string::npos) << branch.lines().at(0);
+  ASSERT_TRUE(fixtures::executesAll(session, {"param n, m, b", "x = input((n,), float64)", "w = input((m,), float64)",
+                                              "xb = input((b, n), float64)", "y = np.convolve(x, w)", "z = vectorize(y, x=x + 1.0)"}));
+  EXPECT_TRUE(fixtures::refusedWith(session, "q = vectorize(x[x > 0.0], x=xb)", "depends on each example's data"));
+  EXPECT_TRUE(fixtures::refusedWith(session, "q = vectorize(ifelse(np.sum(x) > 0.0, x * 2.0, x * w), x=xb)", "a branch that can raise"));
   // An index array's values out of range are each example's value errors, and the wrapper's.
-  for (const char *line : {"j = input((2,), int64)", "jb = input((b, 2), int64)", "ob = vectorize(np.outer(w, x)[:, j], j=jb)"}) {
-    const lang::Reply r = session.execute(line, 5);
-    ASSERT_FALSE(r.failed) << line << ": " << r.lines().at(0);
-  }
+  ASSERT_TRUE(fixtures::executesAll(session, {"j = input((2,), int64)", "jb = input((b, 2), int64)", "ob = vectorize(np.outer(w, x)[:, j], j=jb)"}));
   int wrappedIndex = 0;
   for (const ops::Node &n : session.graph().nodes())
     if (n.kind == ops::OpKind::Map && n.attr<ops::attr::Core>().core->kind == ops::OpKind::Index) {
