@@ -135,13 +135,29 @@ struct RewriteRun {
   std::size_t nodes = 0, fired = 0, refused = 0, dims = 0, conditionsRead = 0, islQuestions = 0, made = 0;
   std::size_t shapeNodes = 0, pendingEntries = 0;
   double rewriteSeconds = 0, dimTreeTotal = 0, teardownSeconds = 0;
+  /// Of the rewriting: seconds in questions that reached isl, the longest one (when longer than
+  /// any of the build), the answers cut short by the time limit, the questions of 100 ms or more.
+  double rewriteIslSeconds = 0, rewriteSlowest = 0;
+  std::size_t rewriteTimeouts = 0, rewriteSlowQuestions = 0;
   RewriteRun &operator+=(const RewriteRun &r) {
+    rewriteIslSeconds += r.rewriteIslSeconds, rewriteSlowest = std::max(rewriteSlowest, r.rewriteSlowest);
+    rewriteTimeouts += r.rewriteTimeouts, rewriteSlowQuestions += r.rewriteSlowQuestions;
     nodes += r.nodes, fired += r.fired, refused += r.refused, dims += r.dims, conditionsRead += r.conditionsRead;
     islQuestions += r.islQuestions, made += r.made, shapeNodes += r.shapeNodes, pendingEntries += r.pendingEntries;
     rewriteSeconds += r.rewriteSeconds, dimTreeTotal += r.dimTreeTotal, teardownSeconds += r.teardownSeconds;
     return *this;
   }
 };
+
+/// SHAPELAB_PROFILE_FIFO=F: writes `command` and a newline to the fifo F, so that a profiler
+/// reading its commands there (started disabled) samples the rewriting only:
+///   mkfifo F; perf record -D -1 --control fifo:F -g build/bench/bench_programs ...
+void profilerControl(const char *command) {
+  if (const char *fifo = std::getenv("SHAPELAB_PROFILE_FIFO")) {
+    std::ofstream out(fifo, std::ios::app); // (appending: a file given for F is not emptied)
+    out << command << "\n" << std::flush;
+  }
+}
 
 /// Runs `lines` in a fresh session and solver, then rewrites every name they assigned with the
 /// default rules, every application checked (strict, exact); the session and solver are dropped
@@ -176,18 +192,27 @@ RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::strin
       run.dimTreeTotal += double(d.node()->treeSize);
       ++run.dims;
     }
+  const SolverStats before = solver->stats();
   auto start = std::chrono::steady_clock::now();
   rewrite::EngineOptions eo;
   eo.exactOnly = exactOnly;
   {
     rewrite::Engine engine(session->mutableGraph(), rewrite::defaultRules(), eo);
+    profilerControl("enable");
     rewrite::OptimizeResult r = engine.run(outputs);
+    profilerControl("disable");
     run.made = session->nodeCount() - run.nodes;
     run.rewriteSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (const auto &[rule, count] : r.fired) run.fired += count;
     run.refused = r.refused.size();
     benchmark::DoNotOptimize(r);
   }
+  const SolverStats &after = solver->stats();
+  run.rewriteIslSeconds = after.islSeconds - before.islSeconds;
+  // The longest question of the rewriting, when it was longer than every one before it.
+  run.rewriteSlowest = after.slowestIslSeconds > before.slowestIslSeconds ? after.slowestIslSeconds : 0;
+  run.rewriteTimeouts = after.timeouts - before.timeouts;
+  run.rewriteSlowQuestions = after.slowIslQuestions - before.slowIslQuestions;
   run.conditionsRead = solver->stats().conditionsRead;
   run.islQuestions = solver->stats().islQuestions;
   run.teardownSeconds = dropUntimed(state, session, solver);
@@ -276,12 +301,21 @@ void BM_RewriteFamily(benchmark::State &state) {
     o.partialOps = true;
     o.practitioner = false;
     o.independentSizes = state.range(1) != 0;
-    lines = proptests::generateProgram(session, rng, int(state.range(0)), o).lines;
     // SHAPELAB_DUMP_DIR=D writes each program as D/family-NODES-INDEPENDENT.shl (to profile
-    // or run it with `shapelab run`).
-    if (const char *dir = std::getenv("SHAPELAB_DUMP_DIR")) {
-      std::ofstream out(std::string(dir) + "/family-" + std::to_string(state.range(0)) + "-" + std::to_string(state.range(1)) + ".shl");
-      for (const std::string &l : lines) out << l << "\n";
+    // or run it with `shapelab run`), or reads it from there when a run before wrote it
+    // (generating a program of 10^5 nodes takes minutes).
+    const char *dir = std::getenv("SHAPELAB_DUMP_DIR");
+    const std::string file = dir ? std::string(dir) + "/family-" + std::to_string(state.range(0)) + "-" +
+                                       std::to_string(state.range(1)) + ".shl"
+                                 : "";
+    if (std::ifstream in(file); dir && in)
+      for (std::string l; std::getline(in, l);) lines.push_back(l);
+    if (lines.empty()) {
+      lines = proptests::generateProgram(session, rng, int(state.range(0)), o).lines;
+      if (dir) {
+        std::ofstream out(file);
+        for (const std::string &l : lines) out << l << "\n";
+      }
     }
   }
   RewriteRun all;
@@ -300,6 +334,12 @@ void BM_RewriteFamily(benchmark::State &state) {
   state.counters["build_s"] = buildSeconds / iterations;
   state.counters["rewrite_s"] = all.rewriteSeconds / iterations;
   state.counters["rewrite_us_per_node"] = all.nodes ? 1e6 * all.rewriteSeconds / double(all.nodes) : 0;
+  // Nodes the rewriting made (the replacements, and each reader of a changed node rebuilt).
+  state.counters["made"] = double(all.made) / iterations;
+  state.counters["rewrite_isl_s"] = all.rewriteIslSeconds / iterations;
+  state.counters["rewrite_slowest_s"] = all.rewriteSlowest;
+  state.counters["rewrite_timeouts"] = double(all.rewriteTimeouts) / iterations;
+  state.counters["rewrite_slow_questions"] = double(all.rewriteSlowQuestions) / iterations;
   state.counters["isl_questions"] = double(all.islQuestions) / iterations;
 }
 BENCHMARK(BM_RewriteFamily)

@@ -290,7 +290,12 @@ Decision Solver::decide(const Context &context, const Pred &predicate) {
     ++im.stats.ranges;
     d = Decision::proven();
   } else {
+    const auto start = std::chrono::steady_clock::now();
     d = im.decideWithIsl(context, predicate);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    im.stats.islSeconds += took;
+    im.stats.slowestIslSeconds = std::max(im.stats.slowestIslSeconds, took);
+    if (took >= 0.1) ++im.stats.slowIslQuestions;
   }
   // An answer cut short by the clock or memory is not memoized: it depends on the machine.
   bool budgetAnswer = d.answer == Answer::Unknown &&

@@ -138,6 +138,11 @@ struct SolverStats {
   /// found. A memo built on the solver's answers keeps nothing computed while this grew
   /// (Graph::sliceLength's, Graph::contextFor's, the element-count and reply-status memos).
   uint64_t unkept = 0;
+  /// Wall-clock seconds the questions that reached isl took (decide's), and the longest one:
+  /// machine-dependent, for benchmarks that ask where a run's time went; and how many took
+  /// 100 ms or more.
+  double islSeconds = 0, slowestIslSeconds = 0;
+  uint64_t slowIslQuestions = 0;
 };
 
 class Solver {
