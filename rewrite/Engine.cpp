@@ -8,7 +8,6 @@
 
 #include "rewrite/Builtins.h"
 #include "rewrite/Match.h"
-#include "shape/Broadcast.h"
 #include "symbolic/Bearing.h"
 #include "symbolic/Evaluate.h"
 
@@ -79,61 +78,6 @@ std::optional<Assignment> pointWhere(Solver &solver, const Context &c, const Pre
     if (e.violating) return e.violating;
   }
   return std::nullopt;
-}
-
-/// Whether `a` (a dim of the old node) and `b` are equal wherever the requirements `have` hold,
-/// read off their structure: the same expression, or broadcasts of sizes so equal, in either
-/// order (`Y if X == 1 else X` and `X if Y == 1 else Y` are equal where X and Y broadcast, which
-/// `have` requires); recursively. A sufficient test that asks no question (a commuted broadcast
-/// of piecewise sizes is a question isl may not settle within its bound); false says nothing.
-bool sameBroadcasts(const Expr &a, const Expr &b, const std::unordered_set<Pred> &have, int depth = 0) {
-  if (a == b) return true;
-  if (depth > 16) return false;
-  const auto pa = broadcastPair(a), pb = broadcastPair(b);
-  if (!pa || !pb) return false;
-  const auto &[x, y] = *pa;
-  const auto &[xb, yb] = *pb;
-  if (sameBroadcasts(x, xb, have, depth + 1) && sameBroadcasts(y, yb, have, depth + 1)) return true;
-  return sameBroadcasts(x, yb, have, depth + 1) && sameBroadcasts(y, xb, have, depth + 1) && requiresBroadcast(have, x, y);
-}
-
-/// The same for predicates: `p` and `q` of one structure whose sizes are sameBroadcasts (a
-/// comparison's sides, or, for == and !=, its sides swapped; the children of and/or in any
-/// order), so that they hold at the same points wherever `have` holds.
-bool samePred(const Pred &p, const Pred &q, const std::unordered_set<Pred> &have) {
-  if (p == q) return true;
-  // (not their sizes written out: a choice written in the other order has its condition over
-  // the other size, so a different size when the two sizes differ in theirs)
-  if (p.kind() != q.kind() || parametersOf(p) != parametersOf(q)) return false;
-  const PredNode *a = p.node(), *b = q.node();
-  switch (p.kind()) {
-  case PredKind::Compare: {
-    if (a->op != b->op) return false;
-    if (sameBroadcasts(a->lhs, b->lhs, have) && sameBroadcasts(a->rhs, b->rhs, have)) return true;
-    return (a->op == CompareOp::EQ || a->op == CompareOp::NE) && sameBroadcasts(a->lhs, b->rhs, have) &&
-           sameBroadcasts(a->rhs, b->lhs, have);
-  }
-  case PredKind::And:
-  case PredKind::Or:
-  case PredKind::Not: {
-    if (a->children.size() != b->children.size()) return false;
-    std::vector<bool> used(b->children.size());
-    for (const Pred &c : a->children) {
-      bool found = false;
-      for (std::size_t j = 0; j < b->children.size() && !found; ++j)
-        if (!used[j] && samePred(c, b->children[j], have)) used[j] = found = true;
-      if (!found) return false;
-    }
-    return true;
-  }
-  default: return false;
-  }
-}
-
-/// Whether `p` is one of `among` up to sameBroadcasts (where `have` holds): a requirement the
-/// other node has, written with its broadcasts commuted.
-bool amongUpToBroadcasts(const Pred &p, const std::vector<Pred> &among, const std::unordered_set<Pred> &have) {
-  return std::any_of(among.begin(), among.end(), [&](const Pred &q) { return samePred(p, q, have); });
 }
 
 std::set<const Node *> pendingOf(const Node *n) {
@@ -311,17 +255,8 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
     if (std::optional<Decision> d = decideSliced(solver, c, have, p)) return *d;
     return solver.decide(c, !all || whereHolds(p));
   };
-  // A node's requirements as a set (what the structural comparisons read), made on first use.
-  std::optional<std::unordered_set<Pred>> requiredOld, requiredNew;
-  auto asSet = [](std::optional<std::unordered_set<Pred>> &set, const std::vector<Pred> &rs) -> const std::unordered_set<Pred> & {
-    if (!set) set.emplace(rs.begin(), rs.end());
-    return *set;
-  };
   for (std::size_t i = 0; i < old->rank(); ++i) {
     if (old->shape[i] == now->shape[i]) continue;
-    if (!failsOld) {
-      if (sameBroadcasts(old->shape[i], now->shape[i], asSet(requiredOld, ro))) continue;
-    }
     // Equal at every point of the context (the common case: a rewrite keeps its shapes) needs
     // no hypothesis; only otherwise is the old node's whole validity domain assumed, a question
     // that grows with the program above the node.
@@ -352,9 +287,6 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   std::vector<Pred> added = missingFrom(ro, rn);
   if (failsNew && !failsOld) added.push_back(Pred::truth(false));
   for (const Pred &p : added) {
-    if (!failsOld) {
-      if (amongUpToBroadcasts(p, ro, asSet(requiredOld, ro))) continue;
-    }
     Decision d = implied(ro, okOld, p);
     if (d.answer == Answer::Proven) continue;
     r.soundness = Soundness::Unsound;
@@ -368,9 +300,6 @@ ApplicationCheck checkApplicationOrThrow(const ops::Graph &graph, const Node *ol
   std::vector<Pred> dropped = missingFrom(rn, ro);
   if (failsOld && !failsNew) dropped.push_back(Pred::truth(false));
   for (const Pred &q : dropped) {
-    if (!failsNew) {
-      if (amongUpToBroadcasts(q, rn, asSet(requiredNew, rn))) continue;
-    }
     Decision d = implied(rn, okNew, q);
     if (d.answer == Answer::Proven) continue;
     r.soundness = Soundness::ValidGraph;

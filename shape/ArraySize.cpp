@@ -1,11 +1,8 @@
 #include "shape/ArraySize.h"
 
-#include <algorithm>
 #include <mutex>
 #include <optional>
-#include <unordered_set>
 
-#include "shape/Broadcast.h"
 #include "support/FlatIndex.h"
 #include "symbolic/Range.h"
 
@@ -99,11 +96,7 @@ std::mutex &memoLock() {
 }
 
 /// Records `count <= 2**63 - 1` with `description`, decided once per (solver, context, count).
-/// `commuted`, when given, is the count with broadcasts of the validity's own written in the
-/// other order (equal to `count` wherever they broadcast): the answer remembered for it is this
-/// one's there, which is all the validity's domain holds of it (`x + y` after `y + x`).
-void recordFits(Validity &validity, const Expr &count, const std::string &description, ObligationKind kind,
-                const std::optional<Expr> &commuted = std::nullopt) {
+void recordFits(Validity &validity, const Expr &count, const std::string &description, ObligationKind kind) {
   const Context &context = validity.context();
   // The same count recurs along a program (every elementwise op on the same shape): remember
   // the obligation and its answer per (context, count) — evaluation at far points is cheap,
@@ -116,8 +109,6 @@ void recordFits(Validity &validity, const Expr &count, const std::string &descri
   {
     std::lock_guard<std::mutex> guard(lock);
     if (const Fits *kept = memo->find(key)) known = *kept;
-    else if (commuted)
-      if (const Fits *kept = memo->find(Key{&validity.solver(), context.assumptions(), *commuted})) known = *kept;
   }
   if (!known) {
     Pred fits = le(count, Expr(maxArraySize()));
@@ -127,8 +118,7 @@ void recordFits(Validity &validity, const Expr &count, const std::string &descri
     if (validity.solver().stats().unkept == unkept) {
       std::lock_guard<std::mutex> guard(lock);
       if (memo->size() > 65536) memo->clear(); // a bound on what the memo keeps alive
-      memo->emplace(key, *known); // (under its own count only: the commuted one is this one's
-                                  // only where the validity that asked holds)
+      memo->emplace(key, *known);
     }
   }
   validity.record(known->predicate, description, known->decision, kind);
@@ -241,27 +231,7 @@ void requireElementCountFits(Validity &validity, const Shape &shape, const std::
   std::string description = capped || zero ? what + " is small enough to exist: its sizes other than 0 multiply "
                                                     "to at most 2**63 - 1"
                                            : what + " has at most 2**63 - 1 elements";
-  // The same count with the validity's own broadcasts commuted (a rewrite that swaps operands
-  // makes it): the answer remembered for that one serves this one.
-  std::optional<Expr> commuted;
-  if (std::any_of(symbolic.begin(), symbolic.end(), [](const Expr &d) { return d.kind() == ExprKind::Select; })) {
-    std::unordered_set<Pred> required;
-    for (const Obligation &o : validity.obligations())
-      for (const Pred &p : conjuncts(o.predicate)) required.insert(p);
-    Expr other(constant);
-    bool any = false;
-    for (std::size_t i = 0; i < symbolic.size(); ++i) {
-      // (a broadcast of its own written in the other order: equal wherever it broadcasts)
-      std::optional<Expr> c;
-      if (auto pair = broadcastPair(symbolic[i]); pair && requiresBroadcast(required, pair->first, pair->second))
-        c = broadcastChoice(pair->second, pair->first);
-      any = any || c.has_value();
-      const Expr &e = c ? *c : symbolic[i];
-      other = other * (asIs[i] ? e : max(e, Expr(1)));
-    }
-    if (any) commuted = other;
-  }
-  recordFits(validity, count, description, kind, commuted);
+  recordFits(validity, count, description, kind);
 }
 
 void requireRunningCountFits(Validity &validity, const Shape &sizes, const std::string &what) {

@@ -77,6 +77,10 @@ Pred nonOnesAgree(const std::vector<Expr> &sizes) {
 /// Static mode: all sizes equal, as max <= min.
 Pred allEqual(const std::vector<Expr> &sizes) { return le(max(sizes), min(sizes)); }
 
+/// The dim of sizes x and y broadcast together: `y if x == 1 else x` (where they broadcast: x
+/// unless it is 1).
+Expr broadcastChoice(const Expr &x, const Expr &y) { return select(eq(x, Expr(1)), y, x); }
+
 /// NumPy's result where nonOnesAgree holds: 0 when a size is 0 (then every size other than 1 is
 /// 0), otherwise the largest size other than 1, or 1 when all are 1.
 Expr commonNonOne(const std::vector<Expr> &sizes) {
@@ -234,6 +238,14 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       int64_t k = int64_t(i) + int64_t(s.size()) - int64_t(rank);
       if (k >= 0) dims.push_back(s[k]);
     }
+    // The sizes in the structural order, not the operands': a broadcast's dims and obligations
+    // are then the same whatever the order of its operands, so that `y + x` has the very dims of
+    // `x + y`, and a rewrite that swaps operands changes no reader's shape (written in operand
+    // order, the choice `m if n == 1 else n` became `n if m == 1 else m`, equal only where they
+    // broadcast, and each reader was derived and decided again). Latest first: `m if n == 1
+    // else n`, and a broadcast result before the sizes it is broadcast with again, as they read
+    // when written in the order of most programs.
+    std::sort(dims.begin(), dims.end(), [](const Expr &a, const Expr &b) { return structuralCompare(a, b) > 0; });
     // The operands are given: their dimensions' limits are assumed (Existence); being sizes
     // (>= 0, defined) is part of the position's shape obligation.
     ArraySizeObligations given = arraySizeObligations(context, dims);
@@ -245,7 +257,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     // That is asked only where two distinct sizes other than the constant 1 meet: a position
     // with one such size d is d's whether or not d is provably 1 (the position is then 1 =
     // d), and valid where the sizes are.
-    std::vector<Expr> notOne; // the distinct sizes other than the constant 1, in order
+    std::vector<Expr> notOne; // the distinct sizes other than the constant 1, in that order
     for (Expr d : dims)
       if (!(d.constantValue() && d.constantValue()->isOne()) &&
           std::find(notOne.begin(), notOne.end(), d) == notOne.end())
@@ -315,17 +327,23 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     Expr result(1);
     if (many && mode == BroadcastMode::Numpy) {
       result = commonNonOne(candidates);
+    } else if (candidates.size() == 1 || (!candidates.empty() && mode == BroadcastMode::Static)) {
+      result = candidates.front();
     } else if (!candidates.empty()) {
-      result = candidates.back();
-      if (mode == BroadcastMode::Numpy)
-        for (std::size_t a = candidates.size() - 1; a-- > 0;) {
-          Expr d = candidates[a];
-          Decision isNotOne = solver.decide(context, ne(d, Expr(1)));
-          if (isNotOne.answer == Answer::Proven) result = d;
-          else if (isNotOne.answer != Answer::Refuted) result = broadcastChoice(d, result);
-        }
-      else
-        result = candidates.front();
+      // The sizes in order that may differ from 1, up to the first that always does: sizes
+      // that are always 1 drop out (whichever place the order gives them), and those after one
+      // that never is cannot set the result.
+      std::vector<Expr> chain;
+      for (const Expr &d : candidates) {
+        Decision isNotOne = solver.decide(context, ne(d, Expr(1)));
+        if (isNotOne.answer == Answer::Refuted) continue;
+        chain.push_back(d);
+        if (isNotOne.answer == Answer::Proven) break;
+      }
+      if (!chain.empty()) {
+        result = chain.back();
+        for (std::size_t a = chain.size() - 1; a-- > 0;) result = broadcastChoice(chain[a], result);
+      }
     }
     r.shape.push_back(result);
   }
@@ -408,22 +426,6 @@ BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape 
   requireElementCountFits(r.validity, target, "the target shape");
   r.message = r.validity.message();
   return r;
-}
-
-Expr broadcastChoice(const Expr &x, const Expr &y) { return select(eq(x, Expr(1)), y, x); }
-
-std::optional<std::pair<Expr, Expr>> broadcastPair(const Expr &d) {
-  if (d.kind() != ExprKind::Select) return std::nullopt;
-  const ExprNode *n = d.node();
-  if (n->condition != eq(n->operands[1], Expr(1))) return std::nullopt;
-  return std::pair{n->operands[1], n->operands[0]};
-}
-
-bool requiresBroadcast(const std::unordered_set<Pred> &required, const Expr &x, const Expr &y) {
-  for (const auto &[p, q] : {std::pair{x, y}, std::pair{y, x}})
-    for (const Pred &same : {eq(p, q), eq(q, p)})
-      if (required.count(eq(p, Expr(1)) || eq(q, Expr(1)) || same)) return true;
-  return false;
 }
 
 } // namespace shapelab

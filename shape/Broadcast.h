@@ -16,8 +16,6 @@
 
 #include <optional>
 #include <string>
-#include <unordered_set>
-#include <utility>
 #include <vector>
 
 #include "shape/Shape.h"
@@ -46,15 +44,6 @@ struct BroadcastResult {
 BroadcastResult broadcast(Solver &solver, const Context &context, const std::vector<Shape> &shapes,
                           BroadcastMode mode = BroadcastMode::Numpy, bool requireResultCount = true,
                           const std::vector<std::string> *positionNames = nullptr);
-
-/// The dim of sizes x and y broadcast together as broadcast() writes it: `y if x == 1 else x`
-/// (where they broadcast: x unless it is 1).
-Expr broadcastChoice(const Expr &x, const Expr &y);
-/// (x, y) where `d` is broadcastChoice(x, y); nullopt for any other expression.
-std::optional<std::pair<Expr, Expr>> broadcastPair(const Expr &d);
-/// Whether `required` holds broadcast()'s requirement that x and y broadcast, in either order
-/// (then broadcastChoice(x, y) and broadcastChoice(y, x) are equal wherever `required` holds).
-bool requiresBroadcast(const std::unordered_set<Pred> &required, const Expr &x, const Expr &y);
 
 /// NumPy's one-way broadcast_to: `from` may broadcast to `target`, never the reverse.
 BroadcastResult broadcastTo(Solver &solver, const Context &context, const Shape &from,

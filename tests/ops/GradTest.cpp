@@ -379,7 +379,9 @@ TEST(Grad, TheErrorDomainIsTheCostsWhereTheBackwardPassReadsNothingThatFails) {
         failures += cost != "ok";
         EXPECT_EQ(gx.substr(gx.find(':') + 1), cost.substr(cost.find(':') + 1)) << costLine << " at " << point.toString(); // the same message
       }
-    if (costLine == costs[0]) EXPECT_GT(failures, 0) << costLine; // (the box holds failing points)
+    if (costLine == costs[0]) {
+      EXPECT_GT(failures, 0) << costLine; // (the box holds failing points)
+    }
   }
 }
 

@@ -194,21 +194,26 @@ TEST(Rewrite, EveryRuleThatAppliesInAnExampleFiresThroughTheEngine) {
   EXPECT_GE(checked, rewrite::defaultRules().size());
 }
 
-// A rule that commutes operands commutes the broadcasts of their shapes: `(-u) + w` becomes
-// `w - u`, whose dim is `A if w == 1 else w` where the old one is `w if A == 1 else A`, with A
-// itself a broadcast of sizes of their own. They are equal wherever the old node's broadcast
-// of A with w holds, which the checker reads off their structure without a question: with a
-// solver too weak to settle anything (a work bound of a few isl operations), the rewrite is
-// still proven strict.
-TEST(Rewrite, CommutedBroadcastsAreEqualWhereTheyBroadcast) {
+// A rule that commutes operands keeps every shape: `(-u) + w` becomes `w - u`, and a broadcast
+// writes its dims in an order of their own, not the operands' (A itself a broadcast of sizes of
+// their own). With a solver too weak to settle anything (a work bound of a few isl operations),
+// the rewrite is still proven strict, and the reader of the new node is a copy of the old one's.
+TEST(Rewrite, ASwapOfOperandsKeepsEveryShape) {
   SolverOptions weak;
   weak.maxOperations = 50;
   Solver solver(weak);
   lang::Session session(solver, {});
   ASSERT_TRUE(executesAll(session, {"param p, q, r", "x = input((p,), float64)", "y = input((q,), float64)",
-                                    "w = input((r,), float64)", "u = x + y", "z = (-u) + w"}));
+                                    "w = input((r,), float64)", "u = x + y", "z = (-u) + w", "t = exp(z)"}));
+  const ops::Node *z = session.lookup("z"), *t = session.lookup("t");
   rewrite::Engine engine(session.mutableGraph(), rewrite::defaultRules());
-  rewrite::OptimizeResult r = engine.run({session.lookup("z")});
+  rewrite::OptimizeResult r = engine.run({t});
   EXPECT_EQ(r.fired.count("add_neg_to_sub_left"), 1u);
   for (const auto &refusal : r.refused) ADD_FAILURE() << refusal.rule << ": " << refusal.check.reason;
+  const ops::Node *now = r.outputs.at(0);
+  ASSERT_NE(now, t);
+  EXPECT_EQ(now->inputs.at(0)->op, "subtract");
+  EXPECT_EQ(now->inputs.at(0)->shape, z->shape);
+  EXPECT_EQ(now->shape, t->shape);
+  EXPECT_EQ(now->validity.obligations().size(), t->validity.obligations().size());
 }
