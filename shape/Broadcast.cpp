@@ -245,7 +245,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
     // broadcast, and each reader was derived and decided again). Latest first: `m if n == 1
     // else n`, and a broadcast result before the sizes it is broadcast with again, as they read
     // when written in the order of most programs.
-    std::sort(dims.begin(), dims.end(), [](const Expr &a, const Expr &b) { return structuralCompare(a, b) > 0; });
+    std::sort(dims.begin(), dims.end(), [](const Expr &a, const Expr &b) { return structuralCompare(a, b) < 0; });
     // The operands are given: their dimensions' limits are assumed (Existence); being sizes
     // (>= 0, defined) is part of the position's shape obligation.
     ArraySizeObligations given = arraySizeObligations(context, dims);

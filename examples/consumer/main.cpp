@@ -1,5 +1,6 @@
 // Decides a symbolic broadcast through the shapelab library: (n, 1) with (3, m) under n >= 2
-// (valid where n == 3, since n cannot be 1; the result has m*n elements, which must fit).
+// (valid where n == 3, since n cannot be 1; the result is (3, m), the second operand's shape, so
+// its element count fits as that operand's does).
 #include <iostream>
 
 #include "shape/Broadcast.h"

@@ -15,7 +15,7 @@ check bc-valid 0 '{"status": "valid", "checks": [], "limits": [], "message": "va
 check bc-error 1 '"message": "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg 0 with shape (3,) and arg 1 with shape (4,)."' $S broadcast '(3,)' '(4,)' --json
 check bc-null-shape 1 '"shape": null' $S broadcast '(3,)' '(4,)' --json
 check bc-runtime 0 '"status": "runtime-check", "checks": ["n == 1 or m == 1 or n == m"]' $S broadcast '(n,)' '(m,)' --json
-check bc-piecewise 0 '"shape": ["m if n == 1 else n"]' $S broadcast '(n,)' '(m,)' --json
+check bc-piecewise 0 '"shape": ["n if m == 1 else m"]' $S broadcast '(n,)' '(m,)' --json
 check bc-violating 0 '"violating": {' $S broadcast '(n,)' '(m,)' --json
 check bc-static 0 '"checks": ["n == m"]' $S broadcast --mode static '(n,)' '(m,)' --json
 check bc-assume 0 '"status": "valid"' $S broadcast --assume 'n >= 2' --assume 'n <= 1000' '(n, 3)' '(1, 3)' --json

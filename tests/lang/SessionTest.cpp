@@ -25,8 +25,8 @@ TEST(Session, ARepeatedBroadcastingUpdateKeepsItsShapeAndCheck) {
   session.execute("y = input((m, 1), float64)", 3);
   session.execute("b = input((1, m), float64)", 4);
   session.execute("x0 = x", 4);
-  const std::string expected = "x: (m if n == 1 else n, m) float64, runtime-check: n == 1 or m == 1 or n == m";
-  const std::string limits = "  limits: m*(m if n == 1 else n) <= 9223372036854775807";
+  const std::string expected = "x: (n if m == 1 else m, m) float64, runtime-check: n == 1 or m == 1 or n == m";
+  const std::string limits = "  limits: m*(n if m == 1 else m) <= 9223372036854775807";
   for (int k = 0; k < 12; ++k) {
     // Both operands again, in either order, and the result beside the operand it came from.
     lang::Reply r = session.execute(k % 3 == 2 ? "x = (y * x + b) * x0" : k % 2 ? "x = y * x + b" : "x = x * y + b", 5 + k);
