@@ -77,9 +77,14 @@ Pred nonOnesAgree(const std::vector<Expr> &sizes) {
 /// Static mode: all sizes equal, as max <= min.
 Pred allEqual(const std::vector<Expr> &sizes) { return le(max(sizes), min(sizes)); }
 
-/// The dim of sizes x and y broadcast together: `y if x == 1 else x` (where they broadcast: x
-/// unless it is 1).
-Expr broadcastChoice(const Expr &x, const Expr &y) { return select(eq(x, Expr(1)), y, x); }
+/// The first of `sizes` other than 1, written as choices: `c if b == 1 else b` for (b, c) (where
+/// they broadcast: b unless it is 1, then c); 1 for no sizes.
+Expr firstOtherThanOne(const std::vector<Expr> &sizes) {
+  if (sizes.empty()) return Expr(1);
+  Expr result = sizes.back();
+  for (std::size_t a = sizes.size() - 1; a-- > 0;) result = select(eq(sizes[a], Expr(1)), result, sizes[a]);
+  return result;
+}
 
 /// NumPy's result where nonOnesAgree holds: 0 when a size is 0 (then every size other than 1 is
 /// 0), otherwise the largest size other than 1, or 1 when all are 1.
@@ -290,10 +295,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
       d.reason = "static mode needs to know whether a size is provably 1, and that is undecided: " +
                  undecidedOne->reason;
       r.validity.record(weakest, named(i) + " broadcasts", d);
-      Expr result = notOne.empty() ? Expr(1) : notOne.back();
-      for (std::size_t a = notOne.size(); a-- > 1;)
-        result = broadcastChoice(notOne[a - 1], result);
-      r.shape.push_back(result);
+      r.shape.push_back(firstOtherThanOne(notOne));
       continue;
     }
     if (mode == BroadcastMode::Numpy) absorbBroadcastSizes(candidates);
@@ -342,10 +344,7 @@ BroadcastResult broadcast(Solver &solver, const Context &context, const std::vec
         chain.push_back(d);
         if (isNotOne.answer == Answer::Proven) break;
       }
-      if (!chain.empty()) {
-        result = chain.back();
-        for (std::size_t a = chain.size() - 1; a-- > 0;) result = broadcastChoice(chain[a], result);
-      }
+      result = firstOtherThanOne(chain);
     }
     r.shape.push_back(result);
   }
