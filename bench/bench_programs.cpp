@@ -136,12 +136,14 @@ struct RewriteRun {
   std::size_t shapeNodes = 0, pendingEntries = 0;
   double rewriteSeconds = 0, dimTreeTotal = 0, teardownSeconds = 0;
   /// Of the rewriting: seconds in questions that reached isl, the longest one (when longer than
-  /// any of the build), the answers cut short by the time limit, the questions of 100 ms or more.
+  /// any of the build), the answers cut short by the time limit, the questions of 100 ms or more,
+  /// the quick proofs given up at their bound.
   double rewriteIslSeconds = 0, rewriteSlowest = 0;
-  std::size_t rewriteTimeouts = 0, rewriteSlowQuestions = 0;
+  std::size_t rewriteTimeouts = 0, rewriteSlowQuestions = 0, rewriteQuickBoundHits = 0;
   RewriteRun &operator+=(const RewriteRun &r) {
     rewriteIslSeconds += r.rewriteIslSeconds, rewriteSlowest = std::max(rewriteSlowest, r.rewriteSlowest);
     rewriteTimeouts += r.rewriteTimeouts, rewriteSlowQuestions += r.rewriteSlowQuestions;
+    rewriteQuickBoundHits += r.rewriteQuickBoundHits;
     nodes += r.nodes, fired += r.fired, refused += r.refused, dims += r.dims, conditionsRead += r.conditionsRead;
     islQuestions += r.islQuestions, made += r.made, shapeNodes += r.shapeNodes, pendingEntries += r.pendingEntries;
     rewriteSeconds += r.rewriteSeconds, dimTreeTotal += r.dimTreeTotal, teardownSeconds += r.teardownSeconds;
@@ -213,6 +215,7 @@ RewriteRun inferAndRewrite(benchmark::State &state, const std::vector<std::strin
   run.rewriteSlowest = after.slowestIslSeconds > before.slowestIslSeconds ? after.slowestIslSeconds : 0;
   run.rewriteTimeouts = after.timeouts - before.timeouts;
   run.rewriteSlowQuestions = after.slowIslQuestions - before.slowIslQuestions;
+  run.rewriteQuickBoundHits = after.quickBoundHits - before.quickBoundHits;
   run.conditionsRead = solver->stats().conditionsRead;
   run.islQuestions = solver->stats().islQuestions;
   run.teardownSeconds = dropUntimed(state, session, solver);
@@ -340,6 +343,8 @@ void BM_RewriteFamily(benchmark::State &state) {
   state.counters["rewrite_slowest_s"] = all.rewriteSlowest;
   state.counters["rewrite_timeouts"] = double(all.rewriteTimeouts) / iterations;
   state.counters["rewrite_slow_questions"] = double(all.rewriteSlowQuestions) / iterations;
+  // Rule conditions and simplifications not proven within provesQuickly's bound.
+  state.counters["rewrite_quick_bound_hits"] = double(all.rewriteQuickBoundHits) / iterations;
   state.counters["isl_questions"] = double(all.islQuestions) / iterations;
 }
 BENCHMARK(BM_RewriteFamily)

@@ -97,6 +97,12 @@ inline constexpr std::size_t kMaxQuestionParameters = 256;
 struct SolverOptions {
   /// isl operations allowed per question (allocations and pivots); 0 means unbounded.
   unsigned long maxOperations = 400000;
+  /// The isl operations provesQuickly may spend (a simplification's or a rule condition's
+  /// proof): past them the fact is "not proven" and is not used, which is sound. Deterministic
+  /// for one isl version, unlike a time bound; a hard proof is rare there (on the rewrite
+  /// family's 10^5-node program, a handful of conditions over slices of slices took 0.1-0.2 s
+  /// each). Capped by maxOperations; 0 means maxOperations.
+  unsigned long quickMaxOperations = 20000;
   /// Wall-clock time one question (or one context) may take; 0 means unbounded. Past it the
   /// answer is Unknown (a context: accepted without a sample point).
   uint64_t timeLimitMs = 1000;
@@ -110,6 +116,8 @@ struct SolverOptions {
 struct SolverStats {
   uint64_t questions = 0, memoHits = 0, fastPaths = 0, islQuestions = 0, quotaHits = 0,
            timeouts = 0, memoryOuts = 0;
+  /// provesQuickly's proofs given up at its bound (SolverOptions::quickMaxOperations).
+  uint64_t quickBoundHits = 0;
   /// Answered without isl: "not implied" from a point found by evaluation (provesQuickly), or
   /// "proven" from interval bounds, cut at breakpoints or not (symbolic/Range.h).
   uint64_t evaluated = 0, ranges = 0;
@@ -170,9 +178,10 @@ public:
   bool proves(const Context &c, const Pred &p) { return decide(c, p).answer == Answer::Proven; }
 
   /// True when `predicate` is proven under `context`; false when it is not, or not known. At
-  /// most one emptiness test, without witnesses or the exact condition (intervals and a few
-  /// evaluated points answer most questions first): for simplifications that only need to
-  /// know that a fact holds (memoized apart from decide()).
+  /// most one emptiness test (two where products have piecewise factors), without witnesses or
+  /// the exact condition (intervals and a few evaluated points answer most questions first),
+  /// within SolverOptions::quickMaxOperations: for simplifications and rule conditions that
+  /// only need to know that a fact holds (memoized apart from decide()).
   bool provesQuickly(const Context &context, const Pred &predicate);
   /// An expression equal to `e` at every point of the context, as isl writes its piecewise
   /// quasi-affine function (pieces coalesced, with min, max and choices), when that is smaller

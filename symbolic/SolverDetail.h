@@ -439,13 +439,15 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   ~Impl();
   TranslationCache translations;
 
-  /// One question's time and memory budget, and isl's operation quota, from start to end.
+  /// One question's time and memory budget, and isl's operation quota, from start to end:
+  /// the solver's (SolverOptions::maxOperations), or `quota` operations when it is not 0.
   class Budget {
   public:
-    explicit Budget(Impl &im) : im_(im) {
+    explicit Budget(Impl &im, unsigned long quota = 0) : im_(im), kept_(isl_ctx_get_max_operations(im.ctx)) {
       isl_ctx_resume(im.ctx);
       isl_ctx_reset_error(im.ctx);
       isl_ctx_reset_operations(im.ctx);
+      if (quota) isl_ctx_set_max_operations(im.ctx, quota);
       im.watchdog->start();
       // Past the shared deadline, isl stops at its first counted operation (the watchdog's
       // thread may be asleep for its idle poll).
@@ -457,6 +459,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
         finished_ = true;
         why_ = im_.watchdog->stop();
         isl_ctx_resume(im_.ctx);
+        isl_ctx_set_max_operations(im_.ctx, kept_);
       }
       return why_;
     }
@@ -486,6 +489,7 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
 
   private:
     Impl &im_;
+    unsigned long kept_;
     bool finished_ = false;
     Watchdog::Expired why_ = Watchdog::Expired::No;
   };
@@ -745,7 +749,14 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   std::optional<Assignment> smallestWithIsl(const Context &c, const Pred &p, const std::vector<std::string> &order, const Integer &bound);
 
   /// Only whether the context implies p: one emptiness test, no witness, no condition.
+  /// Whether isl finds `original` implied by `c`, within provesQuickly's operations.
   bool provenWithIsl(const Context &c, const Pred &original);
+  /// provesQuickly's quota: quickMaxOperations, at most maxOperations (0 is unbounded).
+  unsigned long quickQuota() const {
+    const unsigned long quick = options.quickMaxOperations, all = options.maxOperations;
+    if (quick == 0) return all;
+    return all == 0 ? quick : std::min(quick, all);
+  }
 
   /// The condition read back from isl must separate the two witnesses; anything else is a
   /// translation cut short, and a wrong condition is never reported.

@@ -77,7 +77,7 @@ auto Solver::Impl::smallestWithIsl(const Context &c, const Pred &p, const std::v
 
 auto Solver::Impl::provenWithIsl(const Context &c, const Pred &original) -> bool {
   ++stats.islQuestions;
-  Budget budget(*this);
+  Budget budget(*this, quickQuota());
   try {
     Translated q;
     translate(c, original, q);
@@ -88,6 +88,7 @@ auto Solver::Impl::provenWithIsl(const Context &c, const Pred &original) -> bool
     ++stats.piecewiseSplits;
     return splitIsEmpty(c, original, true);
   } catch (const IslFailure &) {
+    if (isl_ctx_last_error(ctx) == isl_error_quota) ++stats.quickBoundHits;
     isl_ctx_reset_error(ctx);
     return false;
   } catch (const TooHard &) {

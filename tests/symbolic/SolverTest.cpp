@@ -361,6 +361,42 @@ TEST(Solver, QuotaHitIsUnknown) {
   EXPECT_GE(s.stats().quotaHits, 1u);
 }
 
+// provesQuickly has its own, smaller bound (a rule's condition, a simplification): past it the
+// fact is not proven and that is remembered (the bound counts operations, not time, so the
+// answer is the same on any machine), while decide() still proves it under the solver's bound.
+TEST(Solver, QuickProofsStopAtTheirOwnBound) {
+  const Pred onlyIsl = parsePred("(a + b) % 2 == (a % 2 + b % 2) % 2");
+  {
+    SolverOptions o;
+    o.quickMaxOperations = 50;
+    Solver s(o);
+    Context c = s.makeContext({});
+    EXPECT_FALSE(s.provesQuickly(c, onlyIsl));
+    EXPECT_EQ(s.stats().quickBoundHits, 1u);
+    EXPECT_FALSE(s.provesQuickly(c, onlyIsl)); // remembered: not asked again
+    EXPECT_EQ(s.stats().quickBoundHits, 1u);
+    EXPECT_EQ(s.decide(c, onlyIsl).answer, Answer::Proven);
+    EXPECT_EQ(s.stats().quotaHits, 0u);
+    EXPECT_TRUE(s.provesQuickly(c, onlyIsl)); // what decide() proved is read first
+    // The solver's bound is isl's again after a quick question.
+    EXPECT_FALSE(s.provesQuickly(c, parsePred("(a + b + c) % 3 == (a % 3 + (b + c) % 3) % 3")));
+    EXPECT_EQ(s.decide(c, parsePred("(a + b + c) % 3 == (a % 3 + (b + c) % 3) % 3")).answer, Answer::Proven);
+  }
+  {
+    Solver s; // the default quick bound proves it
+    EXPECT_GT(s.options().quickMaxOperations, 0u);
+    EXPECT_TRUE(s.provesQuickly(s.makeContext({}), onlyIsl));
+    EXPECT_EQ(s.stats().quickBoundHits, 0u);
+  }
+  {
+    SolverOptions o; // the solver's bound caps the quick one
+    o.maxOperations = 50;
+    Solver s(o);
+    EXPECT_FALSE(s.provesQuickly(s.makeContext({}), onlyIsl));
+    EXPECT_EQ(s.stats().quickBoundHits, 1u);
+  }
+}
+
 // limitTotalTime bounds all the questions asked after it together (a command's questions):
 // past it a question that needs isl is Unknown at once, says why, and is not remembered; once
 // the bound is removed the same solver answers it. A "not proven" cut short by the clock is not
