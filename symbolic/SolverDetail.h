@@ -748,8 +748,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// hold (each size at most `bound`), fix it, then minimise each size in `order` and fix it.
   std::optional<Assignment> smallestWithIsl(const Context &c, const Pred &p, const std::vector<std::string> &order, const Integer &bound);
 
-  /// Only whether the context implies p: one emptiness test, no witness, no condition.
-  /// Whether isl finds `original` implied by `c`, within provesQuickly's operations.
+  /// Only whether the context implies p: one emptiness test (and one with piecewise factors
+  /// split), no witness, no condition, within provesQuickly's quota (quickQuota()).
   bool provenWithIsl(const Context &c, const Pred &original);
   /// provesQuickly's quota: quickMaxOperations, at most maxOperations (0 is unbounded).
   unsigned long quickQuota() const {
