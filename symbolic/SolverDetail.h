@@ -443,11 +443,11 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
   /// the solver's (SolverOptions::maxOperations), or `quota` operations when it is not 0.
   class Budget {
   public:
-    explicit Budget(Impl &im, unsigned long quota = 0) : im_(im), kept_(isl_ctx_get_max_operations(im.ctx)) {
+    explicit Budget(Impl &im, unsigned long quota = 0) : im_(im) {
       isl_ctx_resume(im.ctx);
       isl_ctx_reset_error(im.ctx);
       isl_ctx_reset_operations(im.ctx);
-      if (quota) isl_ctx_set_max_operations(im.ctx, quota);
+      isl_ctx_set_max_operations(im.ctx, quota ? quota : im.options.maxOperations);
       im.watchdog->start();
       // Past the shared deadline, isl stops at its first counted operation (the watchdog's
       // thread may be asleep for its idle poll).
@@ -459,7 +459,8 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
         finished_ = true;
         why_ = im_.watchdog->stop();
         isl_ctx_resume(im_.ctx);
-        isl_ctx_set_max_operations(im_.ctx, kept_);
+        // Between questions the context keeps the solver's bound (it is made with it).
+        isl_ctx_set_max_operations(im_.ctx, im_.options.maxOperations);
       }
       return why_;
     }
@@ -489,7 +490,6 @@ struct Solver::Impl : std::enable_shared_from_this<Solver::Impl> {
 
   private:
     Impl &im_;
-    unsigned long kept_;
     bool finished_ = false;
     Watchdog::Expired why_ = Watchdog::Expired::No;
   };
